@@ -1,0 +1,21 @@
+"""The store package's exceptions: one root, translated at the boundary."""
+
+
+class StoreError(Exception):
+    """Root of every error raised by the event log and the blob store."""
+
+
+class ConcurrencyError(StoreError):
+    """A writer appended with a stale expected `seq`: another writer got there first."""
+
+
+class IntegrityError(StoreError):
+    """Stored data does not match its hash (a tampered event or a corrupt blob)."""
+
+
+class UnknownRunError(StoreError):
+    """The run id is not in this store."""
+
+
+class SequenceGapError(StoreError):
+    """Events handed to a fold skip a `seq`: the history is incomplete."""
