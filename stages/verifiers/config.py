@@ -1,0 +1,122 @@
+"""Verifier configs: plain, serialisable pydantic models. Heavy objects (process pools, the OpenAI
+client) are built from them inside the verifier, so a run config stays JSON."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ExtractionMode = Literal["boxed", "answer_line", "last_number", "whole"]
+
+
+class _Config(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class MathVerifierConfig(_Config):
+    kind: Literal["math"] = Field("math", description="Selects the math verifier.")
+    extraction: list[ExtractionMode] = Field(
+        default_factory=lambda: ["boxed", "answer_line", "last_number"],
+        description="Answer extraction modes tried in order; the first that finds an answer decides. "
+        "'whole' treats the entire response as the answer.",
+    )
+    timeout_s: float = Field(
+        2.0, gt=0, description="Hard wall-clock limit per symbolic check (the worker is killed)."
+    )
+    workers: int = Field(2, ge=1, description="Worker processes for symbolic checks.")
+    rel_tolerance: float = Field(
+        1e-9, ge=0, description="Relative tolerance for comparisons that need floating point."
+    )
+    decimal_rounding_places: int | None = Field(
+        3,
+        ge=1,
+        description="Accept a decimal answer equal to the reference rounded to the answer's own "
+        "places when it has at least this many places (e.g. 0.333 for 1/3); None disables.",
+    )
+    percent_as_fraction: bool = Field(
+        True, description="Also accept p% when p/100 equals the reference (50% for 0.5)."
+    )
+    max_answer_chars: int = Field(
+        400, ge=1, description="Longer extracted answers are rejected unparsed."
+    )
+
+
+class ExactMatchConfig(_Config):
+    kind: Literal["exact"] = Field("exact", description="Selects the exact-match verifier.")
+    strip: bool = Field(True, description="Strip surrounding whitespace before comparing.")
+    case_sensitive: bool = Field(True, description="Compare letters case-sensitively.")
+
+
+class CodeVerifierConfig(_Config):
+    kind: Literal["code"] = Field("code", description="Selects the code-execution verifier.")
+    timeout_s: float = Field(5.0, gt=0, description="Wall-clock limit per program run.")
+    memory_mb: int = Field(512, ge=64, description="Address-space limit (RLIMIT_AS) in MiB.")
+    max_processes: int = Field(
+        16, ge=1, description="Process limit (RLIMIT_NPROC) for the sandbox user."
+    )
+    max_file_mb: int = Field(
+        8, ge=1, description="Largest file the program may write (RLIMIT_FSIZE)."
+    )
+    max_output_chars: int = Field(2000, ge=0, description="Stdout/stderr kept in verdict details.")
+    workers: int = Field(2, ge=1, description="Programs run concurrently in one batch.")
+    isolate_network: bool = Field(
+        True, description="Run in a fresh network namespace (`unshare -n`) when the OS allows it."
+    )
+    drop_privileges: bool = Field(
+        True, description="When running as root, run the program as uid/gid 65534 (nobody)."
+    )
+
+
+class QAVerifierConfig(_Config):
+    kind: Literal["qa"] = Field("qa", description="Selects the QA exact-match/F1 verifier.")
+    metric: Literal["em", "f1"] = Field("f1", description="Answer score used as the reward.")
+    f1_threshold: float = Field(
+        0.8, ge=0, le=1, description="Token F1 at or above which the answer counts as passed."
+    )
+    retrieval_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of the reward given to citation F1 against the gold supporting "
+        "paragraphs (0 = answer only).",
+    )
+    hop_weighting: bool = Field(False, description="Scale the reward by the question's hop count.")
+    hop_weight_per_extra_hop: float = Field(
+        0.25, ge=0, description="Reward multiplier added per hop beyond two when hop_weighting."
+    )
+
+
+class JudgeConfig(_Config):
+    kind: Literal["rubric"] = Field("rubric", description="Selects the LLM rubric judge.")
+    judge_model: str = Field("gpt-5-mini", description="Model name sent to the judge endpoint.")
+    judge_max_retries: int = Field(
+        3, ge=0, description="Retries per response on 429/5xx/timeouts and on unparseable output."
+    )
+    judge_temperature: float | None = Field(
+        None,
+        ge=0,
+        description="Judge sampling temperature; None sends none (gpt-5 models accept only their "
+        "default, local servers usually take 0.0).",
+    )
+    base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1; None = OpenAI.",
+    )
+    api_key_env: str = Field(
+        "OPENAI_API_KEY", description="Name of the environment variable holding the API key."
+    )
+    max_concurrency: int = Field(16, ge=1, description="Judge calls in flight at once.")
+    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout in seconds.")
+    json_mode: bool = Field(
+        True, description="Ask for response_format=json_object (turn off for servers without it)."
+    )
+    pass_threshold: float = Field(
+        1.0, ge=0, le=1, description="Rubric pass rate at or above which the response is passed."
+    )
+
+
+VerifierConfig = Annotated[
+    MathVerifierConfig | ExactMatchConfig | CodeVerifierConfig | QAVerifierConfig | JudgeConfig,
+    Field(discriminator="kind"),
+]

@@ -1,0 +1,108 @@
+"""Symbolic comparison with sympy. Imported only by worker processes of `HardTimeoutPool`, because
+sympy can hang on input such as 9**9**9**9 and only killing the process stops it. Trees are built
+into sympy with its constructors, never by parsing strings (sympify/parse_expr evaluate Python)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from stages.verifiers.math_compare import (
+    CompareOptions,
+    Outcome,
+    final_side,
+    is_assignment,
+    rounding_ok,
+)
+from stages.verifiers.math_parse import Node, eval_rational
+
+
+def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
+    tag = node[0]
+    if tag == "num":
+        v: Fraction = node[1]
+        return sympy.Rational(v.numerator, v.denominator)
+    if tag == "sym":
+        return sympy.Symbol(node[1])
+    if tag == "const":
+        return sympy.pi if node[1] == "pi" else sympy.oo
+    if tag == "neg":
+        return -to_sympy(node[1])
+    if tag == "pct":
+        return to_sympy(node[1]) / 100
+    if tag == "add":
+        return sympy.Add(*[to_sympy(x) for x in node[1]])
+    if tag == "mul":
+        return sympy.Mul(*[to_sympy(x) for x in node[1]])
+    if tag == "div":
+        return to_sympy(node[1]) / to_sympy(node[2])
+    if tag == "pow":
+        return sympy.Pow(to_sympy(node[1]), to_sympy(node[2]))
+    if tag == "root":
+        return sympy.root(to_sympy(node[1]), to_sympy(node[2]))
+    if tag == "func":
+        fn = {
+            "sqrt": sympy.sqrt,
+            "sin": sympy.sin,
+            "cos": sympy.cos,
+            "tan": sympy.tan,
+            "log": sympy.log,
+            "ln": sympy.log,
+            "exp": sympy.exp,
+        }[node[1]]
+        return fn(to_sympy(node[2]))
+    raise ValueError(f"cannot build {tag} into sympy")
+
+
+def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
+    if r[0] in ("tuple", "set", "list"):
+        if a[0] not in ("tuple", "set", "list") or len(a[1]) != len(r[1]):
+            return False, "collection shape differs"
+        unordered = "set" in (a[0], r[0]) or "list" in (a[0], r[0])
+        if not unordered:
+            ok = all(_sympy_equal(x, y, opts)[0] for x, y in zip(a[1], r[1], strict=True))
+            return ok, "equal" if ok else "an item differs"
+        remaining = list(r[1])
+        for x in a[1]:
+            hit = next((j for j, y in enumerate(remaining) if _sympy_equal(x, y, opts)[0]), None)
+            if hit is None:
+                return False, "an item has no equal in the reference"
+            del remaining[hit]
+        return True, "equal as sets"
+    if r[0] == "eq" and not is_assignment(r):
+        if a[0] != "eq" or len(a[1]) != 2 or len(r[1]) != 2:
+            return False, "equation shape differs"
+        da = to_sympy(a[1][0]) - to_sympy(a[1][1])
+        dr = to_sympy(r[1][0]) - to_sympy(r[1][1])
+        if dr == 0 or da == 0:
+            return False, "degenerate equation"
+        ratio = sympy.simplify(da / dr)
+        ok = bool(ratio.is_number and ratio != 0)
+        return ok, "equivalent equations" if ok else "different equations"
+    a, r = final_side(a), final_side(r)
+    ea, er = to_sympy(a), to_sympy(r)
+    if not ea.free_symbols and not er.free_symbols:
+        va, vr = sympy.N(ea, 30), sympy.N(er, 30)
+        if not (va.is_real and vr.is_real):
+            ok = sympy.simplify(ea - er) == 0
+            return ok, "equal" if ok else "different value"
+        diff = abs(float(va) - float(vr))
+        if diff <= opts.rel_tolerance * max(1.0, abs(float(vr))):
+            return True, "numerically equal"
+        value = eval_rational(a)
+        if value is not None and rounding_ok(a, value, float(vr), opts):
+            return True, "equal after rounding"
+        return False, "different value"
+    if ea.free_symbols != er.free_symbols:
+        return False, "different variables"
+    ok = sympy.simplify(ea - er) == 0
+    return ok, "symbolically equal" if ok else "different expression"
+
+
+def sympy_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome:
+    """Symbolic comparison; call only in a killable worker (sympy may not return)."""
+    try:
+        return _sympy_equal(answer, ref, opts)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError) as e:
+        return False, f"symbolic check failed: {type(e).__name__}"
