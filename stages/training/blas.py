@@ -1,0 +1,166 @@
+"""Put OpenBLAS under mlx[cpu] on Linux, in-process, before mlx is first imported.
+
+The Linux `mlx[cpu]` wheel links `libmlx.so` against a bundled reference BLAS
+(`mlx_cpu.libs/libblas-*.so`, ~6 GFLOP/s on a 2048x2048 fp32 matmul). `libmlx.so` is loaded by
+Python with RTLD_LOCAL, so its undefined `cblas_sgemm` & co. are looked up in the *global* scope
+first. Loading `libopenblas.so.0` (PyPI `cmeel-openblas`) with RTLD_GLOBAL before `import mlx`
+therefore makes mlx call OpenBLAS (~100-200 GFLOP/s here), with no LD_PRELOAD and no re-exec.
+
+OpenBLAS needs `libgfortran.so.5`, which a bare Linux may lack. The mlx[cpu] wheel bundles one under
+an auditwheel-mangled soname (`libgfortran-<hash>.so.5.0.0`), which the dynamic linker will not
+match against the name `libgfortran.so.5`. We copy it once into a user cache folder with its
+DT_SONAME string rewritten in place to `libgfortran.so.5` (shorter, so it fits), load its
+libquadmath by path, load the copy, then OpenBLAS. The dynamic linker matches already-loaded
+objects by soname, so OpenBLAS's dependency resolves to the copy.
+
+Knobs: `RLVR_DISABLE_OPENBLAS=1` keeps the reference BLAS (used by the agreement test);
+`RLVR_OPENBLAS_LIB=/path/libopenblas.so.0` picks another OpenBLAS. No effect on macOS (mlx uses
+Accelerate there) or when mlx has a GPU backend only. If no OpenBLAS is found, one warning line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import struct
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+DISABLE_ENV = "RLVR_DISABLE_OPENBLAS"
+LIB_ENV = "RLVR_OPENBLAS_LIB"
+_GFORTRAN_SONAME = b"libgfortran.so.5"
+
+_state: dict[str, str | None] = {"status": None, "detail": None}
+
+
+def _find_openblas() -> Path | None:
+    if os.environ.get(LIB_ENV):
+        return Path(os.environ[LIB_ENV])
+    for entry in sys.path:
+        candidate = Path(entry) / "cmeel.prefix" / "lib" / "libopenblas.so.0"
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _elf_soname_offset(data: bytes) -> tuple[int, int]:
+    """File offset and length of the DT_SONAME string of a little-endian ELF64 shared object."""
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise ValueError("not a little-endian ELF64 file")
+    (phoff,) = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    loads, dynamic = [], None
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, p_filesz, _, _ = struct.unpack_from(
+            "<IIQQQQQQ", data, phoff + i * phentsize
+        )
+        if p_type == 1:
+            loads.append((p_vaddr, p_offset, p_filesz))
+        elif p_type == 2:
+            dynamic = (p_offset, p_filesz)
+    if dynamic is None:
+        raise ValueError("no PT_DYNAMIC segment")
+    strtab = soname = None
+    for pos in range(dynamic[0], dynamic[0] + dynamic[1], 16):
+        tag, value = struct.unpack_from("<qQ", data, pos)
+        if tag == 0:
+            break
+        if tag == 5:
+            strtab = value
+        elif tag == 14:
+            soname = value
+    if strtab is None or soname is None:
+        raise ValueError("no DT_STRTAB or DT_SONAME entry")
+    for vaddr, offset, filesz in loads:
+        if vaddr <= strtab < vaddr + filesz:
+            start = strtab - vaddr + offset + soname
+            return start, data.index(b"\0", start) - start
+    raise ValueError("DT_STRTAB lies outside every PT_LOAD segment")
+
+
+def _gfortran_copy(source: Path) -> Path:
+    """A cached copy of `source` whose soname reads `libgfortran.so.5` (written atomically)."""
+    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]
+    cache_root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = cache_root / "rlvr-orchestrator" / "blas" / digest
+    target = folder / _GFORTRAN_SONAME.decode()
+    if target.exists():
+        return target
+    data = bytearray(source.read_bytes())
+    start, length = _elf_soname_offset(bytes(data))
+    if length < len(_GFORTRAN_SONAME):
+        raise ValueError(f"soname of {source} is too short to rename in place")
+    data[start : start + length] = _GFORTRAN_SONAME + b"\0" * (length - len(_GFORTRAN_SONAME))
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, target)
+    return target
+
+
+def _load_fortran_runtime() -> None:
+    """Make `libgfortran.so.5` resolvable for OpenBLAS unless the system already provides it."""
+    try:
+        ctypes.CDLL(_GFORTRAN_SONAME.decode(), mode=os.RTLD_GLOBAL)
+        return
+    except OSError:
+        pass
+    for package_libs in ("mlx_cpu.libs", "numpy.libs"):
+        for base in sys.path:
+            libs = Path(base) / package_libs
+            gfortran = sorted(libs.glob("libgfortran-*.so*")) if libs.is_dir() else []
+            if not gfortran:
+                continue
+            for quadmath in sorted(libs.glob("libquadmath-*.so*")):
+                ctypes.CDLL(str(quadmath), mode=os.RTLD_GLOBAL)
+            copy = _gfortran_copy(gfortran[0])
+            # The copy's RPATH is $ORIGIN: its mangled libquadmath name is already loaded above.
+            ctypes.CDLL(str(copy), mode=os.RTLD_GLOBAL)
+            return
+    raise OSError("no libgfortran.so.5 on the system nor in mlx_cpu.libs / numpy.libs")
+
+
+def enable_openblas() -> str:
+    """Load OpenBLAS globally if this is Linux with mlx[cpu]; return what happened.
+
+    Returns one of "loaded", "disabled", "not-linux", "not-cpu", "absent", "too-late", "failed". Idempotent.
+    """
+    if _state["status"] is not None:
+        return _state["status"]
+    status, detail = _enable()
+    _state["status"], _state["detail"] = status, detail
+    if status in ("absent", "too-late", "failed"):
+        warnings.warn(f"rlvr: mlx runs on its slow reference BLAS ({detail})", stacklevel=2)
+    return status
+
+
+def _enable() -> tuple[str, str | None]:
+    if not sys.platform.startswith("linux"):
+        return "not-linux", None
+    if os.environ.get(DISABLE_ENV, "") not in ("", "0"):
+        return "disabled", f"{DISABLE_ENV} is set"
+    if not any((Path(p) / "mlx_cpu.libs").is_dir() for p in sys.path):
+        return "not-cpu", "no mlx[cpu] backend installed"
+    if "mlx.core" in sys.modules:
+        return "too-late", "mlx was imported before stages.training; import it first"
+    library = _find_openblas()
+    if library is None or not library.exists():
+        return "absent", "no libopenblas.so.0 found; pip install cmeel-openblas"
+    try:
+        _load_fortran_runtime()
+        ctypes.CDLL(str(library), mode=os.RTLD_GLOBAL)
+    except (OSError, ValueError) as e:
+        return "failed", f"loading {library} failed: {e}"
+    return "loaded", str(library)
+
+
+def blas_status() -> dict[str, str | None]:
+    """What `enable_openblas` did: {"status": ..., "detail": ...}."""
+    return dict(_state)
+
+
+__all__ = ["DISABLE_ENV", "LIB_ENV", "blas_status", "enable_openblas"]

@@ -1,0 +1,141 @@
+"""Plain, serialisable training configs. Names follow tinker-cookbook's RLVR recipe where they
+overlap (model_name, lora_rank, group_size, groups_per_batch, learning_rate, max_tokens,
+temperature, kl_penalty_coef, num_substeps)."""
+
+from __future__ import annotations
+
+import string
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DEFAULT_VOCAB = "".join(c for c in string.printable if c not in "\t\r\x0b\x0c")
+
+
+class ModelConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model_name: str = Field(
+        "embedded",
+        description='"embedded" builds the tiny llama below; otherwise a local path or repo id '
+        "that mlx_lm.load accepts.",
+    )
+    lora_rank: int = Field(0, ge=0, description="LoRA rank; 0 means full fine-tuning.")
+    lora_scale: float = Field(20.0, gt=0, description="LoRA output scale (mlx-lm's `scale`).")
+    lora_dropout: float = Field(0.0, ge=0, lt=1, description="Dropout on the LoRA input.")
+    lora_layers: int = Field(
+        -1, description="How many of the last transformer blocks get LoRA; -1 means all."
+    )
+    hidden_size: int = Field(128, gt=0, description="Embedded model: hidden width.")
+    num_hidden_layers: int = Field(2, gt=0, description="Embedded model: transformer blocks.")
+    intermediate_size: int = Field(384, gt=0, description="Embedded model: MLP width.")
+    num_attention_heads: int = Field(4, gt=0, description="Embedded model: attention heads.")
+    max_position_embeddings: int = Field(
+        512, gt=0, description="Embedded model: longest sequence it is meant for."
+    )
+    rms_norm_eps: float = Field(1e-5, gt=0, description="Embedded model: RMSNorm epsilon.")
+    rope_theta: float = Field(10000.0, gt=0, description="Embedded model: RoPE base.")
+    vocab_chars: str = Field(
+        DEFAULT_VOCAB,
+        description="Embedded model: the characters of its char-level tokenizer "
+        "(plus <pad> and <eos>).",
+    )
+    init_seed: int = Field(0, description="Embedded model: seed of the weight initialisation.")
+
+    @model_validator(mode="after")
+    def _check(self) -> ModelConfig:
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"hidden_size={self.hidden_size} is not divisible by "
+                f"num_attention_heads={self.num_attention_heads}"
+            )
+        if len(set(self.vocab_chars)) != len(self.vocab_chars):
+            raise ValueError("vocab_chars has repeated characters")
+        return self
+
+
+LRSchedule = Literal["constant", "cosine", "linear"]
+
+
+class SFTConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    steps: int = Field(3000, gt=0, description="Optimizer steps.")
+    batch_size: int = Field(64, gt=0, description="Examples per step.")
+    learning_rate: float = Field(3e-3, gt=0, description="Peak AdamW learning rate.")
+    lr_schedule: LRSchedule = Field("cosine", description="Decay after warmup.")
+    warmup_steps: int = Field(100, ge=0, description="Linear warmup steps from 0 to peak LR.")
+    min_lr_ratio: float = Field(0.1, ge=0, le=1, description="Final LR as a fraction of peak.")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
+    max_grad_norm: float = Field(1.0, ge=0, description="Gradient-norm clip; 0 disables it.")
+    seed: int = Field(0, description="Seed of batch order and any dropout.")
+    report_every: int = Field(50, gt=0, description="Steps between on_progress reports.")
+    use_chat_template: bool = Field(
+        True, description="Wrap prompts in the tokenizer's chat template when it has one."
+    )
+
+
+class SamplingConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_tokens: int = Field(16, gt=0, description="Most tokens generated per completion.")
+    temperature: float = Field(1.0, ge=0, description="Sampling temperature; 0 is greedy.")
+    top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling mass; 1 disables it.")
+    use_chat_template: bool = Field(
+        True, description="Wrap prompts in the tokenizer's chat template when it has one."
+    )
+    batch_size: int = Field(
+        512, gt=0, description="Most sequences decoded together by the batch generator."
+    )
+
+
+class GRPOConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    group_size: int = Field(8, ge=2, description="Completions sampled per prompt.")
+    groups_per_batch: int = Field(32, gt=0, description="Prompts per step.")
+    learning_rate: float = Field(1e-4, gt=0, description="Base AdamW learning rate.")
+    lr_schedule: LRSchedule = Field("constant", description="Decay after warmup.")
+    warmup_steps: int = Field(0, ge=0, description="Linear warmup steps.")
+    total_steps: int = Field(100, gt=0, description="Horizon of the cosine/linear decay.")
+    min_lr_ratio: float = Field(0.1, ge=0, le=1, description="Final LR as a fraction of base.")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
+    max_grad_norm: float = Field(1.0, ge=0, description="Gradient-norm clip; 0 disables it.")
+    num_substeps: int = Field(
+        1, gt=0, description="Optimizer steps per batch (batch split into this many minibatches)."
+    )
+    clip_eps_low: float = Field(0.2, ge=0, description="PPO ratio clip below 1 (num_substeps>1).")
+    clip_eps_high: float = Field(
+        0.28, ge=0, description="PPO ratio clip above 1, clip-higher (num_substeps>1)."
+    )
+    scale_rewards: Literal["group", "batch", "none"] = Field(
+        "group",
+        description="Advantage = reward - group mean, divided by the group std (group), the "
+        "batch std (batch) or nothing (none).",
+    )
+    loss_agg: Literal["token-mean", "sequence-mean"] = Field(
+        "token-mean",
+        description="token-mean: mean over all completion tokens of the batch; sequence-mean: "
+        "mean over each completion, then over completions (original GRPO).",
+    )
+    kl_penalty_coef: float = Field(
+        0.01, ge=0, description="Initial weight of the k3 KL to the frozen reference."
+    )
+    kl_controller: Literal["fixed", "adaptive"] = Field(
+        "fixed", description="fixed keeps kl_penalty_coef; adaptive steers KL towards kl_target."
+    )
+    kl_target: float = Field(0.05, gt=0, description="Adaptive controller's target KL.")
+    kl_adapt_rate: float = Field(
+        0.1, gt=0, description="Adaptive controller: coef *= 1 + rate*clip(KL/target-1, +-1)."
+    )
+    entropy_coef: float = Field(0.0, ge=0, description="Weight of the entropy bonus.")
+    drop_zero_variance_groups: bool = Field(
+        True, description="Leave groups whose rewards are all equal out of the update."
+    )
+    verified_threshold: float = Field(
+        1.0, description="A rollout counts as verified when its reward >= this."
+    )
+    seed: int = Field(0, description="Root of every step's key: hash(seed, step, attempt).")
+    sampling: SamplingConfig = Field(
+        default_factory=SamplingConfig, description="How completions are sampled."
+    )

@@ -1,0 +1,5 @@
+"""The training package's one root exception; callers catch `TrainingError` at the stage boundary."""
+
+
+class TrainingError(Exception):
+    """A training, sampling or checkpoint operation failed (bad model files, bad checkpoint, ...)."""
