@@ -1,0 +1,139 @@
+"""QA verifiers. `QAVerifier`: SQuAD-normalised exact match and token F1 against the answer and its
+aliases (MuSiQue style), plus, when the response cites paragraphs, citation precision/recall against
+the gold supporting paragraphs and optional hop weighting. `ExactMatchVerifier`: string equality, for
+tasks where the exact characters are the answer (reversing "120" gives "021", not 21)."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
+from stages.verifiers.types import QAReference, Verdict, fail
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans("", "", string.punctuation)
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"(?im)^\s*(?:final answer|answer)\s*[:：]\s*(.+)$")
+_CITE_TAG = re.compile(
+    r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
+)
+_CITE_LINE = re.compile(r"(?im)^\s*(?:supporting paragraphs?|citations?|sources?)\s*[:：]\s*(.+)$")
+_BRACKET_REF = re.compile(r"\[(?:paragraph\s*)?(\d+)\]", re.IGNORECASE)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, drop punctuation and articles, squeeze whitespace."""
+    text = text.lower().translate(_PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    pred_tokens, gold_tokens = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if not pred_tokens or not gold_tokens:
+        return float(pred_tokens == gold_tokens)
+    common = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred_tokens), common / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def extract_qa_answer(response: str) -> str:
+    """<answer>..</answer>, else the last "Answer:" line, else the last non-empty line."""
+    tags = _ANSWER_TAG.findall(response)
+    if tags:
+        return tags[-1].strip()
+    lines = _ANSWER_LINE.findall(response)
+    if lines:
+        return lines[-1].strip()
+    return next((line.strip() for line in reversed(response.splitlines()) if line.strip()), "")
+
+
+def extract_citations(response: str) -> list[int] | None:
+    """Paragraph ids the response cites, or None when it cites none."""
+    found = _CITE_TAG.findall(response) or _CITE_LINE.findall(response)
+    if found:
+        return sorted({int(n) for chunk in found for n in re.findall(r"\d+", chunk)})
+    refs = _BRACKET_REF.findall(response)
+    return sorted({int(n) for n in refs}) if refs else None
+
+
+def retrieval_scores(cited: Sequence[int], gold: Sequence[int]) -> tuple[float, float, float]:
+    """(precision, recall, f1) of cited paragraph ids against the gold supporting ids."""
+    hits = len(set(cited) & set(gold))
+    precision = hits / len(set(cited)) if cited else 0.0
+    recall = hits / len(set(gold)) if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+class QAVerifier:
+    """Verifier[QAReference | str]."""
+
+    name = "qa"
+
+    def __init__(self, config: QAVerifierConfig | None = None) -> None:
+        self.config = config or QAVerifierConfig()
+
+    def verify(self, response: str, reference: QAReference | str) -> Verdict:
+        ref = QAReference(answer=reference) if isinstance(reference, str) else reference
+        answer = extract_qa_answer(response)
+        if not normalize_answer(answer):
+            return fail("parse_error", "no answer in the response")
+        golds = [ref.answer, *ref.aliases]
+        em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
+        f1 = max(token_f1(answer, g) for g in golds)
+        score = em if self.config.metric == "em" else f1
+        details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
+        cited = extract_citations(response)
+        if cited is not None and ref.supporting_ids:
+            precision, recall, cite_f1 = retrieval_scores(cited, ref.supporting_ids)
+            details.update(cited=cited, retrieval_precision=precision, retrieval_recall=recall)
+        else:
+            cite_f1 = 0.0
+        reward = score
+        if self.config.retrieval_weight and ref.supporting_ids:
+            w = self.config.retrieval_weight
+            reward = (1 - w) * score + w * cite_f1
+        if self.config.hop_weighting and ref.num_hops and ref.num_hops > 2:
+            reward *= 1 + self.config.hop_weight_per_extra_hop * (ref.num_hops - 2)
+        passed = bool(em) or f1 >= self.config.f1_threshold
+        reason = (
+            "exact match" if em else f"token F1 {f1:.2f}" + ("" if passed else " below threshold")
+        )
+        return Verdict(
+            passed=passed,
+            reward=reward,
+            status="ok" if passed else "failed",
+            reason=reason,
+            details=details,
+        )
+
+    def verify_batch(self, items: Sequence[tuple[str, QAReference | str]]) -> list[Verdict]:
+        return [self.verify(response, reference) for response, reference in items]
+
+
+class ExactMatchVerifier:
+    """Verifier[str]: the response must equal the reference string."""
+
+    name = "exact"
+
+    def __init__(self, config: ExactMatchConfig | None = None) -> None:
+        self.config = config or ExactMatchConfig()
+
+    def _norm(self, text: str) -> str:
+        text = text.strip() if self.config.strip else text
+        return text if self.config.case_sensitive else text.lower()
+
+    def verify(self, response: str, reference: str) -> Verdict:
+        if not self._norm(response):
+            return fail("parse_error", "empty response")
+        if self._norm(response) == self._norm(reference):
+            return Verdict(passed=True, reward=1.0, status="ok", reason="exact match")
+        return fail("failed", "differs from the reference", extracted=response[:200])
+
+    def verify_batch(self, items: Sequence[tuple[str, str]]) -> list[Verdict]:
+        return [self.verify(response, reference) for response, reference in items]
