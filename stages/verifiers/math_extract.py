@@ -16,6 +16,7 @@ _ANSWER_LINE = re.compile(
 _NUMBER = re.compile(
     r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?(?:/\d+)?%?|-?\.\d+%?"
 )
+_OPERATORS = ("+", "-", "*", "/", "^", "×", "÷", "(", "\\cdot", "\\times")
 _HEDGE = re.compile(r"\b(?:or|either|maybe|possibly|perhaps|probably)\b|\\pm|±", re.IGNORECASE)
 # A response that is only numbers and separators ("84 85", "84, 85") states several answers.
 _ONLY_NUMBERS = re.compile(r"^[\s\d.,;:eE-]*(?:\b(?:and|or)\b[\s\d.,;:eE-]*)*$", re.IGNORECASE)
@@ -27,7 +28,7 @@ class Extraction:
 
     text: str | None
     mode: str
-    problem: str = ""  # "no_answer" | "hedge" | "conflicting" | "too_long"
+    problem: str = ""  # "no_answer" | "hedge" | "conflicting" | "echo" | "too_long"
     reason: str = ""
 
 
@@ -59,12 +60,19 @@ def _last_number(response: str) -> Extraction:
     numbers = _NUMBER.findall(stripped)
     if not numbers:
         return Extraction(None, "last_number", "no_answer", "no number in the response")
+    last = list(_NUMBER.finditer(stripped))[-1]
+    before = stripped[: last.start()].rstrip()
+    # "12+7" or "12-7": the final number is an operand of an unevaluated expression, not a result.
+    if before.endswith(_OPERATORS) or (last.group().startswith("-") and before[-1:].isalnum()):
+        return Extraction(
+            None, "last_number", "echo", "final number is part of an unevaluated expression"
+        )
     if len({n.replace(",", "") for n in numbers}) > 1 and _ONLY_NUMBERS.match(stripped):
         return Extraction(None, "last_number", "conflicting", "several different final answers")
     last_line = next(line for line in reversed(stripped.splitlines()) if _NUMBER.search(line))
     if _HEDGE.search(last_line):
         return Extraction(None, "last_number", "hedge", "hedged answer")
-    return Extraction(numbers[-1], "last_number")
+    return Extraction(last.group(), "last_number")
 
 
 def _from_candidates(found: list[str], mode: str) -> Extraction:

@@ -33,7 +33,7 @@ class Usage(BaseModel):
 
     prompt_tokens: int = Field(0, description="Prompt tokens summed over every attempt.")
     completion_tokens: int = Field(0, description="Completion tokens summed over every attempt.")
-    calls: int = Field(0, description="HTTP calls made, retries included.")
+    calls: int = Field(0, description="Completions received, re-asks included.")
 
 
 class Verdict(BaseModel):

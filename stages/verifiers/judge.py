@@ -1,0 +1,183 @@
+"""The LLM rubric judge (the tinker-cookbook rlvr recipe): one chat-completions call per response
+grades all of its rubrics as JSON; the pass rate is the reward. Works with any OpenAI-compatible
+`base_url` (OpenAI, vLLM, `mlx_lm.server`).
+
+Transport failures (429, 5xx, timeouts) are retried with backoff by the openai client itself
+(`max_retries=judge_max_retries`, honouring Retry-After); unparseable judgements are asked again up
+to `judge_max_retries` times. Whatever still fails is a `judge_error` verdict: never a pass, and
+excluded from advantages. Token usage over every attempt is reported."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import openai
+
+from stages.verifiers.config import JudgeConfig
+from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
+
+SYSTEM_PROMPT = (
+    "You are a strict grader. For each numbered rubric, decide whether the response satisfies it. "
+    "Judge only the response, not the instruction. Reply with one JSON object and nothing else: "
+    '{"grades": [{"id": <rubric number>, "passed": true|false, "reason": "<one sentence>"}, ...]} '
+    "with exactly one entry per rubric."
+)
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+
+
+class JudgementParseError(ValueError):
+    """The judge's reply is not a grade for every rubric."""
+
+
+def build_messages(response: str, reference: RubricReference) -> list[dict[str, str]]:
+    rubrics = "\n".join(f"{i}. {text}" for i, text in enumerate(reference.rubrics, start=1))
+    user = (
+        f"## Instruction\n{reference.prompt}\n\n## Response\n{response}\n\n"
+        f"## Rubrics ({len(reference.rubrics)})\n{rubrics}"
+    )
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
+    """Grades in rubric order; raises JudgementParseError unless every rubric has a boolean grade."""
+    if not content:
+        raise JudgementParseError("empty judgement")
+    text = _FENCE.sub("", content.strip())
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        data = json.loads(text[start : end + 1]) if start >= 0 else None
+    except json.JSONDecodeError as e:
+        raise JudgementParseError(f"judgement is not JSON: {e.msg}") from e
+    grades = data.get("grades") if isinstance(data, dict) else None
+    if not isinstance(grades, list):
+        raise JudgementParseError("judgement has no 'grades' list")
+    by_id: dict[int, dict[str, Any]] = {}
+    for g in grades:
+        if not isinstance(g, dict) or not isinstance(g.get("passed"), bool):
+            raise JudgementParseError(f"grade without a boolean 'passed': {str(g)[:80]}")
+        try:
+            rubric_id = int(g.get("id"))  # type: ignore[arg-type]
+        except (TypeError, ValueError) as e:
+            raise JudgementParseError(f"grade with a bad id: {str(g)[:80]}") from e
+        if rubric_id in by_id or not 1 <= rubric_id <= n_rubrics:
+            raise JudgementParseError(f"duplicate or unknown rubric id {rubric_id}")
+        by_id[rubric_id] = {
+            "id": rubric_id,
+            "passed": g["passed"],
+            "reason": str(g.get("reason", ""))[:300],
+        }
+    if len(by_id) != n_rubrics:
+        missing = sorted(set(range(1, n_rubrics + 1)) - set(by_id))
+        raise JudgementParseError(f"no grade for rubrics {missing[:10]}")
+    return [by_id[i] for i in range(1, n_rubrics + 1)]
+
+
+class RubricJudge:
+    """Verifier[RubricReference]."""
+
+    name = "rubric"
+
+    def __init__(self, config: JudgeConfig | None = None) -> None:
+        self.config = config or JudgeConfig()
+        key = os.environ.get(self.config.api_key_env)
+        if not key and self.config.base_url is None:
+            raise VerifierError(f"the judge needs an API key: set ${self.config.api_key_env}")
+        # Local OpenAI-compatible servers ignore the key, but the client insists on one.
+        self._api_key = key or "not-needed"
+
+    def _client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            base_url=self.config.base_url,
+            api_key=self._api_key,
+            max_retries=self.config.judge_max_retries,
+            timeout=self.config.timeout_s,
+        )
+
+    async def _grade(
+        self,
+        client: openai.AsyncOpenAI,
+        gate: asyncio.Semaphore,
+        response: str,
+        reference: RubricReference,
+    ) -> Verdict:
+        n = len(reference.rubrics)
+        if n == 0:
+            raise VerifierError("a rubric reference needs at least one rubric")
+        kwargs: dict[str, Any] = {
+            "model": self.config.judge_model,
+            "messages": build_messages(response, reference),
+        }
+        if self.config.judge_temperature is not None:
+            kwargs["temperature"] = self.config.judge_temperature
+        if self.config.json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        prompt_tokens = completion_tokens = calls = 0
+        problem = "no attempt made"
+        for _ in range(self.config.judge_max_retries + 1):
+            try:
+                async with gate:
+                    completion = await client.chat.completions.create(**kwargs)
+            except openai.APIStatusError as e:
+                problem = f"judge HTTP {e.status_code} after retries"
+                break  # the client already retried what is retryable
+            except (openai.APITimeoutError, openai.APIConnectionError) as e:
+                problem = f"judge unreachable after retries: {type(e).__name__}"
+                break
+            calls += 1
+            if completion.usage is not None:
+                prompt_tokens += completion.usage.prompt_tokens or 0
+                completion_tokens += completion.usage.completion_tokens or 0
+            content = completion.choices[0].message.content if completion.choices else None
+            try:
+                grades = parse_judgement(content, n)
+            except JudgementParseError as e:
+                problem = f"unparseable judgement: {e}"
+                continue
+            passed_count = sum(g["passed"] for g in grades)
+            reward = passed_count / n
+            passed = reward >= self.config.pass_threshold
+            return Verdict(
+                passed=passed,
+                reward=reward,
+                status="ok" if passed else "failed",
+                reason=f"{passed_count}/{n} rubrics passed",
+                details={"grades": grades, "model": self.config.judge_model},
+                usage=Usage(
+                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=calls
+                ),
+            )
+        return Verdict(
+            passed=False,
+            reward=0.0,
+            status="judge_error",
+            reason=problem,
+            details={"model": self.config.judge_model},
+            usage=Usage(
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=calls
+            ),
+        )
+
+    async def averify_batch(self, items: Sequence[tuple[str, RubricReference]]) -> list[Verdict]:
+        gate = asyncio.Semaphore(self.config.max_concurrency)
+        async with self._client() as client:
+            return list(
+                await asyncio.gather(*(self._grade(client, gate, r, ref) for r, ref in items))
+            )
+
+    def verify_batch(self, items: Sequence[tuple[str, RubricReference]]) -> list[Verdict]:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.averify_batch(items))
+        # Called from inside an event loop: run ours on a separate thread rather than nest loops.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.averify_batch(items)).result()
+
+    def verify(self, response: str, reference: RubricReference) -> Verdict:
+        return self.verify_batch([(response, reference)])[0]

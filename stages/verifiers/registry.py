@@ -1,0 +1,109 @@
+"""From plain config to a verifier, and from a task to the reference its verifier checks against."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from stages.tasks.types import Task
+from stages.verifiers.code_verifier import CodeVerifier
+from stages.verifiers.config import (
+    CodeVerifierConfig,
+    ExactMatchConfig,
+    JudgeConfig,
+    MathVerifierConfig,
+    QAVerifierConfig,
+    VerifierConfig,
+)
+from stages.verifiers.judge import RubricJudge
+from stages.verifiers.math_verifier import MathVerifier
+from stages.verifiers.qa_verifier import ExactMatchVerifier, QAVerifier
+from stages.verifiers.types import (
+    CodeReference,
+    QAReference,
+    RubricReference,
+    Verdict,
+    Verifier,
+    VerifierError,
+)
+
+_CONFIG = TypeAdapter(VerifierConfig)
+_BUILDERS: dict[type, Any] = {
+    MathVerifierConfig: MathVerifier,
+    ExactMatchConfig: ExactMatchVerifier,
+    CodeVerifierConfig: CodeVerifier,
+    QAVerifierConfig: QAVerifier,
+    JudgeConfig: RubricJudge,
+}
+# The verifier kind each task family uses by default.
+FAMILY_KIND = {
+    "math": "math",
+    "arithmetic": "math",
+    "reverse": "exact",
+    "qa": "qa",
+    "code": "code",
+    "rubric": "rubric",
+}
+
+
+def parse_verifier_config(data: Mapping[str, Any]) -> VerifierConfig:
+    """Validate a config dict carrying `kind` (math | exact | code | qa | rubric)."""
+    try:
+        return _CONFIG.validate_python(dict(data))
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise VerifierError(
+            f"verifier config field {field!r}: {err['msg']} (got {err.get('input')!r:.60})"
+        ) from e
+
+
+def build_verifier(config: VerifierConfig | Mapping[str, Any]) -> Verifier:
+    """Build the verifier a config describes; heavy parts (pools, clients) start lazily."""
+    if isinstance(config, Mapping):
+        config = parse_verifier_config(config)
+    return _BUILDERS[type(config)](config)
+
+
+def default_config(family: str) -> VerifierConfig:
+    if family not in FAMILY_KIND:
+        raise VerifierError(f"no verifier for task family {family!r}")
+    return parse_verifier_config({"kind": FAMILY_KIND[family]})
+
+
+def reference_for(task: Task) -> str | QAReference | CodeReference | RubricReference:
+    """What the task's verifier checks a response against; VerifierError when the task lacks it."""
+    if task.family in ("math", "arithmetic", "reverse"):
+        if task.answer is None:
+            raise VerifierError(f"task {task.task_id}: family {task.family} needs an answer")
+        return task.answer
+    if task.family == "qa":
+        if task.answer is None:
+            raise VerifierError(f"task {task.task_id}: a QA task needs an answer")
+        return QAReference(
+            answer=task.answer,
+            aliases=task.aliases,
+            num_hops=task.num_hops,
+            supporting_ids=[p.idx for p in task.paragraphs if p.is_supporting],
+        )
+    if task.family == "code":
+        if not task.tests:
+            raise VerifierError(f"task {task.task_id}: a code task needs tests")
+        return CodeReference(tests=task.tests)
+    if task.family == "rubric":
+        if not task.rubrics:
+            raise VerifierError(f"task {task.task_id}: a rubric task needs rubrics")
+        return RubricReference(prompt=task.prompt, rubrics=task.rubrics)
+    raise VerifierError(f"task {task.task_id}: unknown family {task.family!r}")
+
+
+def verify_tasks(
+    verifier: Verifier, tasks: Sequence[Task], responses: Sequence[str]
+) -> list[Verdict]:
+    """Verify one response per task as one batch (rollout groups: repeat the task per sample)."""
+    items = [
+        (response, reference_for(task)) for task, response in zip(tasks, responses, strict=True)
+    ]
+    return verifier.verify_batch(items)
