@@ -86,7 +86,9 @@ class BlobStore:
         if not path.exists():
             raise StoreError(f"blob {digest} is missing from {self.root}")
         if sha256_file(path) != digest:
-            raise IntegrityError(f"blob {digest} is corrupt: its content no longer matches its hash")
+            raise IntegrityError(
+                f"blob {digest} is corrupt: its content no longer matches its hash"
+            )
         return path
 
     def get_bytes(self, digest: str) -> bytes:
@@ -94,7 +96,9 @@ class BlobStore:
         if data is None:
             raise StoreError(f"blob {digest} is missing from {self.root}")
         if sha256_bytes(data) != digest:
-            raise IntegrityError(f"blob {digest} is corrupt: its content no longer matches its hash")
+            raise IntegrityError(
+                f"blob {digest} is corrupt: its content no longer matches its hash"
+            )
         return data
 
     def put_tree(self, directory: Path | str) -> str:

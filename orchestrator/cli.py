@@ -1,0 +1,234 @@
+"""`rlvr`: the command line. Errors become one clear line and a non-zero exit (`--debug` for the
+traceback); nothing is appended to a run's log when a command is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from orchestrator import logging as rlvr_logging
+from orchestrator.commands import load_state, start_run
+from orchestrator.config import load_config
+from orchestrator.errors import ConfigError, OrchestratorError
+from orchestrator.machine import STAGES
+from orchestrator.registry import product_stages
+from orchestrator.runner import Driver
+from stages.types import StageError
+from store.blobs import BlobStore
+from store.errors import StoreError
+from store.log import EventLog, StoredEvent
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Event-sourced orchestrator for RLVR fine-tuning runs.",
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
+_debug = False
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store", envvar="RLVR_STORE", help="Event store: SQLite path or postgresql:// URL."
+    ),
+]
+DEFAULT_STORE = "runs/events.db"
+
+
+def open_store(store: str | None) -> EventLog:
+    """The store a read command looks at; a missing SQLite file is an error, not a new store."""
+    target = store or DEFAULT_STORE
+    if "://" not in target and not Path(target).is_file():
+        raise OrchestratorError(f"no event store at {target} (pass --store or set RLVR_STORE)")
+    return EventLog(target)
+
+
+@app.callback()
+def _main(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    global _debug
+    _debug = debug
+
+
+@app.command()
+def run(
+    config: Annotated[Path, typer.Argument(help="TOML run config, e.g. configs/quickstart.toml.")],
+    overrides: Annotated[list[str] | None, typer.Argument(help="key=value overrides.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Start a run from CONFIG and drive it through the seven stages."""
+    overrides = overrides or []
+    cfg = load_config(config, overrides)
+    stages = product_stages()
+    missing = [s for s in STAGES if s not in stages]
+    if missing:
+        raise OrchestratorError(
+            f"this build has no implementation for stage(s): {', '.join(missing)}"
+        )
+    log_root = Path(cfg.log_path)
+    log = EventLog(store or cfg.store or log_root / "events.db")
+    run_id, _ = start_run(log, cfg, config_path=str(config), overrides=overrides)
+    run_dir = log_root / run_id
+    rlvr_logging.configure(json_file=run_dir / "driver.jsonl")
+    err.print(f"run [bold]{run_id}[/] started; log in {log.url}, run directory {run_dir}")
+    driver = Driver(log, run_id, cfg, stages, run_dir=run_dir, blobs=BlobStore(log_root / "blobs"))
+    state = driver.run()
+    err.print(f"run {run_id} is {state.state}")
+    if state.state == "failed":
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def status(
+    run_id: Annotated[str | None, typer.Argument(help="A run id; all runs when left out.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """A table of runs (stage, step, last event, health), or one run in detail."""
+    log = open_store(store)
+    summaries = log.runs() if run_id is None else [s for s in log.runs() if s.run_id == run_id]
+    if run_id is not None and not summaries:
+        log.require(run_id)
+    rows = []
+    for summary in summaries:
+        state = load_state(log, summary.run_id)
+        rows.append(
+            {
+                "run_id": summary.run_id,
+                "state": state.state,
+                "step": state.step,
+                "events": summary.n_events,
+                "last_event": summary.last_type,
+                "last_event_at": summary.last_recorded_at,
+                "health": _health(state),
+            }
+        )
+    if as_json:
+        print(json.dumps(rows[0] if run_id else rows))
+        return
+    table = Table("run", "state", "step", "events", "last event", "at", "health")
+    for row in rows:
+        table.add_row(
+            row["run_id"], row["state"], str(row["step"]), str(row["events"]),
+            row["last_event"], row["last_event_at"][:19], row["health"],
+        )  # fmt: skip
+    out.print(table)
+
+
+def _health(state) -> str:
+    if state.state == "failed":
+        return f"failed: {state.failure_reason or 'see rlvr events'}"
+    if state.state == "paused":
+        return "paused"
+    return "ok" if state.state != "completed" else "done"
+
+
+@app.command()
+def events(
+    target: Annotated[str, typer.Argument(help="RUN, or `export RUN`, or `import FILE.jsonl`.")],
+    argument: Annotated[
+        str | None, typer.Argument(help="The run (export) or file (import).")
+    ] = None,
+    type_: Annotated[
+        list[str] | None, typer.Option("--type", help="Only events of this type.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+    store: StoreOption = None,
+) -> None:
+    """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
+    if target == "import":
+        if argument is None:
+            raise OrchestratorError("usage: rlvr events import run.jsonl")
+        rows = _read_export(Path(argument))
+        n = EventLog(store or DEFAULT_STORE).import_rows(rows)
+        err.print(f"imported {n} events from {argument}; hash chain verified")
+        return
+    log = open_store(store)
+    if target == "export":
+        if argument is None:
+            raise OrchestratorError("usage: rlvr events export RUN > run.jsonl")
+        log.require(argument)
+        for stored in log.read(argument):
+            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
+        return
+    log.require(target)
+    for stored in log.read(target, types=type_ or None):
+        if as_json:
+            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
+        else:
+            out.print(
+                f"{stored.seq:>6}  {stored.recorded_at[:19]}  [bold]{stored.type}[/]  {stored.payload[:160]}",
+                highlight=False,
+                markup=True,
+            )
+
+
+def _read_export(path: Path) -> list[StoredEvent]:
+    if not path.is_file():
+        raise OrchestratorError(f"{path}: no such file")
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            data["payload"] = json.dumps(data["payload"])
+            rows.append(StoredEvent(**data))
+        except (json.JSONDecodeError, TypeError, KeyError) as e:
+            raise OrchestratorError(f"{path}:{number}: not an exported event ({e})") from e
+    return rows
+
+
+@app.command()
+def verify(
+    run_id: Annotated[str, typer.Argument(help="The run to check.")], store: StoreOption = None
+) -> None:
+    """Walk a run's hash chain; name the first bad seq."""
+    report = open_store(store).verify(run_id)
+    if report.ok:
+        out.print(f"run {run_id}: hash chain intact ({report.n_events} events)")
+        return
+    err.print(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
+    raise typer.Exit(code=1)
+
+
+def main() -> None:
+    rlvr_logging.configure(level=os.environ.get("RLVR_LOG_LEVEL", "WARNING"))
+    try:
+        # Without standalone mode click returns an `Exit`'s code instead of exiting with it.
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except ConfigError as e:
+        _fail(e, 2)
+    except (OrchestratorError, StoreError, StageError) as e:
+        _fail(e, 1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as e:  # click's usage errors and the like
+        import click
+
+        if isinstance(e, click.exceptions.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        if isinstance(e, click.exceptions.Abort):
+            sys.exit(1)
+        raise
+
+
+def _fail(error: Exception, code: int) -> None:
+    if _debug:
+        raise error
+    err.print(f"[red]error:[/] {error}", highlight=False)
+    sys.exit(code)

@@ -1,0 +1,67 @@
+"""Command handlers: load and fold a run's log, validate with the state machine, append.
+
+A refused command appends nothing. Every append names the `seq` it expects to be last, so two
+drivers racing on one run cannot interleave: the loser gets `ConcurrencyError`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from orchestrator.config import RunConfig, config_hash
+from orchestrator.logging import redact
+from orchestrator.machine import validate
+from store.events import Event, RunStarted, StateChanged
+from store.log import EventLog, StoredEvent
+from store.projections import RunState, project
+
+
+def new_run_id(run_name: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{run_name}-{stamp}-{secrets.token_hex(2)}"
+
+
+def load_state(log: EventLog, run_id: str) -> RunState:
+    log.require(run_id)
+    return project(log.read(run_id))
+
+
+def start_run(
+    log: EventLog,
+    config: RunConfig,
+    *,
+    config_path: str | None = None,
+    overrides: Sequence[str] = (),
+    run_id: str | None = None,
+) -> tuple[str, list[StoredEvent]]:
+    """Record the resolved config (secrets redacted) and its hash as the run's first event."""
+    run_id = run_id or new_run_id(config.run_name)
+    started = RunStarted(
+        config=redact(config.model_dump(mode="json")),
+        config_hash=config_hash(config),
+        config_path=config_path,
+        overrides=[str(redact(o)) for o in overrides],
+    )
+    return run_id, log.append(run_id, [started], expected_seq=0)
+
+
+def transition(
+    log: EventLog,
+    run_id: str,
+    trigger: str,
+    *,
+    state: RunState | None = None,
+    gate_passed: bool | None = None,
+    target: str | None = None,
+    reason: str = "",
+    before: Sequence[Event] = (),
+    after: Sequence[Event] = (),
+) -> list[StoredEvent]:
+    """Validate `trigger` against the folded state, then append `before + [StateChanged] + after`
+    in one transaction. Raises `IllegalTransitionError` (nothing appended) when it may not fire."""
+    state = state if state is not None else load_state(log, run_id)
+    move = validate(state.state, trigger, gate_passed=gate_passed, target=target)
+    changed = StateChanged(trigger=move.trigger, source=move.source, dest=move.dest, reason=reason)
+    return log.append(run_id, [*before, changed, *after], expected_seq=state.last_seq)

@@ -1,0 +1,180 @@
+"""Run configuration: pydantic models loaded from TOML, with `key=value` overrides.
+
+Precedence: command line > TOML file > defaults. The resolved config and its hash are a run's
+first event. Errors name the file, line and field at fault and suggest the closest known key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from orchestrator.errors import ConfigError
+from policies.config import GateConfig
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    run_name: str = Field(
+        "run", description="Human name; the run id is this plus a timestamp and a short hash."
+    )
+    seed: int = Field(
+        0, description="Root seed: every step's randomness derives from (seed, step, attempt)."
+    )
+    log_path: str = Field(
+        "runs", description="Directory holding run directories, blobs and the default SQLite store."
+    )
+    store: str | None = Field(
+        None,
+        description="Event store URL (postgresql://... for several machines); default: SQLite in log_path.",
+    )
+    eval_every: int = Field(
+        10,
+        ge=1,
+        description="Evaluate held-out verify rate and capability benchmarks every N steps.",
+    )
+    save_every: int = Field(10, ge=1, description="Save a checkpoint every N steps.")
+    wandb_project: str | None = Field(
+        None, description="Weights & Biases project (optional metric sink)."
+    )
+    wandb_name: str | None = Field(None, description="Weights & Biases run name.")
+    gates: GateConfig = Field(default_factory=GateConfig, description="Stage gate thresholds.")
+
+
+def _leaf_paths(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = []
+    for name, info in model.model_fields.items():
+        path = (*prefix, name)
+        paths.append(path)
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            paths.extend(_leaf_paths(annotation, path))
+    return paths
+
+
+def known_keys() -> list[str]:
+    return [".".join(p) for p in _leaf_paths(RunConfig)]
+
+
+def _closest(key: str) -> str:
+    keys = known_keys()
+    leaf = {k.rsplit(".", 1)[-1]: k for k in keys}
+    match = difflib.get_close_matches(key, keys, n=1, cutoff=0.6) or [
+        leaf[m]
+        for m in difflib.get_close_matches(key.rsplit(".", 1)[-1], list(leaf), n=1, cutoff=0.6)
+    ]
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def _line_of(text: str, path: tuple[str, ...]) -> int | None:
+    """Best-effort line number of a dotted key in TOML text (tables and dotted keys)."""
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        header = re.match(r"^\[([^\[\]]+)\]", stripped)
+        if header:
+            table = tuple(part.strip().strip('"') for part in header.group(1).split("."))
+            continue
+        assign = re.match(r"^([A-Za-z0-9_.\"-]+)\s*=", stripped)
+        if assign:
+            key = tuple(part.strip().strip('"') for part in assign.group(1).split("."))
+            # `[rl]` then `learning_rate = ...`, or a dotted `rl.learning_rate = ...`
+            if (*table, *key) == path:
+                return number
+    return None
+
+
+def _resolve_override_key(key: str) -> tuple[str, ...]:
+    """`section.field` as given, or a bare field name that is unique across sections."""
+    if key in known_keys():
+        return tuple(key.split("."))
+    matches = [k for k in known_keys() if k.rsplit(".", 1)[-1] == key]
+    if len(matches) == 1:
+        return tuple(matches[0].split("."))
+    if len(matches) > 1:
+        raise ConfigError(f"override {key!r} is ambiguous: use one of {', '.join(matches)}")
+    raise ConfigError(f"unknown config key {key!r} on the command line{_closest(key)}")
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw  # a bare word such as `model_name=embedded` is a string
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r}: expected key=value")
+        path = _resolve_override_key(key.strip())
+        node = data
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {item!r}: {part!r} is not a section")
+        node[path[-1]] = _parse_value(raw.strip())
+    return data
+
+
+def _describe(error: dict[str, Any], source: str, text: str | None) -> str:
+    path = tuple(str(p) for p in error["loc"])
+    dotted = ".".join(path)
+    line = _line_of(text, path) if text else None
+    where = f"{source}:{line}" if line else source
+    if error["type"] == "extra_forbidden":
+        return f"{where}: unknown config key {dotted!r}{_closest(dotted)}"
+    return f"{where}: {dotted}: {error['msg']} (got {error.get('input')!r})"
+
+
+def load_config(path: Path | str | None, overrides: list[str] | None = None) -> RunConfig:
+    """Read TOML (if given), apply overrides, validate; `ConfigError` names what is at fault."""
+    text: str | None = None
+    data: dict[str, Any] = {}
+    source = "<defaults>"
+    if path is not None:
+        path = Path(path)
+        source = str(path)
+        if not path.is_file():
+            raise ConfigError(f"{path}: no such config file")
+        text = path.read_text(encoding="utf-8")
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    overrides = overrides or []
+    file_data = json.loads(json.dumps(data))
+    data = apply_overrides(data, overrides)
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = tuple(str(p) for p in first["loc"])
+        from_file = _get(file_data, loc) is not _MISSING and _get(file_data, loc) == _get(data, loc)
+        where = source if from_file else "command line"
+        raise ConfigError(_describe(first, where, text if from_file else None)) from e
+
+
+_MISSING = object()
+
+
+def _get(data: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(data, dict) or part not in data:
+            return _MISSING
+        data = data[part]
+    return data
+
+
+def config_hash(config: RunConfig) -> str:
+    canonical = json.dumps(config.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()

@@ -1,0 +1,90 @@
+"""structlog, configured once: a readable console on a TTY, JSON lines otherwise, plus a JSON-lines
+file in the run directory. `run_id`, `stage` and `step` are bound through context variables."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+_configured = False
+_SECRET_KEYS = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.IGNORECASE)
+_SECRET_VALUES = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,})")
+
+
+def redact(value: Any) -> Any:
+    """Replace anything that looks like a credential, recursively (keys by name, values by shape)."""
+    if isinstance(value, dict):
+        return {
+            k: "***" if _SECRET_KEYS.search(str(k)) and isinstance(v, str) and v else redact(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return type(value)(redact(v) for v in value)
+    if isinstance(value, str):
+        return _SECRET_VALUES.sub("sk-***", value)
+    return value
+
+
+def _redact_processor(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    return redact(event_dict)
+
+
+def configure(
+    level: str = "INFO", json_file: Path | None = None, force_json: bool | None = None
+) -> None:
+    """Set up structlog and stdlib logging; call again to add the run directory's log file."""
+    global _configured
+    as_json = (not sys.stderr.isatty()) if force_json is None else force_json
+    shared = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        _redact_processor,
+    ]
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=structlog.processors.JSONRenderer()
+            if as_json
+            else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
+            foreign_pre_chain=shared,
+        )
+    )
+    handlers: list[logging.Handler] = [console]
+    if json_file is not None:
+        json_file.parent.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.FileHandler(json_file, encoding="utf-8")
+        file_handler.setFormatter(
+            structlog.stdlib.ProcessorFormatter(
+                processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared
+            )
+        )
+        handlers.append(file_handler)
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+    if not _configured:
+        structlog.configure(
+            processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+            logger_factory=structlog.stdlib.LoggerFactory(),
+            wrapper_class=structlog.stdlib.BoundLogger,
+            cache_logger_on_first_use=True,
+        )
+        _configured = True
+
+
+def bind(**values: Any) -> None:
+    structlog.contextvars.bind_contextvars(**values)
+
+
+def get_logger(name: str = "rlvr") -> structlog.stdlib.BoundLogger:
+    return structlog.get_logger(name)

@@ -1,0 +1,136 @@
+"""The driver: moves a run through its stages, appends what they emit, and applies the gates.
+
+Each stage runs, emitting its events through `ctx.emit` (one transaction per call). Then the stage's
+gates are evaluated as pure functions of the folded state; the verdicts and the resulting
+`StateChanged` are appended together, so a crash never leaves a verdict without its consequence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from orchestrator.commands import load_state, transition
+from orchestrator.config import RunConfig
+from orchestrator.errors import OrchestratorError
+from orchestrator.logging import bind, get_logger
+from orchestrator.machine import STAGES
+from policies.gates import evaluate
+from stages.types import Stage, StageContext, StageError
+from store.blobs import BlobStore
+from store.events import Event, RunCompleted, RunFailed, StageStarted
+from store.log import EventLog, StoredEvent
+from store.projections import RunState, project
+
+log_ = get_logger("rlvr.runner")
+
+
+class Driver:
+    """Owns one run for the life of a process: its log, blobs, stages and in-memory workspace."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        run_id: str,
+        config: RunConfig,
+        stages: Mapping[str, Stage],
+        *,
+        run_dir: Path,
+        blobs: BlobStore,
+    ) -> None:
+        self.log = log
+        self.run_id = run_id
+        self.config = config
+        self.stages = stages
+        self.run_dir = run_dir
+        self.blobs = blobs
+        self.workspace: dict[str, Any] = {}
+        self.state: RunState = load_state(log, run_id)
+
+    # --- what stages call ------------------------------------------------------------------
+
+    def emit(self, events: Sequence[Event]) -> list[StoredEvent]:
+        stored = self.log.append(self.run_id, events, expected_seq=self.state.last_seq)
+        self.state = project(stored, self.state)
+        return stored
+
+    def context(self) -> StageContext:
+        return StageContext(
+            run_id=self.run_id,
+            config=self.config,
+            run_dir=self.run_dir,
+            blobs=self.blobs,
+            emit=self.emit,
+            state=lambda: self.state,
+            workspace=self.workspace,
+        )
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    def _transition(self, trigger: str, **kwargs: Any) -> None:
+        stored = transition(self.log, self.run_id, trigger, state=self.state, **kwargs)
+        self.state = project(stored, self.state)
+
+    def run(self) -> RunState:
+        bind(run_id=self.run_id)
+        if self.state.state == "created":
+            self._transition("start")
+        while self.state.state in STAGES:
+            self._run_stage(self.state.state)
+        return self.state
+
+    def _run_stage(self, name: str) -> None:
+        stage = self.stages.get(name)
+        if stage is None:
+            raise OrchestratorError(f"no stage is registered for {name!r}")
+        bind(stage=name)
+        log_.info("stage started", stage=name)
+        self.emit([StageStarted(stage=name)])
+        try:
+            stage.run(self.context())
+        except StageError as e:
+            reason = f"stage {name} failed: {e}"
+            log_.error("stage failed", reason=reason)
+            self._transition("fail", reason=reason, before=[RunFailed(reason=reason)])
+            return
+        verdicts = evaluate(name, self.state, self.config.gates)
+        first_seq = self.state.last_seq + 1
+        verdict_seqs = list(range(first_seq, first_seq + len(verdicts)))
+        for verdict in verdicts:
+            log_.info(
+                "gate evaluated",
+                gate=verdict.gate,
+                value=verdict.value,
+                threshold=verdict.threshold,
+                passed=verdict.passed,
+            )
+        if all(v.passed for v in verdicts):
+            after: list[Event] = []
+            if name == STAGES[-1]:
+                after.append(self._completion())
+            self._transition("advance", gate_passed=True, before=verdicts, after=after)
+            return
+        failed = [v for v in verdicts if not v.passed]
+        reason = "; ".join(
+            f"gate {v.gate} failed: {v.metric} = {v.value} (needs {v.comparator} {v.threshold})"
+            for v in failed
+        )
+        log_.warning("gate failed", reason=reason)
+        self._transition(
+            "fail",
+            reason=reason,
+            before=verdicts,
+            after=[RunFailed(reason=reason, evidence_seqs=verdict_seqs)],
+        )
+
+    def _completion(self) -> RunCompleted:
+        good = self.state.last_good_checkpoint or self.state.latest_checkpoint
+        return RunCompleted(
+            final_checkpoint=good.digest if good else None,
+            summary={
+                "baseline_verify_rate": self.state.baseline_verify_rate,
+                "final_verify_rate": self.state.last_eval.get("verify_rate"),
+                "step": self.state.step,
+            },
+        )

@@ -1,0 +1,46 @@
+"""The one interface every stage implements, and what the orchestrator hands it.
+
+A stage reads plain config, builds its heavy objects itself (the mlx model, the OpenAI client), and
+reports through `ctx.emit`: each call appends one batch of events in one transaction (a training
+step, a stage result) and returns the stored events, whose `seq`s later gates cite as evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from store.blobs import BlobStore
+from store.events import Event
+from store.log import StoredEvent
+from store.projections import RunState
+
+
+class StageError(Exception):
+    """A stage could not do its work (bad data, a missing model); the run fails with this reason."""
+
+
+@dataclass
+class StageContext:
+    run_id: str
+    config: (
+        Any  # orchestrator.config.RunConfig; typed loosely so stages never import the orchestrator
+    )
+    run_dir: Path
+    blobs: BlobStore
+    emit: Callable[[Sequence[Event]], list[StoredEvent]]
+    state: Callable[[], RunState]
+    # In-process objects shared between stages of one driver (the loaded model, task sets). A resumed
+    # driver starts with it empty: stages rebuild what they need from the log and the blob store.
+    workspace: dict[str, Any] = field(default_factory=dict)
+    should_stop: Callable[[], bool] = lambda: False
+
+
+class Stage(Protocol):
+    name: str
+
+    def run(self, ctx: StageContext) -> None:
+        """Do the stage's work, emitting its events; the orchestrator then evaluates the gate."""
+        ...

@@ -1,0 +1,241 @@
+"""Every event a run can record: frozen pydantic models named in the past tense.
+
+An event's payload holds JSON-native values only. `schema_version` is a class constant stored in its
+own column; when a payload's shape changes, bump it and register an upcaster in `store.upcasters`
+that turns the stored old form into the new one on read. Old rows are never rewritten.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JSON = dict[str, Any]
+
+
+class Event(BaseModel):
+    # NaN/inf are not JSON: a non-finite metric must be recorded as null with a flag beside it.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    schema_version: ClassVar[int] = 1
+
+    @classmethod
+    def type_name(cls) -> str:
+        return cls.__name__
+
+
+# --- lifecycle ---------------------------------------------------------------------------------
+
+
+class RunStarted(Event):
+    """First event of every run: the resolved config and its hash."""
+
+    config: JSON
+    config_hash: str
+    config_path: str | None = None
+    overrides: list[str] = Field(default_factory=list)
+    parent_run_id: str | None = None
+    parent_seq: int | None = None
+
+
+class StateChanged(Event):
+    """The state machine accepted `trigger` and moved the run from `source` to `dest`."""
+
+    trigger: str
+    source: str
+    dest: str
+    reason: str = ""
+
+
+class RunPaused(Event):
+    reason: str
+
+
+class RunResumed(Event):
+    owner: str
+    from_step: int
+
+
+class RunFailed(Event):
+    reason: str
+    evidence_seqs: list[int] = Field(default_factory=list)
+
+
+class RunCompleted(Event):
+    final_checkpoint: str | None
+    summary: JSON = Field(default_factory=dict)
+
+
+class RunRewound(Event):
+    """Continue from `to_seq`: the span after it up to this event is abandoned (kept, not folded)."""
+
+    to_seq: int
+    reason: str = ""
+
+
+class RunBranched(Event):
+    """Recorded on the parent-derived child: which run and seq it was branched from."""
+
+    parent_run_id: str
+    parent_seq: int
+    overrides: list[str] = Field(default_factory=list)
+
+
+class LeaseAcquired(Event):
+    owner: str
+    expires_at: str
+    took_over_from: str | None = None
+
+
+# --- stage results ---------------------------------------------------------------------------
+
+
+class StageStarted(Event):
+    stage: str
+
+
+class BaselineRecorded(Event):
+    verify_rate: float
+    capability: dict[str, float]
+    n_heldout: int
+    checkpoint: str | None = None
+
+
+class TasksDesigned(Event):
+    n_tasks: int
+    n_verifiable: int
+    dropped: list[JSON] = Field(default_factory=list)
+
+
+class VerifierCalibrated(Event):
+    verifier: str
+    n_right: int
+    n_wrong: int
+    false_positive_rate: float
+    false_negative_rate: float
+    accepted_wrong: list[JSON] = Field(default_factory=list)
+    rejected_right: list[JSON] = Field(default_factory=list)
+
+
+class TrainingSetBuilt(Event):
+    n_candidates: int
+    n_kept: int
+    coverage: dict[str, int]
+    pass_rates: JSON = Field(default_factory=dict)
+    dropped: JSON = Field(default_factory=dict)
+
+
+class SFTProgressed(Event):
+    step: int
+    loss: float
+    tokens_per_s: float = 0.0
+
+
+class RolloutsSampled(Event):
+    """One step's rollout batch; large text lives in a blob when `blob` is set."""
+
+    step: int
+    attempt: int = 0
+    n_groups: int
+    group_size: int
+    samples: list[JSON] = Field(default_factory=list)
+    blob: str | None = None
+
+
+class VerdictsRecorded(Event):
+    step: int
+    verifier: str
+    n_passed: int
+    n_total: int
+    n_errors: int = 0
+    verdicts: list[JSON] = Field(default_factory=list)
+
+
+class MetricsRecorded(Event):
+    step: int
+    metrics: dict[str, float]
+
+
+class EvalRecorded(Event):
+    step: int
+    verify_rate: float
+    capability: dict[str, float]
+    checkpoint: str | None = None
+
+
+class CheckpointSaved(Event):
+    step: int
+    checkpoint: str
+    hyperparameters: JSON = Field(default_factory=dict)
+
+
+class GateEvaluated(Event):
+    """v2 renamed v1's `evidence` to `evidence_seqs` and added `detail` (see store.upcasters)."""
+
+    schema_version: ClassVar[int] = 2
+    gate: str
+    stage: str
+    metric: str
+    value: float | None
+    threshold: float
+    comparator: Literal[">=", "<=", ">", "<", "=="]
+    passed: bool
+    evidence_seqs: list[int] = Field(default_factory=list)
+    detail: str = ""
+
+
+# --- policies ----------------------------------------------------------------------------------
+
+
+class PolicyDecided(Event):
+    policy: str
+    action: str
+    trigger_metric: str
+    value: float | None
+    threshold: float | None
+    evidence_seqs: list[int] = Field(default_factory=list)
+    parameters: JSON = Field(default_factory=dict)
+    reason: str = ""
+
+
+class HyperparametersChanged(Event):
+    changes: dict[str, float | int | str]
+    reason: str = ""
+
+
+class RolledBack(Event):
+    from_step: int
+    to_step: int
+    checkpoint: str
+    reason: str = ""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (
+        RunStarted,
+        StateChanged,
+        RunPaused,
+        RunResumed,
+        RunFailed,
+        RunCompleted,
+        RunRewound,
+        RunBranched,
+        LeaseAcquired,
+        StageStarted,
+        BaselineRecorded,
+        TasksDesigned,
+        VerifierCalibrated,
+        TrainingSetBuilt,
+        SFTProgressed,
+        RolloutsSampled,
+        VerdictsRecorded,
+        MetricsRecorded,
+        EvalRecorded,
+        CheckpointSaved,
+        GateEvaluated,
+        PolicyDecided,
+        HyperparametersChanged,
+        RolledBack,
+    )
+}

@@ -1,0 +1,246 @@
+"""`RunState = fold(events)`: a pure, incremental projection of a run's log.
+
+Nothing else keeps a copy of the truth: stage, step, hyper-parameters, baseline and latest evals,
+checkpoints and counters are all derived here. A gap in `seq` raises `SequenceGapError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+
+from store.errors import SequenceGapError
+from store.events import EVENT_TYPES
+from store.log import StoredEvent
+from store.upcasters import upcast
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointRef:
+    step: int
+    digest: str
+    seq: int
+    evals_passed: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateRecord:
+    gate: str
+    stage: str
+    metric: str
+    value: float | None
+    threshold: float
+    comparator: str
+    passed: bool
+    seq: int
+
+
+@dataclass(slots=True)
+class RunState:
+    """A run as its log says it is. Treat it as a value: `fold` returns a new one, and mappings
+    inside are shared between states, so they are replaced, never mutated."""
+
+    run_id: str = ""
+    last_seq: int = 0
+    state: str = "created"
+    paused_from: str | None = None
+    step: int = 0
+    config: dict = field(default_factory=dict)
+    config_hash: str = ""
+    parent: tuple[str, int] | None = None
+    hyperparameters: dict = field(default_factory=dict)
+    baseline_verify_rate: float | None = None
+    baseline_capability: dict = field(default_factory=dict)
+    baseline_seq: int | None = None
+    last_eval: dict = field(default_factory=dict)  # {"step", "verify_rate", "capability", "seq"}
+    best_verify_rate: float | None = None
+    latest_checkpoint: CheckpointRef | None = None
+    last_good_checkpoint: CheckpointRef | None = None
+    checkpoints: tuple[CheckpointRef, ...] = ()
+    gates: dict = field(default_factory=dict)  # gate name -> GateRecord (latest)
+    stage_seqs: dict = field(default_factory=dict)  # stage result type -> seq of its latest event
+    stage_results: dict = field(default_factory=dict)  # stage result type -> its small fields
+    last_metrics: dict = field(default_factory=dict)
+    last_metrics_seq: int | None = None
+    decisions: dict = field(default_factory=dict)  # "policy:action" -> count
+    rollbacks: int = 0
+    failure_reason: str | None = None
+    lease_owner: str | None = None
+    lease_expires_at: str | None = None
+    finished: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+def _merge(mapping: dict, key: str, value: Any) -> dict:
+    # States are values: never mutate a mapping another state may share.
+    return {**mapping, key: value}
+
+
+def _payload(stored: StoredEvent) -> dict[str, Any]:
+    # Folding reads the JSON directly: building pydantic objects for 200k events is the slow part.
+    payload = orjson.loads(stored.payload)
+    if stored.schema_version != EVENT_TYPES[stored.type].schema_version:
+        payload = upcast(stored.type, stored.schema_version, payload)
+    return payload
+
+
+def fold(state: RunState, stored: StoredEvent) -> RunState:
+    """Apply one stored event. Pure: returns a new state, never mutates `state`."""
+    return _apply(replace(state), stored)
+
+
+def _apply(state: RunState, stored: StoredEvent) -> RunState:
+    # Handlers set attributes on `state` in place: callers hand them a private copy.
+    if stored.seq != state.last_seq + 1:
+        raise SequenceGapError(
+            f"run {stored.run_id}: seq {stored.seq} follows {state.last_seq} (a gap in the log)"
+        )
+    state.last_seq = stored.seq
+    state.run_id = stored.run_id
+    handler = _HANDLERS.get(stored.type)
+    if handler is not None:
+        handler(state, stored)
+    return state
+
+
+def project(events: Iterable[StoredEvent], state: RunState | None = None) -> RunState:
+    """Fold a whole history. A `RunRewound` restores the state as of its `to_seq`; the abandoned
+    span stays in the log but no longer counts."""
+    state = replace(state) if state is not None else RunState()
+    history: list[StoredEvent] = []
+    for stored in events:
+        history.append(stored)
+        if stored.type == "RunRewound":
+            to_seq = _payload(stored)["to_seq"]
+            # Re-fold the prefix (it may hold earlier rewinds, which re-apply themselves).
+            history = [e for e in history if e.seq <= to_seq]
+            state = project(history)
+            state.last_seq = stored.seq
+            history.append(stored)
+            continue
+        _apply(state, stored)
+    return state
+
+
+def _run_started(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    config = p["config"]
+    s.config = config
+    s.config_hash = p["config_hash"]
+    s.parent = (p["parent_run_id"], p["parent_seq"]) if p.get("parent_run_id") else None
+    s.hyperparameters = dict(config.get("hyperparameters_initial", {}))
+
+
+def _state_changed(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    s.state = p["dest"]
+    s.paused_from = p["source"] if p["dest"] == "paused" else None
+    s.finished = p["dest"] in ("completed", "failed")
+
+
+def _run_failed(s: RunState, e: StoredEvent) -> None:
+    s.failure_reason = _payload(e)["reason"]
+
+
+def _baseline(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    s.baseline_verify_rate = p["verify_rate"]
+    s.baseline_capability = p["capability"]
+    s.baseline_seq = e.seq
+    s.best_verify_rate = p["verify_rate"]
+    s.stage_seqs = _merge(s.stage_seqs, e.type, e.seq)
+
+
+def _stage_result(s: RunState, e: StoredEvent) -> None:
+    # Gates read these numbers; long lists (dropped tasks, accepted answers) stay in the log.
+    small = {k: v for k, v in _payload(e).items() if not isinstance(v, list)}
+    s.stage_seqs = _merge(s.stage_seqs, e.type, e.seq)
+    s.stage_results = _merge(s.stage_results, e.type, small)
+
+
+def _step_event(s: RunState, e: StoredEvent) -> None:
+    # Cheap path for the most frequent events: the step is all the fold needs from them.
+    step = _payload(e)["step"]
+    if step > s.step:
+        s.step = step
+
+
+def _metrics(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    s.step = max(s.step, p["step"])
+    s.last_metrics = p["metrics"]
+    s.last_metrics_seq = e.seq
+
+
+def _eval(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    if s.best_verify_rate is None or p["verify_rate"] > s.best_verify_rate:
+        s.best_verify_rate = p["verify_rate"]
+    s.last_eval = {**p, "seq": e.seq}
+
+
+def _checkpoint(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
+    s.latest_checkpoint = ref
+    s.checkpoints = (*s.checkpoints, ref)
+
+
+def _gate(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    record = GateRecord(
+        p["gate"], p["stage"], p["metric"], p["value"], p["threshold"], p["comparator"],
+        p["passed"], e.seq,
+    )  # fmt: skip
+    s.gates = _merge(s.gates, p["gate"], record)
+    # A checkpoint whose evals passed the retention gate is a safe place to roll back to.
+    if p["gate"] == "capability_retention" and s.latest_checkpoint is not None:
+        ref = replace(s.latest_checkpoint, evals_passed=p["passed"])
+        s.checkpoints = tuple(ref if c.seq == ref.seq else c for c in s.checkpoints)
+        s.latest_checkpoint = ref
+        if p["passed"]:
+            s.last_good_checkpoint = ref
+
+
+def _policy(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    key = f"{p['policy']}:{p['action']}"
+    s.decisions = _merge(s.decisions, key, s.decisions.get(key, 0) + 1)
+
+
+def _hyperparameters(s: RunState, e: StoredEvent) -> None:
+    s.hyperparameters = {**s.hyperparameters, **_payload(e)["changes"]}
+
+
+def _rolled_back(s: RunState, e: StoredEvent) -> None:
+    s.rollbacks += 1
+
+
+def _lease(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    s.lease_owner = p["owner"]
+    s.lease_expires_at = p["expires_at"]
+
+
+_HANDLERS = {
+    "RunStarted": _run_started,
+    "StateChanged": _state_changed,
+    "RunFailed": _run_failed,
+    "BaselineRecorded": _baseline,
+    "TasksDesigned": _stage_result,
+    "VerifierCalibrated": _stage_result,
+    "TrainingSetBuilt": _stage_result,
+    "RolloutsSampled": _step_event,
+    "VerdictsRecorded": _step_event,
+    "MetricsRecorded": _metrics,
+    "EvalRecorded": _eval,
+    "CheckpointSaved": _checkpoint,
+    "GateEvaluated": _gate,
+    "PolicyDecided": _policy,
+    "HyperparametersChanged": _hyperparameters,
+    "RolledBack": _rolled_back,
+    "LeaseAcquired": _lease,
+}

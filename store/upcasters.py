@@ -1,0 +1,54 @@
+"""Upcasters: turn a stored payload of an old `schema_version` into the current shape on read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from store.errors import StoreError
+from store.events import EVENT_TYPES, Event
+
+Payload = dict[str, Any]
+
+# (type name, stored version) -> function producing the payload of version + 1
+UPCASTERS: dict[tuple[str, int], Callable[[Payload], Payload]] = {}
+
+
+def upcaster(type_name: str, from_version: int):
+    def register(fn: Callable[[Payload], Payload]) -> Callable[[Payload], Payload]:
+        UPCASTERS[(type_name, from_version)] = fn
+        return fn
+
+    return register
+
+
+@upcaster("GateEvaluated", 1)
+def _gate_evaluated_v1_to_v2(payload: Payload) -> Payload:
+    upgraded = {k: v for k, v in payload.items() if k != "evidence"}
+    upgraded["evidence_seqs"] = list(payload.get("evidence", []))
+    upgraded.setdefault("detail", "")
+    return upgraded
+
+
+def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
+    """The payload in the current version's shape (unchanged when already current)."""
+    cls = EVENT_TYPES.get(type_name)
+    if cls is None:
+        raise StoreError(f"unknown event type {type_name!r}")
+    version = schema_version
+    while version < cls.schema_version:
+        step = UPCASTERS.get((type_name, version))
+        if step is None:
+            raise StoreError(f"no upcaster for {type_name} v{version} -> v{version + 1}")
+        payload = step(payload)
+        version += 1
+    if version > cls.schema_version:
+        raise StoreError(
+            f"{type_name} v{schema_version} is newer than this code knows (v{cls.schema_version})"
+        )
+    return payload
+
+
+def decode(type_name: str, schema_version: int, payload: Payload) -> Event:
+    """Build the current event class from a stored payload, upcasting old versions first."""
+    return EVENT_TYPES[type_name].model_validate(upcast(type_name, schema_version, payload))

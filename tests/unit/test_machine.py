@@ -1,0 +1,42 @@
+"""The state machine table: what each trigger may do from each state."""
+
+from __future__ import annotations
+
+import pytest
+
+from orchestrator.errors import IllegalTransitionError
+from orchestrator.machine import STAGES, validate
+
+
+def test_each_stage_advances_to_the_next_only_with_a_passed_gate() -> None:
+    chain = [*STAGES, "completed"]
+    for source, dest in zip(chain, chain[1:], strict=False):
+        assert validate(source, "advance", gate_passed=True).dest == dest
+        with pytest.raises(IllegalTransitionError, match="gate has not passed"):
+            validate(source, "advance", gate_passed=False)
+
+
+def test_rollback_goes_back_into_training_stages_only() -> None:
+    assert (
+        validate("evaluation", "rollback", target="rlvr_optimization").dest == "rlvr_optimization"
+    )
+    assert (
+        validate("iterative_training", "rollback", target="iterative_training").dest
+        == "iterative_training"
+    )
+    with pytest.raises(IllegalTransitionError):
+        validate("evaluation", "rollback", target="task_design")
+    with pytest.raises(IllegalTransitionError, match="allowed here"):
+        validate("task_design", "rollback", target="rlvr_optimization")
+
+
+def test_terminal_states_accept_nothing() -> None:
+    for state in ("completed", "failed"):
+        for trigger in ("start", "advance", "pause", "fail", "resume", "rollback"):
+            with pytest.raises(IllegalTransitionError):
+                validate(state, trigger, gate_passed=True, target="evaluation")
+
+
+def test_unknown_triggers_are_named() -> None:
+    with pytest.raises(IllegalTransitionError, match="unknown trigger 'jump'"):
+        validate("created", "jump")

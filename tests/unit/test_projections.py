@@ -1,0 +1,98 @@
+"""RunState is a pure fold of the log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from store.errors import SequenceGapError
+from store.events import (
+    CheckpointSaved,
+    GateEvaluated,
+    HyperparametersChanged,
+    MetricsRecorded,
+    RunRewound,
+    RunStarted,
+    StateChanged,
+)
+from store.log import EventLog
+from store.projections import RunState, fold, project
+
+
+def _log(tmp_path: Path) -> EventLog:
+    log = EventLog(tmp_path / "e.db")
+    log.append(
+        "r",
+        [
+            RunStarted(
+                config={"hyperparameters_initial": {"learning_rate": 1e-4}}, config_hash="h"
+            ),
+            StateChanged(trigger="start", source="created", dest="sft_preparation"),
+        ],
+        0,
+    )
+    return log
+
+
+def test_a_gap_in_seq_raises(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    log.append("r", [MetricsRecorded(step=1, metrics={})], 2)
+    events = list(log.read("r"))
+    with pytest.raises(SequenceGapError, match="seq 3 follows 1"):
+        project([events[0], events[2]])
+
+
+def test_fold_is_pure_and_incremental(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    log.append("r", [MetricsRecorded(step=4, metrics={"kl": 0.2})], 2)
+    events = list(log.read("r"))
+    first = project(events[:2])
+    second = fold(first, events[2])
+    assert first.step == 0 and first.last_seq == 2  # untouched
+    assert second.step == 4 and second.last_metrics == {"kl": 0.2}
+    assert project(events) == second
+    assert project(events[2:], first) == second
+
+
+def test_hyperparameter_changes_accumulate(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    log.append(
+        "r", [HyperparametersChanged(changes={"learning_rate": 5e-5, "kl_penalty_coef": 0.02})], 2
+    )
+    state = project(log.read("r"))
+    assert state.hyperparameters == {"learning_rate": 5e-5, "kl_penalty_coef": 0.02}
+
+
+def test_a_passed_retention_gate_marks_the_checkpoint_good(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    gate = dict(stage="evaluation", metric="capability_retention", threshold=0.95, comparator=">=")
+    log.append("r", [CheckpointSaved(step=10, checkpoint="a" * 64)], 2)
+    log.append(
+        "r", [GateEvaluated(gate="capability_retention", value=0.99, passed=True, **gate)], 3
+    )
+    log.append("r", [CheckpointSaved(step=20, checkpoint="b" * 64)], 4)
+    log.append(
+        "r", [GateEvaluated(gate="capability_retention", value=0.80, passed=False, **gate)], 5
+    )
+    state = project(log.read("r"))
+    assert state.last_good_checkpoint.digest == "a" * 64
+    assert state.latest_checkpoint.evals_passed is False
+
+
+def test_a_rewind_skips_the_abandoned_span(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    log.append("r", [MetricsRecorded(step=1, metrics={"kl": 0.01})], 2)  # seq 3
+    log.append("r", [MetricsRecorded(step=2, metrics={"kl": 0.9})], 3)  # seq 4, abandoned
+    log.append("r", [HyperparametersChanged(changes={"learning_rate": 1.0})], 4)  # seq 5, abandoned
+    log.append("r", [RunRewound(to_seq=3, reason="try again")], 5)  # seq 6
+    state = project(log.read("r"))
+    assert state.last_seq == 6
+    assert state.step == 1 and state.last_metrics == {"kl": 0.01}
+    assert state.hyperparameters == {"learning_rate": 1e-4}
+    log.append("r", [MetricsRecorded(step=2, metrics={"kl": 0.02})], 6)
+    assert project(log.read("r")).last_metrics == {"kl": 0.02}
+
+
+def test_an_empty_state_is_created() -> None:
+    assert RunState().state == "created"
