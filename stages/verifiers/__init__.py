@@ -1,58 +1,42 @@
 """Verifiers: the reward signal. Math (safe parser + sympy in killable workers), code (sandboxed
-subprocess), QA (EM/F1, citations), exact match, and the LLM rubric judge; plus calibration."""
+subprocess), QA (EM/F1, citations), exact match, and the LLM rubric judge; plus calibration.
 
-from stages.verifiers.calibration import (
-    CalibrationReport,
-    calibrate,
-    right_candidates,
-    wrong_candidates,
-)
-from stages.verifiers.config import (
-    CodeVerifierConfig,
-    ExactMatchConfig,
-    JudgeConfig,
-    MathVerifierConfig,
-    QAVerifierConfig,
-    VerifierConfig,
-)
-from stages.verifiers.registry import (
-    build_verifier,
-    default_config,
-    parse_verifier_config,
-    reference_for,
-    verify_tasks,
-)
-from stages.verifiers.types import (
-    CodeReference,
-    QAReference,
-    RubricReference,
-    Usage,
-    Verdict,
-    Verifier,
-    VerifierError,
-)
+Names resolve lazily so that worker processes importing one submodule (the sympy worker) do not pay
+for openai, pydantic configs and the sandbox on start-up."""
 
-__all__ = [
-    "CalibrationReport",
-    "CodeReference",
-    "CodeVerifierConfig",
-    "ExactMatchConfig",
-    "JudgeConfig",
-    "MathVerifierConfig",
-    "QAReference",
-    "QAVerifierConfig",
-    "RubricReference",
-    "Usage",
-    "Verdict",
-    "Verifier",
-    "VerifierConfig",
-    "VerifierError",
-    "build_verifier",
-    "calibrate",
-    "default_config",
-    "parse_verifier_config",
-    "reference_for",
-    "right_candidates",
-    "verify_tasks",
-    "wrong_candidates",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "CalibrationReport": "calibration",
+    "calibrate": "calibration",
+    "right_candidates": "calibration",
+    "wrong_candidates": "calibration",
+    "CodeVerifierConfig": "config",
+    "ExactMatchConfig": "config",
+    "JudgeConfig": "config",
+    "MathVerifierConfig": "config",
+    "QAVerifierConfig": "config",
+    "VerifierConfig": "config",
+    "build_verifier": "registry",
+    "default_config": "registry",
+    "parse_verifier_config": "registry",
+    "reference_for": "registry",
+    "verify_tasks": "registry",
+    "CodeReference": "types",
+    "QAReference": "types",
+    "RubricReference": "types",
+    "Usage": "types",
+    "Verdict": "types",
+    "Verifier": "types",
+    "VerifierError": "types",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'stages.verifiers' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"stages.verifiers.{_EXPORTS[name]}"), name)

@@ -1,0 +1,202 @@
+"""Math verification throughput and soundness, side by side with HuggingFace math-verify.
+
+Both tools check the same labelled (response, reference, expected) pairs on 2 worker processes in
+the same run: a realistic mix of GSM8K-style chain-of-thought with integer answers, MATH-style
+boxed LaTeX (fractions, roots, pi, tuples, sets, equations, polynomials), decimals, percents, and
+the known-wrong answers a policy produces when it games a reward (near misses, wrong sign, hedges,
+several conflicting final answers, the problem's expression echoed unevaluated, injection strings).
+Start-up (imports, process spawn) is excluded for both by a warm-up batch.
+
+Run: .venv/bin/python tests/benchmarks/bench_verify.py [--pairs 3000] [--seed 0]
+The last line printed is one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from stages.verifiers.config import MathVerifierConfig  # noqa: E402
+from stages.verifiers.math_verifier import MathVerifier  # noqa: E402
+
+Pair = tuple[str, str, bool, str]  # response, reference, expected pass, category
+
+COT = [
+    "Let's think step by step. {a} + {b} = {s}. Then {s} - {c} = {x}.",
+    "First, compute {a} * 2 = {d}. Adding {b} gives {e}. Finally subtract to get the result.",
+    "We have {a} apples and buy {b} more, so {s} apples; giving away {c} leaves {x}.",
+]
+
+
+def _gsm(rng: random.Random) -> list[Pair]:
+    a, b, c = rng.randint(10, 999), rng.randint(10, 999), rng.randint(1, 99)
+    s, x = a + b, a + b - c
+    body = rng.choice(COT).format(a=a, b=b, c=c, s=s, x=x, d=2 * a, e=2 * a + b)
+    right = [
+        f"{body}\n#### {x}",
+        f"{body} The answer is {x}.",
+        f"{body}\nAnswer: {x:,}",
+        f"{body} \\boxed{{{x}}}",
+    ]
+    wrong = [
+        (f"{body}\n#### {x + rng.choice([1, -1, 10, -10])}", "near_miss"),
+        (f"{body} The answer is {-x}.", "wrong_sign"),
+        (f"{body} The answer is {x} or {x + 1}.", "hedge"),
+        (f"{body}\nAnswer: {x + 1}\nAnswer: {x}", "conflicting"),
+        (f"Answer: {a}+{b}-{c}", "echo"),
+        (f"\\boxed{{{a}+{b}-{c}}}", "echo"),
+        ("__import__('os').system('echo pwned')", "injection"),
+        ("", "empty"),
+    ]
+    pairs = [(rng.choice(right), str(x), True, "gsm_right")]
+    text, kind = rng.choice(wrong)
+    pairs.append((text, str(x), False, f"gsm_{kind}"))
+    return pairs
+
+
+def _math(rng: random.Random) -> list[Pair]:
+    p, q = rng.randint(1, 20), rng.randint(2, 30)
+    while q == p:
+        q = rng.randint(2, 30)
+    n = rng.randint(2, 9)
+    k = rng.choice([2, 3, 5, 6, 7])
+    items: list[Pair] = [
+        (
+            f"So the probability is $\\boxed{{\\frac{{{p}}}{{{q}}}}}$.",
+            f"\\frac{{{p}}}{{{q}}}",
+            True,
+            "fraction",
+        ),
+        (
+            f"Thus \\boxed{{\\frac{{{p}}}{{{q}}}}}.",
+            f"\\frac{{{p + 1}}}{{{q}}}",
+            False,
+            "fraction_wrong",
+        ),
+        (f"The answer is $\\boxed{{{n}\\sqrt{{{k}}}}}$", f"\\sqrt{{{n * n * k}}}", True, "root"),
+        (
+            f"The answer is $\\boxed{{{n + 1}\\sqrt{{{k}}}}}$",
+            f"{n}\\sqrt{{{k}}}",
+            False,
+            "root_wrong",
+        ),
+        (f"\\boxed{{\\frac{{{n}\\pi}}{{{k}}}}}", f"\\frac{{{n}\\pi}}{{{k}}}", True, "pi"),
+        (f"\\boxed{{({p}, {-q})}}", f"({p}, {-q})", True, "tuple"),
+        (f"\\boxed{{({-q}, {p})}}", f"({p}, {-q})", False, "tuple_order"),
+        (f"The roots are \\boxed{{\\{{{p}, {q}\\}}}}", f"\\{{{q}, {p}\\}}", True, "set"),
+        (f"Therefore $x = {p}$.\n\nAnswer: x = {p}", f"{p}", True, "equation"),
+        (f"\\boxed{{x^2+{2 * n}x+{n * n}}}", f"(x+{n})^2", True, "polynomial"),
+        (f"\\boxed{{x^2+{2 * n}x+{n * n + 1}}}", f"(x+{n})^2", False, "polynomial_wrong"),
+        (f"The answer is {p / 4}", f"\\frac{{{p}}}{{4}}", True, "decimal"),
+        (f"The answer is {p * 5}%", f"{p * 5}", True, "percent"),
+        (f"\\boxed{{{p}}} or \\boxed{{{q}}}", f"{p}", False, "hedge"),
+        (f"\\boxed{{{p}}} \\boxed{{{q}}}", f"{q}", False, "conflicting"),
+        (f"\\boxed{{{p}*{q}}}", f"{p * q}", False, "echo"),
+    ]
+    return rng.sample(items, 3)
+
+
+def make_pairs(n: int, seed: int) -> list[Pair]:
+    rng = random.Random(seed)
+    pairs: list[Pair] = []
+    while len(pairs) < n:
+        pairs.extend(_gsm(rng) if rng.random() < 0.6 else _math(rng))
+    return pairs[:n]
+
+
+def _peer_check(pair: Pair) -> bool:
+    from math_verify import parse, verify
+
+    response, reference, _, _ = pair
+    try:
+        gold = parse(f"${reference}$")
+        return bool(verify(gold, parse(response)))
+    except Exception:  # math-verify raising counts as a rejection, as it would in a reward function
+        return False
+
+
+def run_ours(pairs: list[Pair], workers: int) -> tuple[list[bool], float]:
+    verifier = MathVerifier(MathVerifierConfig(workers=workers, timeout_s=5.0))
+    verifier.verify_batch([(r, ref) for r, ref, _, _ in pairs[:50]])  # start workers
+    start = time.perf_counter()
+    verdicts = verifier.verify_batch([(r, ref) for r, ref, _, _ in pairs])
+    elapsed = time.perf_counter() - start
+    verifier.close()
+    return [v.passed for v in verdicts], elapsed
+
+
+def run_peer(pairs: list[Pair], workers: int) -> tuple[list[bool], float]:
+    with mp.get_context("spawn").Pool(workers) as pool:
+        pool.map(_peer_check, pairs[:50], chunksize=5)  # start workers, import math-verify
+        start = time.perf_counter()
+        results = pool.map(_peer_check, pairs, chunksize=16)
+        elapsed = time.perf_counter() - start
+    return results, elapsed
+
+
+def score(passed: list[bool], pairs: list[Pair]) -> dict[str, float]:
+    wrong = [p for p, pair in zip(passed, pairs, strict=True) if not pair[2]]
+    right = [p for p, pair in zip(passed, pairs, strict=True) if pair[2]]
+    agree = sum(p == pair[2] for p, pair in zip(passed, pairs, strict=True))
+    return {
+        "agreement": agree / len(pairs),
+        "false_positive_rate": sum(wrong) / len(wrong),
+        "false_negative_rate": 1 - sum(right) / len(right),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    pairs = make_pairs(args.pairs, args.seed)
+    ours, t_ours = run_ours(pairs, args.workers)
+    peer, t_peer = run_peer(pairs, args.workers)
+    s_ours, s_peer = score(ours, pairs), score(peer, pairs)
+    n_wrong = sum(not p[2] for p in pairs)
+    print(f"{len(pairs)} pairs ({n_wrong} known-wrong), {args.workers} worker processes each")
+    print(f"{'tool':<14}{'checks/s':>10}{'agree':>8}{'FP rate':>9}{'FN rate':>9}")
+    for name, t, s in (("rlvr math", t_ours, s_ours), ("math-verify", t_peer, s_peer)):
+        print(
+            f"{name:<14}{len(pairs) / t:>10.0f}{s['agreement']:>8.3f}"
+            f"{s['false_positive_rate']:>9.3f}{s['false_negative_rate']:>9.3f}"
+        )
+    cats: dict[str, list[int]] = {}
+    for o, p, pair in zip(ours, peer, pairs, strict=True):
+        c = cats.setdefault(pair[3], [0, 0, 0])
+        c[0] += 1
+        c[1] += o == pair[2]
+        c[2] += p == pair[2]
+    print("per category (n, ours right, math-verify right):")
+    for name in sorted(cats):
+        print(f"  {name:<18}{cats[name][0]:>5}{cats[name][1]:>6}{cats[name][2]:>6}")
+    print(
+        json.dumps(
+            {
+                "pairs": len(pairs),
+                "workers": args.workers,
+                "checks_per_s": round(len(pairs) / t_ours, 1),
+                "peer_checks_per_s": round(len(pairs) / t_peer, 1),
+                "speedup": round(t_peer / t_ours, 2),
+                "agreement": round(s_ours["agreement"], 4),
+                "peer_agreement": round(s_peer["agreement"], 4),
+                "false_positive_rate": round(s_ours["false_positive_rate"], 4),
+                "peer_false_positive_rate": round(s_peer["false_positive_rate"], 4),
+                "false_negative_rate": round(s_ours["false_negative_rate"], 4),
+                "peer_false_negative_rate": round(s_peer["false_negative_rate"], 4),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
