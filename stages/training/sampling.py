@@ -1,0 +1,172 @@
+"""Batched sampling through mlx_lm's `BatchGenerator`: every completion of every prompt is decoded
+in one batch, returning token ids (the EOS token included, unlike `batch_generate`), per-token
+log-probs of the temperature-1 policy, and a truncation flag.
+
+Randomness: the sampler splits an explicit key (from `derive_seed(seed, step, attempt)`) once per
+decoding step, so the same key gives the same rollouts whatever else used mlx's global RNG.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx_lm.generate import BatchGenerator
+from mlx_lm.sample_utils import apply_top_p
+
+from stages.training.config import SamplingConfig
+from stages.training.model import encode_prompt
+from stages.training.types import Rollout, RolloutGroup
+
+
+class KeyedSampler:
+    """Temperature / top-p sampling from log-probs with its own key; greedy at temperature 0."""
+
+    def __init__(self, seed: int, temperature: float, top_p: float = 1.0) -> None:
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+        self.key = mx.random.key(seed)
+        self.temperature = temperature
+        self.top_p = top_p
+
+    def __call__(self, logprobs_BV: mx.array) -> mx.array:
+        if self.temperature == 0:
+            return mx.argmax(logprobs_BV, axis=-1)
+        self.key, sub = mx.random.split(self.key)
+        if self.top_p < 1.0:
+            logprobs_BV = apply_top_p(logprobs_BV, self.top_p)
+        return mx.random.categorical(logprobs_BV * (1.0 / self.temperature), key=sub)
+
+
+def generate_tokens(
+    model: nn.Module,
+    prompts_B: Sequence[Sequence[int]],
+    eos_ids: Sequence[int],
+    max_tokens: int,
+    sampler: Callable[[mx.array], mx.array],
+    batch_size: int = 512,
+) -> tuple[list[list[int]], list[list[float]], list[bool], int]:
+    """Decode every prompt in one batch: (tokens_B, logprobs_B, truncated_B, generated tokens)."""
+    if max_tokens <= 0:
+        raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+    if any(len(p) == 0 for p in prompts_B):
+        raise ValueError("every prompt needs at least one token; got an empty prompt")
+    width = max(1, min(batch_size, len(prompts_B)))
+    gen = BatchGenerator(
+        model,
+        max_tokens=max_tokens,
+        stop_tokens=[[t] for t in eos_ids],
+        sampler=sampler,
+        completion_batch_size=width,
+        prefill_batch_size=width,
+    )
+    uids = gen.insert([list(p) for p in prompts_B], [max_tokens] * len(prompts_B))
+    tokens = {u: [] for u in uids}
+    logprobs = {u: [] for u in uids}
+    truncated = dict.fromkeys(uids, False)
+    generated = 0
+    try:
+        while responses := gen.next_generated():
+            for r in responses:
+                # Keep the EOS token and its log-prob: the policy chose to stop there.
+                tokens[r.uid].append(r.token)
+                logprobs[r.uid].append(r.logprobs[r.token].item())
+                generated += 1
+                if r.finish_reason == "length":
+                    truncated[r.uid] = True
+    finally:
+        gen.close()
+    return (
+        [tokens[u] for u in uids],
+        [logprobs[u] for u in uids],
+        [truncated[u] for u in uids],
+        generated,
+    )
+
+
+def _text(tokenizer: Any, tokens: list[int]) -> str:
+    eos = set(tokenizer.eos_token_ids)
+    return tokenizer.decode([t for t in tokens if t not in eos])
+
+
+def sample_groups(
+    model: nn.Module,
+    tokenizer: Any,
+    prompts_P: Sequence[Any],
+    config: SamplingConfig,
+    group_size: int,
+    seed: int,
+    prompt_text: Callable[[Any], str] | None = None,
+) -> tuple[list[RolloutGroup], dict[str, float]]:
+    """`group_size` completions of each prompt record, all decoded in one batch.
+
+    `prompt_text(record)` gives the prompt string (default: the record itself, or its "prompt"
+    key/attribute). Returns the groups and {"sample_s", "sample_tokens", "sample_tokens_per_s"}.
+    """
+    if group_size <= 0:
+        raise ValueError(f"group_size must be positive, got {group_size}")
+    if not prompts_P:
+        raise ValueError("sample_groups needs at least one prompt, got none")
+    to_text = prompt_text or default_prompt_text
+    texts_P = [to_text(p) for p in prompts_P]
+    ids_P = [encode_prompt(tokenizer, t, config.use_chat_template) for t in texts_P]
+    flat_ids = [ids for ids in ids_P for _ in range(group_size)]
+    start = time.perf_counter()
+    sampler = KeyedSampler(seed, config.temperature, config.top_p)
+    tokens, logprobs, truncated, generated = generate_tokens(
+        model, flat_ids, tokenizer.eos_token_ids, config.max_tokens, sampler, config.batch_size
+    )
+    seconds = time.perf_counter() - start
+    groups = []
+    for p, (record, text, ids) in enumerate(zip(prompts_P, texts_P, ids_P, strict=True)):
+        rollouts_N = [
+            Rollout(
+                prompt_tokens=list(ids),
+                tokens=tokens[i],
+                logprobs=logprobs[i],
+                text=_text(tokenizer, tokens[i]),
+                truncated=truncated[i],
+            )
+            for i in range(p * group_size, (p + 1) * group_size)
+        ]
+        groups.append(RolloutGroup(prompt=record, prompt_text=text, rollouts_N=rollouts_N))
+    stats = {
+        "sample_s": seconds,
+        "sample_tokens": float(generated),
+        "sample_tokens_per_s": generated / max(seconds, 1e-9),
+    }
+    return groups, stats
+
+
+def default_prompt_text(record: Any) -> str:
+    """A prompt record's text: the record if a str, else its "prompt" key or attribute."""
+    if isinstance(record, str):
+        return record
+    if isinstance(record, dict) and "prompt" in record:
+        return str(record["prompt"])
+    if hasattr(record, "prompt"):
+        return str(record.prompt)
+    raise ValueError(f"cannot find the prompt text of record {record!r}: pass prompt_text=")
+
+
+def generate_greedy(
+    model: nn.Module,
+    tokenizer: Any,
+    prompts: Sequence[str],
+    max_tokens: int = 16,
+    use_chat_template: bool = True,
+    batch_size: int = 512,
+) -> list[str]:
+    """Greedy completions of `prompts` (batched), EOS stripped: the evaluation helper."""
+    if not prompts:
+        return []
+    ids = [encode_prompt(tokenizer, t, use_chat_template) for t in prompts]
+    tokens, _, _, _ = generate_tokens(
+        model, ids, tokenizer.eos_token_ids, max_tokens, KeyedSampler(0, 0.0), batch_size
+    )
+    return [_text(tokenizer, t) for t in tokens]

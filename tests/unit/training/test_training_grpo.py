@@ -1,0 +1,155 @@
+import numpy as np
+import pytest
+
+from stages.training.config import GRPOConfig, SamplingConfig
+from stages.training.grpo import (
+    advantages,
+    grpo_step,
+    new_trainer_state,
+    score_groups,
+    train_grpo,
+    train_step,
+)
+from stages.training.logprobs import completion_logprobs
+from stages.training.sampling import generate_greedy, sample_groups
+from stages.training.sft import epoch_batches
+
+TIMING = {"sample_tokens_per_s", "train_tokens_per_s", "sample_s", "train_s", "step_s"}
+
+
+def untimed(metrics):
+    return metrics.model_dump(exclude=TIMING)
+
+
+def test_sampled_logprobs_match_a_forward_pass_and_keep_eos(fresh_model, prompts):
+    model, tokenizer = fresh_model
+    groups, stats = sample_groups(
+        model, tokenizer, prompts[:16], SamplingConfig(max_tokens=4), 4, 7
+    )
+    rollouts = [r for g in groups for r in g.rollouts_N]
+    assert len(groups) == 16 and all(len(g.rollouts_N) == 4 for g in groups)
+    recomputed = completion_logprobs(
+        model, [r.prompt_tokens for r in rollouts], [r.tokens for r in rollouts]
+    )
+    for r, lp in zip(rollouts, recomputed, strict=True):
+        assert len(r.tokens) == len(r.logprobs) == len(lp)
+        assert np.max(np.abs(np.array(r.logprobs) - np.array(lp))) < 1e-4
+        assert r.truncated == (r.tokens[-1] != 1)
+        assert r.truncated or len(r.tokens) <= 4
+    assert any(not r.truncated for r in rollouts)
+    assert stats["sample_tokens"] == sum(len(r.tokens) for r in rollouts)
+
+
+def test_truncation_is_flagged_at_max_tokens(fresh_model, prompts):
+    model, tokenizer = fresh_model
+    groups, _ = sample_groups(model, tokenizer, prompts[:4], SamplingConfig(max_tokens=1), 2, 0)
+    for r in (r for g in groups for r in g.rollouts_N):
+        assert len(r.tokens) == 1
+        assert r.truncated == (r.tokens[0] != 1)
+
+
+def test_same_key_same_rollouts_other_key_other_rollouts(fresh_model, prompts):
+    model, tokenizer = fresh_model
+    config = SamplingConfig(max_tokens=6, temperature=1.0, top_p=0.95)
+    a, _ = sample_groups(model, tokenizer, prompts[:8], config, 8, 11)
+    b, _ = sample_groups(model, tokenizer, prompts[:8], config, 8, 11)
+    c, _ = sample_groups(model, tokenizer, prompts[:8], config, 8, 12)
+    tokens = lambda gs: [r.tokens for g in gs for r in g.rollouts_N]  # noqa: E731
+    assert tokens(a) == tokens(b)
+    assert tokens(a) != tokens(c)
+
+
+def test_greedy_generation_answers_every_prompt_in_one_batch(fresh_model, prompts):
+    model, tokenizer = fresh_model
+    answers = generate_greedy(model, tokenizer, prompts[:50], max_tokens=6)
+    assert len(answers) == 50 and all(isinstance(a, str) for a in answers)
+    assert answers == generate_greedy(model, tokenizer, prompts[:50], max_tokens=6)
+
+
+def test_advantages_are_group_normalised_or_not_as_configured():
+    rewards = np.array([[1.0, 0.0, 1.0, 0.0], [2.0, 2.0, 2.0, 2.0]])
+    group = advantages(rewards, "group")
+    assert np.allclose(group[0], [1, -1, 1, -1], atol=1e-5) and np.all(group[1] == 0)
+    assert np.allclose(advantages(rewards, "none")[0], [0.5, -0.5, 0.5, -0.5])
+    assert np.allclose(advantages(rewards, "batch")[0], [0.5, -0.5, 0.5, -0.5] / rewards.std())
+    with pytest.raises(ValueError, match="'median'"):
+        advantages(rewards, "median")
+
+
+def test_kl_is_zero_for_identical_policies_and_positive_after_updates(
+    fresh_model, prompts, small_grpo, starts_with_7
+):
+    model, tokenizer = fresh_model
+    config = small_grpo()
+    state = new_trainer_state(model, tokenizer, config)
+    batches = epoch_batches(prompts, config.groups_per_batch)
+    history = train_grpo(state, batches, starts_with_7, config, steps=3)
+    assert abs(history[0].kl) < 1e-6
+    assert history[2].kl > 1e-5
+    assert history[0].trained_groups > 0 and history[0].grad_norm > 0
+
+
+def test_grpo_drives_the_toy_reward_above_0_9(fresh_model, prompts, small_grpo, starts_with_7):
+    model, tokenizer = fresh_model
+    config = small_grpo(groups_per_batch=16, learning_rate=2e-3, kl_penalty_coef=0.0)
+    state = new_trainer_state(model, tokenizer, config)
+    history = train_grpo(state, epoch_batches(prompts, 16), starts_with_7, config, steps=12)
+    assert history[0].reward_mean < 0.5
+    assert max(m.reward_mean for m in history[-3:]) > 0.9
+
+
+def test_same_seed_gives_the_same_metrics_twice(fresh_model, sft_model_dir, prompts, small_grpo):
+    from stages.training.model import load_model
+
+    config = small_grpo(num_substeps=2, entropy_coef=0.01, kl_controller="adaptive")
+    reward = lambda recs, texts: [float(len(t) == 2) for t in texts]  # noqa: E731
+    runs = []
+    for _ in range(2):
+        model, tokenizer = load_model(sft_model_dir)
+        state = new_trainer_state(model, tokenizer, config)
+        runs.append(train_grpo(state, epoch_batches(prompts, 8), reward, config, steps=3))
+    assert [untimed(m) for m in runs[0]] == [untimed(m) for m in runs[1]]
+    assert runs[0][1].clip_frac >= 0 and runs[0][2].kl_coef != config.kl_penalty_coef
+
+
+def test_separate_sample_and_train_calls_match_the_convenience_step(
+    sft_model_dir, prompts, small_grpo, starts_with_7
+):
+    from stages.training.grpo import step_seed
+    from stages.training.model import load_model
+
+    config = small_grpo()
+    model, tokenizer = load_model(sft_model_dir)
+    state = new_trainer_state(model, tokenizer, config)
+    _, _, convenient = grpo_step(state, prompts[:8], starts_with_7, config)
+
+    model, tokenizer = load_model(sft_model_dir)
+    state = new_trainer_state(model, tokenizer, config)
+    groups, _ = sample_groups(
+        model, tokenizer, prompts[:8], config.sampling, config.group_size, step_seed(config, 0)
+    )
+    manual = train_step(state, groups, score_groups(groups, starts_with_7), config)
+    assert untimed(manual) == untimed(convenient)
+
+
+def test_rewards_of_the_wrong_shape_are_rejected(fresh_model, prompts, small_grpo):
+    model, tokenizer = fresh_model
+    config = small_grpo()
+    state = new_trainer_state(model, tokenizer, config)
+    groups, _ = sample_groups(model, tokenizer, prompts[:2], config.sampling, 8, 0)
+    with pytest.raises(ValueError, match="rewards shape"):
+        train_step(state, groups, [[0.0] * 7, [0.0] * 7], config)
+
+
+def test_all_equal_rewards_leave_the_weights_alone(fresh_model, prompts, small_grpo):
+    model, tokenizer = fresh_model
+    config = small_grpo()
+    state = new_trainer_state(model, tokenizer, config)
+    _, _, metrics = grpo_step(state, prompts[:8], lambda r, t: [1.0] * len(t), config)
+    assert metrics.zero_variance_frac == 1.0 and metrics.trained_groups == 0
+    assert metrics.verify_rate == 1.0 and metrics.grad_norm == 0.0 and state.step == 1
+
+
+def test_grpo_config_documents_every_field():
+    for model in (GRPOConfig, SamplingConfig):
+        assert all(f.description for f in model.model_fields.values())
