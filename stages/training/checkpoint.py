@@ -1,0 +1,154 @@
+"""Checkpoints in the content-addressed blob store.
+
+A checkpoint folder holds, besides `state.json` (step, base LR, KL coefficient, scheduled LR, seed
+scheme, configs):
+- LoRA: `adapters.safetensors` + `adapter_config.json` (so `mlx_lm.generate --model BASE
+  --adapter-path DIR` works); full fine-tune: `model.safetensors` + `config.json` + tokenizer files
+  (so `mlx_lm.load(DIR)` works).
+- `optimizer.safetensors`: the AdamW state (moments and step count).
+- `reference.safetensors`: the reference policy's values of the trainable parameters (the blob
+  store keeps one copy however many checkpoints share it).
+There is no RNG state to carry: every random draw of step s derives from (seed, s, attempt).
+The folder is written to a temp dir, then `put_tree` (blobs land under temp names, then rename).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import mlx.core as mx
+import mlx.optimizers as optim
+from mlx.utils import tree_flatten, tree_unflatten
+
+from stages.training.config import GRPOConfig, ModelConfig
+from stages.training.errors import TrainingError
+from stages.training.model import load_model, make_trainable, save_model_dir, save_weights
+from stages.training.schedule import lr_multiplier
+from stages.training.types import TrainerState
+from store.blobs import BlobStore
+from store.errors import StoreError
+
+FORMAT_VERSION = 1
+
+
+def save_model_to_blobs(model: Any, base_path: Path | str, blobs: BlobStore) -> str:
+    """Store a full HF-layout model folder (e.g. the SFT'd embedded model); return its digest."""
+    with tempfile.TemporaryDirectory(prefix="rlvr-model-") as tmp:
+        save_model_dir(model, base_path, tmp)
+        return blobs.put_tree(tmp)
+
+
+def materialise(blobs: BlobStore, digest: str, destination: Path | str) -> Path:
+    """Write a stored tree (model folder or checkpoint) to `destination`."""
+    try:
+        return blobs.get_tree(digest, destination)
+    except (StoreError, OSError, KeyError, ValueError) as e:
+        raise TrainingError(f"cannot read tree {digest} from the blob store: {e}") from e
+
+
+def save_checkpoint(
+    state: TrainerState,
+    blobs: BlobStore,
+    config: GRPOConfig,
+    model_config: ModelConfig,
+    base_model_path: Path | str,
+    meta: dict[str, Any] | None = None,
+) -> str:
+    """Write the checkpoint of `state` into `blobs`; return its manifest digest."""
+    trainable = dict(tree_flatten(state.model.trainable_parameters()))
+    reference = dict(tree_flatten(state.reference.parameters()))
+    adapter = None
+    if model_config.lora_rank > 0:
+        from stages.training.model import lora_settings
+
+        adapter = lora_settings(model_config, state.model)
+    current_lr = state.learning_rate * lr_multiplier(
+        state.step, config.lr_schedule, config.warmup_steps, config.total_steps, config.min_lr_ratio
+    )
+    record = {
+        "format_version": FORMAT_VERSION,
+        "step": state.step,
+        "learning_rate": state.learning_rate,
+        "current_learning_rate": current_lr,
+        "kl_coef": state.kl_coef,
+        "rng": {
+            "seed": config.seed,
+            "next_step": state.step,
+            "scheme": "sha256(seed, step, attempt)",
+        },
+        "fine_tune": "lora" if adapter else "full",
+        "adapter_config": adapter,
+        "grpo_config": config.model_dump(mode="json"),
+        "model_config": model_config.model_dump(mode="json"),
+        "meta": meta or {},
+    }
+    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
+        folder = Path(tmp)
+        if adapter:
+            save_weights(state.model, folder, adapter)
+        else:
+            save_model_dir(state.model, base_model_path, folder)
+        mx.save_safetensors(
+            str(folder / "optimizer.safetensors"), dict(tree_flatten(state.optimizer.state))
+        )
+        mx.save_safetensors(
+            str(folder / "reference.safetensors"), {k: reference[k] for k in trainable}
+        )
+        (folder / "state.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+        return blobs.put_tree(folder)
+
+
+def read_checkpoint_state(blobs: BlobStore, digest: str) -> dict[str, Any]:
+    """The `state.json` record of a checkpoint, without loading any weights."""
+    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
+        folder = materialise(blobs, digest, tmp)
+        return json.loads((folder / "state.json").read_text())
+
+
+def restore_checkpoint(
+    blobs: BlobStore, digest: str, base_model_path: Path | str
+) -> tuple[TrainerState, GRPOConfig, ModelConfig]:
+    """Rebuild (state, GRPO config, model config) so that the next step equals the one an
+    uninterrupted run would take. `base_model_path` is the model the run started RL from."""
+    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
+        folder = materialise(blobs, digest, tmp)
+        try:
+            record = json.loads((folder / "state.json").read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise TrainingError(f"checkpoint {digest} has no readable state.json: {e}") from e
+        if record.get("format_version") != FORMAT_VERSION:
+            raise TrainingError(
+                f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
+                f"expected {FORMAT_VERSION}"
+            )
+        config = GRPOConfig.model_validate(record["grpo_config"])
+        model_config = ModelConfig.model_validate(record["model_config"])
+        model, tokenizer = load_model(base_model_path)
+        make_trainable(model, model_config)
+        reference = copy.deepcopy(model)
+        reference.load_weights(str(folder / "reference.safetensors"), strict=False)
+        weights = "adapters.safetensors" if record["fine_tune"] == "lora" else "model.safetensors"
+        model.load_weights(str(folder / weights), strict=False)
+        reference.freeze()
+        reference.eval()
+        optimizer = optim.AdamW(
+            learning_rate=config.learning_rate, weight_decay=config.weight_decay
+        )
+        optimizer.state = tree_unflatten(
+            list(mx.load(str(folder / "optimizer.safetensors")).items())
+        )
+        mx.eval(model.parameters(), reference.parameters(), optimizer.state)
+    state = TrainerState(
+        model=model,
+        tokenizer=tokenizer,
+        reference=reference,
+        optimizer=optimizer,
+        step=int(record["step"]),
+        learning_rate=float(record["learning_rate"]),
+        kl_coef=float(record["kl_coef"]),
+    )
+    return state, config, model_config
