@@ -129,6 +129,9 @@ class RubricJudge:
             except (openai.APITimeoutError, openai.APIConnectionError) as e:
                 problem = f"judge unreachable after retries: {type(e).__name__}"
                 break
+            except (openai.OpenAIError, ValueError) as e:  # e.g. a body that is not JSON
+                problem = f"judge reply unusable: {type(e).__name__}: {str(e)[:120]}"
+                continue
             calls += 1
             if completion.usage is not None:
                 prompt_tokens += completion.usage.prompt_tokens or 0

@@ -1,0 +1,72 @@
+from stages.tasks import Task, generate_arithmetic, generate_reversal, load_tasks
+from stages.verifiers.calibration import calibrate, right_candidates, wrong_candidates
+from stages.verifiers.registry import build_verifier, default_config
+from stages.verifiers.types import Verdict
+
+
+def test_wrong_candidates_cover_every_known_way_to_game_a_numeric_answer():
+    tasks = generate_arithmetic(2)
+    task = next(t for t in tasks if t.prompt == "37+8=")
+    kinds = {c.kind: c.text for c in wrong_candidates(task, tasks[:20], seed=0)}
+    assert {
+        "perturbed",
+        "wrong_sign",
+        "other_task",
+        "empty",
+        "hedge",
+        "conflicting",
+        "echo",
+    } <= set(kinds)
+    texts = [c.text for c in wrong_candidates(task, tasks[:20], seed=0)]
+    assert "37+8" in texts and "Answer: 37+8" in texts and "45 or 46" in texts
+    assert all(not c.correct for c in wrong_candidates(task, tasks[:20]))
+    assert "45" in [c.text for c in right_candidates(task)]
+
+
+def test_the_math_verifier_has_no_false_positives_or_negatives_on_the_quickstart_family():
+    tasks = generate_arithmetic(2)[::4]
+    report = calibrate(build_verifier(default_config("arithmetic")), tasks, seed=1)
+    assert report.n_wrong > 2000 and report.n_right > 1000
+    assert report.false_positive_rate == 0.0 and report.accepted_wrong == []
+    assert report.false_negative_rate == 0.0
+
+
+def test_exact_match_calibrates_clean_on_the_reversal_family():
+    report = calibrate(build_verifier(default_config("reverse")), generate_reversal()[::10])
+    assert report.false_positive_rate == 0.0 and report.false_negative_rate == 0.0
+
+
+class ContainsAnswer:
+    """A gameable verifier: passes any response that contains the reference."""
+
+    name = "contains"
+
+    def verify(self, response, reference):
+        ok = bool(response) and reference in response
+        return Verdict(
+            passed=ok, reward=float(ok), status="ok" if ok else "failed", reason="contains"
+        )
+
+    def verify_batch(self, items):
+        return [self.verify(r, ref) for r, ref in items]
+
+
+def test_a_gameable_verifier_is_caught_and_the_accepted_candidates_are_named():
+    tasks = [
+        Task(task_id="t1", family="math", prompt="What is 40+5?", answer="45"),
+        Task(task_id="t2", family="math", prompt="What is 2+2?", answer="4"),
+    ]
+    report = calibrate(ContainsAnswer(), tasks)
+    assert report.false_positive_rate > 0.05
+    accepted = {(o.candidate.task_id, o.candidate.kind) for o in report.accepted_wrong}
+    assert ("t1", "hedge") in accepted and ("t1", "conflicting") in accepted
+    assert report.by_kind["hedge"][1] >= 2
+
+
+def test_qa_tasks_calibrate_with_aliases_as_right_answers(tmp_path):
+    tasks = load_tasks(
+        __import__("pathlib").Path(__file__).parents[2] / "fixtures/verifiers/qa_tasks.jsonl"
+    )
+    report = calibrate(build_verifier(default_config("qa")), tasks)
+    assert report.false_negative_rate == 0.0
+    assert report.false_positive_rate == 0.0

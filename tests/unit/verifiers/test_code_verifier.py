@@ -1,0 +1,119 @@
+import os
+import subprocess
+import time
+
+import pytest
+
+from stages.verifiers.code_verifier import CodeVerifier, extract_code
+from stages.verifiers.config import CodeVerifierConfig
+from stages.verifiers.types import CodeReference
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    return CodeVerifier(
+        CodeVerifierConfig(timeout_s=2.0, memory_mb=256, max_processes=8, max_file_mb=1)
+    )
+
+
+ADD_TESTS = "assert add(1, 2) == 3\nassert add(-1, 1) == 0"
+
+
+def test_a_correct_fenced_solution_passes(verifier):
+    verdict = verifier.verify("Here:\n```python\ndef add(a, b):\n    return a + b\n```", ADD_TESTS)
+    assert verdict.passed and verdict.reward == 1.0
+
+
+def test_test_functions_each_count_and_the_reward_is_the_pass_fraction(verifier):
+    tests = (
+        "def test_one():\n    assert add(1, 2) == 3\n\ndef test_two():\n    assert add(0, 0) == 1\n"
+    )
+    verdict = verifier.verify("def add(a, b):\n    return a + b", CodeReference(tests=tests))
+    assert not verdict.passed and verdict.reward == 0.5 and verdict.status == "failed"
+    assert "test_two" in verdict.details["failed_tests"][0]
+
+
+def test_tests_can_import_the_solution_module(verifier):
+    tests = "from solution import add\nassert add(2, 2) == 4"
+    assert verifier.verify("def add(a, b):\n    return a + b", tests).passed
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("while True:\n    pass", "timeout"),
+        (
+            "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+            "timeout",
+        ),
+        ("x = bytearray(2 * 1024 ** 3)", "runtime_error"),
+        ("x = [0] * (10 ** 9)", "runtime_error"),
+        ("open('big', 'wb').write(b'0' * 5 * 1024 * 1024)", "runtime_error"),
+        ("raise SystemExit(0)", "runtime_error"),
+        ("import os\nos._exit(0)", "runtime_error"),
+        ("print('all tests passed')\nimport sys\nsys.exit(0)", "runtime_error"),
+        ("def add(a, b):\n    return a - b", "failed"),
+        ("", "parse_error"),
+    ],
+)
+def test_hostile_or_broken_programs_fail_with_a_reason(verifier, code, status):
+    start = time.monotonic()
+    verdict = verifier.verify(code, ADD_TESTS)
+    assert not verdict.passed and verdict.status == status, verdict
+    assert time.monotonic() - start < 6
+
+
+def test_secrets_in_the_parent_environment_are_not_visible(verifier, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "also-secret")
+    code = "import os\nLEAKED = [k for k in os.environ if 'KEY' in k or 'SECRET' in k]\nprint(dict(os.environ))"
+    verdict = verifier.verify(code, "assert LEAKED == []")
+    assert verdict.passed, verdict
+    assert "sk-must-not-leak" not in verdict.details["stdout"]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "getuid") or os.getuid() != 0, reason="privilege drop needs root"
+)
+def test_the_program_cannot_read_the_parent_environment_through_proc(verifier, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    code = "import os\ntry:\n    DATA = open(f'/proc/{os.getppid()}/environ').read()\nexcept OSError:\n    DATA = ''"
+    verdict = verifier.verify(code, "assert 'sk-must-not-leak' not in DATA")
+    assert verdict.passed, verdict
+    assert verdict.details["sandbox_uid"] == 65534
+
+
+def test_the_network_is_unreachable(verifier):
+    code = (
+        "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=1)\n    NET = True\n"
+        "except Exception:\n    NET = False"
+    )
+    assert verifier.verify(code, "assert NET is False").passed
+
+
+def test_a_fork_bomb_leaves_no_processes_behind(verifier):
+    verifier.verify(
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass", ""
+    )
+    if verifier.sandbox.settings()[2]:  # ran as uid 65534: count what that uid still runs
+        for _ in range(50):
+            left = subprocess.run(
+                ["pgrep", "-u", "65534"], capture_output=True, text=True
+            ).stdout.split()
+            if not left:
+                break
+            time.sleep(0.1)
+        assert left == []
+
+
+def test_a_batch_runs_programs_concurrently_and_keeps_order(verifier):
+    items = [
+        ("def add(a, b):\n    return a + b", ADD_TESTS),
+        ("def add(a, b):\n    return 0", ADD_TESTS),
+    ] * 2
+    assert [v.passed for v in verifier.verify_batch(items)] == [True, False, True, False]
+
+
+def test_code_is_taken_from_the_last_fenced_block():
+    assert extract_code("```python\nx = 1\n```\ntext\n```py\nx = 2\n```") == "x = 2\n"
+    assert extract_code("x = 3") == "x = 3"

@@ -1,0 +1,145 @@
+import time
+
+import pytest
+
+from stages.verifiers.config import MathVerifierConfig
+from stages.verifiers.math_parse import MathParseError, normalise, parse_answer
+from stages.verifiers.math_verifier import MathVerifier
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    v = MathVerifier(MathVerifierConfig(timeout_s=1.0))
+    yield v
+    v.close()
+
+
+@pytest.mark.parametrize(
+    ("response", "reference"),
+    [
+        ("19", "19"),
+        ("-4", "-4"),
+        ("So the answer is \\boxed{\\frac{1}{2}}.", "0.5"),
+        ("\\boxed{\\dfrac12}", "1/2"),
+        ("#### 1,000", "1000"),
+        ("The answer is $12.50.", "12.5"),
+        ("Answer: 50%", "0.5"),
+        ("Answer: 1.5e3", "1500"),
+        ("Answer: 1.5 \\times 10^{3}", "1500"),
+        ("x = 3", "3"),
+        ("Answer: 3", "x = 3"),
+        ("37+48=85", "85"),
+        ("\\boxed{2\\sqrt{3}}", "\\sqrt{12}"),
+        ("\\boxed{\\frac{\\pi}{2}}", "\\pi/2"),
+        ("\\boxed{(1, -2)}", "(1,-2)"),
+        ("\\boxed{\\{3, 1\\}}", "\\{1, 3\\}"),
+        ("\\boxed{x^2+2x+1}", "(x+1)^2"),
+        ("Answer: 0.333", "\\frac{1}{3}"),
+        ("Answer: 1.414", "\\sqrt{2}"),
+        ("\\boxed{90^\\circ}", "90"),
+        ("\\boxed{5 \\text{ cm}}", "5"),
+    ],
+)
+def test_equivalent_forms_pass(verifier, response, reference):
+    verdict = verifier.verify(response, reference)
+    assert verdict.passed, verdict
+    assert verdict.reward == 1.0 and verdict.status == "ok"
+
+
+@pytest.mark.parametrize(
+    ("response", "reference", "status"),
+    [
+        ("20", "19", "failed"),
+        ("-19", "19", "failed"),
+        ("Answer: 37+48", "85", "failed"),
+        ("\\boxed{37+48}", "85", "failed"),
+        ("37+48", "85", "failed"),
+        ("3 or 4", "3", "failed"),
+        ("The answer is 3 or 4.", "4", "failed"),
+        ("Answer: 3\nAnswer: 4", "4", "failed"),
+        ("\\boxed{3} and then \\boxed{4}", "4", "failed"),
+        ("84 85", "85", "failed"),
+        ("", "85", "parse_error"),
+        ("I don't know", "85", "parse_error"),
+        ("\\boxed{(2, 1)}", "(1, 2)", "failed"),
+        ("\\boxed{2}", "(1, 2)", "failed"),
+        ("\\boxed{y = 3}", "x = 3", "failed"),
+        ("Answer: 0.3", "\\frac{1}{3}", "failed"),
+        ("\\boxed{x^2+1}", "(x+1)^2", "failed"),
+    ],
+)
+def test_wrong_hedged_conflicting_and_echoed_answers_fail(verifier, response, reference, status):
+    verdict = verifier.verify(response, reference)
+    assert not verdict.passed and verdict.reward == 0.0
+    assert verdict.status == status, verdict
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "__import__('os').system('touch {marker}')",
+        "\\boxed{{__import__('os').system('touch {marker}')}}",
+        "Answer: exec(\"open('{marker}', 'w')\")",
+        "\\boxed{{eval(\"open('{marker}','w')\")}}",
+        "\\boxed{{(lambda: open('{marker}', 'w'))()}}",
+        "Answer: ().__class__.__bases__[0].__subclasses__()",
+    ],
+)
+def test_python_injection_strings_are_never_executed(verifier, tmp_path, payload):
+    marker = tmp_path / "pwned"
+    response = payload.format(marker=marker)
+    for reference in ("85", "x + 1", "\\sqrt{2}"):
+        verdict = verifier.verify(response, reference)
+        assert not verdict.passed
+    assert not marker.exists()
+
+
+def test_the_parser_rejects_anything_outside_the_grammar():
+    for text in ("__import__", "os.system('x')", "a[0]", "x.y", "lambda: 1", "'s'", "1; 2"):
+        with pytest.raises(MathParseError):
+            parse_answer(normalise(text))
+
+
+@pytest.mark.parametrize(
+    "bomb", ["\\boxed{9**9**9**9}", "\\boxed{9^{9^{9^{9}}}}", "\\boxed{(10^{10^{10}})!}"]
+)
+def test_exponent_blowups_time_out_quickly_and_the_verifier_recovers(bomb):
+    v = MathVerifier(MathVerifierConfig(timeout_s=0.5))
+    try:
+        v.verify("\\boxed{\\sqrt{2}}", "\\sqrt{2}")  # start the workers outside the timing
+        start = time.monotonic()
+        verdict = v.verify(bomb, "\\sqrt{2}")
+        assert time.monotonic() - start < 3.0
+        assert not verdict.passed and verdict.status in ("timeout", "parse_error")
+        assert v.verify("\\boxed{\\sqrt{8}}", "2\\sqrt{2}").passed
+    finally:
+        v.close()
+
+
+def test_an_echoed_blowup_against_a_number_fails_without_any_computation(verifier):
+    start = time.monotonic()
+    verdict = verifier.verify("Answer: 9**9**9**9", "85")
+    assert time.monotonic() - start < 0.1 and not verdict.passed
+
+
+def test_a_batch_keeps_order_and_mixes_fast_and_symbolic_paths(verifier):
+    items = [
+        ("19", "19"),
+        ("\\boxed{2\\sqrt{2}}", "\\sqrt{8}"),
+        ("18", "19"),
+        ("\\boxed{\\pi}", "\\pi"),
+    ]
+    verdicts = verifier.verify_batch(items)
+    assert [v.passed for v in verdicts] == [True, True, False, True]
+    assert [v.details["path"] for v in verdicts] == ["fast", "sympy", "fast", "sympy"]
+
+
+def test_an_unparseable_reference_is_a_verdict_not_an_exception(verifier):
+    verdict = verifier.verify("3", "three hundred and \\weird{x}")
+    assert verdict.status == "parse_error" and "reference" in verdict.reason
+
+
+def test_extraction_order_is_configurable():
+    v = MathVerifier(MathVerifierConfig(extraction=["answer_line"]))
+    assert not v.verify("it is 19", "19").passed
+    assert v.verify("Answer: 19", "19").passed
