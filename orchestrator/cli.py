@@ -14,14 +14,22 @@ from rich.console import Console
 from rich.table import Table
 
 from orchestrator import logging as rlvr_logging
+from orchestrator.check_command import check
 from orchestrator.commands import load_state, start_run
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError, OrchestratorError
+from orchestrator.lifecycle import branch as branch_run
+from orchestrator.lifecycle import drive
+from orchestrator.lifecycle import resume as resume_run
 from orchestrator.machine import STAGES
 from orchestrator.registry import product_stages
-from orchestrator.runner import Driver
-from stages.types import StageError
-from store.blobs import BlobStore
+from orchestrator.supervisor import (
+    load_supervisor_config,
+    scan,
+    subprocess_launcher,
+    supervise_forever,
+)
+from stages.types import Stage, StageError
 from store.errors import StoreError
 from store.log import EventLog, StoredEvent
 
@@ -60,6 +68,25 @@ def _main(
     _debug = debug
 
 
+def _stages() -> dict[str, Stage]:
+    stages = product_stages()
+    missing = [s for s in STAGES if s not in stages]
+    if missing:
+        raise OrchestratorError(
+            f"this build has no implementation for stage(s): {', '.join(missing)}"
+        )
+    return stages
+
+
+def _finish(run_id: str, state) -> None:
+    err.print(
+        f"run {run_id} is {state.state}"
+        + (f": {state.failure_reason}" if state.failure_reason else "")
+    )
+    if state.state == "failed":
+        raise typer.Exit(code=1)
+
+
 @app.command()
 def run(
     config: Annotated[Path, typer.Argument(help="TOML run config, e.g. configs/quickstart.toml.")],
@@ -69,23 +96,72 @@ def run(
     """Start a run from CONFIG and drive it through the seven stages."""
     overrides = overrides or []
     cfg = load_config(config, overrides)
-    stages = product_stages()
-    missing = [s for s in STAGES if s not in stages]
-    if missing:
-        raise OrchestratorError(
-            f"this build has no implementation for stage(s): {', '.join(missing)}"
-        )
-    log_root = Path(cfg.log_path)
-    log = EventLog(store or cfg.store or log_root / "events.db")
+    stages = _stages()
+    log = EventLog(store or cfg.store or Path(cfg.log_path) / "events.db")
     run_id, _ = start_run(log, cfg, config_path=str(config), overrides=overrides)
-    run_dir = log_root / run_id
-    rlvr_logging.configure(json_file=run_dir / "driver.jsonl")
-    err.print(f"run [bold]{run_id}[/] started; log in {log.url}, run directory {run_dir}")
-    driver = Driver(log, run_id, cfg, stages, run_dir=run_dir, blobs=BlobStore(log_root / "blobs"))
-    state = driver.run()
-    err.print(f"run {run_id} is {state.state}")
-    if state.state == "failed":
-        raise typer.Exit(code=1)
+    err.print(
+        f"run [bold]{run_id}[/] started; log in {log.url}, run directory {Path(cfg.log_path) / run_id}"
+    )
+    _finish(run_id, drive(log, run_id, cfg, stages))
+
+
+@app.command()
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The run to continue.")],
+    from_seq: Annotated[
+        int | None,
+        typer.Option(
+            "--from", help="Rewind in place: continue from this seq (nothing is deleted)."
+        ),
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Continue a run from its last committed step (refused while another driver owns it)."""
+    log = open_store(store)
+    _finish(run_id, resume_run(log, run_id, _stages(), from_seq=from_seq))
+
+
+@app.command()
+def branch(
+    run_id: Annotated[str, typer.Argument(help="The parent run.")],
+    at: Annotated[int, typer.Option("--at", help="Branch after this seq of the parent.")],
+    overrides: Annotated[
+        list[str] | None, typer.Argument(help="key=value overrides for the branch.")
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Start a new run whose history is the parent's up to SEQ, with overrides; the parent is untouched."""
+    log = open_store(store)
+    stages = _stages()
+    child = branch_run(log, run_id, at, overrides or [])
+    err.print(f"branched [bold]{child}[/] from {run_id} at seq {at}")
+    _finish(child, resume_run(log, child, stages))
+
+
+@app.command()
+def supervise(
+    once: Annotated[
+        bool, typer.Option("--once", help="Scan once, restart what needs it, and exit.")
+    ] = False,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="Supervisor TOML (interval, budget, backoff, schedule)."),
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Restart runs whose driver died (lease expired), with backoff and a restart budget."""
+    cfg = load_supervisor_config(config)
+    log = open_store(store)
+    target = store or DEFAULT_STORE
+    log_dir = Path(target).parent / "supervisor" if "://" not in target else Path("supervisor-logs")
+    if once:
+        for action in scan(log, cfg, subprocess_launcher(target, log_dir)):
+            out.print(f"{action.run_id}: {action.action} ({action.detail})")
+        return
+    supervise_forever(log, target, cfg, log_dir)
+
+
+app.command("check")(check)
 
 
 @app.command()

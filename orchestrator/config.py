@@ -42,6 +42,11 @@ class RunConfig(BaseModel):
         description="Evaluate held-out verify rate and capability benchmarks every N steps.",
     )
     save_every: int = Field(10, ge=1, description="Save a checkpoint every N steps.")
+    lease_ttl_s: float = Field(
+        30.0,
+        gt=0,
+        description="A driver's lease lasts this long unless renewed; a supervisor may take over after.",
+    )
     wandb_project: str | None = Field(
         None, description="Weights & Biases project (optional metric sink)."
     )

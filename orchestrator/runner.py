@@ -7,7 +7,7 @@ gates are evaluated as pure functions of the folded state; the verdicts and the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +17,9 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.logging import bind, get_logger
 from orchestrator.machine import STAGES
 from policies.gates import evaluate
-from stages.types import Stage, StageContext, StageError
+from stages.types import Stage, StageContext, StageError, StageInterrupted
 from store.blobs import BlobStore
-from store.events import Event, RunCompleted, RunFailed, StageStarted
+from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
 
@@ -38,7 +38,11 @@ class Driver:
         *,
         run_dir: Path,
         blobs: BlobStore,
+        should_stop: Callable[[], bool] = lambda: False,
+        stop_reason: Callable[[], str] = lambda: "stop requested",
     ) -> None:
+        self.should_stop = should_stop
+        self.stop_reason = stop_reason
         self.log = log
         self.run_id = run_id
         self.config = config
@@ -64,6 +68,7 @@ class Driver:
             emit=self.emit,
             state=lambda: self.state,
             workspace=self.workspace,
+            should_stop=self.should_stop,
         )
 
     # --- the loop ----------------------------------------------------------------------------
@@ -73,12 +78,22 @@ class Driver:
         self.state = project(stored, self.state)
 
     def run(self) -> RunState:
+        """Drive until the run completes, fails, or is paused by a stop request."""
         bind(run_id=self.run_id)
+        if self.state.state == "paused":
+            self._transition("resume", target=self.state.paused_from, reason="resumed")
         if self.state.state == "created":
             self._transition("start")
         while self.state.state in STAGES:
+            if self.should_stop():
+                self._pause(self.stop_reason())
+                break
             self._run_stage(self.state.state)
         return self.state
+
+    def _pause(self, reason: str) -> None:
+        log_.warning("run paused", reason=reason)
+        self._transition("pause", reason=reason, before=[RunPaused(reason=reason)])
 
     def _run_stage(self, name: str) -> None:
         stage = self.stages.get(name)
@@ -89,6 +104,9 @@ class Driver:
         self.emit([StageStarted(stage=name)])
         try:
             stage.run(self.context())
+        except StageInterrupted:
+            self._pause(self.stop_reason())
+            return
         except StageError as e:
             reason = f"stage {name} failed: {e}"
             log_.error("stage failed", reason=reason)

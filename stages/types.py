@@ -22,6 +22,10 @@ class StageError(Exception):
     """A stage could not do its work (bad data, a missing model); the run fails with this reason."""
 
 
+class StageInterrupted(Exception):
+    """A stage stopped at a safe point because `ctx.should_stop()` said so; the run is paused."""
+
+
 @dataclass
 class StageContext:
     run_id: str

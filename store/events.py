@@ -87,6 +87,15 @@ class LeaseAcquired(Event):
     took_over_from: str | None = None
 
 
+class SupervisorActed(Event):
+    """The supervisor restarted (or gave up on) a run whose driver's lease had expired."""
+
+    action: str  # "restart" | "give_up"
+    attempt: int
+    backoff_s: float
+    reason: str
+
+
 # --- stage results ---------------------------------------------------------------------------
 
 
@@ -152,8 +161,22 @@ class VerdictsRecorded(Event):
 
 
 class MetricsRecorded(Event):
+    """One training step's numbers. A non-finite value is stored as None with `nonfinite_<name>`
+    = 1.0 beside it (events refuse NaN/inf); the fault policy acts on that flag."""
+
     step: int
-    metrics: dict[str, float]
+    metrics: dict[str, float | None]
+
+
+class StepFailed(Event):
+    """A training step raised (`kind` "oom" or "exception"); whether to retry is a policy's call.
+    `micro_batches` is how many micro-batches the failed attempt split the step's batch into."""
+
+    step: int
+    attempt: int = 0
+    kind: Literal["oom", "exception"]
+    message: str = ""
+    micro_batches: int = Field(1, ge=1)
 
 
 class EvalRecorded(Event):
@@ -222,6 +245,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunRewound,
         RunBranched,
         LeaseAcquired,
+        SupervisorActed,
         StageStarted,
         BaselineRecorded,
         TasksDesigned,
@@ -231,6 +255,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RolloutsSampled,
         VerdictsRecorded,
         MetricsRecorded,
+        StepFailed,
         EvalRecorded,
         CheckpointSaved,
         GateEvaluated,

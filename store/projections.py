@@ -27,6 +27,27 @@ class CheckpointRef:
 
 
 @dataclass(frozen=True, slots=True)
+class EvalRef:
+    step: int
+    seq: int
+    verify_rate: float
+    capability: dict
+    checkpoint: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsRef:
+    step: int
+    seq: int
+    metrics: dict
+
+
+# How much metric history the fold keeps for the policies' windows (their configs are capped to it).
+METRICS_WINDOW = 64
+EARLY_ENTROPY = 32
+
+
+@dataclass(frozen=True, slots=True)
 class GateRecord:
     gate: str
     stage: str
@@ -60,6 +81,16 @@ class RunState:
     latest_checkpoint: CheckpointRef | None = None
     last_good_checkpoint: CheckpointRef | None = None
     checkpoints: tuple[CheckpointRef, ...] = ()
+    # Policy inputs. They hold raw values, never thresholded ones, so that folding is independent of
+    # the policy config and `rlvr replay` under other thresholds sees the same state.
+    lineage: tuple[CheckpointRef, ...] = ()  # checkpoints of the live trajectory (rollback cuts it)
+    baseline_checkpoint: str | None = None
+    evals: tuple[EvalRef, ...] = ()
+    metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
+    early_entropy: tuple[float, ...] = ()  # the first EARLY_ENTROPY finite entropies of the run
+    decision_seqs: dict = field(default_factory=dict)  # "policy:action" -> seq of the latest
+    last_rollback_seq: int = 0  # latest rollback decision or RolledBack
+    step_failures: dict = field(default_factory=dict)  # "step:kind" -> StepFailed count
     gates: dict = field(default_factory=dict)  # gate name -> GateRecord (latest)
     stage_seqs: dict = field(default_factory=dict)  # stage result type -> seq of its latest event
     stage_results: dict = field(default_factory=dict)  # stage result type -> its small fields
@@ -70,6 +101,11 @@ class RunState:
     failure_reason: str | None = None
     lease_owner: str | None = None
     lease_expires_at: str | None = None
+    config_overrides: tuple[
+        str, ...
+    ] = ()  # from RunBranched: applied on top of RunStarted's config
+    supervisor_restarts: int = 0
+    last_supervisor_action_at: str | None = None
     finished: bool = False
     extra: dict = field(default_factory=dict)
 
@@ -150,6 +186,7 @@ def _baseline(s: RunState, e: StoredEvent) -> None:
     s.baseline_verify_rate = p["verify_rate"]
     s.baseline_capability = p["capability"]
     s.baseline_seq = e.seq
+    s.baseline_checkpoint = p.get("checkpoint")
     s.best_verify_rate = p["verify_rate"]
     s.stage_seqs = _merge(s.stage_seqs, e.type, e.seq)
 
@@ -173,6 +210,19 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
     s.step = max(s.step, p["step"])
     s.last_metrics = p["metrics"]
     s.last_metrics_seq = e.seq
+    s.metrics_window = (
+        *s.metrics_window[-(METRICS_WINDOW - 1) :],
+        MetricsRef(p["step"], e.seq, p["metrics"]),
+    )
+    entropy = p["metrics"].get("entropy")
+    if entropy is not None and len(s.early_entropy) < EARLY_ENTROPY:
+        s.early_entropy = (*s.early_entropy, entropy)
+
+
+def _step_failed(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    key = f"{p['step']}:{p['kind']}"
+    s.step_failures = _merge(s.step_failures, key, s.step_failures.get(key, 0) + 1)
 
 
 def _eval(s: RunState, e: StoredEvent) -> None:
@@ -180,6 +230,8 @@ def _eval(s: RunState, e: StoredEvent) -> None:
     if s.best_verify_rate is None or p["verify_rate"] > s.best_verify_rate:
         s.best_verify_rate = p["verify_rate"]
     s.last_eval = {**p, "seq": e.seq}
+    ref = EvalRef(p["step"], e.seq, p["verify_rate"], p["capability"], p.get("checkpoint"))
+    s.evals = (*s.evals, ref)
 
 
 def _checkpoint(s: RunState, e: StoredEvent) -> None:
@@ -187,6 +239,7 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
     s.latest_checkpoint = ref
     s.checkpoints = (*s.checkpoints, ref)
+    s.lineage = (*s.lineage, ref)
 
 
 def _gate(s: RunState, e: StoredEvent) -> None:
@@ -209,6 +262,9 @@ def _policy(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
     key = f"{p['policy']}:{p['action']}"
     s.decisions = _merge(s.decisions, key, s.decisions.get(key, 0) + 1)
+    s.decision_seqs = _merge(s.decision_seqs, key, e.seq)
+    if p["action"] == "rollback":
+        s.last_rollback_seq = e.seq
 
 
 def _hyperparameters(s: RunState, e: StoredEvent) -> None:
@@ -217,12 +273,29 @@ def _hyperparameters(s: RunState, e: StoredEvent) -> None:
 
 def _rolled_back(s: RunState, e: StoredEvent) -> None:
     s.rollbacks += 1
+    s.last_rollback_seq = e.seq
+    # The live trajectory now continues from the restored checkpoint: later ones are abandoned.
+    digest = _payload(e)["checkpoint"]
+    kept = [i for i, ref in enumerate(s.lineage) if ref.digest == digest]
+    s.lineage = s.lineage[: kept[-1] + 1] if kept else ()
 
 
 def _lease(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
     s.lease_owner = p["owner"]
     s.lease_expires_at = p["expires_at"]
+
+
+def _branched(s: RunState, e: StoredEvent) -> None:
+    p = _payload(e)
+    s.parent = (p["parent_run_id"], p["parent_seq"])
+    s.config_overrides = (*s.config_overrides, *p["overrides"])
+
+
+def _supervisor(s: RunState, e: StoredEvent) -> None:
+    if _payload(e)["action"] == "restart":
+        s.supervisor_restarts += 1
+    s.last_supervisor_action_at = e.recorded_at
 
 
 _HANDLERS = {
@@ -236,6 +309,7 @@ _HANDLERS = {
     "RolloutsSampled": _step_event,
     "VerdictsRecorded": _step_event,
     "MetricsRecorded": _metrics,
+    "StepFailed": _step_failed,
     "EvalRecorded": _eval,
     "CheckpointSaved": _checkpoint,
     "GateEvaluated": _gate,
@@ -243,4 +317,6 @@ _HANDLERS = {
     "HyperparametersChanged": _hyperparameters,
     "RolledBack": _rolled_back,
     "LeaseAcquired": _lease,
+    "RunBranched": _branched,
+    "SupervisorActed": _supervisor,
 }

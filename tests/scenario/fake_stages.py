@@ -3,9 +3,10 @@ so the real gates, state machine and driver can be exercised without a model."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stages.types import StageContext, StageError
+from stages.types import StageContext, StageError, StageInterrupted
 from store.events import (
     BaselineRecorded,
     CheckpointSaved,
@@ -27,6 +28,7 @@ class FakeStages:
     final_verify_rate: float = 0.8
     capability_after: float = 0.97
     raise_in: str | None = None
+    on_step: Callable[[int], None] | None = None  # e.g. request a stop, or kill the process
     ran: list[str] = field(default_factory=list)
 
     def registry(self) -> dict:
@@ -81,8 +83,12 @@ class _Stage:
             )
         elif self.name in ("rlvr_optimization", "iterative_training"):
             base = 10 if self.name == "rlvr_optimization" else 20
-            for step in range(base + 1, base + 11):
+            for step in range(max(base, ctx.state().step) + 1, base + 11):
+                if ctx.should_stop():
+                    raise StageInterrupted
                 ctx.emit([MetricsRecorded(step=step, metrics={"kl": n.kl, "reward_mean": 0.6})])
+                if n.on_step is not None:
+                    n.on_step(step)
             gain = 0.2 if self.name == "rlvr_optimization" else 0.3
             ctx.emit(
                 [

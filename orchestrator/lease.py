@@ -1,0 +1,92 @@
+"""The driver's hold on its run: a lease renewed by an apscheduler heartbeat job.
+
+If a renewal finds the lease taken over (this process stalled past its TTL and a supervisor moved
+on), `lost` is set and the driver stops before its next append.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from orchestrator.errors import LeaseHeldError
+from orchestrator.logging import get_logger
+from store.events import LeaseAcquired
+from store.leases import LeaseHeld, LeaseLost, LeaseTable
+from store.log import EventLog
+
+log_ = get_logger("rlvr.lease")
+
+
+def driver_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(2)}"
+
+
+class LeaseKeeper:
+    def __init__(
+        self, log: EventLog, run_id: str, ttl_s: float = 30.0, owner: str | None = None
+    ) -> None:
+        self.log = log
+        self.run_id = run_id
+        self.ttl_s = ttl_s
+        self.owner = owner or driver_identity()
+        self.table = LeaseTable(log)
+        self.lost = threading.Event()
+        self._scheduler: BackgroundScheduler | None = None
+
+    def acquire(self) -> None:
+        """Take the lease and record it in the log; `LeaseHeldError` names the live owner."""
+        try:
+            lease = self.table.acquire(self.run_id, self.owner, self.ttl_s)
+        except LeaseHeld as e:
+            raise LeaseHeldError(
+                f"run {self.run_id} is owned by driver {e.owner} (lease live until {e.expires_at}); "
+                "refusing to start a second driver"
+            ) from e
+        self.log.append(
+            self.run_id,
+            [
+                LeaseAcquired(
+                    owner=self.owner,
+                    expires_at=lease.expires_at,
+                    took_over_from=lease.took_over_from,
+                )
+            ],
+            expected_seq=self.log.last_seq(self.run_id),
+        )
+        self._scheduler = BackgroundScheduler(daemon=True)
+        self._scheduler.add_job(
+            self._renew,
+            "interval",
+            seconds=max(self.ttl_s / 3, 0.2),
+            id="lease-heartbeat",
+            max_instances=1,
+        )
+        self._scheduler.start()
+
+    def _renew(self) -> None:
+        try:
+            self.table.renew(self.run_id, self.owner, self.ttl_s)
+        except LeaseLost as e:
+            log_.error("lease lost", reason=str(e))
+            self.lost.set()
+        except Exception as e:  # a transient store error: the next beat retries before the TTL ends
+            log_.warning("lease renewal failed", error=str(e))
+
+    def release(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+            self._scheduler = None
+        if not self.lost.is_set():
+            self.table.release(self.run_id, self.owner)
+
+    def __enter__(self) -> LeaseKeeper:
+        self.acquire()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.release()

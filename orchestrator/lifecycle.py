@@ -1,0 +1,146 @@
+"""Starting, resuming, rewinding and branching runs: each one a lease, signals, and the driver.
+
+- resume: fold the log, take the lease (a live owner refuses us), continue where the log ends.
+- rewind (`resume --from SEQ`): append `RunRewound`; the fold skips the abandoned span.
+- branch: a new run whose history is the parent's up to SEQ, plus `RunBranched` with overrides.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from orchestrator.commands import load_state, new_run_id
+from orchestrator.config import RunConfig, apply_overrides
+from orchestrator.errors import ConfigError, OrchestratorError
+from orchestrator.lease import LeaseKeeper
+from orchestrator.logging import configure, get_logger
+from orchestrator.machine import STAGES
+from orchestrator.runner import Driver
+from orchestrator.signals import StopRequest, graceful_signals
+from stages.types import Stage
+from store.blobs import BlobStore
+from store.events import RunBranched, RunResumed, RunRewound
+from store.log import EventLog
+from store.projections import RunState, project
+
+log_ = get_logger("rlvr.lifecycle")
+
+
+def config_of(state: RunState) -> RunConfig:
+    """The run's config: what RunStarted recorded plus any branch overrides."""
+    data = apply_overrides(copy.deepcopy(dict(state.config)), list(state.config_overrides))
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(
+            f"run {state.run_id}: its recorded config no longer validates: {e}"
+        ) from e
+
+
+def drive(
+    log: EventLog,
+    run_id: str,
+    config: RunConfig,
+    stages: Mapping[str, Stage],
+    *,
+    rewind_to: int | None = None,
+    resumed_from_step: int | None = None,
+    stop: StopRequest | None = None,
+) -> RunState:
+    """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops."""
+    stop = stop or StopRequest()
+    log_root = Path(config.log_path)
+    run_dir = log_root / run_id
+    configure(json_file=run_dir / "driver.jsonl")
+    with LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease, graceful_signals(stop):
+        marks: list = []
+        if rewind_to is not None:
+            marks.append(RunRewound(to_seq=rewind_to, reason=f"resume --from {rewind_to}"))
+        if resumed_from_step is not None:
+            marks.append(RunResumed(owner=lease.owner, from_step=resumed_from_step))
+        if marks:
+            log.append(run_id, marks, expected_seq=log.last_seq(run_id))
+        driver = Driver(
+            log,
+            run_id,
+            config,
+            stages,
+            run_dir=run_dir,
+            blobs=BlobStore(log_root / "blobs"),
+            should_stop=lambda: stop() or lease.lost.is_set(),
+            stop_reason=lambda: stop.reason or "the lease was lost to another driver",
+        )
+        return driver.run()
+
+
+def resume(
+    log: EventLog,
+    run_id: str,
+    stages: Mapping[str, Stage],
+    *,
+    from_seq: int | None = None,
+    stop: StopRequest | None = None,
+) -> RunState:
+    state = load_state(log, run_id)
+    if from_seq is not None:
+        if not 1 <= from_seq < state.last_seq:
+            raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{state.last_seq}")
+        at = project(log.read(run_id, to_seq=from_seq))
+        if at.state not in (*STAGES, "paused", "created"):
+            raise OrchestratorError(
+                f"at seq {from_seq} run {run_id} was {at.state}: nothing to continue"
+            )
+        state = at
+    elif state.finished:
+        raise OrchestratorError(
+            f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
+        )
+    return drive(
+        log,
+        run_id,
+        config_of(state),
+        stages,
+        rewind_to=from_seq,
+        resumed_from_step=state.step,
+        stop=stop,
+    )
+
+
+def branch(log: EventLog, parent_id: str, at_seq: int, overrides: Sequence[str]) -> str:
+    """Copy the parent's history up to `at_seq` into a new run (parent untouched); record overrides."""
+    last = log.require(parent_id)
+    if not 1 <= at_seq <= last:
+        raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
+    history = list(log.read(parent_id, to_seq=at_seq))
+    state = project(history)
+    if state.state not in (*STAGES, "paused", "created"):
+        raise OrchestratorError(
+            f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
+        )
+    _validate_overrides(state, overrides)  # before anything is written
+    child = new_run_id(f"{config_of(state).run_name}-branch")
+    events = [row.event for row in history]
+    log.append(
+        child,
+        [
+            *events,
+            RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides)),
+        ],
+        0,
+    )
+    return child
+
+
+def _validate_overrides(state: RunState, overrides: Sequence[str]) -> None:
+    data = apply_overrides(copy.deepcopy(dict(state.config)), [*state.config_overrides, *overrides])
+    try:
+        RunConfig.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise ConfigError(
+            f"command line: {'.'.join(map(str, first['loc']))}: {first['msg']}"
+        ) from e

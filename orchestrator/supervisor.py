@@ -1,0 +1,188 @@
+"""`rlvr supervise`: restart runs whose driver died (lease expired), with backoff and a budget.
+
+Everything the supervisor decides is read from, and written to, the log: the restart count and the
+time of its last action come from `SupervisorActed` events, so a restarted supervisor continues the
+same backoff. Runs may also be started on a cron schedule.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from apscheduler.schedulers.blocking import BlockingScheduler
+from apscheduler.triggers.cron import CronTrigger
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from orchestrator.commands import load_state, transition
+from orchestrator.errors import ConfigError
+from orchestrator.logging import get_logger
+from orchestrator.machine import STAGES
+from store.events import RunFailed, SupervisorActed
+from store.leases import LeaseTable
+from store.log import EventLog
+
+log_ = get_logger("rlvr.supervisor")
+
+
+class ScheduledRun(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    config: str = Field(description="TOML run config to start.")
+    cron: str = Field(description="Crontab expression (minute hour day month weekday).")
+    overrides: list[str] = Field(default_factory=list, description="key=value overrides.")
+
+
+class SupervisorConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    interval_s: float = Field(15.0, gt=0, description="Seconds between scans for orphaned runs.")
+    max_restarts: int = Field(5, ge=0, description="Restarts per run before it is failed.")
+    backoff_base_s: float = Field(
+        5.0, ge=0, description="Wait before restart n is base * 2**(n-1) seconds."
+    )
+    backoff_max_s: float = Field(
+        600.0, ge=0, description="Upper bound on the wait between restarts."
+    )
+    grace_s: float = Field(
+        30.0, ge=0, description="A run with no lease row is orphaned only after this long quiet."
+    )
+    schedule: list[ScheduledRun] = Field(
+        default_factory=list, description="Runs started on a schedule."
+    )
+
+
+def load_supervisor_config(path: Path | None) -> SupervisorConfig:
+    if path is None:
+        return SupervisorConfig()
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such supervisor config")
+    try:
+        return SupervisorConfig.model_validate(tomllib.loads(path.read_text()))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    except ValidationError as e:
+        first = e.errors()[0]
+        raise ConfigError(f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from e
+
+
+@dataclass(frozen=True)
+class Action:
+    run_id: str
+    action: str  # restart | give_up | wait
+    detail: str
+
+
+def _parse(moment: str) -> datetime:
+    return datetime.fromisoformat(moment)
+
+
+def scan(log: EventLog, config: SupervisorConfig, launch: Callable[[str], None]) -> list[Action]:
+    """One pass: find orphaned live runs, restart them (or give up), each step an event."""
+    now = datetime.now(UTC)
+    leases = LeaseTable(log).all()
+    actions = []
+    for summary in log.runs():
+        state = load_state(log, summary.run_id)
+        if state.state not in ("created", *STAGES):
+            continue  # finished, failed, or paused on purpose (a person or a policy decides)
+        lease = leases.get(summary.run_id)
+        if lease is not None and _parse(lease.expires_at) > now:
+            continue
+        if (
+            lease is None
+            and (now - _parse(summary.last_recorded_at)).total_seconds() < config.grace_s
+        ):
+            continue
+        attempt = state.supervisor_restarts + 1
+        if attempt > config.max_restarts:
+            reason = f"supervisor gave up after {config.max_restarts} restarts"
+            stored = log.append(
+                summary.run_id,
+                [SupervisorActed(action="give_up", attempt=attempt, backoff_s=0, reason=reason)],
+                state.last_seq,
+            )
+            transition(
+                log, summary.run_id, "fail", reason=reason, before=[RunFailed(reason=reason)]
+            )
+            actions.append(Action(summary.run_id, "give_up", reason))
+            log_.error("gave up on run", run_id=summary.run_id, reason=reason, seq=stored[0].seq)
+            continue
+        backoff = min(config.backoff_base_s * 2 ** (attempt - 1), config.backoff_max_s)
+        if state.last_supervisor_action_at is not None:
+            waited = (now - _parse(state.last_supervisor_action_at)).total_seconds()
+            if waited < backoff:
+                actions.append(
+                    Action(summary.run_id, "wait", f"{backoff - waited:.0f}s of backoff left")
+                )
+                continue
+        reason = "lease expired" if lease is not None else "no live driver"
+        log.append(
+            summary.run_id,
+            [SupervisorActed(action="restart", attempt=attempt, backoff_s=backoff, reason=reason)],
+            state.last_seq,
+        )
+        launch(summary.run_id)
+        actions.append(Action(summary.run_id, "restart", f"attempt {attempt}: {reason}"))
+        log_.warning("restarted run", run_id=summary.run_id, attempt=attempt, reason=reason)
+    return actions
+
+
+def subprocess_launcher(store_url: str, log_dir: Path) -> Callable[[str], None]:
+    """Start `rlvr resume RUN` detached, so it outlives a `--once` supervisor."""
+
+    def launch(run_id: str) -> None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        output = open(log_dir / f"{run_id}.resume-{stamp}.log", "ab")  # noqa: SIM115 (child owns it)
+        subprocess.Popen(
+            [sys.executable, "-m", "orchestrator", "resume", run_id, "--store", store_url],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    return launch
+
+
+def start_scheduled(store_url: str, job: ScheduledRun, log_dir: Path) -> None:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    output = open(log_dir / "scheduled-runs.log", "ab")  # noqa: SIM115 (child owns it)
+    subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "orchestrator",
+            "run",
+            job.config,
+            *job.overrides,
+            "--store",
+            store_url,
+        ],
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    log_.info("scheduled run started", config=job.config)
+
+
+def supervise_forever(
+    log: EventLog, store_url: str, config: SupervisorConfig, log_dir: Path
+) -> None:
+    scheduler = BlockingScheduler()
+    launch = subprocess_launcher(store_url, log_dir)
+    scheduler.add_job(
+        scan, "interval", seconds=config.interval_s, args=[log, config, launch], id="scan",
+        max_instances=1, coalesce=True, next_run_time=datetime.now(UTC),
+    )  # fmt: skip
+    for index, job in enumerate(config.schedule):
+        scheduler.add_job(
+            start_scheduled, CronTrigger.from_crontab(job.cron), args=[store_url, job, log_dir],
+            id=f"schedule-{index}",
+        )  # fmt: skip
+    scheduler.start()

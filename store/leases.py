@@ -1,0 +1,141 @@
+"""Run leases: which driver owns a run right now.
+
+A lease is coordination, not history: its row is renewed in place by the owner's heartbeat. Taking a
+lease (first time or over an expired one) is also recorded in the run's log as `LeaseAcquired`, so
+take-overs stay auditable. Acquisition is a compare-and-swap, so two drivers racing on one run get
+exactly one winner on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError as SAIntegrityError
+from sqlmodel import Field, SQLModel
+
+from store.errors import StoreError
+from store.log import EventLog
+
+
+class LeaseRow(SQLModel, table=True):
+    __tablename__ = "leases"
+
+    run_id: str = Field(primary_key=True, max_length=200)
+    owner: str = Field(max_length=200)
+    expires_at: str
+    renewed_at: str
+
+
+_LEASES = LeaseRow.__table__
+
+
+class LeaseHeld(StoreError):
+    """Another owner holds a live lease on the run."""
+
+    def __init__(self, run_id: str, owner: str, expires_at: str) -> None:
+        super().__init__(f"run {run_id} is owned by {owner} until {expires_at}")
+        self.owner = owner
+        self.expires_at = expires_at
+
+
+class LeaseLost(StoreError):
+    """The lease expired and someone else took it: the old owner must stop writing."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    run_id: str
+    owner: str
+    expires_at: str
+    took_over_from: str | None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="microseconds")
+
+
+class LeaseTable:
+    def __init__(self, log: EventLog) -> None:
+        self.engine = log.engine
+        SQLModel.metadata.create_all(self.engine, tables=[_LEASES])
+
+    def get(self, run_id: str) -> LeaseRow | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(_LEASES).where(_LEASES.c.run_id == run_id)).first()
+        return LeaseRow(**row._mapping) if row else None
+
+    def all(self) -> dict[str, LeaseRow]:
+        with self.engine.connect() as conn:
+            return {r.run_id: LeaseRow(**r._mapping) for r in conn.execute(sa.select(_LEASES))}
+
+    def acquire(self, run_id: str, owner: str, ttl_s: float) -> Lease:
+        """Take the lease if it is free, expired, or already ours; else raise `LeaseHeld`."""
+        now = _now()
+        expires = _iso(now + timedelta(seconds=ttl_s))
+        current = self.get(run_id)
+        if current is None:
+            try:
+                with self.engine.begin() as conn:
+                    conn.execute(
+                        sa.insert(_LEASES).values(
+                            run_id=run_id, owner=owner, expires_at=expires, renewed_at=_iso(now)
+                        )
+                    )
+                return Lease(run_id, owner, expires, None)
+            except SAIntegrityError:
+                current = self.get(run_id)  # lost the race for a fresh lease
+                if current is None:
+                    raise
+        live = datetime.fromisoformat(current.expires_at) > now
+        if live and current.owner != owner:
+            raise LeaseHeld(run_id, current.owner, current.expires_at)
+        # Compare-and-swap on the row we read: a concurrent taker changes it and we lose.
+        with self.engine.begin() as conn:
+            swapped = conn.execute(
+                sa.update(_LEASES)
+                .where(
+                    _LEASES.c.run_id == run_id,
+                    _LEASES.c.owner == current.owner,
+                    _LEASES.c.expires_at == current.expires_at,
+                )
+                .values(owner=owner, expires_at=expires, renewed_at=_iso(now))
+            ).rowcount
+        if swapped != 1:
+            latest = self.get(run_id)
+            raise LeaseHeld(
+                run_id, latest.owner if latest else "?", latest.expires_at if latest else "?"
+            )
+        took_over = current.owner if current.owner != owner else None
+        return Lease(run_id, owner, expires, took_over)
+
+    def renew(self, run_id: str, owner: str, ttl_s: float) -> str:
+        now = _now()
+        expires = _iso(now + timedelta(seconds=ttl_s))
+        with self.engine.begin() as conn:
+            updated = conn.execute(
+                sa.update(_LEASES)
+                .where(_LEASES.c.run_id == run_id, _LEASES.c.owner == owner)
+                .values(expires_at=expires, renewed_at=_iso(now))
+            ).rowcount
+        if updated != 1:
+            raise LeaseLost(f"run {run_id}: lease of {owner} was taken over")
+        return expires
+
+    def release(self, run_id: str, owner: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                sa.delete(_LEASES).where(_LEASES.c.run_id == run_id, _LEASES.c.owner == owner)
+            )
+
+    def expire_now(self, run_id: str) -> None:
+        """Mark a lease expired (used when its owner is known to be dead, e.g. killed in a test)."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                sa.update(_LEASES).where(_LEASES.c.run_id == run_id).values(expires_at=_iso(_now()))
+            )

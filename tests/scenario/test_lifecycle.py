@@ -1,0 +1,132 @@
+"""Leases, stop requests, resume, rewind, branch and the supervisor, with stand-in stages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.commands import load_state, start_run
+from orchestrator.config import RunConfig
+from orchestrator.errors import LeaseHeldError, OrchestratorError
+from orchestrator.lease import LeaseKeeper
+from orchestrator.lifecycle import branch, drive, resume
+from orchestrator.signals import StopRequest
+from orchestrator.supervisor import SupervisorConfig, scan
+from store.leases import LeaseTable
+from store.log import EventLog
+from tests.scenario.fake_stages import FakeStages
+
+
+def _started(tmp_path: Path) -> tuple[EventLog, str, RunConfig]:
+    log = EventLog(tmp_path / "events.db")
+    config = RunConfig(log_path=str(tmp_path), lease_ttl_s=5)
+    run_id, _ = start_run(log, config)
+    return log, run_id, config
+
+
+def _steps(log: EventLog, run_id: str) -> list[int]:
+    return [e.event.step for e in log.read(run_id, types=["MetricsRecorded"])]
+
+
+def test_a_stop_request_pauses_after_the_current_step_and_resume_finishes(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    stop = StopRequest()
+    stages = FakeStages(
+        on_step=lambda step: stop.request("SIGTERM received") if step == 13 else None
+    )
+    state = drive(log, run_id, config, stages.registry(), stop=stop)
+    assert state.state == "paused" and state.paused_from == "rlvr_optimization"
+    assert _steps(log, run_id) == list(range(11, 14))
+    paused = next(log.read(run_id, types=["RunPaused"])).event
+    assert paused.reason == "SIGTERM received"
+
+    state = resume(log, run_id, FakeStages().registry())
+    assert state.state == "completed"
+    assert _steps(log, run_id) == list(range(11, 31))  # each step once
+    assert log.verify(run_id).ok
+
+
+def test_a_second_driver_is_refused_while_the_lease_is_live(tmp_path: Path) -> None:
+    log, run_id, _ = _started(tmp_path)
+    with LeaseKeeper(log, run_id, ttl_s=30, owner="host-a:1") as _held:
+        before = log.last_seq(run_id)
+        with pytest.raises(LeaseHeldError, match="owned by driver host-a:1"):
+            resume(log, run_id, FakeStages().registry())
+        assert log.last_seq(run_id) == before
+
+
+def test_an_expired_lease_is_taken_over_and_the_take_over_is_an_event(tmp_path: Path) -> None:
+    log, run_id, _ = _started(tmp_path)
+    LeaseTable(log).acquire(run_id, "dead-host:1", ttl_s=30)
+    LeaseTable(log).expire_now(run_id)  # its driver died and the TTL ran out
+    state = resume(log, run_id, FakeStages().registry())
+    assert state.state == "completed"
+    taken = [e.event for e in log.read(run_id, types=["LeaseAcquired"])]
+    assert taken[0].took_over_from == "dead-host:1"
+
+
+def test_rewind_in_place_keeps_the_abandoned_span_but_folds_past_it(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    drive(log, run_id, config, FakeStages().registry())
+    rewind_to = next(
+        e.seq for e in log.read(run_id, types=["MetricsRecorded"]) if e.event.step == 15
+    )
+    total_before = log.last_seq(run_id)
+    state = resume(log, run_id, FakeStages().registry(), from_seq=rewind_to)
+    assert state.state == "completed"
+    rewound = next(log.read(run_id, types=["RunRewound"]))
+    assert rewound.event.to_seq == rewind_to and rewound.seq > total_before  # nothing deleted
+    assert _steps(log, run_id)[:20] == list(range(11, 31))  # the abandoned span is still there
+    assert load_state(log, run_id).step == 30
+
+
+def test_a_branch_copies_history_up_to_seq_and_leaves_the_parent_untouched(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    drive(log, run_id, config, FakeStages().registry())
+    parent_before = [e.hash for e in log.read(run_id)]
+    at = next(e.seq for e in log.read(run_id, types=["MetricsRecorded"]) if e.event.step == 14)
+    child = branch(log, run_id, at, ["seed=9"])
+    state = resume(log, child, FakeStages().registry())
+    assert state.state == "completed" and state.parent == (run_id, at)
+    parent_events = [e.event for e in log.read(run_id, to_seq=at)]
+    assert [e.event for e in log.read(child, to_seq=at)] == parent_events
+    assert [e.hash for e in log.read(run_id)] == parent_before
+    assert state.config_overrides == ("seed=9",)
+
+
+def test_a_branch_with_a_bad_override_writes_nothing(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    drive(log, run_id, config, FakeStages().registry())
+    runs_before = log.runs()
+    with pytest.raises(OrchestratorError):
+        branch(log, run_id, 5, ["seed=lots"])
+    assert log.runs() == runs_before
+
+
+def test_the_supervisor_restarts_an_orphan_with_backoff_and_then_gives_up(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    LeaseTable(log).acquire(run_id, "dead-host:1", ttl_s=30)
+    LeaseTable(log).expire_now(run_id)  # its driver died and the TTL ran out
+    launched: list[str] = []
+    policy = SupervisorConfig(max_restarts=2, backoff_base_s=0, grace_s=0)
+    actions = scan(log, policy, launched.append)
+    assert [a.action for a in actions] == ["restart"] and launched == [run_id]
+    scan(log, policy, launched.append)
+    actions = scan(log, policy, launched.append)
+    assert actions[0].action == "give_up"
+    state = load_state(log, run_id)
+    assert state.state == "failed" and "gave up after 2 restarts" in state.failure_reason
+    assert [e.event.action for e in log.read(run_id, types=["SupervisorActed"])] == [
+        "restart",
+        "restart",
+        "give_up",
+    ]
+
+
+def test_the_supervisor_leaves_live_and_finished_runs_alone(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    with LeaseKeeper(log, run_id, ttl_s=30):
+        assert scan(log, SupervisorConfig(grace_s=0), lambda _: None) == []
+    drive(log, run_id, config, FakeStages().registry())
+    assert scan(log, SupervisorConfig(grace_s=0), lambda _: None) == []
