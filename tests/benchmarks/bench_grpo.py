@@ -1,0 +1,199 @@
+"""GRPO step speed on the embedded model, ours vs mlx-lm-lora's GRPO trainer, in one run.
+
+Both start from the same SFT'd model files, the same arithmetic prompts (32 prompts x 8 samples),
+temperature 1.0, no top-p/top-k, 6 new tokens, AdamW lr 1e-4, KL coefficient 0.01, full
+fine-tuning. Each runs `--warmup` steps (mx.compile caches, allocator) and then `--steps` timed
+steps. For the peer, sampling time is measured by wrapping its `generate_grpo`; its training time
+is the rest of the step. Tokens: sampling counts generated tokens (EOS included), training counts
+prompt + completion tokens of the sequences in the update.
+
+    .venv/bin/python tests/benchmarks/bench_grpo.py [--steps 10] [--warmup 2] [--sft-steps 600]
+
+Last line: one JSON object (step_s, peer_step_s, speedup, sample/train tokens per second, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import stages.training  # noqa: F401  (loads OpenBLAS before mlx)
+from stages.training.blas import blas_status
+from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig
+from stages.training.grpo import new_trainer_state, train_grpo
+from stages.training.model import encode_prompt, load_model, prepare_model, save_model_dir
+from stages.training.recipe import arithmetic_problems, exact_answer_reward, forgets_the_carry
+from stages.training.sft import epoch_batches, sft
+
+PROMPTS, GROUP, MAX_TOKENS, LR, KL = 32, 8, 6, 1e-4, 0.01
+
+
+def build_model(directory: Path, sft_steps: int) -> Path:
+    train, _ = arithmetic_problems(0)
+    model, tokenizer, path = prepare_model(ModelConfig(), directory / "base")
+    sft(model, tokenizer, forgets_the_carry(train, 64), SFTConfig(steps=sft_steps))
+    return save_model_dir(model, path, directory / "sft")
+
+
+def bench_ours(model_dir: Path, steps: int, warmup: int, **overrides) -> dict:
+    train, _ = arithmetic_problems(0)
+    model, tokenizer = load_model(model_dir)
+    config = GRPOConfig(
+        group_size=GROUP,
+        groups_per_batch=PROMPTS,
+        learning_rate=LR,
+        kl_penalty_coef=KL,
+        sampling=SamplingConfig(max_tokens=MAX_TOKENS, temperature=1.0, top_p=1.0),
+        **overrides,
+    )
+    state = new_trainer_state(model, tokenizer, config)
+    batches = epoch_batches(train, PROMPTS)
+    train_grpo(state, batches, exact_answer_reward, config, warmup)
+    start = time.perf_counter()
+    history = train_grpo(state, batches, exact_answer_reward, config, steps)
+    wall = time.perf_counter() - start
+    sample_s = sum(m.sample_s for m in history)
+    train_s = sum(m.train_s for m in history)
+    sample_tokens = sum(m.sample_tokens_per_s * m.sample_s for m in history)
+    train_tokens = sum(m.train_tokens_per_s * m.train_s for m in history)
+    return {
+        "step_s": wall / steps,
+        "sample_tokens_per_s": sample_tokens / sample_s,
+        "train_tokens_per_s": train_tokens / train_s,
+        "reward_mean": sum(m.reward_mean for m in history) / steps,
+    }
+
+
+def bench_peer(model_dir: Path, steps: int, warmup: int, workdir: Path) -> dict:
+    import mlx.optimizers as optim
+    from mlx_lm_lora.trainer import grpo_trainer
+    from mlx_lm_lora.trainer.grpo_trainer import GRPOTrainingArgs
+
+    train, _ = arithmetic_problems(0)
+    model, tokenizer = load_model(model_dir)
+    reference, _ = load_model(model_dir)
+    dataset = [
+        (encode_prompt(tokenizer, p.prompt), tokenizer.encode(p.answer), p.prompt, p.answer)
+        for p in train
+    ]
+
+    def reward(prompts, completions, answer, types=None):
+        return [float(c.strip() == a) for c, a in zip(completions, answer, strict=True)]
+
+    timing = {"sample_s": 0.0, "sample_tokens": 0, "seqs": 0, "seq_tokens": 0}
+    original = grpo_trainer.generate_grpo
+
+    def timed_generate(*args, **kwargs):
+        start = time.perf_counter()
+        completions, texts, indices = original(*args, **kwargs)
+        timing["sample_s"] += time.perf_counter() - start
+        prompts = kwargs["prompt_tokens"]
+        timing["sample_tokens"] += sum(int(c.size) for c in completions)
+        timing["seq_tokens"] += sum(
+            int(c.size) + len(prompts[i]) for c, i in zip(completions, indices, strict=True)
+        )
+        return completions, texts, indices
+
+    grpo_trainer.generate_grpo = timed_generate
+    optimizer = optim.AdamW(learning_rate=LR, weight_decay=0.0)
+
+    def run(iters: int) -> float:
+        args = GRPOTrainingArgs(
+            batch_size=PROMPTS,
+            group_size=GROUP,
+            iters=iters,
+            max_completion_length=MAX_TOKENS,
+            beta=KL,
+            epsilon=0.2,
+            epsilon_high=0.28,
+            temperature=1.0,
+            top_p=1.0,
+            top_k=0,
+            min_p=0.0,
+            steps_per_report=10**9,
+            steps_per_eval=10**9,
+            steps_per_save=10**9,
+            max_seq_length=64,
+            adapter_file=str(workdir / "peer_adapters.safetensors"),
+        )
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            grpo_trainer.train_grpo(
+                model=model,
+                ref_model=reference,
+                tokenizer=tokenizer,
+                optimizer=optimizer,
+                train_dataset=dataset,
+                reward_funcs=[reward],
+                args=args,
+                end_answer_token="",
+            )
+        return time.perf_counter() - start
+
+    try:
+        run(warmup)
+        for key in timing:
+            timing[key] = 0
+        wall = run(steps)
+    finally:
+        grpo_trainer.generate_grpo = original
+    train_s = wall - timing["sample_s"]
+    return {
+        "step_s": wall / steps,
+        "sample_tokens_per_s": timing["sample_tokens"] / timing["sample_s"],
+        "train_tokens_per_s": timing["seq_tokens"] / train_s,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--sft-steps", type=int, default=600)
+    parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-grpo-") as tmp:
+        workdir = Path(tmp)
+        model_dir = build_model(workdir, args.sft_steps)
+        ours = bench_ours(model_dir, args.steps, args.warmup)
+        ours_all = bench_ours(model_dir, args.steps, args.warmup, drop_zero_variance_groups=False)
+        peer_error = None
+        try:
+            peer = bench_peer(model_dir, args.steps, args.warmup, workdir)
+        except Exception as e:  # report why the peer could not run, keep our figures
+            peer, peer_error = None, f"{type(e).__name__}: {e}"
+    print(f"{'':22}{'ours':>12}{'ours(all groups)':>18}{'mlx-lm-lora':>14}")
+    for key in ("step_s", "sample_tokens_per_s", "train_tokens_per_s"):
+        theirs = f"{peer[key]:14.2f}" if peer else f"{'n/a':>14}"
+        print(f"{key:22}{ours[key]:12.2f}{ours_all[key]:18.2f}{theirs}")
+    result = {
+        "step_s": ours["step_s"],
+        "peer_step_s": peer["step_s"] if peer else None,
+        "speedup": peer["step_s"] / ours["step_s"] if peer else None,
+        "speedup_all_groups": peer["step_s"] / ours_all["step_s"] if peer else None,
+        "sample_tokens_per_s": ours["sample_tokens_per_s"],
+        "train_tokens_per_s": ours["train_tokens_per_s"],
+        "step_s_all_groups": ours_all["step_s"],
+        "peer_sample_tokens_per_s": peer["sample_tokens_per_s"] if peer else None,
+        "peer_train_tokens_per_s": peer["train_tokens_per_s"] if peer else None,
+        "peer_error": peer_error,
+        "prompts": PROMPTS,
+        "group_size": GROUP,
+        "max_tokens": MAX_TOKENS,
+        "steps": args.steps,
+        "blas": blas_status()["status"],
+    }
+    line = json.dumps(result)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(line + "\n")
+    print(line)
+
+
+if __name__ == "__main__":
+    main()
