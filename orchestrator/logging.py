@@ -12,21 +12,49 @@ from typing import Any
 import structlog
 
 _configured = False
-_SECRET_KEYS = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.IGNORECASE)
-_SECRET_VALUES = re.compile(r"\b(sk-[A-Za-z0-9_-]{8,})")
+_SECRET_KEYS = re.compile(
+    r"(api[_-]?key|apikey|access[_-]?key|private[_-]?key|token|secret|password|passwd|"
+    r"authorization|credential|cookie)",
+    re.IGNORECASE,
+)
+# Names that look secret but hold none: where a key lives (`api_key_env`), token counts, tokenizers.
+_NOT_SECRET_KEYS = re.compile(
+    r"(_env|_env_var|_path|_file|_count|_per_s|tokens|tokenizer\w*|"
+    r"(eos|bos|pad|unk|sep|cls|mask)_token(_id)?)$",
+    re.IGNORECASE,
+)
+_SECRET_VALUES = re.compile(
+    r"\b(sk-[A-Za-z0-9_-]{8,}|hf_[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|"
+    r"github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|"
+    r"AIza[0-9A-Za-z_-]{30,})"
+)
+# `api_key=...`, `"token": "..."`, `Authorization: Bearer ...` inside free text.
+_SECRET_PAIRS = re.compile(
+    r"((?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret|password|passwd|token)"
+    r"[\"']?\s*[=:]\s*[\"']?)([^\s\"',;&}]{4,})",
+    re.IGNORECASE,
+)
+_BEARER = re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE)
+
+
+def _secret_key(key: Any) -> bool:
+    name = str(key)
+    return bool(_SECRET_KEYS.search(name)) and not _NOT_SECRET_KEYS.search(name)
 
 
 def redact(value: Any) -> Any:
     """Replace anything that looks like a credential, recursively (keys by name, values by shape)."""
     if isinstance(value, dict):
         return {
-            k: "***" if _SECRET_KEYS.search(str(k)) and isinstance(v, str) and v else redact(v)
+            k: "***" if _secret_key(k) and isinstance(v, str) and v else redact(v)
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):
         return type(value)(redact(v) for v in value)
     if isinstance(value, str):
-        return _SECRET_VALUES.sub("sk-***", value)
+        value = _SECRET_VALUES.sub("***", value)
+        value = _BEARER.sub(lambda m: f"{m.group(1)} ***", value)
+        return _SECRET_PAIRS.sub(lambda m: f"{m.group(1)}***", value)
     return value
 
 

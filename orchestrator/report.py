@@ -1,0 +1,353 @@
+"""`rlvr report RUN [--out DIR]`: a self-contained HTML page plus PNG plots, built from the log alone.
+
+Opening `index.html` needs no server and no network: CSS is inline and the plots are PNG files
+beside it, referenced by relative path. Every plot marks policy decisions, rollbacks, branches and
+rewinds; gate thresholds are drawn as horizontal lines. Points from abandoned spans are grey.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from orchestrator.why import LogIndex, StoreOption, abandoned_by, entries
+from store.log import StoredEvent
+from store.projections import project
+
+PLOTS = {
+    "verify_rate": "Verify rate",
+    "reward": "Reward",
+    "kl": "KL to the reference policy",
+    "entropy": "Token entropy",
+    "hyperparameters": "Learning rate and KL coefficient",
+    "capability": "Capability benchmarks",
+}
+_MARKER_STYLE = {
+    "decision": ("tab:orange", ":"),
+    "rollback": ("tab:red", "-"),
+    "branch": ("tab:purple", "--"),
+    "rewind": ("tab:gray", "-."),
+    "failure": ("black", "-"),
+}
+_COLOURS = ["tab:blue", "tab:green", "tab:brown", "tab:pink", "tab:olive", "tab:cyan"]
+
+
+@dataclass(frozen=True)
+class Marker:
+    step: int
+    kind: str
+    label: str
+    seq: int
+
+
+class _Data:
+    """Everything the report draws, gathered in one pass over the log."""
+
+    def __init__(self, idx: LogIndex) -> None:
+        self.idx = idx
+        self.series: dict[str, list[tuple[int, float, bool]]] = {}
+        self.evals: list[tuple[int, float, dict[str, float], bool]] = []
+        self.baseline: dict[str, Any] | None = None
+        self.markers: list[Marker] = []
+        self.thresholds: dict[str, set[tuple[str, float]]] = {}
+        self.hyper_steps: list[tuple[int, dict[str, Any]]] = []
+        for e in idx.log:
+            self._take(e, abandoned_by(e.seq, idx.spans) is not None)
+
+    def _threshold(self, metric: str, label: str, value: float | None) -> None:
+        if value is not None:
+            self.thresholds.setdefault(metric, set()).add((label, value))
+
+    def _take(self, e: Any, abandoned: bool) -> None:
+        p, step = e.payload, self.idx.steps[e.seq]
+        if e.type == "RunStarted":
+            self.hyper_steps.append((0, dict(p["config"].get("hyperparameters_initial", {}))))
+        elif e.type == "MetricsRecorded":
+            for name, value in p["metrics"].items():
+                if value is not None:
+                    self.series.setdefault(name, []).append((p["step"], value, abandoned))
+        elif e.type == "EvalRecorded":
+            self.evals.append((p["step"], p["verify_rate"], p["capability"], abandoned))
+        elif e.type == "BaselineRecorded" and not abandoned:
+            self.baseline = p
+            self._threshold("verify_rate", "baseline", p["verify_rate"])
+        elif e.type == "GateEvaluated":
+            self._threshold(p["metric"], f"gate {p['gate']}", p["threshold"])
+        elif e.type == "PolicyDecided":
+            self._threshold(p["trigger_metric"], f"policy {p['policy']}", p["threshold"])
+            self.markers.append(Marker(step, "decision", f"{p['policy']}: {p['action']}", e.seq))
+        elif e.type == "HyperparametersChanged":
+            self.hyper_steps.append((step, p["changes"]))
+        elif e.type == "RolledBack":
+            label = f"rollback {p['from_step']}->{p['to_step']}"
+            self.markers.append(Marker(p["from_step"], "rollback", label, e.seq))
+        elif e.type == "RunBranched":
+            label = f"branched from {p['parent_run_id']}@{p['parent_seq']}"
+            self.markers.append(Marker(step, "branch", label, e.seq))
+        elif e.type == "RunRewound":
+            self.markers.append(Marker(step, "rewind", f"rewound to seq {p['to_seq']}", e.seq))
+        elif e.type == "RunFailed":
+            self.markers.append(Marker(step, "failure", "run failed", e.seq))
+
+    def hyperparameter(self, *names: str) -> list[tuple[int, float, bool]]:
+        """A metric series when the steps logged it, else the step function of recorded changes."""
+        for name in names:
+            if self.series.get(name):
+                return self.series[name]
+        values, out = {}, []
+        for step, changes in self.hyper_steps:
+            values.update(changes)
+            for name in names:
+                if isinstance(values.get(name), int | float):
+                    out.append((step, float(values[name]), False))
+                    break
+        return out
+
+
+def _line(
+    ax: Axes, points: list[tuple[int, float, bool]], label: str, colour: str, steps: bool = False
+) -> bool:
+    kept = [(s, v) for s, v, gone in points if not gone]
+    gone = [(s, v) for s, v, g in points if g]
+    if kept:
+        style = (
+            {"drawstyle": "steps-post"} if steps else {"marker": "." if len(kept) < 40 else None}
+        )
+        ax.plot(*zip(*kept, strict=True), label=label, color=colour, **style)
+    if gone:
+        ax.plot(*zip(*gone, strict=True), "x", color="lightgray", label=f"{label} (abandoned)")
+    return bool(points)
+
+
+def _decorate(ax: Axes, data: _Data, metrics: tuple[str, ...], has_data: bool, name: str) -> None:
+    by_value: dict[float, list[str]] = {}
+    for label, value in sorted({t for m in metrics for t in data.thresholds.get(m, set())}):
+        by_value.setdefault(value, []).append(label)
+    for value, labels in by_value.items():
+        ax.axhline(value, color="tab:red", linestyle="--", alpha=0.7, linewidth=1)
+        text = f"{', '.join(labels)}: {value:g}"
+        ax.annotate(text, (0.01, value), xycoords=("axes fraction", "data"), fontsize=7,
+                    color="tab:red", va="bottom")  # fmt: skip
+    seen: set[str] = set()
+    at_step: dict[int, int] = {}
+    for marker in data.markers:
+        colour, style = _MARKER_STYLE[marker.kind]
+        label = None if marker.kind in seen else marker.kind
+        ax.axvline(marker.step, color=colour, linestyle=style, linewidth=1.2, label=label)
+        # Markers at one step stack their labels instead of printing over each other.
+        height = 0.98 - 0.3 * at_step.get(marker.step, 0)
+        at_step[marker.step] = at_step.get(marker.step, 0) + 1
+        ax.annotate(marker.label, (marker.step, height), xycoords=("data", "axes fraction"),
+                    rotation=90, fontsize=6, va="top", ha="right", color=colour)  # fmt: skip
+        seen.add(marker.kind)
+    if not has_data:
+        ax.text(0.5, 0.5, f"no {name} recorded in this run", ha="center", va="center",
+                transform=ax.transAxes, color="gray")  # fmt: skip
+    ax.set_xlabel("step")
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="best")
+
+
+def _plot(data: _Data, name: str, path: Path) -> None:
+    fig = Figure(figsize=(8, 3.4), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_title(PLOTS[name], fontsize=10)
+    metrics: tuple[str, ...] = (name,)
+    if name == "verify_rate":
+        has = _line(ax, data.series.get("verify_rate", []), "train verify rate", "tab:blue")
+        held = [(s, v, gone) for s, v, _cap, gone in data.evals]
+        has = _line(ax, held, "held-out verify rate", "tab:green") or has
+        metrics = ("verify_rate", "heldout_verify_rate")
+    elif name == "reward":
+        has = _line(ax, data.series.get("reward_mean", []), "reward mean", "tab:blue")
+        metrics = ("reward", "reward_mean")
+    elif name == "kl":
+        has = _line(ax, data.series.get("kl", []), "KL", "tab:blue")
+    elif name == "entropy":
+        has = _line(ax, data.series.get("entropy", []), "entropy", "tab:blue")
+        metrics = ("entropy", "entropy_ratio")
+    elif name == "hyperparameters":
+        has = _line(ax, data.hyperparameter("learning_rate"), "learning rate", "tab:blue", True)
+        ax.set_yscale("log") if has else None
+        right = ax.twinx()
+        kl_coef = data.hyperparameter("kl_coef", "kl_penalty_coef")
+        if _line(right, kl_coef, "KL coefficient", "tab:green", True):
+            right.set_ylabel("KL coefficient")
+            right.legend(fontsize=7, loc="lower right")
+        has = has or bool(kl_coef)
+        metrics = ("learning_rate", "kl_coef")
+    else:
+        has = _capability(ax, data)
+        metrics = ()
+    _decorate(ax, data, metrics, has, PLOTS[name].lower())
+    fig.savefig(path)
+
+
+def _capability(ax: Axes, data: _Data) -> bool:
+    base = data.baseline["capability"] if data.baseline else {}
+    names = sorted(set(base) | {n for _s, _v, cap, _g in data.evals for n in cap})
+    retention = min(
+        (v for label, v in data.thresholds.get("capability_retention", set())), default=None
+    )
+    for i, bench in enumerate(names):
+        colour = _COLOURS[i % len(_COLOURS)]
+        points = [(0, base[bench], False)] if bench in base else []
+        points += [(s, cap[bench], g) for s, _v, cap, g in data.evals if bench in cap]
+        _line(ax, points, bench, colour)
+        if retention is not None and bench in base:
+            ax.axhline(
+                base[bench] * retention, color=colour, linestyle="--", linewidth=1, alpha=0.7
+            )
+            ax.annotate(
+                f"{bench} x {retention:g}",
+                (0.01, base[bench] * retention),
+                xycoords=("axes fraction", "data"),
+                fontsize=7,
+                color=colour,
+                va="top",
+            )
+    return bool(names)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.85em;width:100%}td,th{border:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f4f4f4}.pass{color:#176b1e;font-weight:600}.fail{color:#b00020;font-weight:600}
+.gone{color:#999;text-decoration:line-through}.plots{display:grid;grid-template-columns:1fr;gap:1em}
+figure{margin:0}img{max-width:100%;height:auto;border:1px solid #eee}pre{white-space:pre-wrap;margin:0;font-size:.95em}
+.facts td:first-child{width:14em;font-weight:600}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _table(headers: list[str], rows: list[list[str]], empty: str) -> str:
+    if not rows:
+        return f"<p>{_e(empty)}</p>"
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _samples(idx: LogIndex, limit: int = 8) -> list[list[str]]:
+    """Sample rollouts of the first and last sampled steps, each beside its verdict."""
+    sampled = [e for e in idx.log if e.type == "RolloutsSampled" and e.payload["samples"]]
+    verdicts = {e.payload["step"]: e.payload for e in idx.log if e.type == "VerdictsRecorded"}
+    rows = []
+    for e in sampled[:1] + sampled[-1:] if len(sampled) > 1 else sampled:
+        step = e.payload["step"]
+        judged = verdicts.get(step, {}).get("verdicts", [])
+        for i, sample in enumerate(e.payload["samples"][: limit // 2]):
+            verdict = judged[i] if i < len(judged) else {}
+            passed = verdict.get("passed")
+            mark = (
+                ""
+                if passed is None
+                else f'<span class="{"pass" if passed else "fail"}">{"pass" if passed else "fail"}</span> '
+            )
+            prompt = sample.get("prompt", sample.get("question", ""))
+            response = sample.get("response", sample.get("completion", sample.get("text", "")))
+            extra = {k: v for k, v in verdict.items() if k != "passed"}
+            rows.append([
+                _e(step), f"<pre>{_e(prompt)}</pre>", f"<pre>{_e(response)}</pre>",
+                _e(sample.get("reference", "")), mark + _e(json.dumps(extra) if extra else ""),
+            ])  # fmt: skip
+    return rows
+
+
+def build_report(events: Iterable[StoredEvent], out_dir: Path) -> Path:
+    """Write `index.html` and one PNG per plot into `out_dir`; return the HTML's path."""
+    stored = list(events)
+    if not stored:
+        raise ValueError("build_report needs at least one event")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    idx = LogIndex(entries(stored))
+    data = _Data(idx)
+    state = project(stored)
+    for name in PLOTS:
+        _plot(data, name, out_dir / f"{name}.png")
+    facts = [
+        ("run", state.run_id), ("state", state.state), ("step", state.step),
+        ("events", len(stored)), ("config hash", state.config_hash[:16]),
+        ("parent", f"{state.parent[0]} @ seq {state.parent[1]}" if state.parent else "none"),
+        ("rollbacks", state.rollbacks), ("failure", state.failure_reason or "none"),
+        ("last good checkpoint", state.last_good_checkpoint.digest[:16] if state.last_good_checkpoint else "none"),
+        ("abandoned spans", ", ".join(f"seqs {a}..{b} (rewound at {r})" for a, b, r in idx.spans) or "none"),
+    ]  # fmt: skip
+    gate_rows = []
+    for e in idx.log:
+        if e.type != "GateEvaluated":
+            continue
+        p, gone = e.payload, abandoned_by(e.seq, idx.spans) is not None
+        verdict = f'<span class="{"pass" if p["passed"] else "fail"}">{"pass" if p["passed"] else "FAIL"}</span>'
+        gate_rows.append([
+            _e(e.seq) + (' <span class="gone">abandoned</span>' if gone else ""), _e(p["stage"]),
+            _e(p["gate"]), _e(p["metric"]), _e(p["value"]), _e(f"{p['comparator']} {p['threshold']}"),
+            verdict, _e(p.get("detail", "")),
+        ])  # fmt: skip
+    timeline_types = (
+        "PolicyDecided",
+        "RolledBack",
+        "HyperparametersChanged",
+        "RunBranched",
+        "RunRewound",
+        "RunFailed",
+        "RunCompleted",
+    )
+    timeline = [
+        [_e(e.seq), _e(idx.steps[e.seq]), _e(e.type), _e(idx.render(e).summary)]
+        for e in idx.log
+        if e.type in timeline_types
+    ]
+    figures = "".join(
+        f'<figure><img src="{name}.png" alt="{_e(title)}" width="800" height="340"><figcaption>{_e(title)}</figcaption></figure>'
+        for name, title in PLOTS.items()
+    )
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,"><title>rlvr report: {_e(state.run_id)}</title><style>{_CSS}</style></head>
+<body><h1>RLVR run {_e(state.run_id)}</h1>
+<table class="facts">{"".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in facts)}</table>
+<h2>Metrics</h2><div class="plots">{figures}</div>
+<h2>Gates</h2>{_table(["seq", "stage", "gate", "metric", "value", "needs", "verdict", "detail"], gate_rows, "no gate was evaluated")}
+<h2>Decisions, rollbacks and branches</h2>{_table(["seq", "step", "event", "what"], timeline, "no policy acted in this run")}
+<h2>Sample rollouts</h2>{_table(["step", "prompt", "response", "reference", "verdict"], _samples(idx), "no rollouts were recorded")}
+<p><small>Built from the event log by <code>rlvr report</code>; explain any gate with <code>rlvr why {_e(state.run_id)}</code>.</small></p>
+</body></html>
+"""
+    path = out_dir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def report_command(
+    run_id: Annotated[str, typer.Argument(help="The run to report on.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output directory (default: the run directory's report/)."),
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Write an HTML report with plots of a run; it opens in a browser with no server or network."""
+    from orchestrator.cli import open_store  # cli imports this module: import at call time
+
+    log = open_store(store)
+    log.require(run_id)
+    events = list(log.read(run_id))
+    if out is None:
+        log_path = entries(events[:1])[0].payload.get("config", {}).get("log_path", "runs")
+        out = Path(log_path) / run_id / "report"
+    typer.echo(str(build_report(events, out)))

@@ -1,0 +1,106 @@
+"""What `rlvr status RUN` shows about one run, as a plain dict (for `--json`) and a rich table.
+
+Everything comes from the folded `RunState` and the store's `RunSummary`; health reads the lease
+against the clock, which is passed in so the function stays testable.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.table import Table
+
+from store.log import RunSummary
+from store.projections import RunState
+
+
+def health(state: RunState, now: datetime | None = None) -> str:
+    """failed / paused / done, else whether a live driver holds the lease."""
+    if state.state == "failed":
+        return f"failed: {state.failure_reason or 'see rlvr events'}"
+    if state.state == "paused":
+        return "paused"
+    if state.finished:
+        return "done"
+    if state.lease_expires_at is None:
+        return "ok" if state.state == "created" else "no lease recorded"
+    now = now or datetime.now(UTC)
+    expires = datetime.fromisoformat(state.lease_expires_at)
+    if expires.tzinfo is None:
+        expires = expires.replace(tzinfo=UTC)
+    if expires < now:
+        return f"lease expired at {state.lease_expires_at} (driver {state.lease_owner} gone?)"
+    return f"ok (lease held by {state.lease_owner})"
+
+
+def run_detail(
+    state: RunState, summary: RunSummary | None, now: datetime | None = None
+) -> dict[str, Any]:
+    """One run in detail: JSON-native, so `--json` prints it as is."""
+    good = state.last_good_checkpoint
+    latest = state.latest_checkpoint
+    return {
+        "run_id": state.run_id,
+        "state": state.state,
+        "paused_from": state.paused_from,
+        "step": state.step,
+        "health": health(state, now),
+        "lease_holder": state.lease_owner,
+        "lease_expires_at": state.lease_expires_at,
+        "parent": {"run_id": state.parent[0], "seq": state.parent[1]} if state.parent else None,
+        "events": summary.n_events if summary else state.last_seq,
+        "last_event": summary.last_type if summary else None,
+        "last_event_at": summary.last_recorded_at if summary else None,
+        "config_hash": state.config_hash,
+        "last_metrics": dict(state.last_metrics),
+        "last_eval": {k: v for k, v in state.last_eval.items() if k != "seq"},
+        "baseline": {
+            "verify_rate": state.baseline_verify_rate,
+            "capability": dict(state.baseline_capability),
+        },
+        "hyperparameters": dict(state.hyperparameters),
+        "gates": {
+            name: {"passed": g.passed, "value": g.value, "threshold": g.threshold, "seq": g.seq}
+            for name, g in state.gates.items()
+        },
+        "decisions": dict(state.decisions),
+        "rollbacks": state.rollbacks,
+        "latest_checkpoint": {"step": latest.step, "digest": latest.digest} if latest else None,
+        "last_good_checkpoint": {"step": good.step, "digest": good.digest} if good else None,
+        "failure_reason": state.failure_reason,
+    }
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items()) or "-"
+    return "-" if value is None else str(value)
+
+
+def detail_table(detail: dict[str, Any]) -> Table:
+    """A two-column table of `run_detail`'s output for a terminal."""
+    table = Table(show_header=False, title=f"run {detail['run_id']}")
+    table.add_column(style="bold")
+    table.add_column()
+    for key in ("state", "step", "health", "lease_holder", "events", "last_event", "rollbacks"):
+        table.add_row(key.replace("_", " "), _fmt(detail[key]))
+    parent = detail["parent"]
+    table.add_row("parent", f"{parent['run_id']} @ seq {parent['seq']}" if parent else "-")
+    table.add_row("last metrics", _fmt(detail["last_metrics"]))
+    table.add_row("last eval", _fmt(detail["last_eval"]))
+    table.add_row("hyper-parameters", _fmt(detail["hyperparameters"]))
+    gates = ", ".join(
+        f"{name} {'pass' if g['passed'] else 'FAIL'}" for name, g in detail["gates"].items()
+    )
+    table.add_row("gates", gates or "-")
+    table.add_row("decisions", _fmt(detail["decisions"]))
+    good = detail["last_good_checkpoint"]
+    table.add_row(
+        "last good checkpoint", f"step {good['step']} {good['digest'][:12]}" if good else "-"
+    )
+    if detail["failure_reason"]:
+        table.add_row("failure", detail["failure_reason"])
+    return table

@@ -1,0 +1,72 @@
+"""`rlvr report`: a self-contained page with every plot, the gates, the decisions and samples."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import typer
+from PIL import Image
+from typer.testing import CliRunner
+
+from orchestrator.report import PLOTS, build_report, report_command
+from store.log import EventLog, StoredEvent
+
+
+def _images(page: str) -> list[str]:
+    return re.findall(r'<img src="([^"]+)"', page)
+
+
+def test_the_report_of_a_chaos_run_has_every_plot_and_every_decision(
+    chaos_events: list[StoredEvent], tmp_path: Path
+) -> None:
+    index = build_report(chaos_events, tmp_path / "report")
+    page = index.read_text(encoding="utf-8")
+    assert _images(page) == [f"{name}.png" for name in PLOTS]
+    for name in PLOTS:
+        with Image.open(tmp_path / "report" / f"{name}.png") as image:
+            assert image.format == "PNG" and image.width >= 600 and image.height >= 200
+    for gate in ("false_positive_rate", "kl", "capability_retention"):
+        assert f"<td>{gate}</td>" in page
+    assert "rolled back from step 20 to step 10" in page
+    assert "policy kl_control decided halve_lr" in page
+    assert "hyper-parameters changed: temperature 1.0 -&gt; 1.2" in page
+    assert "<pre>1 + 2 =</pre>" in page and "<pre>40 + 2 =</pre>" in page  # first and last step
+    assert 'class="fail">fail</span>' in page and 'class="pass">pass</span>' in page
+
+
+def test_the_report_needs_no_server_and_no_network(
+    chaos_events: list[StoredEvent], tmp_path: Path
+) -> None:
+    page = build_report(chaos_events, tmp_path).read_text(encoding="utf-8")
+    assert "<script" not in page
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)
+    assert 'rel="stylesheet"' not in page and "@import" not in page
+    assert all(not Path(src).is_absolute() for src in _images(page))
+
+
+def test_a_run_that_failed_before_training_still_gets_every_plot(
+    loose_verifier_run: tuple[EventLog, str], tmp_path: Path
+) -> None:
+    log, run_id = loose_verifier_run
+    page = build_report(log.read(run_id), tmp_path).read_text(encoding="utf-8")
+    assert all((tmp_path / f"{name}.png").stat().st_size > 1000 for name in PLOTS)
+    assert '<span class="fail">FAIL</span>' in page
+    assert "no rollouts were recorded" in page
+    assert "gate false_positive_rate failed" in page
+
+
+def test_report_command_writes_the_page_where_asked(
+    loose_verifier_run: tuple[EventLog, str], tmp_path: Path
+) -> None:
+    log, run_id = loose_verifier_run
+    app = typer.Typer()
+    app.command("report")(report_command)
+    app.command("unused")(lambda: None)
+    store = log.url.removeprefix("sqlite:///")
+    result = CliRunner().invoke(
+        app, ["report", run_id, "--out", str(tmp_path / "r"), "--store", store]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == str(tmp_path / "r" / "index.html")
+    assert (tmp_path / "r" / "kl.png").is_file()
