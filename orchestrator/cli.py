@@ -23,12 +23,15 @@ from orchestrator.lifecycle import drive
 from orchestrator.lifecycle import resume as resume_run
 from orchestrator.machine import STAGES
 from orchestrator.registry import product_stages
+from orchestrator.report import report_command
+from orchestrator.summary import print_summary, run_summary
 from orchestrator.supervisor import (
     load_supervisor_config,
     scan,
     subprocess_launcher,
     supervise_forever,
 )
+from orchestrator.why import why_command
 from stages.types import Stage, StageError
 from store.errors import StoreError
 from store.log import EventLog, StoredEvent
@@ -39,7 +42,7 @@ app = typer.Typer(
     help="Event-sourced orchestrator for RLVR fine-tuning runs.",
     pretty_exceptions_enable=False,
 )
-out = Console()
+out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 _debug = False
 
@@ -78,11 +81,8 @@ def _stages() -> dict[str, Stage]:
     return stages
 
 
-def _finish(run_id: str, state) -> None:
-    err.print(
-        f"run {run_id} is {state.state}"
-        + (f": {state.failure_reason}" if state.failure_reason else "")
-    )
+def _finish(run_id: str, state, log: EventLog) -> None:
+    print_summary(run_summary(state, store_url=log.url), out)
     if state.state == "failed":
         raise typer.Exit(code=1)
 
@@ -102,7 +102,7 @@ def run(
     err.print(
         f"run [bold]{run_id}[/] started; log in {log.url}, run directory {Path(cfg.log_path) / run_id}"
     )
-    _finish(run_id, drive(log, run_id, cfg, stages))
+    _finish(run_id, drive(log, run_id, cfg, stages), log)
 
 
 @app.command()
@@ -118,7 +118,7 @@ def resume(
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
     log = open_store(store)
-    _finish(run_id, resume_run(log, run_id, _stages(), from_seq=from_seq))
+    _finish(run_id, resume_run(log, run_id, _stages(), from_seq=from_seq), log)
 
 
 @app.command()
@@ -135,7 +135,7 @@ def branch(
     stages = _stages()
     child = branch_run(log, run_id, at, overrides or [])
     err.print(f"branched [bold]{child}[/] from {run_id} at seq {at}")
-    _finish(child, resume_run(log, child, stages))
+    _finish(child, resume_run(log, child, stages), log)
 
 
 @app.command()
@@ -162,6 +162,8 @@ def supervise(
 
 
 app.command("check")(check)
+app.command("why")(why_command)
+app.command("report")(report_command)
 
 
 @app.command()

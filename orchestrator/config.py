@@ -17,7 +17,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from orchestrator.errors import ConfigError
-from policies.config import GateConfig
+from policies.config import GateConfig, PolicyConfig
+from stages.config import DataConfig, PipelineConfig, TeacherConfig
+from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
+from stages.verifiers.config import VerifierConfig
 
 
 class RunConfig(BaseModel):
@@ -51,7 +54,21 @@ class RunConfig(BaseModel):
         None, description="Weights & Biases project (optional metric sink)."
     )
     wandb_name: str | None = Field(None, description="Weights & Biases run name.")
+    model: ModelConfig = Field(default_factory=ModelConfig, description="The model: embedded or a path / repo id.")
+    data: DataConfig = Field(default_factory=DataConfig, description="Tasks, split and capability benchmarks.")
+    teacher: TeacherConfig = Field(default_factory=TeacherConfig, description="The embedded model's SFT data.")
+    sft: SFTConfig = Field(default_factory=SFTConfig, description="Supervised fine-tuning (embedded model).")
+    grpo: GRPOConfig = Field(default_factory=GRPOConfig, description="GRPO and sampling hyper-parameters.")
+    verifier: VerifierConfig | None = Field(
+        None, description="Verifier settings with `kind`; default: the task family's verifier."
+    )
+    pipeline: PipelineConfig = Field(default_factory=PipelineConfig, description="How much of each stage's work.")
     gates: GateConfig = Field(default_factory=GateConfig, description="Stage gate thresholds.")
+    policies: PolicyConfig = Field(default_factory=PolicyConfig, description="Recovery policies and their budgets.")
+
+
+# Sections whose shape depends on a discriminator (verifier.kind): checked when validated.
+_FREE_SECTIONS = ("verifier",)
 
 
 def _leaf_paths(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -99,9 +116,13 @@ def _line_of(text: str, path: tuple[str, ...]) -> int | None:
 
 def _resolve_override_key(key: str) -> tuple[str, ...]:
     """`section.field` as given, or a bare field name that is unique across sections."""
-    if key in known_keys():
+    if key in known_keys() or key.split(".", 1)[0] in _FREE_SECTIONS:
         return tuple(key.split("."))
     matches = [k for k in known_keys() if k.rsplit(".", 1)[-1] == key]
+    # The tinker-cookbook names (learning_rate, temperature, ...) are RL settings: GRPO wins a tie.
+    preferred = [k for k in matches if k.startswith("grpo.")]
+    if len(matches) > 1 and len(preferred) == 1:
+        matches = preferred
     if len(matches) == 1:
         return tuple(matches[0].split("."))
     if len(matches) > 1:

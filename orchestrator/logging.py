@@ -72,6 +72,8 @@ def configure(
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
+        # Render exceptions before redacting, so a key inside an error message is caught too.
+        structlog.processors.format_exc_info,
         _redact_processor,
     ]
     console = logging.StreamHandler(sys.stderr)
@@ -100,6 +102,9 @@ def configure(
     for handler in handlers:
         root.addHandler(handler)
     root.setLevel(level)
+    # Libraries that narrate their internals at INFO (every heartbeat, every state callback).
+    for noisy in ("apscheduler", "transitions", "httpx", "openai"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level) if isinstance(level, str) else level))
     if not _configured:
         structlog.configure(
             processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],

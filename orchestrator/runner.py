@@ -16,6 +16,8 @@ from orchestrator.config import RunConfig
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import bind, get_logger
 from orchestrator.machine import STAGES
+from policies.consequences import consequences
+from policies.engine import with_decisions
 from policies.gates import evaluate
 from stages.types import Stage, StageContext, StageError, StageInterrupted
 from store.blobs import BlobStore
@@ -55,9 +57,32 @@ class Driver:
     # --- what stages call ------------------------------------------------------------------
 
     def emit(self, events: Sequence[Event]) -> list[StoredEvent]:
-        stored = self.log.append(self.run_id, events, expected_seq=self.state.last_seq)
+        """Append one batch with the policies' decisions on it (and their consequences) in one
+        transaction; then stop the stage if a decision paused or failed the run."""
+        batch, decisions = with_decisions(self.state, events, self.config.policies, consequences)
+        stored = self.log.append(self.run_id, batch, expected_seq=self.state.last_seq)
         self.state = project(stored, self.state)
+        for decision in decisions:
+            log_.warning("policy decided", policy=decision.policy, action=decision.action, reason=decision.reason)
+        for decision in decisions:
+            if decision.action == "fail":
+                raise StageError(f"policy {decision.policy}: {decision.reason}")
+            if decision.action == "pause":
+                raise StageInterrupted(f"policy {decision.policy}: {decision.reason}")
         return stored
+
+    def preview(self, events: Sequence[Event]) -> list[str]:
+        _, decisions = with_decisions(self.state, events, self.config.policies, consequences)
+        return [d.action for d in decisions]
+
+    def read(self, from_seq: int) -> list[StoredEvent]:
+        """The run's events from `from_seq`, without the spans that rewinds abandoned."""
+        rows = list(self.log.read(self.run_id, from_seq=from_seq))
+        abandoned = [(r.event.to_seq, r.seq) for r in self.log.read(self.run_id, types=["RunRewound"])]
+        return [r for r in rows if not any(lo < r.seq < hi for lo, hi in abandoned)]
+
+    def state_at(self, seq: int) -> RunState:
+        return project(self.log.read(self.run_id, to_seq=seq))
 
     def context(self) -> StageContext:
         return StageContext(
@@ -67,6 +92,9 @@ class Driver:
             blobs=self.blobs,
             emit=self.emit,
             state=lambda: self.state,
+            read=self.read,
+            state_at=self.state_at,
+            preview=self.preview,
             workspace=self.workspace,
             should_stop=self.should_stop,
         )
@@ -104,8 +132,8 @@ class Driver:
         self.emit([StageStarted(stage=name)])
         try:
             stage.run(self.context())
-        except StageInterrupted:
-            self._pause(self.stop_reason())
+        except StageInterrupted as e:
+            self._pause(str(e) or self.stop_reason())
             return
         except StageError as e:
             reason = f"stage {name} failed: {e}"
@@ -132,6 +160,7 @@ class Driver:
         failed = [v for v in verdicts if not v.passed]
         reason = "; ".join(
             f"gate {v.gate} failed: {v.metric} = {v.value} (needs {v.comparator} {v.threshold})"
+            + (f" [{v.detail}]" if v.detail else "")
             for v in failed
         )
         log_.warning("gate failed", reason=reason)

@@ -132,6 +132,7 @@ class TrainingSetBuilt(Event):
     coverage: dict[str, int]
     pass_rates: JSON = Field(default_factory=dict)
     dropped: JSON = Field(default_factory=dict)
+    round: int = 0
 
 
 class SFTProgressed(Event):
@@ -149,6 +150,9 @@ class RolloutsSampled(Event):
     group_size: int
     samples: list[JSON] = Field(default_factory=list)
     blob: str | None = None
+    # Every rollout's reward (None: excluded, e.g. a judge error), so a resume can replay the step
+    # without asking a non-deterministic judge again.
+    rewards: list[list[float | None]] = Field(default_factory=list)
 
 
 class VerdictsRecorded(Event):

@@ -79,11 +79,6 @@ def test_redact_keeps_what_only_looks_secret() -> None:
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="exc_info is rendered after redaction: configure() needs format_exc_info before the "
-    "redact processor in its shared chain",
-)
 def test_a_key_inside_a_logged_exception_is_redacted(log_file: Path) -> None:
     try:
         raise RuntimeError(f"judge refused key {LIVE_KEY}")

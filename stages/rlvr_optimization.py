@@ -1,0 +1,15 @@
+"""Stage 5, RLVR optimization: the GRPO loop over the stage-4 curriculum for `pipeline.rl_steps`
+steps (see stages/rl_loop.py). Its gates then check KL <= max and a held-out gain."""
+
+from __future__ import annotations
+
+from stages.data_generation import curriculum
+from stages.rl_loop import RLLoop
+from stages.types import StageContext
+
+
+class RLVROptimization:
+    name = "rlvr_optimization"
+
+    def run(self, ctx: StageContext) -> None:
+        RLLoop(ctx).run(curriculum(ctx), until_step=ctx.config.pipeline.rl_steps)

@@ -1,0 +1,40 @@
+"""Stage 3, automated verification: calibrate the verifier on known-right and known-wrong answers
+(near misses, wrong sign, other tasks' answers, hedges, conflicting finals, echoed expressions).
+The event names every wrong answer that was accepted, so a failed gate can be explained."""
+
+from __future__ import annotations
+
+from stages.common import sample_of, task_suite, verifier, verifier_config
+from stages.types import StageContext
+from store.events import VerifierCalibrated
+
+
+class Verification:
+    name = "verification"
+
+    def run(self, ctx: StageContext) -> None:
+        if "VerifierCalibrated" in ctx.state().stage_results:
+            return
+        from stages.verifiers.calibration import calibrate
+
+        suite = task_suite(ctx)
+        tasks = sample_of(suite.train, ctx.config.pipeline.calibration_tasks, ctx.config.seed)
+        report = calibrate(verifier(ctx), tasks, seed=ctx.config.seed)
+
+        def outcome(o) -> dict:
+            return {"task_id": o.candidate.task_id, "kind": o.candidate.kind, "response": o.candidate.text,
+                    "status": o.status, "reason": o.reason}  # fmt: skip
+
+        ctx.emit(
+            [
+                VerifierCalibrated(
+                    verifier=verifier_config(ctx).kind,
+                    n_right=report.n_right,
+                    n_wrong=report.n_wrong,
+                    false_positive_rate=report.false_positive_rate,
+                    false_negative_rate=report.false_negative_rate,
+                    accepted_wrong=[outcome(o) for o in report.accepted_wrong],
+                    rejected_right=[outcome(o) for o in report.rejected_right],
+                )
+            ]
+        )
