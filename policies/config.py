@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from store.projections import EARLY_ENTROPY, METRICS_WINDOW
 
 
 class GateConfig(BaseModel):
@@ -41,4 +45,199 @@ class GateConfig(BaseModel):
         ge=0,
         le=1,
         description="Stage 7: every capability benchmark must keep at least this share of its baseline.",
+    )
+
+
+class RollbackPolicyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="Roll back when a capability benchmark regresses.")
+    max_capability_drop: float = Field(
+        0.05,
+        ge=0,
+        lt=1,
+        description="Roll back when any benchmark falls more than this share below its baseline.",
+    )
+    lr_factor: float = Field(
+        0.5, gt=0, le=1, description="Multiply the learning rate by this after a rollback."
+    )
+    kl_coef_factor: float = Field(
+        1.0,
+        ge=1,
+        description="Multiply the KL penalty coefficient by this after a rollback (1: unchanged).",
+    )
+    max_rollbacks: int = Field(
+        3, ge=0, description="Capability rollbacks allowed; one more fails the run."
+    )
+
+
+class KLPolicyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="Act when KL to the reference policy runs high.")
+    # Not `max_kl`: a bare `max_kl=...` override must keep meaning the stage gate's threshold.
+    limit: float = Field(0.1, gt=0, description="A step's KL above this triggers the policy.")
+    mode: Literal["fixed", "adaptive"] = Field(
+        "fixed",
+        description="fixed: scale by the factors below; adaptive: scale the KL coefficient by "
+        "KL / target, capped at kl_coef_factor.",
+    )
+    adjust: list[Literal["learning_rate", "kl_penalty_coef"]] = Field(
+        default_factory=lambda: ["learning_rate", "kl_penalty_coef"],
+        description="Which hyper-parameters an adjustment changes.",
+    )
+    lr_factor: float = Field(
+        0.5, gt=0, lt=1, description="Multiply the learning rate by this on high KL."
+    )
+    kl_coef_factor: float = Field(
+        2.0,
+        gt=1,
+        description="Multiply the KL coefficient by this on high KL (adaptive: the cap).",
+    )
+    target: float = Field(
+        0.05, gt=0, description="Adaptive mode: the KL the coefficient steers towards."
+    )
+    min_learning_rate: float = Field(
+        1e-7, ge=0, description="Never lower the learning rate below this."
+    )
+    max_kl_penalty_coef: float = Field(
+        10.0, gt=0, description="Never raise the KL coefficient above this."
+    )
+    adjust_every_steps: int = Field(
+        2,
+        ge=1,
+        le=METRICS_WINDOW,
+        description="Leave at least this many steps between adjustments, for one to take effect.",
+    )
+    rollback_after_steps: int = Field(
+        3,
+        ge=1,
+        le=METRICS_WINDOW,
+        description="KL above the limit for this many consecutive steps rolls back to a checkpoint "
+        "before the excursion.",
+    )
+    max_adjustments: int = Field(
+        6, ge=0, description="KL adjustments allowed (those after a rollback count); then fail."
+    )
+    max_rollbacks: int = Field(2, ge=0, description="KL rollbacks allowed; one more fails the run.")
+
+
+EntropyRecovery = Literal["raise_temperature", "entropy_bonus", "shrink_group_size"]
+
+
+class EntropyPolicyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="Recover when the policy's entropy collapses.")
+    early_steps: int = Field(
+        5,
+        ge=1,
+        le=EARLY_ENTROPY,
+        description="The floor is relative to the mean entropy of the run's first this many steps.",
+    )
+    floor_ratio: float = Field(
+        0.3,
+        gt=0,
+        lt=1,
+        description="A step collapses when its entropy is below this share of the early mean.",
+    )
+    max_zero_variance_frac: float = Field(
+        0.8,
+        gt=0,
+        le=1,
+        description="A step also collapses when more than this share of its groups have equal "
+        "rewards (no learning signal).",
+    )
+    consecutive_steps: int = Field(
+        3,
+        ge=1,
+        le=METRICS_WINDOW,
+        description="Recover after this many consecutive collapsed steps.",
+    )
+    recoveries: list[EntropyRecovery] = Field(
+        default_factory=lambda: ["raise_temperature", "entropy_bonus"],
+        description="What a recovery changes, in order.",
+    )
+    temperature_factor: float = Field(
+        1.25, gt=1, description="raise_temperature: multiply the sampling temperature by this."
+    )
+    max_temperature: float = Field(
+        1.5, gt=0, description="raise_temperature: never sample hotter than this."
+    )
+    entropy_bonus: float = Field(
+        0.01, gt=0, description="entropy_bonus: add this to the entropy coefficient."
+    )
+    max_entropy_coef: float = Field(
+        0.05, gt=0, description="entropy_bonus: never raise the entropy coefficient above this."
+    )
+    group_size_factor: float = Field(
+        0.5, gt=0, lt=1, description="shrink_group_size: multiply the group size by this."
+    )
+    min_group_size: int = Field(2, ge=2, description="shrink_group_size: never go below this.")
+    rollback: bool = Field(
+        True, description="Also roll back to the last checkpoint before the collapse began."
+    )
+    max_recoveries: int = Field(
+        3, ge=0, description="Entropy recoveries allowed; one more fails the run."
+    )
+
+
+class FaultPolicyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="Handle non-finite numbers, OOM and step failures.")
+    nonfinite_metrics: list[str] = Field(
+        default_factory=lambda: ["loss", "grad_norm"],
+        description="A NaN/inf in any of these skips the step's update and rolls back.",
+    )
+    max_nonfinite_rollbacks: int = Field(
+        3, ge=0, description="Rollbacks after non-finite numbers allowed; one more fails the run."
+    )
+    max_oom_retries: int = Field(
+        3,
+        ge=0,
+        description="Retries of one step after out-of-memory, each with twice the micro-batches.",
+    )
+    max_micro_batches: int = Field(
+        64, ge=1, description="Never split a step's batch into more micro-batches than this."
+    )
+    max_step_retries: int = Field(
+        3, ge=0, description="Retries of one step after an exception; then the run fails."
+    )
+    backoff_s: float = Field(
+        2.0, ge=0, description="Wait before the first retry; doubles with each further one."
+    )
+    max_backoff_s: float = Field(60.0, ge=0, description="Never wait longer than this.")
+    max_total_retries: int = Field(
+        20, ge=0, description="Step retries (of any kind) allowed over the whole run."
+    )
+    max_judge_error_rate: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="Pause when more than this share of a step's judge calls failed (never train "
+        "on missing rewards).",
+    )
+    max_pauses: int = Field(
+        3, ge=0, description="Pauses for judge errors allowed; one more fails the run."
+    )
+
+
+class PolicyConfig(BaseModel):
+    """Recovery policies the runner evaluates on every training step (see policies.engine)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rollback: RollbackPolicyConfig = Field(
+        default_factory=RollbackPolicyConfig, description="Capability-regression rollback."
+    )
+    kl: KLPolicyConfig = Field(
+        default_factory=KLPolicyConfig, description="Learning rate / KL penalty control."
+    )
+    entropy: EntropyPolicyConfig = Field(
+        default_factory=EntropyPolicyConfig, description="Entropy-collapse recovery."
+    )
+    faults: FaultPolicyConfig = Field(
+        default_factory=FaultPolicyConfig,
+        description="Non-finite numbers, out of memory, judge errors, step retries.",
     )

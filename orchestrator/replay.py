@@ -1,0 +1,170 @@
+"""`rlvr replay RUN [--config other.toml] [key=value ...]`: counterfactual policy replay.
+
+Folds an existing log event by event and, at every event the runner evaluates policies on
+(`policies.engine.TRIGGER_TYPES`), asks `decide_all` what the given settings would decide. Each
+logged `PolicyDecided` is paired with the event it was decided on (its first evidence seq). With the
+run's own settings the two columns must be identical; with other settings they show where the run
+would have gone differently. No training, no writes.
+
+Caveat: the log is one trajectory. Once the replayed settings decide something the run did not (or
+the reverse), the later events no longer show what those settings would have caused.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from orchestrator.config import apply_overrides, load_config
+from orchestrator.errors import ConfigError
+from policies.config import PolicyConfig
+from policies.engine import TRIGGER_TYPES, decide_all
+from policies.types import Decision
+from store.events import PolicyDecided
+from store.log import EventLog, StoredEvent
+from store.projections import RunState, fold, project
+
+CAVEAT = (
+    "Counterfactual caveat: decisions are evaluated on the recorded trajectory only. After the "
+    "first difference the log no longer reflects what these settings would have caused (a "
+    "rollback not taken, a learning rate not lowered), so later rows are indicative."
+)
+
+
+@dataclass(frozen=True)
+class ReplayRow:
+    """One event that a decision was (or would have been) taken on."""
+
+    seq: int
+    step: int
+    event_type: str
+    would: tuple[Decision, ...]
+    decided: tuple[Decision, ...]
+
+    @property
+    def same(self) -> bool:
+        return self.would == self.decided
+
+
+def replay(events: Iterable[StoredEvent], config: PolicyConfig) -> list[ReplayRow]:
+    """Rows, in seq order, for every trigger event where `config` would decide something or the
+    log holds a decision. `events` is a whole run's log from seq 1."""
+    state = RunState()
+    history: list[StoredEvent] = []
+    points: dict[int, tuple[str, int]] = {}  # trigger seq -> (type, step)
+    would: dict[int, list[Decision]] = {}
+    decided: dict[int, list[Decision]] = {}
+    for stored in events:
+        history.append(stored)
+        # A rewind re-folds the kept prefix; `project` knows how.
+        state = project(history) if stored.type == "RunRewound" else fold(state, stored)
+        if stored.type in TRIGGER_TYPES:
+            points[stored.seq] = (stored.type, getattr(stored.event, "step", state.step))
+            decisions = decide_all(state, stored, config)
+            if decisions:
+                would[stored.seq] = decisions
+        elif stored.type == "PolicyDecided":
+            event = stored.event
+            assert isinstance(event, PolicyDecided)
+            decision = Decision.from_event(event)
+            cited = decision.evidence_seqs[0] if decision.evidence_seqs else None
+            key = cited if cited in points else stored.seq
+            points.setdefault(key, ("PolicyDecided (no trigger cited)", state.step))
+            decided.setdefault(key, []).append(decision)
+    return [
+        ReplayRow(
+            seq,
+            points[seq][1],
+            points[seq][0],
+            tuple(would.get(seq, ())),
+            tuple(decided.get(seq, ())),
+        )
+        for seq in sorted(set(would) | set(decided))
+    ]
+
+
+def identical(rows: Iterable[ReplayRow]) -> bool:
+    return all(row.same for row in rows)
+
+
+def policy_config_for(
+    recorded: dict[str, Any], path: Path | None, overrides: list[str]
+) -> PolicyConfig:
+    """The settings to replay with: a TOML file's (with overrides), else the run's recorded config
+    (with overrides)."""
+    if path is not None:
+        return load_config(path, overrides).policies
+    data = apply_overrides(copy.deepcopy(recorded), overrides)
+    try:
+        return PolicyConfig.model_validate(data.get("policies", {}))
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in ("policies", *first["loc"]))
+        raise ConfigError(f"{where}: {first['msg']} (got {first.get('input')!r})") from e
+
+
+def replay_command(
+    run_id: str,
+    config: Path | None,
+    overrides: list[str],
+    store: EventLog,
+    console: Console | None = None,
+) -> list[ReplayRow]:
+    """Print, step by step, what the settings would decide beside what the run decided."""
+    console = console or Console()
+    store.require(run_id)
+    recorded, branched = _recorded_config(store.read(run_id, types=["RunStarted", "RunBranched"]))
+    own = config is None and not overrides
+    settings = policy_config_for(recorded, config, [*branched, *overrides])
+    rows = replay(store.read(run_id), settings)
+
+    source = "the run's own settings" if own else f"{config or 'the recorded config'}"
+    if overrides:
+        source += " with " + " ".join(overrides)
+    table = Table(title=f"run {run_id}: policy decisions under {source}")
+    for column in ("seq", "step", "event", "would decide", "decided", ""):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            str(row.seq),
+            str(row.step),
+            row.event_type,
+            "\n".join(d.brief() for d in row.would) or "-",
+            "\n".join(d.brief() for d in row.decided) or "-",
+            "same" if row.same else "[bold]differs[/]",
+        )
+    console.print(table)
+    n_logged = sum(len(row.decided) for row in rows)
+    if identical(rows):
+        console.print(
+            f"identical: these settings reproduce all {n_logged} logged decisions "
+            f"({len(rows)} events decided on)"
+        )
+    else:
+        differing = [row for row in rows if not row.same]
+        first = differing[0]
+        console.print(
+            f"different: {len(differing)} of {len(rows)} events decided on differ, the first at "
+            f"seq {first.seq} (step {first.step})"
+        )
+        console.print(CAVEAT)
+    return rows
+
+
+def _recorded_config(events: Iterable[StoredEvent]) -> tuple[dict[str, Any], list[str]]:
+    config: dict[str, Any] = {}
+    overrides: list[str] = []
+    for stored in events:
+        payload = stored.event.model_dump()
+        if stored.type == "RunStarted":
+            config = payload["config"]
+        else:
+            overrides.extend(payload["overrides"])
+    return config, overrides

@@ -1,0 +1,113 @@
+"""KL control: keep the policy near its reference.
+
+Watches `MetricsRecorded["kl"]` (token-mean KL to the reference model). Above `limit` the update
+is moving the model too far per step: lower the learning rate and/or raise the KL penalty
+coefficient (`fixed`: by constant factors; `adaptive`: the coefficient scaled by KL / target, capped
+at `kl_coef_factor`), then leave `adjust_every_steps` steps for the change to take effect. If KL
+stays above `limit` for `rollback_after_steps` consecutive steps despite that, the run has already
+drifted: roll back to the last checkpoint saved before the excursion began, and adjust again.
+"""
+
+from __future__ import annotations
+
+from policies.config import KLPolicyConfig, PolicyConfig
+from policies.signals import (
+    describe_changes,
+    rollback_or_fail,
+    rollback_target,
+    scaled,
+    since,
+    trailing_run,
+)
+from policies.types import Decision
+from store.log import StoredEvent
+from store.projections import RunState
+
+POLICY = "kl"
+
+
+def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[Decision]:
+    cfg = config.kl
+    window = since(state, state.last_rollback_seq)
+    if not cfg.enabled or event.type != "MetricsRecorded" or not window:
+        return []
+    if window[-1].seq != event.seq:  # the state must be folded through this very event
+        return []
+    kl = window[-1].metrics.get("kl")
+    if kl is None or kl <= cfg.limit:
+        return []
+
+    def high(metrics: dict) -> bool:
+        value = metrics.get("kl")
+        return value is not None and value > cfg.limit
+
+    run = trailing_run(window, high)
+    evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
+    changes = _changes(state, kl, cfg)
+    if len(run) >= cfg.rollback_after_steps:
+        reason = (
+            f"KL {kl:.4g} > {cfg.limit:g} for {len(run)} consecutive steps "
+            f"(since step {run[0].step})"
+        )
+        target = rollback_target(
+            state, run[0].step, config.rollback.max_capability_drop, require_passed=False
+        )
+        decisions = [
+            rollback_or_fail(
+                POLICY,
+                state,
+                target,
+                step=window[-1].step,
+                trigger_metric="kl",
+                value=kl,
+                threshold=cfg.limit,
+                evidence=evidence,
+                reason=reason,
+            )
+        ]
+        if target is not None and changes:
+            decisions.append(_adjust(state, kl, cfg, changes, evidence, "after the KL rollback"))
+        return decisions
+    last_adjust = state.decision_seqs.get(f"{POLICY}:adjust_hyperparameters", 0)
+    if last_adjust and len(since(state, last_adjust)) < cfg.adjust_every_steps:
+        return []  # the last adjustment has not had its steps yet
+    if not changes:
+        return []  # every knob is at its bound: persistence will roll back
+    reason = f"KL {kl:.4g} > {cfg.limit:g} at step {window[-1].step}"
+    return [_adjust(state, kl, cfg, changes, evidence, reason)]
+
+
+def _changes(state: RunState, kl: float, cfg: KLPolicyConfig) -> dict[str, float]:
+    changes: dict[str, float] = {}
+    if "learning_rate" in cfg.adjust:
+        lr = scaled(state, "learning_rate", cfg.lr_factor, lower=cfg.min_learning_rate)
+        if lr is not None:
+            changes["learning_rate"] = lr
+    if "kl_penalty_coef" in cfg.adjust:
+        factor = cfg.kl_coef_factor
+        if cfg.mode == "adaptive":
+            factor = min(max(kl / cfg.target, 1.0), cfg.kl_coef_factor)
+        coef = scaled(state, "kl_penalty_coef", factor, upper=cfg.max_kl_penalty_coef)
+        if coef is not None:
+            changes["kl_penalty_coef"] = coef
+    return changes
+
+
+def _adjust(
+    state: RunState,
+    kl: float,
+    cfg: KLPolicyConfig,
+    changes: dict[str, float],
+    evidence: list[int],
+    why: str,
+) -> Decision:
+    return Decision(
+        policy=POLICY,
+        action="adjust_hyperparameters",
+        trigger_metric="kl",
+        value=kl,
+        threshold=cfg.limit,
+        evidence_seqs=evidence,
+        parameters=changes,
+        reason=f"{why}: {describe_changes(state, changes)} ({cfg.mode} control)",
+    )

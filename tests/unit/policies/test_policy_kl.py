@@ -1,0 +1,92 @@
+"""KL control: given these steps' KL, expect this decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies import kl
+from policies.config import PolicyConfig
+from store.events import MetricsRecorded, StateChanged
+
+
+def _step(step: int, value: float) -> list[MetricsRecorded]:
+    return [MetricsRecorded(step=step, metrics={"kl": value, "entropy": 1.0})]
+
+
+def test_kl_over_the_limit_halves_the_learning_rate_and_doubles_the_kl_coefficient(run) -> None:
+    trigger = run.metrics(1, kl=0.15)
+    decisions = run.decide()
+    assert run.keys(decisions) == ["kl:adjust_hyperparameters"]
+    (adjust,) = decisions
+    assert adjust.parameters == {"learning_rate": 5e-5, "kl_penalty_coef": 0.02}
+    assert (adjust.trigger_metric, adjust.value, adjust.threshold) == ("kl", 0.15, 0.1)
+    assert adjust.evidence_seqs == [trigger.seq]
+    assert "learning_rate 0.0001 -> 5e-05" in adjust.reason
+
+
+@pytest.mark.parametrize("value", [0.1, 0.0999, None])
+def test_no_decision_at_or_under_the_limit(run, value: float | None) -> None:
+    run.metrics(1, kl=value)
+    assert kl.decide(run.state, run.stored[-1], PolicyConfig()) == []
+
+
+def test_only_the_configured_knob_moves(run) -> None:
+    run.metrics(1, kl=0.3)
+    config = PolicyConfig.model_validate({"kl": {"adjust": ["kl_penalty_coef"]}})
+    assert run.decide(config)[0].parameters == {"kl_penalty_coef": 0.02}
+
+
+def test_adaptive_mode_scales_the_coefficient_by_kl_over_target_with_a_cap(run) -> None:
+    adaptive = {
+        "mode": "adaptive",
+        "target": 0.05,
+        "kl_coef_factor": 4.0,
+        "adjust": ["kl_penalty_coef"],
+    }
+    run.metrics(1, kl=0.15)
+    coef = run.decide(PolicyConfig.model_validate({"kl": adaptive}))[0].parameters
+    assert coef["kl_penalty_coef"] == pytest.approx(0.03)  # x3 = 0.15 / 0.05
+    run.metrics(2, kl=0.5)
+    coef = run.decide(PolicyConfig.model_validate({"kl": adaptive}))[0].parameters
+    assert coef["kl_penalty_coef"] == pytest.approx(0.04)  # x10 capped at x4
+
+
+def test_persistent_high_kl_waits_for_the_adjustment_then_rolls_back_before_the_excursion(
+    run,
+) -> None:
+    run.step(_step(1, 0.05))
+    run.checkpoint(1)
+    assert run.keys(run.step(_step(2, 0.15))) == ["kl:adjust_hyperparameters"]
+    assert run.step(_step(3, 0.14)) == []  # the adjustment gets its steps
+    run.checkpoint(3)  # saved inside the excursion: not a target
+    decisions = run.step(_step(4, 0.13))
+    assert run.keys(decisions) == ["kl:rollback", "kl:adjust_hyperparameters"]
+    back, adjust = decisions
+    assert back.parameters["to_step"] == 1 and back.parameters["from_step"] == 4
+    assert "for 3 consecutive steps (since step 2)" in back.reason
+    assert adjust.parameters["learning_rate"] == pytest.approx(2.5e-5)  # halved twice now
+    # The rollback restarts the count: one high step after it only adjusts (or waits).
+    assert run.step(_step(5, 0.12)) == []
+    assert run.keys(run.step(_step(6, 0.12))) == ["kl:adjust_hyperparameters"]
+
+
+def test_the_learning_rate_never_drops_below_its_floor(run) -> None:
+    run.metrics(1, kl=0.2)
+    config = PolicyConfig.model_validate({"kl": {"min_learning_rate": 1e-4}})
+    assert run.decide(config)[0].parameters == {"kl_penalty_coef": 0.02}
+
+
+def test_an_exhausted_adjustment_budget_fails_the_run(run) -> None:
+    config = PolicyConfig.model_validate(
+        {"kl": {"max_adjustments": 1, "adjust_every_steps": 1, "rollback_after_steps": 10}}
+    )
+    assert run.keys(run.step(_step(1, 0.2), config)) == ["kl:adjust_hyperparameters"]
+    decisions = run.step(_step(2, 0.2), config)
+    assert run.keys(decisions) == ["kl:fail"]
+    assert decisions[0].parameters["budget"] == "kl.max_adjustments"
+
+
+def test_policies_stay_quiet_outside_training(run) -> None:
+    run.append(StateChanged(trigger="advance", source="iterative_training", dest="evaluation"))
+    run.metrics(1, kl=0.5)
+    assert run.decide() == []
