@@ -23,6 +23,7 @@ from orchestrator.lifecycle import drive
 from orchestrator.lifecycle import resume as resume_run
 from orchestrator.machine import STAGES
 from orchestrator.registry import product_stages
+from orchestrator.replay import replay_command
 from orchestrator.report import report_command
 from orchestrator.summary import print_summary, run_summary
 from orchestrator.supervisor import (
@@ -159,6 +160,17 @@ def supervise(
             out.print(f"{action.run_id}: {action.action} ({action.detail})")
         return
     supervise_forever(log, target, cfg, log_dir)
+
+
+@app.command()
+def replay(
+    run_id: Annotated[str, typer.Argument(help="The run to replay.")],
+    config: Annotated[Path | None, typer.Option("--config", help="Other settings (TOML).")] = None,
+    overrides: Annotated[list[str] | None, typer.Argument(help="key=value overrides.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Show what (other) policy settings would decide on an existing log, beside what was decided."""
+    replay_command(run_id, config, overrides or [], open_store(store), out)
 
 
 app.command("check")(check)

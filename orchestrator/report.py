@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from orchestrator.why import LogIndex, StoreOption, abandoned_by, entries
 from store.log import StoredEvent
-from store.projections import project
+from store.projections import initial_hyperparameters, project
 
 PLOTS = {
     "verify_rate": "Verify rate",
@@ -69,7 +69,7 @@ class _Data:
     def _take(self, e: Any, abandoned: bool) -> None:
         p, step = e.payload, self.idx.steps[e.seq]
         if e.type == "RunStarted":
-            self.hyper_steps.append((0, dict(p["config"].get("hyperparameters_initial", {}))))
+            self.hyper_steps.append((0, initial_hyperparameters(p["config"])))
         elif e.type == "MetricsRecorded":
             for name, value in p["metrics"].items():
                 if value is not None:

@@ -22,6 +22,7 @@ from rich.tree import Tree
 from orchestrator.errors import OrchestratorError
 from store.events import EVENT_TYPES
 from store.log import StoredEvent
+from store.projections import initial_hyperparameters
 from store.upcasters import upcast
 
 CONSEQUENCES = (
@@ -168,7 +169,7 @@ class LogIndex:
             if e.seq >= seq:
                 break
             if e.type == "RunStarted":
-                values = dict(e.payload["config"].get("hyperparameters_initial", {}))
+                values = initial_hyperparameters(e.payload["config"])
             elif e.type == "HyperparametersChanged":
                 values.update(e.payload["changes"])
             elif e.type == "MetricsRecorded":

@@ -151,6 +151,10 @@ class RLLoop:
         values = _finite(metrics.model_dump(exclude={"step", "attempt"}))
         values["judge_error_rate"] = errors / max(len(flat_tasks), 1)
         values["attempt"] = float(attempt)
+        # The knobs the step ran with, so policies (and readers) see what they would adjust.
+        values["temperature"] = float(config.sampling.temperature)
+        values["entropy_coef"] = float(config.entropy_coef)
+        values["group_size"] = float(config.group_size)
         kept = self.config.pipeline.sample_rollouts
         samples = [
             {"task_id": g.prompt.task_id, "prompt": g.prompt_text,

@@ -25,9 +25,7 @@ def _log(tmp_path: Path) -> EventLog:
     log.append(
         "r",
         [
-            RunStarted(
-                config={"hyperparameters_initial": {"learning_rate": 1e-4}}, config_hash="h"
-            ),
+            RunStarted(config={"grpo": {"learning_rate": 1e-4}}, config_hash="h"),
             StateChanged(trigger="start", source="created", dest="sft_preparation"),
         ],
         0,

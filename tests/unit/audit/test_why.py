@@ -88,7 +88,7 @@ def test_why_explains_a_rollback_with_its_benchmark_numbers(
     rolled = next(t for t in rollback.then if t.type == "RolledBack")
     assert rolled.data["checkpoint"] == GOOD_CHECKPOINT and rolled.data["to_step"] == 10
     kl = by_name["kl_control:halve_lr"]
-    assert "learning_rate 1e-05 -> 5e-06" in kl.story
+    assert "learning_rate 0.0001 -> 5e-05" in kl.story  # from the recorded grpo.learning_rate
 
 
 def test_why_on_a_rolled_back_seq_explains_the_decision_that_asked_for_it(

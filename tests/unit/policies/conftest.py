@@ -31,6 +31,18 @@ HYPERPARAMETERS = {
 }
 
 
+# The shape RunStarted records (RunConfig's dump); the fold reads the starting knobs from it.
+RECORDED_CONFIG = {
+    "grpo": {
+        "learning_rate": HYPERPARAMETERS["learning_rate"],
+        "kl_penalty_coef": HYPERPARAMETERS["kl_penalty_coef"],
+        "entropy_coef": HYPERPARAMETERS["entropy_coef"],
+        "group_size": HYPERPARAMETERS["group_size"],
+        "sampling": {"temperature": HYPERPARAMETERS["temperature"]},
+    }
+}
+
+
 def ckpt(step: int) -> str:
     return f"{step:064x}"
 
@@ -52,7 +64,7 @@ class PolicyRun:
 
     def start(self, capability: float = 1.0, baseline_checkpoint: bool = True) -> PolicyRun:
         self.append(
-            RunStarted(config={"hyperparameters_initial": HYPERPARAMETERS}, config_hash="h" * 64),
+            RunStarted(config=RECORDED_CONFIG, config_hash="h" * 64),
             StateChanged(trigger="start", source="created", dest="sft_preparation"),
             BaselineRecorded(
                 verify_rate=0.5,

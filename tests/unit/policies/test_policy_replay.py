@@ -30,7 +30,10 @@ from store.log import EventLog
 from store.projections import project
 
 RUN = "chaos"
-HYPERPARAMETERS = {"learning_rate": 1e-4, "kl_penalty_coef": 0.01, "temperature": 1.0}
+# RunConfig's shape: the fold reads the starting knobs from its grpo section.
+RECORDED_CONFIG = {
+    "grpo": {"learning_rate": 1e-4, "kl_penalty_coef": 0.01, "sampling": {"temperature": 1.0}}
+}
 
 
 def _metrics(step: int) -> dict[str, float | None]:
@@ -54,7 +57,7 @@ def _drive(log: EventLog, config: PolicyConfig, steps: int = 30) -> None:
         [
             RunStarted(
                 config={
-                    "hyperparameters_initial": HYPERPARAMETERS,
+                    **RECORDED_CONFIG,
                     "policies": config.model_dump(),
                 },
                 config_hash="h" * 64,
