@@ -1,6 +1,11 @@
-"""Batched sampling through mlx_lm's `BatchGenerator`: every completion of every prompt is decoded
-in one batch, returning token ids (the EOS token included, unlike `batch_generate`), per-token
-log-probs of the temperature-1 policy, and a truncation flag.
+"""Batched sampling on mlx_lm models and KV caches: every completion of every prompt is decoded in
+one batch per prompt length, returning token ids (the EOS token included, unlike mlx_lm's
+`batch_generate`), per-token log-probs of the temperature-1 policy, and a truncation flag.
+
+Why not mlx_lm's `BatchGenerator`: on the tiny embedded model its per-sequence bookkeeping (a
+log-prob row object per sequence per step, cache filtering, per-token `.item()`) cost ~3x the
+model itself. Sequences of one bucket keep decoding after their EOS (the extra tokens are dropped);
+with short answers that is cheaper than filtering the cache.
 
 Randomness: the sampler splits an explicit key (from `derive_seed(seed, step, attempt)`) once per
 decoding step, so the same key gives the same rollouts whatever else used mlx's global RNG.
@@ -14,7 +19,8 @@ from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
-from mlx_lm.generate import BatchGenerator
+import numpy as np
+from mlx_lm.models.cache import make_prompt_cache
 from mlx_lm.sample_utils import apply_top_p
 
 from stages.training.config import SamplingConfig
@@ -51,42 +57,68 @@ def generate_tokens(
     sampler: Callable[[mx.array], mx.array],
     batch_size: int = 512,
 ) -> tuple[list[list[int]], list[list[float]], list[bool], int]:
-    """Decode every prompt in one batch: (tokens_B, logprobs_B, truncated_B, generated tokens)."""
+    """Decode every prompt: (tokens_B, logprobs_B, truncated_B, generated tokens).
+
+    Prompts are bucketed by length, so each bucket runs as one [b, 1]-per-step decode over an
+    mlx_lm KV cache with no padding at all (what makes the sampled log-probs equal a forward pass).
+    """
     if max_tokens <= 0:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
     if any(len(p) == 0 for p in prompts_B):
         raise ValueError("every prompt needs at least one token; got an empty prompt")
-    width = max(1, min(batch_size, len(prompts_B)))
-    gen = BatchGenerator(
-        model,
-        max_tokens=max_tokens,
-        stop_tokens=[[t] for t in eos_ids],
-        sampler=sampler,
-        completion_batch_size=width,
-        prefill_batch_size=width,
-    )
-    uids = gen.insert([list(p) for p in prompts_B], [max_tokens] * len(prompts_B))
-    tokens = {u: [] for u in uids}
-    logprobs = {u: [] for u in uids}
-    truncated = dict.fromkeys(uids, False)
-    generated = 0
-    try:
-        while responses := gen.next_generated():
-            for r in responses:
-                # Keep the EOS token and its log-prob: the policy chose to stop there.
-                tokens[r.uid].append(r.token)
-                logprobs[r.uid].append(r.logprobs[r.token].item())
-                generated += 1
-                if r.finish_reason == "length":
-                    truncated[r.uid] = True
-    finally:
-        gen.close()
-    return (
-        [tokens[u] for u in uids],
-        [logprobs[u] for u in uids],
-        [truncated[u] for u in uids],
-        generated,
-    )
+    by_length: dict[int, list[int]] = {}
+    for b, p in enumerate(prompts_B):
+        by_length.setdefault(len(p), []).append(b)
+    tokens_B: list[list[int]] = [[] for _ in prompts_B]
+    logprobs_B: list[list[float]] = [[] for _ in prompts_B]
+    truncated_B = [False] * len(prompts_B)
+    eos = np.array(sorted(eos_ids))
+    for length in sorted(by_length):
+        members = by_length[length]
+        for lo in range(0, len(members), batch_size):
+            rows = members[lo : lo + batch_size]
+            toks, lps = _decode_bucket(
+                model, [prompts_B[b] for b in rows], eos, max_tokens, sampler
+            )
+            for b, t, lp in zip(rows, toks, lps, strict=True):
+                tokens_B[b], logprobs_B[b] = t, lp
+                truncated_B[b] = t[-1] not in eos
+    return tokens_B, logprobs_B, truncated_B, sum(len(t) for t in tokens_B)
+
+
+def _decode_bucket(
+    model: nn.Module,
+    prompts_b: list[Sequence[int]],
+    eos: np.ndarray,
+    max_tokens: int,
+    sampler: Callable[[mx.array], mx.array],
+) -> tuple[list[list[int]], list[list[float]]]:
+    cache = make_prompt_cache(model)
+    logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :].astype(mx.float32)
+    steps_tokens, steps_logprobs = [], []
+    done_b = np.zeros(len(prompts_b), dtype=bool)
+    for _ in range(max_tokens):
+        logprobs_bV = logits_bV - mx.logsumexp(logits_bV, axis=-1, keepdims=True)
+        token_b = sampler(logprobs_bV)
+        logprob_b = mx.take_along_axis(logprobs_bV, token_b[:, None], axis=-1)[:, 0]
+        mx.eval(token_b, logprob_b)
+        token_np = np.array(token_b)
+        steps_tokens.append(token_np)
+        steps_logprobs.append(np.array(logprob_b))
+        done_b |= np.isin(token_np, eos)
+        if done_b.all():
+            break
+        logits_bV = model(token_b[:, None], cache=cache)[:, -1, :].astype(mx.float32)
+    tokens_Tb, logprobs_Tb = np.stack(steps_tokens), np.stack(steps_logprobs)
+    out_tokens, out_logprobs = [], []
+    for b in range(len(prompts_b)):
+        stops = np.flatnonzero(np.isin(tokens_Tb[:, b], eos))
+        end = stops[0] + 1 if len(stops) else len(tokens_Tb)
+        out_tokens.append(tokens_Tb[:end, b].tolist())
+        out_logprobs.append(logprobs_Tb[:end, b].tolist())
+    return out_tokens, out_logprobs
 
 
 def _text(tokenizer: Any, tokens: list[int]) -> str:

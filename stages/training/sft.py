@@ -37,6 +37,7 @@ def epoch_batches(
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     n = len(examples)
 
+    @lru_cache(maxsize=4)
     def order(epoch: int) -> list[int]:
         idx = list(range(n))
         random.Random(f"{seed}:{epoch}").shuffle(idx)
