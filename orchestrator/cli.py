@@ -25,6 +25,7 @@ from orchestrator.machine import STAGES
 from orchestrator.registry import product_stages
 from orchestrator.replay import replay_command
 from orchestrator.report import report_command
+from orchestrator.status_view import detail_table, health, run_detail
 from orchestrator.summary import print_summary, run_summary
 from orchestrator.supervisor import (
     load_supervisor_config,
@@ -184,43 +185,50 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     store: StoreOption = None,
 ) -> None:
-    """A table of runs (stage, step, last event, health), or one run in detail."""
+    """Every run (state, step, last metrics, lease holder / health, parent), or one run in detail."""
     log = open_store(store)
-    summaries = log.runs() if run_id is None else [s for s in log.runs() if s.run_id == run_id]
-    if run_id is not None and not summaries:
+    if run_id is not None:
         log.require(run_id)
+        summary = next(s for s in log.runs() if s.run_id == run_id)
+        state = load_state(log, run_id)
+        detail = {**run_detail(state, summary), **run_summary(state, store_url=log.url)}
+        if as_json:
+            print(json.dumps(detail))
+            return
+        out.print(detail_table(detail))
+        print_summary(run_summary(state, store_url=log.url), out)
+        return
     rows = []
-    for summary in summaries:
+    for summary in log.runs():
         state = load_state(log, summary.run_id)
         rows.append(
             {
                 "run_id": summary.run_id,
                 "state": state.state,
                 "step": state.step,
-                "events": summary.n_events,
+                "last_metrics": {
+                    k: state.last_metrics.get(k)
+                    for k in ("reward_mean", "kl", "verify_rate")
+                    if k in state.last_metrics
+                },
                 "last_event": summary.last_type,
                 "last_event_at": summary.last_recorded_at,
-                "health": _health(state),
+                "lease_holder": state.lease_owner,
+                "health": health(state),
+                "parent": f"{state.parent[0]}@{state.parent[1]}" if state.parent else None,
             }
         )
     if as_json:
-        print(json.dumps(rows[0] if run_id else rows))
+        print(json.dumps(rows))
         return
-    table = Table("run", "state", "step", "events", "last event", "at", "health")
+    table = Table("run", "state", "step", "last metrics", "last event", "at", "health", "parent")
     for row in rows:
+        metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
         table.add_row(
-            row["run_id"], row["state"], str(row["step"]), str(row["events"]),
-            row["last_event"], row["last_event_at"][:19], row["health"],
+            row["run_id"], row["state"], str(row["step"]), metrics or "-", row["last_event"],
+            row["last_event_at"][:19], row["health"], row["parent"] or "-",
         )  # fmt: skip
     out.print(table)
-
-
-def _health(state) -> str:
-    if state.state == "failed":
-        return f"failed: {state.failure_reason or 'see rlvr events'}"
-    if state.state == "paused":
-        return "paused"
-    return "ok" if state.state != "completed" else "done"
 
 
 @app.command()

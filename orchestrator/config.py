@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
-from stages.config import DataConfig, PipelineConfig, TeacherConfig
+from stages.config import ChaosConfig, DataConfig, PipelineConfig, TeacherConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
 from stages.verifiers.config import VerifierConfig
 
@@ -54,17 +54,34 @@ class RunConfig(BaseModel):
         None, description="Weights & Biases project (optional metric sink)."
     )
     wandb_name: str | None = Field(None, description="Weights & Biases run name.")
-    model: ModelConfig = Field(default_factory=ModelConfig, description="The model: embedded or a path / repo id.")
-    data: DataConfig = Field(default_factory=DataConfig, description="Tasks, split and capability benchmarks.")
-    teacher: TeacherConfig = Field(default_factory=TeacherConfig, description="The embedded model's SFT data.")
-    sft: SFTConfig = Field(default_factory=SFTConfig, description="Supervised fine-tuning (embedded model).")
-    grpo: GRPOConfig = Field(default_factory=GRPOConfig, description="GRPO and sampling hyper-parameters.")
+    model: ModelConfig = Field(
+        default_factory=ModelConfig, description="The model: embedded or a path / repo id."
+    )
+    data: DataConfig = Field(
+        default_factory=DataConfig, description="Tasks, split and capability benchmarks."
+    )
+    teacher: TeacherConfig = Field(
+        default_factory=TeacherConfig, description="The embedded model's SFT data."
+    )
+    sft: SFTConfig = Field(
+        default_factory=SFTConfig, description="Supervised fine-tuning (embedded model)."
+    )
+    grpo: GRPOConfig = Field(
+        default_factory=GRPOConfig, description="GRPO and sampling hyper-parameters."
+    )
     verifier: VerifierConfig | None = Field(
         None, description="Verifier settings with `kind`; default: the task family's verifier."
     )
-    pipeline: PipelineConfig = Field(default_factory=PipelineConfig, description="How much of each stage's work.")
+    pipeline: PipelineConfig = Field(
+        default_factory=PipelineConfig, description="How much of each stage's work."
+    )
     gates: GateConfig = Field(default_factory=GateConfig, description="Stage gate thresholds.")
-    policies: PolicyConfig = Field(default_factory=PolicyConfig, description="Recovery policies and their budgets.")
+    policies: PolicyConfig = Field(
+        default_factory=PolicyConfig, description="Recovery policies and their budgets."
+    )
+    chaos: ChaosConfig = Field(
+        default_factory=ChaosConfig, description="Faults injected on purpose (demo, tests)."
+    )
 
 
 # Sections whose shape depends on a discriminator (verifier.kind): checked when validated.

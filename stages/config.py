@@ -21,14 +21,18 @@ class DataConfig(BaseModel):
         None, description="Task file (JSON/JSONL); none means the built-in arithmetic generator."
     )
     difficulty: int = Field(2, ge=1, le=5, description="Built-in arithmetic generator level.")
-    train_ratio: float = Field(0.8, gt=0, lt=1, description="Share of tasks used for training; the rest is held out.")
+    train_ratio: float = Field(
+        0.8, gt=0, lt=1, description="Share of tasks used for training; the rest is held out."
+    )
     data_seed: int = Field(42, description="Seed of the train/held-out split.")
     max_heldout: int = Field(400, gt=0, description="Most held-out tasks evaluated at each eval.")
     capability_benchmarks: list[Literal["reverse"]] = Field(
         default_factory=lambda: ["reverse"],
         description="Skills RL never trains, scored against their baseline (retention).",
     )
-    capability_heldout: int = Field(200, gt=0, description="Held-out items per capability benchmark.")
+    capability_heldout: int = Field(
+        200, gt=0, description="Held-out items per capability benchmark."
+    )
 
 
 class TeacherConfig(BaseModel):
@@ -36,12 +40,20 @@ class TeacherConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    noise: Literal["none", "forgets_carry"] = Field(
+    noise: Literal["none", "forgets_carry", "other_answer"] = Field(
         "forgets_carry",
         description="none: exact labels; forgets_carry: on carry/borrow problems the teacher is off "
-        "by ten with probability carry_error, drawn afresh each time (imperfect demonstrations).",
+        "by ten with probability carry_error, drawn afresh each time (imperfect demonstrations); "
+        "other_answer (any family): with probability wrong_share the label is another training "
+        "task's answer, drawn afresh each time.",
     )
     carry_error: float = Field(0.7, ge=0, le=1, description="Probability of the carry mistake.")
+    wrong_share: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="other_answer: probability that a label is another task's answer.",
+    )
     capability_share: float = Field(
         0.25, ge=0, lt=1, description="Share of each SFT batch given to the capability skills."
     )
@@ -53,18 +65,57 @@ class PipelineConfig(BaseModel):
     verifiability_sample: int = Field(
         400, gt=0, description="Stage 2: tasks checked (reference passes, perturbation fails)."
     )
-    calibration_tasks: int = Field(100, gt=0, description="Stage 3: tasks whose candidates calibrate the verifier.")
-    pass_rate_samples: int = Field(4, ge=1, description="Stage 4: samples per task to estimate its pass rate.")
+    calibration_tasks: int = Field(
+        100, gt=0, description="Stage 3: tasks whose candidates calibrate the verifier."
+    )
+    pass_rate_samples: int = Field(
+        4, ge=1, description="Stage 4: samples per task to estimate its pass rate."
+    )
     pass_rate_tasks: int = Field(
         800, gt=0, description="Stage 4: most training tasks whose pass rate is estimated."
     )
-    min_pass_rate: float = Field(0.0, ge=0, le=1, description="Stage 4: keep tasks with pass rate above this...")
-    max_pass_rate: float = Field(1.0, ge=0, le=1, description="...and below this (0 < p < 1 can teach).")
-    ifd_min: float | None = Field(None, description="Stage 4: keep only tasks with IFD at least this (optional).")
-    ifd_max: float | None = Field(None, description="Stage 4: keep only tasks with IFD at most this (optional).")
+    min_pass_rate: float = Field(
+        0.0, ge=0, le=1, description="Stage 4: keep tasks with pass rate above this..."
+    )
+    max_pass_rate: float = Field(
+        1.0, ge=0, le=1, description="...and below this (0 < p < 1 can teach)."
+    )
+    ifd_min: float | None = Field(
+        None, description="Stage 4: keep only tasks with IFD at least this (optional)."
+    )
+    ifd_max: float | None = Field(
+        None, description="Stage 4: keep only tasks with IFD at most this (optional)."
+    )
     rl_steps: int = Field(100, ge=1, description="Stage 5: GRPO steps.")
-    rounds: int = Field(1, ge=0, description="Stage 6: further rounds, each re-filtering the curriculum.")
+    rounds: int = Field(
+        1, ge=0, description="Stage 6: further rounds, each re-filtering the curriculum."
+    )
     round_steps: int = Field(40, ge=1, description="Stage 6: GRPO steps per round.")
     sample_rollouts: int = Field(
         4, ge=0, description="Groups per step whose full text is kept in the RolloutsSampled event."
+    )
+
+
+class InjectedFault(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["learning_rate", "temperature", "capability_poison"] = Field(
+        description="learning_rate / temperature: set that knob (a bad setting a policy must undo); "
+        "capability_poison: SFT on corrupted labels of a capability skill (a regression to roll back)."
+    )
+    step: int = Field(ge=0, description="Inject just before this GRPO step.")
+    value: float | None = Field(
+        None, description="The knob's new value (learning_rate, temperature)."
+    )
+    steps: int = Field(20, ge=1, description="capability_poison: SFT steps on corrupted labels.")
+    learning_rate: float = Field(3e-3, gt=0, description="capability_poison: SFT learning rate.")
+
+
+class ChaosConfig(BaseModel):
+    """Faults injected on purpose so a user can watch each recovery (configs/chaos.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    faults: list[InjectedFault] = Field(
+        default_factory=list, description="What to inject, and when."
     )

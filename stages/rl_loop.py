@@ -21,10 +21,13 @@ import structlog
 from stages.common import base_model_path, evaluate, verifier
 from stages.tasks.types import Task
 from stages.types import StageContext, StageError, StageInterrupted
+from store.crashpoints import crashpoint
 from store.events import (
     CheckpointSaved,
     EvalRecorded,
     Event,
+    FaultInjected,
+    HyperparametersChanged,
     MetricsRecorded,
     RolloutsSampled,
     StepFailed,
@@ -47,7 +50,9 @@ class RLLoop:
 
     def grpo_config(self) -> Any:
         base = self.config.grpo
-        sampling = base.sampling.model_copy(update={k: v for k, v in self.overrides.items() if k in _SAMPLING_KEYS})
+        sampling = base.sampling.model_copy(
+            update={k: v for k, v in self.overrides.items() if k in _SAMPLING_KEYS}
+        )
         update = {k: v for k, v in self.overrides.items() if k in _GRPO_KEYS}
         return base.model_copy(update={**update, "sampling": sampling, "seed": self.config.seed})
 
@@ -66,7 +71,9 @@ class RLLoop:
         else:
             trainer, since = self._restore(checkpoint.digest, keep=None), checkpoint.seq
         at = self.ctx.state_at(since)
-        tasks = curriculum_of(self.ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}))
+        tasks = curriculum_of(
+            self.ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {})
+        )
         self.ctx.workspace["trainer"], self.ctx.workspace["overrides"] = trainer, self.overrides
         self._catch_up(trainer, self.ctx.read(since + 1), tasks)
         return trainer
@@ -94,9 +101,15 @@ class RLLoop:
         else:
             restored, _, _ = restore_checkpoint(self.ctx.blobs, digest, base_model_path(self.ctx))
         if keep is None:
-            self.overrides = dict(read_checkpoint_state(self.ctx.blobs, digest)["meta"].get("overrides", {}))
+            self.overrides = dict(
+                read_checkpoint_state(self.ctx.blobs, digest)["meta"].get("overrides", {})
+            )
             return restored
-        keep.model, keep.optimizer, keep.reference = restored.model, restored.optimizer, restored.reference
+        keep.model, keep.optimizer, keep.reference = (
+            restored.model,
+            restored.optimizer,
+            restored.reference,
+        )
         return keep
 
     def save(self, trainer: Any) -> str:
@@ -104,7 +117,7 @@ class RLLoop:
 
         return save_checkpoint(
             trainer, self.ctx.blobs, self.grpo_config(), self.config.model, base_model_path(self.ctx),
-            meta={"overrides": self.overrides, "run_id": self.ctx.run_id},
+            meta={"overrides": self.overrides},
         )  # fmt: skip
 
     # --- one step ------------------------------------------------------------------------------
@@ -131,23 +144,36 @@ class RLLoop:
             trainer.model, trainer.tokenizer, prompts, config.sampling, config.group_size,
             step_seed(config, step, attempt),
         )  # fmt: skip
+        crashpoint("sampling")
         n = config.group_size
         flat_tasks = [g.prompt for g in groups for _ in g.rollouts_N]
         verdicts = []
         if logged_rewards is None:
-            verdicts = verify_tasks(verifier(self.ctx), flat_tasks, [r.text for g in groups for r in g.rollouts_N])
+            verdicts = verify_tasks(
+                verifier(self.ctx), flat_tasks, [r.text for g in groups for r in g.rollouts_N]
+            )
             rewards_GN = [
-                [None if verdicts[g * n + i].excluded else verdicts[g * n + i].reward for i in range(n)]
+                [
+                    None if verdicts[g * n + i].excluded else verdicts[g * n + i].reward
+                    for i in range(n)
+                ]
                 for g in range(len(groups))
             ]
         else:
             rewards_GN = logged_rewards
+        crashpoint("verification")
         # A judge error is not a zero: groups holding one are left out of the update.
         usable = [g for g, row in enumerate(rewards_GN) if None not in row]
         errors = sum(row.count(None) for row in rewards_GN)
         metrics = train_step(
-            trainer, [groups[g] for g in usable], [rewards_GN[g] for g in usable], config, attempt, stats
+            trainer,
+            [groups[g] for g in usable],
+            [rewards_GN[g] for g in usable],
+            config,
+            attempt,
+            stats,
         )
+        crashpoint("optimizer")  # the update is applied in memory, nothing appended yet
         values = _finite(metrics.model_dump(exclude={"step", "attempt"}))
         values["judge_error_rate"] = errors / max(len(flat_tasks), 1)
         values["attempt"] = float(attempt)
@@ -165,7 +191,9 @@ class RLLoop:
             {"task_id": flat_tasks[j].task_id, "passed": v.passed, "status": v.status, "reason": v.reason[:80]}
             for j, v in enumerate(verdicts[: kept * n])
         ]  # fmt: skip
-        n_passed = sum(1 for row in rewards_GN for r in row if r is not None and r >= config.verified_threshold)
+        n_passed = sum(
+            1 for row in rewards_GN for r in row if r is not None and r >= config.verified_threshold
+        )
         return [
             RolloutsSampled(
                 step=step, attempt=attempt, n_groups=len(groups), group_size=n, samples=samples,
@@ -184,14 +212,24 @@ class RLLoop:
         digest = None
         if done % self.config.save_every == 0 or last_step:
             digest = self.save(trainer)
-            out.append(CheckpointSaved(step=done, checkpoint=digest, hyperparameters=self._hyperparameters(trainer)))
+            out.append(
+                CheckpointSaved(
+                    step=done, checkpoint=digest, hyperparameters=self._hyperparameters(trainer)
+                )
+            )
         if done % self.config.eval_every == 0 or last_step:
             rate, capability, _ = evaluate(self.ctx, trainer.model, trainer.tokenizer)
-            out.append(EvalRecorded(step=done, verify_rate=rate, capability=capability, checkpoint=digest))
+            out.append(
+                EvalRecorded(step=done, verify_rate=rate, capability=capability, checkpoint=digest)
+            )
         return out
 
     def _hyperparameters(self, trainer: Any) -> dict[str, Any]:
-        return {"learning_rate": trainer.learning_rate, "kl_penalty_coef": trainer.kl_coef, **self.overrides}
+        return {
+            "learning_rate": trainer.learning_rate,
+            "kl_penalty_coef": trainer.kl_coef,
+            **self.overrides,
+        }
 
     # --- acting on decisions --------------------------------------------------------------
 
@@ -220,17 +258,30 @@ class RLLoop:
             while trainer.step < until_step:
                 if self.ctx.should_stop():
                     raise StageInterrupted
+                self._inject(trainer)
                 try:
                     events = self._step(trainer, tasks, attempt)
                 except (MemoryError, RuntimeError) as e:
-                    kind = "oom" if isinstance(e, MemoryError) or "memory" in str(e).lower() else "exception"
-                    stored = self.ctx.emit([StepFailed(step=trainer.step, attempt=attempt, kind=kind, message=str(e)[:500])])
+                    kind = (
+                        "oom"
+                        if isinstance(e, MemoryError) or "memory" in str(e).lower()
+                        else "exception"
+                    )
+                    stored = self.ctx.emit(
+                        [
+                            StepFailed(
+                                step=trainer.step, attempt=attempt, kind=kind, message=str(e)[:500]
+                            )
+                        ]
+                    )
                     attempt = self._retry(stored, attempt, e)
                     continue
                 last_step = trainer.step == until_step
                 # A step whose update is about to be undone gets no checkpoint or eval of its own:
                 # they would describe weights the run is leaving.
-                undone = {"rollback", "skip_update", "pause", "fail"} & set(self.ctx.preview(events))
+                undone = {"rollback", "skip_update", "pause", "fail"} & set(
+                    self.ctx.preview(events)
+                )
                 if not undone:
                     events += self._scheduled(trainer, last_step)
                 stored = self.ctx.emit(events)
@@ -241,6 +292,51 @@ class RLLoop:
                 last = next(r for r in stored if r.type == "MetricsRecorded").event.metrics
                 bar.advance(1, reward=last.get("reward_mean") or 0.0, kl=last.get("kl") or 0.0)
         return trainer
+
+    # --- chaos -------------------------------------------------------------------------------
+
+    def _inject(self, trainer: Any) -> None:
+        """Inject the faults configured for this step, once (the log remembers what was done)."""
+        due = [f for f in self.config.chaos.faults if f.step == trainer.step]
+        if not due:
+            return
+        done = {(r.event.kind, r.event.step) for r in self.ctx.read(1) if r.type == "FaultInjected"}
+        for fault in due:
+            if (fault.kind, fault.step) in done:
+                continue
+            params = fault.model_dump(exclude={"kind", "step"})
+            events: list[Event] = [
+                FaultInjected(kind=fault.kind, step=fault.step, parameters=params)
+            ]
+            if fault.kind in ("learning_rate", "temperature"):
+                events.append(
+                    HyperparametersChanged(
+                        changes={fault.kind: fault.value},
+                        reason=f"chaos: {fault.kind} set to {fault.value}",
+                    )
+                )
+            else:
+                self._poison(trainer, params)
+            log_.warning("fault injected", kind=fault.kind, step=fault.step)
+            self._apply(trainer, self.ctx.emit(events))
+
+    def _poison(self, trainer: Any, params: dict[str, Any]) -> None:
+        """SFT the capability skills on corrupted labels (copied instead of reversed)."""
+        from stages.common import task_suite
+        from stages.training.config import SFTConfig
+        from stages.training.sft import epoch_batches, sft
+
+        skills = [t for tasks in task_suite(self.ctx).capability_train.values() for t in tasks]
+        if not skills:
+            return
+        corrupted = [(t.prompt, t.answer[::-1] if t.answer else "") for t in skills]
+        config = SFTConfig(
+            steps=int(params["steps"]), batch_size=32, learning_rate=float(params["learning_rate"]),
+            lr_schedule="constant", warmup_steps=0, seed=self.config.seed,
+        )  # fmt: skip
+        sft(
+            trainer.model, trainer.tokenizer, epoch_batches(corrupted, 32, self.config.seed), config
+        )
 
     def _retry(self, stored: Sequence[StoredEvent], attempt: int, error: Exception) -> int:
         decided = [r.event for r in stored if r.type == "PolicyDecided"]
@@ -264,17 +360,25 @@ class RLLoop:
             elif row.type == "MetricsRecorded":
                 logged = row.event
                 if logged.step != trainer.step:
-                    raise StageError(f"cannot catch up: the log has step {logged.step}, the trainer {trainer.step}")
+                    raise StageError(
+                        f"cannot catch up: the log has step {logged.step}, the trainer {trainer.step}"
+                    )
                 attempt = int(logged.metrics.get("attempt") or 0)
                 events = self._step(trainer, tasks, attempt, logged_rewards=rewards)
                 recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
                 drift = {k for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")
                          and recomputed.get(k) != logged.metrics[k]}  # fmt: skip
                 if drift:
-                    log_.warning("catch-up step differs from the log", step=logged.step, metrics=sorted(drift))
+                    log_.warning(
+                        "catch-up step differs from the log",
+                        step=logged.step,
+                        metrics=sorted(drift),
+                    )
                 replayed += 1
             elif row.type in ("HyperparametersChanged", "RolledBack"):
                 self._apply(trainer, [row])
+            elif row.type == "FaultInjected" and row.event.kind == "capability_poison":
+                self._poison(trainer, row.event.parameters)
         if replayed:
             log_.info("caught up from checkpoint", steps=replayed, now_at=trainer.step)
 
@@ -290,4 +394,3 @@ def _finite(values: dict[str, Any]) -> dict[str, float | None]:
             out[key] = None
             out[f"nonfinite_{key}"] = 1.0
     return out
-

@@ -4,6 +4,7 @@ generated tasks; then record the baseline held-out verify rate and every capabil
 The embedded model's teacher is imperfect on purpose (`teacher.noise = "forgets_carry"`): on
 carry/borrow problems it is off by ten with some probability, drawn afresh each time a problem is
 seen, so the SFT'd model puts mass on right and wrong answers and verifiable rewards can move it.
+`other_answer` does the same for any task family: a share of labels are other tasks' answers.
 """
 
 from __future__ import annotations
@@ -16,11 +17,20 @@ from stages.config import TeacherConfig
 from stages.progress import progress
 from stages.tasks.types import Task
 from stages.types import StageContext, StageError
-from store.events import BaselineRecorded, SFTProgressed
+from store.events import BaselineRecorded, Event, SFTCompleted
 
 
-def _teacher_answer(task: Task, teacher: TeacherConfig, rng: random.Random) -> str:
-    if teacher.noise == "forgets_carry" and task.metadata.get("has_carry") and rng.random() < teacher.carry_error:
+def _teacher_answer(
+    task: Task, teacher: TeacherConfig, rng: random.Random, others: list[str]
+) -> str:
+    if teacher.noise == "other_answer" and others and rng.random() < teacher.wrong_share:
+        # A confident wrong answer: another task's (any family; the label is still well formed).
+        return rng.choice(others)
+    if (
+        teacher.noise == "forgets_carry"
+        and task.metadata.get("has_carry")
+        and rng.random() < teacher.carry_error
+    ):
         # Off by ten: the carry (or borrow) that a careless teacher forgets.
         return str(int(task.answer) + (-10 if task.metadata.get("op") == "+" else 10))
     return task.answer or ""
@@ -36,10 +46,11 @@ def teacher_batches(
     n_skill = round(batch_size * teacher.capability_share) if skills else 0
     main = epoch_batches(suite.train, batch_size - n_skill, seed)
     side = epoch_batches(skills, n_skill, seed + 1) if n_skill else None
+    others = sorted({t.answer for t in suite.train if t.answer})
 
     def batch(step: int) -> list[tuple[str, str]]:
         rng = random.Random(f"teacher:{seed}:{step}")
-        pairs = [(t.prompt, _teacher_answer(t, teacher, rng)) for t in main(step)]
+        pairs = [(t.prompt, _teacher_answer(t, teacher, rng, others)) for t in main(step)]
         if side is not None:
             pairs += [(t.prompt, t.answer or "") for t in side(step)]
         return pairs
@@ -64,19 +75,29 @@ class SFTPreparation:
             model, tokenizer, path = prepare_model(config.model, ctx.run_dir / "base")
         except (TrainingError, OSError, ValueError) as e:
             raise StageError(f"cannot load model {config.model.model_name!r}: {e}") from e
+        done: list[Event] = []
         if config.model.model_name == "embedded":
             batches = teacher_batches(suite, config.teacher, config.sft.batch_size, config.sft.seed)
+            curve: list[list[float]] = []
             with progress("SFT", config.sft.steps) as bar:
-                last = [0]
 
                 def report(p: dict) -> None:
-                    ctx.emit([SFTProgressed(step=p["step"] + 1, loss=p["loss"], tokens_per_s=p["tokens_per_s"])])
-                    bar.advance(p["step"] + 1 - last[0], loss=p["loss"])
-                    last[0] = p["step"] + 1
+                    bar.advance(p["step"] + 1 - (int(curve[-1][0]) if curve else 0), loss=p["loss"])
+                    curve.append([float(p["step"] + 1), p["loss"]])
+                    report.last = p  # type: ignore[attr-defined]
 
                 sft(model, tokenizer, batches, config.sft, on_progress=report)
+            last = getattr(report, "last", {})
+            done.append(
+                SFTCompleted(
+                    steps=config.sft.steps, losses=curve, tokens_per_s=last.get("tokens_per_s", 0.0),
+                    seconds=last.get("elapsed_s", 0.0),
+                )
+            )  # fmt: skip
         digest = save_model_to_blobs(model, path, ctx.blobs)
-        ctx.workspace["base_model_path"] = path
         rate, capability, n = evaluate(ctx, model, tokenizer)
-        ctx.emit([BaselineRecorded(verify_rate=rate, capability=capability, n_heldout=n, checkpoint=digest)])
-        base_model_path(ctx)  # the recorded digest now resolves to this model
+        baseline = BaselineRecorded(
+            verify_rate=rate, capability=capability, n_heldout=n, checkpoint=digest
+        )
+        ctx.emit([*done, baseline])
+        base_model_path(ctx)  # materialise the SFT'd model that RL starts from

@@ -12,6 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from store.crashpoints import crashpoint
 from store.errors import IntegrityError, StoreError
 
 _CHUNK = 1 << 20
@@ -104,11 +105,11 @@ class BlobStore:
     def put_tree(self, directory: Path | str) -> str:
         """Store every file under `directory`; return the hash of the manifest {relpath: sha256}."""
         directory = Path(directory)
-        manifest = {
-            str(p.relative_to(directory)): self.put_file(p)
-            for p in sorted(directory.rglob("*"))
-            if p.is_file()
-        }
+        manifest = {}
+        for path in sorted(directory.rglob("*")):
+            if path.is_file():
+                manifest[str(path.relative_to(directory))] = self.put_file(path)
+                crashpoint("checkpoint")  # some files stored, the manifest not yet
         return self.put_bytes(json.dumps({"files": manifest}, sort_keys=True).encode())
 
     def get_tree(self, digest: str, destination: Path | str) -> Path:

@@ -135,10 +135,14 @@ class TrainingSetBuilt(Event):
     round: int = 0
 
 
-class SFTProgressed(Event):
-    step: int
-    loss: float
+class SFTCompleted(Event):
+    """Supervised fine-tuning as one unit of work: it is redone whole if interrupted, so its loss
+    curve is recorded once, with the baseline it produced."""
+
+    steps: int
+    losses: list[list[float]] = Field(default_factory=list)  # [step, loss] every report_every steps
     tokens_per_s: float = 0.0
+    seconds: float = 0.0
 
 
 class RolloutsSampled(Event):
@@ -225,6 +229,14 @@ class PolicyDecided(Event):
     reason: str = ""
 
 
+class FaultInjected(Event):
+    """A fault injected on purpose (chaos config) just before `step`."""
+
+    kind: str
+    step: int
+    parameters: JSON = Field(default_factory=dict)
+
+
 class HyperparametersChanged(Event):
     changes: dict[str, float | int | str]
     reason: str = ""
@@ -255,7 +267,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TasksDesigned,
         VerifierCalibrated,
         TrainingSetBuilt,
-        SFTProgressed,
+        SFTCompleted,
         RolloutsSampled,
         VerdictsRecorded,
         MetricsRecorded,
@@ -266,5 +278,6 @@ EVENT_TYPES: dict[str, type[Event]] = {
         PolicyDecided,
         HyperparametersChanged,
         RolledBack,
+        FaultInjected,
     )
 }

@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlmodel import Field, SQLModel, create_engine
 
+from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
 from store.upcasters import decode
@@ -186,6 +187,7 @@ class EventLog:
                     )
                     prev = digest
                 self._insert(conn, rows)
+                crashpoint("store_transaction")  # rows written, transaction not committed
         except SAIntegrityError as e:
             # Another writer inserted the same (run_id, seq) between our read and our insert.
             raise ConcurrencyError(f"run {run_id}: a concurrent writer appended first") from e

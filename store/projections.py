@@ -317,6 +317,7 @@ _HANDLERS = {
     "StateChanged": _state_changed,
     "RunFailed": _run_failed,
     "BaselineRecorded": _baseline,
+    "SFTCompleted": _stage_result,
     "TasksDesigned": _stage_result,
     "VerifierCalibrated": _stage_result,
     "TrainingSetBuilt": _stage_result,

@@ -4,6 +4,8 @@ Formats: rubric JSON (tinker-cookbook rlvr: a list of objects with `task_id`, `p
 `"rubric - N. criterion"`; real files hold unescaped tabs inside strings, hence `strict=False`),
 JSONL math (`prompt`, `answer`), JSONL QA in MuSiQue form (`question`, `answer`, `answer_aliases`,
 `paragraphs`), JSONL code (`prompt`, `tests`), and `generate:` specs for the built-in generators.
+Code rows may carry a `solution` and rubric items a `reference` response: kept as the task's
+`answer` (a known-good response for stage 2 and the embedded model's SFT).
 """
 
 from __future__ import annotations
@@ -73,6 +75,15 @@ def _require(
     return value
 
 
+def _optional_text(path: str, line: int, obj: dict, field: str) -> str | None:
+    """A known-good response (code `solution`, rubric `reference`): the embedded model's SFT
+    demonstration and stage 2's reference; optional."""
+    value = obj.get(field)
+    if value is not None and not isinstance(value, str):
+        raise TaskFormatError(path, line, field, f"expected a string, got {value!r:.60}")
+    return value or None
+
+
 def _task(path: str, line: int, **fields: Any) -> Task:
     try:
         return Task(**fields)
@@ -103,6 +114,7 @@ def _rubric_task(path: str, line: int, i: int, obj: Any) -> Task:
         prompt=prompt,
         rubrics=[text for _, text in sorted(numbered)],
         category=str(obj.get("category", "")),
+        answer=_optional_text(path, line, obj, "reference"),
     )
 
 
@@ -173,6 +185,7 @@ def _code_task(path: str, line: int, i: int, obj: Any) -> Task:
         if not all(isinstance(t, str) for t in tests):
             raise TaskFormatError(path, line, "tests", "expected a string or a list of strings")
         tests = "\n".join(tests)
+    solution = _optional_text(path, line, obj, "solution")
     return _task(
         path,
         line,
@@ -181,6 +194,8 @@ def _code_task(path: str, line: int, i: int, obj: Any) -> Task:
         prompt=prompt,
         tests=tests,
         category=str(obj.get("category", "")),
+        answer=solution,
+        metadata={"solution": solution} if solution else {},
     )
 
 

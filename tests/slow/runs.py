@@ -1,0 +1,77 @@
+"""Helpers for the end-to-end tests: run `rlvr` as a user would (a subprocess of the real CLI) and
+read what it left in the event log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from store.log import EventLog, StoredEvent
+from store.projections import RunState, project
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICKSTART = ROOT / "configs" / "quickstart.toml"
+CHAOS = ROOT / "configs" / "chaos.toml"
+
+# A shortened quickstart for lifecycle tests: the mechanics (leases, crashes, branches) are the
+# subject, not the gain, so gates that judge the gain are opened.
+SHORT = [
+    "sft.steps=400",
+    "pipeline.rl_steps=12",
+    "pipeline.round_steps=6",
+    "pipeline.pass_rate_tasks=96",
+    "pipeline.verifiability_sample=100",
+    "pipeline.calibration_tasks=30",
+    "data.max_heldout=100",
+    "data.capability_heldout=50",
+    "save_every=4",
+    "eval_every=4",
+    "gates.max_category_share=1.0",
+    "gates.min_verify_rate_gain=-1.0",
+    "gates.max_kl=100.0",
+    "gates.min_capability_retention=0.0",
+    "policies.rollback.enabled=false",
+]
+
+
+def rlvr(
+    *args: str,
+    cwd: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 1200,
+    check: bool = False,
+) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "RLVR_LOG_LEVEL": "WARNING", **(env or {})}
+    result = subprocess.run(
+        [sys.executable, "-m", "orchestrator", *args], cwd=cwd, env=environment,
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"rlvr {' '.join(args)} exited {result.returncode}:\n{result.stderr[-4000:]}"
+        )
+    return result
+
+
+def start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    environment = {**os.environ, "RLVR_LOG_LEVEL": "WARNING", **(env or {})}
+    return subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", *args], cwd=cwd, env=environment,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def only_run(store: Path) -> str:
+    runs = EventLog(store).runs()
+    assert len(runs) == 1, [r.run_id for r in runs]
+    return runs[0].run_id
+
+
+def events(store: Path, run_id: str, *types: str) -> list[StoredEvent]:
+    return list(EventLog(store).read(run_id, types=list(types) or None))
+
+
+def state(store: Path, run_id: str) -> RunState:
+    return project(EventLog(store).read(run_id))

@@ -1,0 +1,62 @@
+"""The embedded default end to end, as a new user runs it: `rlvr run configs/quickstart.toml`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.slow.runs import QUICKSTART, events, only_run, rlvr, state
+
+pytestmark = pytest.mark.slow
+
+# The issue asks for +20 points; across seeds the gain measured 0.2-0.35, so the test keeps a margin.
+MIN_GAIN = 0.15
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, float, str]:
+    workdir = tmp_path_factory.mktemp("quickstart")
+    started = time.monotonic()
+    result = rlvr("run", str(QUICKSTART), cwd=workdir, timeout=1500)
+    seconds = time.monotonic() - started
+    assert result.returncode == 0, result.stderr[-4000:]
+    store = workdir / "runs" / "events.db"
+    return store, only_run(store), seconds, result.stdout
+
+
+def test_the_quickstart_completes_with_a_held_out_gain_and_retention(quickstart) -> None:
+    store, run_id, seconds, stdout = quickstart
+    final = state(store, run_id)
+    assert final.state == "completed"
+    gain = final.last_eval["verify_rate"] - final.baseline_verify_rate
+    retention = final.last_eval["capability"]["reverse"] / final.baseline_capability["reverse"]
+    print(f"quickstart: {seconds:.0f} s, baseline {final.baseline_verify_rate:.3f}, "
+          f"final {final.last_eval['verify_rate']:.3f}, gain {gain:+.3f}, retention {retention:.3f}")  # fmt: skip
+    assert gain >= MIN_GAIN
+    assert retention >= 0.95
+    assert "held-out verify rate: baseline" in stdout and "capability retention, reverse" in stdout
+
+
+def test_every_gate_cites_evidence_that_exists_in_the_log(quickstart) -> None:
+    store, run_id, _, _ = quickstart
+    seqs = {e.seq for e in events(store, run_id)}
+    gates = events(store, run_id, "GateEvaluated")
+    assert len(gates) >= 8
+    for gate in gates:
+        assert gate.event.evidence_seqs, gate.event.gate
+        assert set(gate.event.evidence_seqs) <= seqs
+
+
+def test_status_json_reports_the_run(quickstart) -> None:
+    store, run_id, _, _ = quickstart
+    result = rlvr("status", run_id, "--json", "--store", str(store), cwd=store.parent, check=True)
+    status = json.loads(result.stdout)
+    for key in ("state", "step", "baseline_verify_rate", "final_verify_rate", "capability_retention",
+                "gates", "policy_decisions"):  # fmt: skip
+        assert key in status, key
+    assert status["state"] == "completed"
+    assert {"name", "value", "threshold", "passed"} <= set(status["gates"][0])
+    assert status["capability_retention"]["reverse"] >= 0.95
