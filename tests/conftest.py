@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import stages.training  # noqa: F401  (loads OpenBLAS before any test module imports mlx)
 from store.log import EventLog
 
 POSTGRES_URL = os.environ.get("RLVR_TEST_POSTGRES_URL")
