@@ -2,12 +2,12 @@
 
 Both start from the same SFT'd model files, the same arithmetic prompts (32 prompts x 8 samples),
 temperature 1.0, no top-p/top-k, 6 new tokens, AdamW lr 1e-4, KL coefficient 0.01, full
-fine-tuning. Each runs `--warmup` steps (mx.compile caches, allocator) and then `--steps` timed
-steps. For the peer, sampling time is measured by wrapping its `generate_grpo`; its training time
+fine-tuning. Each runs `--warmup` steps (mx.compile caches, allocator), then `--rounds` rounds of
+`--steps` timed steps, the contenders alternating round by round; figures are medians of rounds. For the peer, sampling time is measured by wrapping its `generate_grpo`; its training time
 is the rest of the step. Tokens: sampling counts generated tokens (EOS included), training counts
 prompt + completion tokens of the sequences in the update.
 
-    .venv/bin/python tests/benchmarks/bench_grpo.py [--steps 10] [--warmup 2] [--sft-steps 600]
+    .venv/bin/python tests/benchmarks/bench_grpo.py [--steps 5] [--rounds 3] [--warmup 2] [--sft-steps 600]
 
 Last line: one JSON object (step_s, peer_step_s, speedup, sample/train tokens per second, ...).
 """
@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import io
 import json
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -40,7 +41,7 @@ def build_model(directory: Path, sft_steps: int) -> Path:
     return save_model_dir(model, path, directory / "sft")
 
 
-def bench_ours(model_dir: Path, steps: int, warmup: int, **overrides) -> dict:
+def make_ours(model_dir: Path, warmup: int, **overrides):
     train, _ = arithmetic_problems(0)
     model, tokenizer = load_model(model_dir)
     config = GRPOConfig(
@@ -54,22 +55,25 @@ def bench_ours(model_dir: Path, steps: int, warmup: int, **overrides) -> dict:
     state = new_trainer_state(model, tokenizer, config)
     batches = epoch_batches(train, PROMPTS)
     train_grpo(state, batches, exact_answer_reward, config, warmup)
-    start = time.perf_counter()
-    history = train_grpo(state, batches, exact_answer_reward, config, steps)
-    wall = time.perf_counter() - start
-    sample_s = sum(m.sample_s for m in history)
-    train_s = sum(m.train_s for m in history)
-    sample_tokens = sum(m.sample_tokens_per_s * m.sample_s for m in history)
-    train_tokens = sum(m.train_tokens_per_s * m.train_s for m in history)
-    return {
-        "step_s": wall / steps,
-        "sample_tokens_per_s": sample_tokens / sample_s,
-        "train_tokens_per_s": train_tokens / train_s,
-        "reward_mean": sum(m.reward_mean for m in history) / steps,
-    }
+
+    def run(steps: int) -> dict:
+        start = time.perf_counter()
+        history = train_grpo(state, batches, exact_answer_reward, config, steps)
+        wall = time.perf_counter() - start
+        sample_s = sum(m.sample_s for m in history)
+        train_s = sum(m.train_s for m in history)
+        sample_tokens = sum(m.sample_tokens_per_s * m.sample_s for m in history)
+        train_tokens = sum(m.train_tokens_per_s * m.train_s for m in history)
+        return {
+            "step_s": wall / steps,
+            "sample_tokens_per_s": sample_tokens / sample_s,
+            "train_tokens_per_s": train_tokens / train_s,
+        }
+
+    return run
 
 
-def bench_peer(model_dir: Path, steps: int, warmup: int, workdir: Path) -> dict:
+def make_peer(model_dir: Path, warmup: int, workdir: Path):
     import mlx.optimizers as optim
     from mlx_lm_lora.trainer import grpo_trainer
     from mlx_lm_lora.trainer.grpo_trainer import GRPOTrainingArgs
@@ -99,7 +103,6 @@ def bench_peer(model_dir: Path, steps: int, warmup: int, workdir: Path) -> dict:
         )
         return completions, texts, indices
 
-    grpo_trainer.generate_grpo = timed_generate
     optimizer = optim.AdamW(learning_rate=LR, weight_decay=0.0)
 
     def run(iters: int) -> float:
@@ -135,24 +138,32 @@ def bench_peer(model_dir: Path, steps: int, warmup: int, workdir: Path) -> dict:
             )
         return time.perf_counter() - start
 
-    try:
-        run(warmup)
+    def timed(steps: int) -> dict:
         for key in timing:
             timing[key] = 0
-        wall = run(steps)
-    finally:
-        grpo_trainer.generate_grpo = original
-    train_s = wall - timing["sample_s"]
-    return {
-        "step_s": wall / steps,
-        "sample_tokens_per_s": timing["sample_tokens"] / timing["sample_s"],
-        "train_tokens_per_s": timing["seq_tokens"] / train_s,
-    }
+        grpo_trainer.generate_grpo = timed_generate
+        try:
+            wall = run(steps)
+        finally:
+            grpo_trainer.generate_grpo = original
+        return {
+            "step_s": wall / steps,
+            "sample_tokens_per_s": timing["sample_tokens"] / timing["sample_s"],
+            "train_tokens_per_s": timing["seq_tokens"] / (wall - timing["sample_s"]),
+        }
+
+    run(warmup)
+    return timed
+
+
+def median_of(rounds: list[dict]) -> dict:
+    return {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=5, help="timed steps per round")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (median)")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--sft-steps", type=int, default=600)
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
@@ -160,13 +171,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-grpo-") as tmp:
         workdir = Path(tmp)
         model_dir = build_model(workdir, args.sft_steps)
-        ours = bench_ours(model_dir, args.steps, args.warmup)
-        ours_all = bench_ours(model_dir, args.steps, args.warmup, drop_zero_variance_groups=False)
+        runners = {
+            "ours": make_ours(model_dir, args.warmup),
+            "ours_all": make_ours(model_dir, args.warmup, drop_zero_variance_groups=False),
+        }
         peer_error = None
         try:
-            peer = bench_peer(model_dir, args.steps, args.warmup, workdir)
+            runners["peer"] = make_peer(model_dir, args.warmup, workdir)
         except Exception as e:  # report why the peer could not run, keep our figures
-            peer, peer_error = None, f"{type(e).__name__}: {e}"
+            peer_error = f"{type(e).__name__}: {e}"
+        # Alternate the contenders round by round: the cores are shared, load drifts.
+        rounds: dict[str, list[dict]] = {name: [] for name in runners}
+        for _ in range(args.rounds):
+            for name, run in runners.items():
+                rounds[name].append(run(args.steps))
+        ours, ours_all = median_of(rounds["ours"]), median_of(rounds["ours_all"])
+        peer = median_of(rounds["peer"]) if "peer" in rounds else None
     print(f"{'':22}{'ours':>12}{'ours(all groups)':>18}{'mlx-lm-lora':>14}")
     for key in ("step_s", "sample_tokens_per_s", "train_tokens_per_s"):
         theirs = f"{peer[key]:14.2f}" if peer else f"{'n/a':>14}"
@@ -186,6 +206,7 @@ def main() -> None:
         "group_size": GROUP,
         "max_tokens": MAX_TOKENS,
         "steps": args.steps,
+        "rounds": args.rounds,
         "blas": blas_status()["status"],
     }
     line = json.dumps(result)
