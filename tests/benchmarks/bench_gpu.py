@@ -1,0 +1,247 @@
+"""GRPO on a GPU: our mlx trainer (MLX's CUDA backend) against TRL's GRPOTrainer (PyTorch), same
+GPU, same call, same model shape (Qwen2.5-0.5B architecture, random weights), same prompts, group
+size and lengths. See configs/gpu_bench.toml.
+
+    python tests/benchmarks/bench_gpu.py --config configs/gpu_bench.toml [--sides ours,trl]
+        [--profile tiny] [--workdir DIR] [--out DIR] [--probe-stock] [--check]
+
+Each side runs in its own process (mlx and torch never share the GPU at once), one after the
+other, on the same model folder (built once with transformers when torch is importable, else with
+mlx_lm's qwen2 class). Both sides generate exactly `max_tokens` tokens per completion (ours: the
+tokenizer's EOS set is emptied; TRL: min_new_tokens = max_completion_length), so the work is equal.
+
+Figures are medians over the measured steps (warm-up steps left out). MFU counts model FLOPs
+6 N (prompt+completion tokens trained) + 2 N (tokens sampled), N = matrix-product parameters
+(tests/benchmarks/gpu/common.py: flop_params), over step seconds and the peak in [bench].
+Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.benchmarks.gpu import common  # noqa: E402
+
+
+def run_side(module: str, argv: list[str], env: dict, log) -> int:
+    """Run a side in its own process, echoing (and logging) its output as it comes."""
+    cmd = [sys.executable, "-u", "-m", module, *argv]
+    print(f"$ {' '.join(cmd)}", flush=True)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        if log:
+            log.write(line)
+            log.flush()
+    return proc.wait()
+
+
+def summarise(steps: list[dict], m: dict, bench: dict) -> dict:
+    measured = [s for s in steps if not s["warmup"]] or steps
+    med = {
+        k: common.median([s[k] for s in measured])
+        for k in ("step_s", "wall_s", "sample_s", "train_s", "sample_tokens", "train_tokens")
+    }
+    out = {
+        "step_s": med["step_s"],
+        "wall_s": med["wall_s"],
+        "sample_s": med["sample_s"],
+        "train_s": med["train_s"],
+        "sample_tokens": med["sample_tokens"],
+        "train_tokens": med["train_tokens"],
+        "steps_measured": len(measured),
+        "step_s_all": [round(s["step_s"], 4) for s in steps],
+    }
+    out.update(
+        common.figures(
+            m,
+            bench,
+            med["sample_tokens"],
+            med["train_tokens"],
+            med["sample_s"],
+            med["train_s"],
+            med["step_s"],
+        )
+    )
+    out["peak_mem_gb"] = max((s.get("peak_mem_gb") or 0.0) for s in steps)
+    return out
+
+
+def gpu_name() -> str:
+    try:
+        return subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+    except Exception:
+        return f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--config", default=str(ROOT / "configs" / "gpu_bench.toml"))
+    ap.add_argument("--profile", default=None, help="a table of the config overriding keys (tiny)")
+    ap.add_argument("--sides", default="ours,trl")
+    ap.add_argument("--workdir", default="/tmp/rlvr_gpu_bench", type=Path)
+    ap.add_argument("--out", default=None, type=Path, help="where results JSON and logs go")
+    ap.add_argument(
+        "--probe-stock", action="store_true", help="also run stock grpo_step (one batch)"
+    )
+    ap.add_argument(
+        "--proposed",
+        action="store_true",
+        help="also run tests/benchmarks/gpu/proposed.py (changes suggested for stages/training)",
+    )
+    ap.add_argument("--check", action="store_true", help="check accum == stock train_step (tiny)")
+    args = ap.parse_args()
+
+    cfg = common.load_config(args.config, args.profile)
+    m, g, bench = cfg["model"], cfg["grpo"], cfg["bench"]
+    out_dir = args.out or args.workdir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tag = args.profile or "full"
+    model_dir = args.workdir / f"model_{tag}"
+    log = (out_dir / f"bench_gpu_{tag}.log").open("a")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+        PYTHONUNBUFFERED="1",
+    )
+
+    device = gpu_name()
+    header = {
+        "device": device,
+        "python": platform.python_version(),
+        "config": str(args.config),
+        "profile": args.profile,
+        "model": m,
+        "grpo": g,
+        "bench": bench,
+        "flop_params": common.flop_params(m),
+        "total_params": common.total_params(m),
+    }
+    print(f"[bench] {json.dumps(header)}", flush=True)
+    t = time.perf_counter()
+    common.build_model_dir(m, model_dir)
+    print(f"[bench] model folder {model_dir} ready in {time.perf_counter() - t:.1f}s", flush=True)
+
+    base = ["--config", str(args.config), "--model-dir", str(model_dir)] + (
+        ["--profile", args.profile] if args.profile else []
+    )
+    results: dict = {"header": header}
+    if args.check:
+        r = args.workdir / f"ours_check_{tag}.json"
+        r.unlink(missing_ok=True)
+        rc = run_side("tests.benchmarks.gpu.ours", [*base, "--result", str(r), "--check"], env, log)
+        results["check"] = json.loads(r.read_text())["check"] if rc == 0 else {"rc": rc}
+    for side in [s for s in args.sides.split(",") if s]:
+        module = {"ours": "tests.benchmarks.gpu.ours", "trl": "tests.benchmarks.gpu.trl_side"}[side]
+        r = args.workdir / f"{side}_{tag}.json"
+        r.unlink(missing_ok=True)
+        rc = run_side(module, [*base, "--result", str(r)], env, log)
+        if rc != 0 or not r.exists():
+            results[side] = {"rc": rc, "error": "side failed; see log"}
+            continue
+        raw = json.loads(r.read_text())
+        results[side] = {
+            **{k: v for k, v in raw.items() if k != "steps"},
+            **summarise(raw["steps"], m, bench),
+        }
+    if args.proposed:
+        r = args.workdir / f"ours_proposed_{tag}.json"
+        r.unlink(missing_ok=True)
+        rc = run_side(
+            "tests.benchmarks.gpu.ours", [*base, "--result", str(r), "--mode", "proposed"], env, log
+        )
+        if rc == 0 and r.exists():
+            results["ours_proposed"] = summarise(json.loads(r.read_text())["steps"], m, bench)
+        else:
+            results["ours_proposed"] = {"rc": rc, "error": "proposed variant failed; see log"}
+    if args.probe_stock:
+        r = args.workdir / f"ours_stock_{tag}.json"
+        r.unlink(missing_ok=True)
+        rc = run_side(
+            "tests.benchmarks.gpu.ours", [*base, "--result", str(r), "--mode", "stock"], env, log
+        )
+        if rc == 0 and r.exists():
+            raw = json.loads(r.read_text())
+            results["ours_stock"] = summarise(raw["steps"], m, bench)
+        else:
+            results["ours_stock"] = {"rc": rc, "error": "stock grpo_step failed; see log"}
+    (out_dir / f"results_{tag}.json").write_text(json.dumps(results, indent=2))
+
+    ours, peer = results.get("ours", {}), results.get("trl", {})
+    print("\n| figure | ours (mlx) | TRL (torch) |\n| --- | --- | --- |")
+    for key, fmt in (
+        ("step_s", ".2f"),
+        ("sample_s", ".2f"),
+        ("train_s", ".2f"),
+        ("sample_tokens_per_s", ",.0f"),
+        ("train_tokens_per_s", ",.0f"),
+        ("mfu", ".2%"),
+        ("train_mfu", ".2%"),
+        ("sample_mfu", ".2%"),
+        ("peak_mem_gb", ".1f"),
+    ):
+        a, b = ours.get(key), peer.get(key)
+        print(
+            f"| {key} | {format(a, fmt) if isinstance(a, float) else a} | {format(b, fmt) if isinstance(b, float) else b} |"
+        )
+    prop = results.get("ours_proposed", {})
+    if "step_s" in prop:
+        print(
+            f"| proposed changes (not in stages/training yet) | step {prop['step_s']:.2f} s, "
+            f"sample {prop['sample_s']:.2f} s, train {prop['train_s']:.2f} s, "
+            f"MFU {prop['mfu']:.2%} | |"
+        )
+    final = {
+        "device": device,
+        "step_s": ours.get("step_s"),
+        "peer_step_s": peer.get("step_s"),
+        "speedup": (peer["step_s"] / ours["step_s"])
+        if "step_s" in ours and "step_s" in peer
+        else None,
+        "mfu": ours.get("mfu"),
+        "peer_mfu": peer.get("mfu"),
+        "sample_tokens_per_s": ours.get("sample_tokens_per_s"),
+        "peer_sample_tokens_per_s": peer.get("sample_tokens_per_s"),
+        "train_tokens_per_s": ours.get("train_tokens_per_s"),
+        "peer_train_tokens_per_s": peer.get("train_tokens_per_s"),
+        "sample_s": ours.get("sample_s"),
+        "peer_sample_s": peer.get("sample_s"),
+        "train_s": ours.get("train_s"),
+        "peer_train_s": peer.get("train_s"),
+        "proposed_step_s": prop.get("step_s"),
+        "proposed_speedup": (peer["step_s"] / prop["step_s"])
+        if "step_s" in prop and "step_s" in peer
+        else None,
+        "proposed_mfu": prop.get("mfu"),
+        "stock_grpo_step": "ok"
+        if "step_s" in results.get("ours_stock", {})
+        else ("failed" if "ours_stock" in results else "not run"),
+        "profile": tag,
+    }
+    print(json.dumps(final), flush=True)
+
+
+if __name__ == "__main__":
+    main()
