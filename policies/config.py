@@ -36,6 +36,9 @@ class GateConfig(BaseModel):
     max_kl: float = Field(
         0.1, gt=0, description="Stage 5: KL to the reference policy must stay at or below this."
     )
+    kl_window: int = Field(
+        5, ge=1, le=32, description="Stage 5: the KL gate judges the mean of this many last steps."
+    )
     min_verify_rate_gain: float = Field(
         0.0,
         description="Stages 5-6: the held-out verify rate must beat the baseline (or last round) by more than this.",
@@ -76,7 +79,18 @@ class KLPolicyConfig(BaseModel):
 
     enabled: bool = Field(True, description="Act when KL to the reference policy runs high.")
     # Not `max_kl`: a bare `max_kl=...` override must keep meaning the stage gate's threshold.
-    limit: float = Field(0.1, gt=0, description="A step's KL above this triggers the policy.")
+    limit: float = Field(
+        0.1,
+        gt=0,
+        description="KL (mean over the last `window` steps) above this triggers the policy.",
+    )
+    window: int = Field(
+        5,
+        ge=1,
+        le=32,
+        description="Steps averaged: one batch's KL estimate is noisy, and a single spike should "
+        "not halve the learning rate.",
+    )
     mode: Literal["fixed", "adaptive"] = Field(
         "fixed",
         description="fixed: scale by the factors below; adaptive: scale the KL coefficient by "

@@ -111,8 +111,13 @@ def coverage(state: RunState, config: GateConfig) -> list[GateEvaluated]:
 
 
 def _kl_gate(state: RunState, config: GateConfig, stage: str) -> GateEvaluated:
-    kl = state.last_metrics.get("kl") if state.last_metrics else None
-    return _verdict("kl", stage, "kl", kl, "<=", config.max_kl, [state.last_metrics_seq])
+    # The mean over the stage's last steps: one batch's KL estimate is too noisy to gate on.
+    recent = [m for m in state.metrics_window if m.metrics.get("kl") is not None][
+        -config.kl_window :
+    ]
+    kl = sum(m.metrics["kl"] for m in recent) / len(recent) if recent else None
+    detail = f"mean KL of the last {len(recent)} steps" if recent else ""
+    return _verdict("kl", stage, "kl", kl, "<=", config.max_kl, [m.seq for m in recent], detail)
 
 
 def _improving_gate(

@@ -17,7 +17,6 @@ from policies.signals import (
     rollback_target,
     scaled,
     since,
-    trailing_run,
 )
 from policies.types import Decision
 from store.log import StoredEvent
@@ -33,20 +32,16 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         return []
     if window[-1].seq != event.seq:  # the state must be folded through this very event
         return []
-    kl = window[-1].metrics.get("kl")
+    smoothed = _smoothed(window, cfg.window)
+    kl = smoothed[-1]
     if kl is None or kl <= cfg.limit:
         return []
-
-    def high(metrics: dict) -> bool:
-        value = metrics.get("kl")
-        return value is not None and value > cfg.limit
-
-    run = trailing_run(window, high)
+    run = window[_trailing_high(smoothed, cfg.limit) :]
     evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
     changes = _changes(state, kl, cfg)
     if len(run) >= cfg.rollback_after_steps:
         reason = (
-            f"KL {kl:.4g} > {cfg.limit:g} for {len(run)} consecutive steps "
+            f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} for {len(run)} consecutive steps "
             f"(since step {run[0].step})"
         )
         target = rollback_target(
@@ -73,8 +68,26 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         return []  # the last adjustment has not had its steps yet
     if not changes:
         return []  # every knob is at its bound: persistence will roll back
-    reason = f"KL {kl:.4g} > {cfg.limit:g} at step {window[-1].step}"
+    reason = f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} at step {window[-1].step}"
     return [_adjust(state, kl, cfg, changes, evidence, reason)]
+
+
+def _smoothed(window: tuple, width: int) -> list[float | None]:
+    """Each step's KL averaged with up to `width - 1` steps before it (since the last rollback)."""
+    out: list[float | None] = []
+    for i in range(len(window)):
+        values = [m.metrics.get("kl") for m in window[max(0, i - width + 1) : i + 1]]
+        values = [v for v in values if v is not None]
+        out.append(sum(values) / len(values) if values else None)
+    return out
+
+
+def _trailing_high(smoothed: list[float | None], limit: float) -> int:
+    """Index where the trailing run of smoothed values above `limit` starts."""
+    start = len(smoothed)
+    while start > 0 and smoothed[start - 1] is not None and smoothed[start - 1] > limit:
+        start -= 1
+    return start
 
 
 def _changes(state: RunState, kl: float, cfg: KLPolicyConfig) -> dict[str, float]:

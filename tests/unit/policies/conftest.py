@@ -43,6 +43,10 @@ RECORDED_CONFIG = {
 }
 
 
+# The tests read one step at a time: KL smoothing (kl.window, default 5) has its own tests.
+STEPWISE = PolicyConfig.model_validate({"kl": {"window": 1}})
+
+
 def ckpt(step: int) -> str:
     return f"{step:064x}"
 
@@ -99,11 +103,11 @@ class PolicyRun:
         return [f"{d.policy}:{d.action}" for d in decisions]
 
     def decide(self, config: PolicyConfig | None = None) -> list[Decision]:
-        return decide_all(self.state, self.stored[-1], config or PolicyConfig())
+        return decide_all(self.state, self.stored[-1], config or STEPWISE)
 
     def step(self, events: list[Event], config: PolicyConfig | None = None) -> list[Decision]:
         """Append a step's events with their decisions, then act on them as the runner would."""
-        batch, decisions = with_decisions(self.state, events, config or PolicyConfig())
+        batch, decisions = with_decisions(self.state, events, config or STEPWISE)
         self.append(*batch)
         for d in decisions:
             if d.action == "rollback":

@@ -7,6 +7,7 @@ import pytest
 from policies import kl
 from policies.config import PolicyConfig
 from store.events import MetricsRecorded, StateChanged
+from tests.unit.policies.conftest import STEPWISE
 
 
 def _step(step: int, value: float) -> list[MetricsRecorded]:
@@ -27,7 +28,20 @@ def test_kl_over_the_limit_halves_the_learning_rate_and_doubles_the_kl_coefficie
 @pytest.mark.parametrize("value", [0.1, 0.0999, None])
 def test_no_decision_at_or_under_the_limit(run, value: float | None) -> None:
     run.metrics(1, kl=value)
-    assert kl.decide(run.state, run.stored[-1], PolicyConfig()) == []
+    assert kl.decide(run.state, run.stored[-1], STEPWISE) == []
+
+
+def test_one_spike_is_averaged_away_but_a_sustained_rise_is_not(run) -> None:
+    default = PolicyConfig()  # KL averaged over the last 5 steps
+    for step, value in enumerate([0.04, 0.05, 0.04, 0.05], start=1):
+        run.metrics(step, kl=value)
+    run.metrics(5, kl=0.3)  # mean 0.096
+    assert kl.decide(run.state, run.stored[-1], default) == []
+    run.metrics(6, kl=0.12)  # mean 0.112
+    (decision,) = kl.decide(run.state, run.stored[-1], default)
+    assert decision.action == "adjust_hyperparameters"
+    assert decision.value == pytest.approx((0.05 + 0.04 + 0.05 + 0.3 + 0.12) / 5)
+    assert "mean of the last 5 steps" in decision.reason
 
 
 def test_only_the_configured_knob_moves(run) -> None:
