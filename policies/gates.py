@@ -146,6 +146,19 @@ def iterative_training(state: RunState, config: GateConfig) -> list[GateEvaluate
     since = (
         previous.value if previous is not None and previous.stage == "rlvr_optimization" else None
     )
+    # A round that did not improve stops the stage early: recorded, it passes on to evaluation,
+    # which keeps the best checkpoint.
+    stopped = state.stage_results.get("TrainingStoppedEarly")
+    if stopped is not None:
+        return [
+            GateEvaluated(
+                gate="verify_rate_improving", stage="iterative_training", metric="heldout_verify_rate",
+                value=stopped["verify_rate"], threshold=stopped["previous"], comparator=">", passed=True,
+                evidence_seqs=[state.stage_seqs["TrainingStoppedEarly"]],
+                detail=f"stopped early at round {stopped['round']}: {stopped['verify_rate']} <= "
+                f"{stopped['previous']}; evaluation keeps the best checkpoint",
+            )
+        ]  # fmt: skip
     return [_improving_gate(state, config, "iterative_training", since)]
 
 

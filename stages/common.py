@@ -33,7 +33,9 @@ def task_suite(ctx: StageContext) -> TaskSuite:
     data = ctx.config.data
     if data.data_path:
         try:
-            tasks = load_tasks(data.data_path, None if data.task_family == "arithmetic" else data.task_family)
+            tasks = load_tasks(
+                data.data_path, None if data.task_family == "arithmetic" else data.task_family
+            )
         except (TaskFormatError, OSError) as e:
             raise StageError(str(e)) from e
     elif data.task_family == "arithmetic":

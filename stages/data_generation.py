@@ -34,7 +34,9 @@ def candidates(ctx: StageContext) -> list[Task]:
     return sample_of(train, ctx.config.pipeline.pass_rate_tasks, ctx.config.seed)
 
 
-def pass_rates(ctx: StageContext, model: Any, tokenizer: Any, tasks: Sequence[Task], seed: int) -> dict[str, float]:
+def pass_rates(
+    ctx: StageContext, model: Any, tokenizer: Any, tasks: Sequence[Task], seed: int
+) -> dict[str, float]:
     """k sampled answers per task, verified in batches: task id -> share that passed."""
     from stages.training.sampling import sample_groups
     from stages.verifiers.registry import verify_tasks
@@ -54,7 +56,9 @@ def pass_rates(ctx: StageContext, model: Any, tokenizer: Any, tasks: Sequence[Ta
     return rates
 
 
-def ifd_scores(model: Any, tokenizer: Any, tasks: Sequence[Task], use_chat_template: bool) -> dict[str, float]:
+def ifd_scores(
+    model: Any, tokenizer: Any, tasks: Sequence[Task], use_chat_template: bool
+) -> dict[str, float]:
     from stages.training.logprobs import completion_logprobs
     from stages.training.model import encode_completion, encode_prompt
 
@@ -92,7 +96,9 @@ def select(
     return kept, dict(dropped)
 
 
-def build_training_set(ctx: StageContext, model: Any, tokenizer: Any, seed: int) -> TrainingSetBuilt:
+def build_training_set(
+    ctx: StageContext, model: Any, tokenizer: Any, seed: int
+) -> TrainingSetBuilt:
     tasks = candidates(ctx)
     rates = pass_rates(ctx, model, tokenizer, tasks, seed)
     ifd = ifd_scores(model, tokenizer, tasks, ctx.config.grpo.sampling.use_chat_template)

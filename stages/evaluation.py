@@ -24,19 +24,23 @@ class Evaluation:
         loop = RLLoop(ctx)
         trainer = loop.trainer()
         rate, capability, _ = evaluate(ctx, trainer.model, trainer.tokenizer)
-        final = state.latest_checkpoint.digest if state.latest_checkpoint and state.latest_checkpoint.step == trainer.step else None
-        if final is None:
-            final = loop.save(trainer)
-        chosen = EvalRecorded(step=trainer.step, verify_rate=rate, capability=capability, checkpoint=final)
-        if not _retained(capability, state.baseline_capability, threshold):
-            passing = [
-                e for e in state.evals
-                if e.checkpoint and _retained(e.capability, state.baseline_capability, threshold)
-            ]  # fmt: skip
-            if passing:
-                best = max(passing, key=lambda e: (e.verify_rate, e.step))
-                chosen = EvalRecorded(
-                    step=trainer.step, verify_rate=best.verify_rate, capability=best.capability,
-                    checkpoint=best.checkpoint,
-                )  # fmt: skip
+        latest = state.latest_checkpoint
+        final = latest.digest if latest and latest.step == trainer.step else loop.save(trainer)
+        candidates = [
+            EvalRecorded(
+                step=trainer.step, verify_rate=rate, capability=capability, checkpoint=final
+            )
+        ]
+        # Earlier checkpoints were evaluated when they were saved (same weights, same batch).
+        candidates += [
+            EvalRecorded(step=e.step, verify_rate=e.verify_rate, capability=e.capability, checkpoint=e.checkpoint)
+            for e in state.evals
+            if e.checkpoint and e.step > 0
+        ]  # fmt: skip
+        passing = [
+            c for c in candidates if _retained(c.capability, state.baseline_capability, threshold)
+        ]
+        # The best held-out verify rate among checkpoints that keep every benchmark; the final
+        # model (first) wins ties. With none passing, the final model goes to the gate to fail it.
+        chosen = max(passing, key=lambda c: c.verify_rate) if passing else candidates[0]
         ctx.emit([chosen])

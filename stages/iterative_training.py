@@ -9,6 +9,7 @@ import structlog
 from stages.data_generation import build_training_set, curriculum
 from stages.rl_loop import RLLoop
 from stages.types import StageContext
+from store.events import TrainingStoppedEarly
 
 log_ = structlog.get_logger("rlvr.iterative")
 
@@ -28,15 +29,25 @@ class IterativeTraining:
                 continue
             built = ctx.state().stage_results.get("TrainingSetBuilt", {})
             if built.get("round", 0) != round_:
-                event = build_training_set(ctx, trainer.model, trainer.tokenizer, seed=ctx.config.seed + round_)
+                event = build_training_set(
+                    ctx, trainer.model, trainer.tokenizer, seed=ctx.config.seed + round_
+                )
                 ctx.emit([event.model_copy(update={"round": round_})])
             tasks = curriculum(ctx)
             if not tasks:
-                log_.warning("curriculum is empty: the model solves every task it can learn from", round=round_)
+                log_.warning(
+                    "curriculum is empty: the model solves every task it can learn from",
+                    round=round_,
+                )
                 break
             loop.run(tasks, until_step=end)
             current = ctx.state().last_eval.get("verify_rate")
             if previous is not None and current is not None and current <= previous:
-                log_.warning("round did not improve: stopping early", round=round_, verify_rate=current)
+                log_.warning(
+                    "round did not improve: stopping early", round=round_, verify_rate=current
+                )
+                ctx.emit(
+                    [TrainingStoppedEarly(round=round_, verify_rate=current, previous=previous)]
+                )
                 break
             previous = current

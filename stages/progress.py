@@ -21,7 +21,9 @@ class Ticker:
     def advance(self, n: int = 1, **fields: object) -> None:
         self._done += n
         if self._progress is not None and self._task is not None:
-            extra = "  ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items())
+            extra = "  ".join(
+                f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in fields.items()
+            )
             self._progress.update(self._task, advance=n, extra=extra)
         elif time.monotonic() - self._last_log > 10 or self._done == self.total:
             # Not a terminal: a line every ~10 s keeps logs readable and shows the run is alive.

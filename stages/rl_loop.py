@@ -115,10 +115,15 @@ class RLLoop:
     def save(self, trainer: Any) -> str:
         from stages.training.checkpoint import save_checkpoint
 
-        return save_checkpoint(
+        return self._on_leader(lambda: save_checkpoint(
             trainer, self.ctx.blobs, self.grpo_config(), self.config.model, base_model_path(self.ctx),
             meta={"overrides": self.overrides},
-        )  # fmt: skip
+        ), "checkpoint")  # fmt: skip
+
+    def _on_leader(self, compute: Any, what: str) -> Any:
+        """Data-parallel: rank 0 computes (writes), every rank gets its JSON result."""
+        world = self.ctx.workspace.get("world")
+        return compute() if world is None else world.from_leader(compute, what)
 
     # --- one step ------------------------------------------------------------------------------
 
@@ -133,6 +138,10 @@ class RLLoop:
     ) -> list[Event]:
         """Sample, verify and train step `trainer.step`; the events describing it. With
         `logged_rewards` (catch-up) the verifier is not asked again."""
+        if (world := self.ctx.workspace.get("world")) is not None:  # data-parallel (mlx.launch)
+            from stages.distributed_step import distributed_step
+
+            return distributed_step(self, world, trainer, tasks, attempt, logged_rewards)
         from stages.training.grpo import step_seed, train_step
         from stages.training.sampling import sample_groups
         from stages.verifiers.registry import verify_tasks
@@ -218,7 +227,9 @@ class RLLoop:
                 )
             )
         if done % self.config.eval_every == 0 or last_step:
-            rate, capability, _ = evaluate(self.ctx, trainer.model, trainer.tokenizer)
+            rate, capability, _ = self._on_leader(
+                lambda: evaluate(self.ctx, trainer.model, trainer.tokenizer), "eval"
+            )
             out.append(
                 EvalRecorded(step=done, verify_rate=rate, capability=capability, checkpoint=digest)
             )

@@ -28,7 +28,9 @@ def check_verifiability(checker: Any, tasks: Sequence[Task], seed: int) -> tuple
             continue
         wrong = [c for c in wrong_candidates(task, tasks, seed) if c.kind != "empty"]
         if not wrong:
-            dropped.append({"task_id": task.task_id, "reason": "no perturbation of its reference exists"})
+            dropped.append(
+                {"task_id": task.task_id, "reason": "no perturbation of its reference exists"}
+            )
             continue
         owners.append(task)
         items.append((task.answer or "", reference))
@@ -37,9 +39,16 @@ def check_verifiability(checker: Any, tasks: Sequence[Task], seed: int) -> tuple
     other = checker.verify_batch(perturbed)
     for task, right, wrong, (text, _) in zip(owners, own, other, perturbed, strict=True):
         if not right.passed:
-            dropped.append({"task_id": task.task_id, "reason": f"its reference fails: {right.reason}"})
+            dropped.append(
+                {"task_id": task.task_id, "reason": f"its reference fails: {right.reason}"}
+            )
         elif wrong.passed:
-            dropped.append({"task_id": task.task_id, "reason": f"perturbed reference {text!r} passes: {wrong.reason}"})
+            dropped.append(
+                {
+                    "task_id": task.task_id,
+                    "reason": f"perturbed reference {text!r} passes: {wrong.reason}",
+                }
+            )
     return len(tasks) - len(dropped), dropped
 
 
@@ -48,7 +57,9 @@ def verifiable_suite(ctx: StageContext) -> tuple[list[Task], list[dict]]:
     from stages.common import task_suite
 
     suite = task_suite(ctx)
-    sample = sample_of(suite.train + suite.heldout, ctx.config.pipeline.verifiability_sample, ctx.config.seed)
+    sample = sample_of(
+        suite.train + suite.heldout, ctx.config.pipeline.verifiability_sample, ctx.config.seed
+    )
     n_ok, dropped = check_verifiability(verifier(ctx), sample, ctx.config.seed)
     return sample, dropped
 
@@ -61,4 +72,10 @@ class TaskDesign:
             return
         sample, dropped = verifiable_suite(ctx)
         ctx.workspace["dropped_task_ids"] = {d["task_id"] for d in dropped}
-        ctx.emit([TasksDesigned(n_tasks=len(sample), n_verifiable=len(sample) - len(dropped), dropped=dropped)])
+        ctx.emit(
+            [
+                TasksDesigned(
+                    n_tasks=len(sample), n_verifiable=len(sample) - len(dropped), dropped=dropped
+                )
+            ]
+        )

@@ -229,6 +229,14 @@ class PolicyDecided(Event):
     reason: str = ""
 
 
+class TrainingStoppedEarly(Event):
+    """Stage 6 stopped before its last round: the round did not beat the one before it."""
+
+    round: int
+    verify_rate: float
+    previous: float
+
+
 class FaultInjected(Event):
     """A fault injected on purpose (chaos config) just before `step`."""
 
@@ -246,6 +254,16 @@ class RolledBack(Event):
     from_step: int
     to_step: int
     checkpoint: str
+    reason: str = ""
+
+
+class ThroughputCalibrated(Event):
+    """Data-parallel RL: each rank's measured throughput and the split of a step's groups over the
+    ranks that follows from it (from `step` on), at start or after a rank's throughput drifted."""
+
+    step: int
+    per_rank: list[JSON]
+    split: list[int]
     reason: str = ""
 
 
@@ -279,5 +297,6 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HyperparametersChanged,
         RolledBack,
         FaultInjected,
+        ThroughputCalibrated,
     )
 }

@@ -318,6 +318,7 @@ _HANDLERS = {
     "RunFailed": _run_failed,
     "BaselineRecorded": _baseline,
     "SFTCompleted": _stage_result,
+    "TrainingStoppedEarly": _stage_result,
     "TasksDesigned": _stage_result,
     "VerifierCalibrated": _stage_result,
     "TrainingSetBuilt": _stage_result,

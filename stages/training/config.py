@@ -104,6 +104,12 @@ class GRPOConfig(BaseModel):
     num_substeps: int = Field(
         1, gt=0, description="Optimizer steps per batch (batch split into this many minibatches)."
     )
+    micro_batches: int = Field(
+        1,
+        gt=0,
+        description="Run the reference pass and each substep's gradient pass in this many "
+        "slices, gradients accumulated into one update: same effective batch, less memory.",
+    )
     clip_eps_low: float = Field(0.2, ge=0, description="PPO ratio clip below 1 (num_substeps>1).")
     clip_eps_high: float = Field(
         0.28, ge=0, description="PPO ratio clip above 1, clip-higher (num_substeps>1)."

@@ -31,6 +31,7 @@ import mlx.core as mx
 import mlx.nn as nn
 import mlx.optimizers as optim
 import numpy as np
+from mlx.utils import tree_map
 
 from stages.training.config import GRPOConfig
 from stages.training.logprobs import pad_batch, token_logprobs
@@ -94,6 +95,30 @@ def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str) -> mx.arra
     raise ValueError(f"unknown loss_agg {loss_agg!r}: use token-mean or sequence-mean")
 
 
+def _per_token(
+    logp_BT: mx.array,
+    entropy_BT: mx.array | None,
+    adv_B: mx.array,
+    ref_BT: mx.array,
+    old_BT: mx.array | None,
+    kl_coef: float,
+    config: GRPOConfig,
+) -> tuple[mx.array, mx.array]:
+    """Per-token loss of the module docstring, and where the ratio was clipped."""
+    old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
+    ratio_BT = mx.exp(logp_BT - old_BT)
+    unclipped_BT = ratio_BT * adv_B[:, None]
+    clipped_BT = (
+        mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
+    )
+    per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
+    if kl_coef > 0:
+        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
+    if entropy_BT is not None:
+        per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
+    return per_token_BT, clipped_BT < unclipped_BT
+
+
 def grpo_loss(
     model: nn.Module,
     tokens_BT: mx.array,
@@ -106,19 +131,40 @@ def grpo_loss(
 ) -> tuple[mx.array, mx.array]:
     """The loss of the module docstring and the fraction of completion tokens that were clipped."""
     logp_BT, entropy_BT = token_logprobs(model, tokens_BT, with_entropy=config.entropy_coef > 0)
-    old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
-    ratio_BT = mx.exp(logp_BT - old_BT)
-    unclipped_BT = ratio_BT * adv_B[:, None]
-    clipped_BT = (
-        mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
+    per_token_BT, clipped_BT = _per_token(
+        logp_BT, entropy_BT, adv_B, ref_BT, old_BT, kl_coef, config
     )
-    per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
-    if kl_coef > 0:
-        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
-    if entropy_BT is not None:
-        per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
-    clip_frac = ((clipped_BT < unclipped_BT) * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
+    clip_frac = (clipped_BT * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
     return _aggregate(per_token_BT, mask_BT, config.loss_agg), clip_frac
+
+
+def _micro_loss(
+    model: nn.Module,
+    tokens_BT: mx.array,
+    mask_BT: mx.array,
+    adv_B: mx.array,
+    ref_BT: mx.array,
+    old_BT: mx.array | None,
+    kl_coef: float,
+    config: GRPOConfig,
+    share: float,
+    with_metrics: bool,
+) -> tuple[mx.array, mx.array, mx.array, mx.array]:
+    """`share` (of its substep's loss) times one micro-batch's `grpo_loss`; its count of clipped
+    tokens; with `with_metrics`, its sums of k3 KL and entropy over completion tokens (taken from
+    the same forward, not differentiated)."""
+    bonus = config.entropy_coef > 0
+    logp_BT, entropy_BT = token_logprobs(model, tokens_BT, with_entropy=bonus or with_metrics)
+    per_token_BT, clipped_BT = _per_token(
+        logp_BT, entropy_BT if bonus else None, adv_B, ref_BT, old_BT, kl_coef, config
+    )
+    loss = _aggregate(per_token_BT, mask_BT, config.loss_agg)
+    loss = loss * share if share != 1.0 else loss
+    kl_sum = entropy_sum = mx.array(0.0)
+    if with_metrics:
+        kl_sum = (k3(ref_BT, mx.stop_gradient(logp_BT)) * mask_BT).sum()
+        entropy_sum = (mx.stop_gradient(entropy_BT) * mask_BT).sum()
+    return loss, (clipped_BT * mask_BT).sum(), kl_sum, entropy_sum
 
 
 def _pad_logprobs(
@@ -130,6 +176,59 @@ def _pad_logprobs(
     return mx.array(out_BT)
 
 
+def _parts(rows: np.ndarray, micro_batches: int) -> list[np.ndarray]:
+    return [p for p in np.array_split(rows, micro_batches) if len(p)]
+
+
+def _micro_batch(
+    tokens_BT: mx.array, mask_BT: mx.array, ends_B: np.ndarray, rows: np.ndarray
+) -> tuple[mx.array, mx.array, mx.array, int]:
+    """`rows`' tokens and mask, cut to their longest sequence (right padding: nothing lost)."""
+    width = int(ends_B[rows].max())
+    rows_mx = mx.array(rows)
+    return rows_mx, tokens_BT[rows_mx][:, :width], mask_BT[rows_mx][:, : width - 1], width
+
+
+def _reference_pass(
+    state: TrainerState,
+    tokens_BT: mx.array,
+    mask_BT: mx.array,
+    ends_B: np.ndarray,
+    policy_rows: np.ndarray,
+    micro_batches: int,
+) -> tuple[mx.array, mx.array, mx.array]:
+    """No gradient, in micro-batches: the reference's log-probs of every row (`ref_BT`) and the
+    policy's sums of k3 KL and entropy over the completion tokens of `policy_rows`."""
+    ref_parts = []
+    for rows in _parts(np.arange(mask_BT.shape[0]), micro_batches):
+        _, sub_tokens_BT, _, width = _micro_batch(tokens_BT, mask_BT, ends_B, rows)
+        ref_bT, _ = token_logprobs(state.reference, sub_tokens_BT)
+        ref_parts.append(mx.pad(ref_bT, [(0, 0), (0, mask_BT.shape[1] - (width - 1))]))
+        mx.eval(ref_parts[-1])
+    ref_BT = mx.concatenate(ref_parts, axis=0)
+    kl_sum = entropy_sum = mx.array(0.0)
+    for rows in _parts(policy_rows, micro_batches):
+        rows_mx, sub_tokens_BT, sub_mask_BT, width = _micro_batch(tokens_BT, mask_BT, ends_B, rows)
+        logp_bT, entropy_bT = token_logprobs(state.model, sub_tokens_BT, with_entropy=True)
+        kl_sum = kl_sum + (k3(ref_BT[rows_mx][:, : width - 1], logp_bT) * sub_mask_BT).sum()
+        entropy_sum = entropy_sum + (entropy_bT * sub_mask_BT).sum()
+        mx.eval(kl_sum, entropy_sum)
+    return ref_BT, kl_sum, entropy_sum
+
+
+def _shares(
+    mask_BT: mx.array, rows: np.ndarray, reduce: Callable[[Any, float], Any], loss_agg: str
+) -> tuple[float, float | None]:
+    """This rank's share of `rows`' completion tokens and of the loss's denominator (tokens
+    or sequences) across ranks; `None` for the latter when no rank has rows."""
+    tokens = float(mask_BT[mx.array(rows)].sum().item()) if len(rows) else 0.0
+    total_tokens, total_rows = reduce(mx.array([tokens, float(len(rows))]), 1.0).tolist()
+    if total_rows == 0:
+        return 0.0, None
+    token_share = tokens / max(total_tokens, 1.0)
+    return token_share, (token_share if loss_agg == "token-mean" else len(rows) / total_rows)
+
+
 def train_step(
     state: TrainerState,
     groups_G: Sequence[RolloutGroup],
@@ -137,9 +236,19 @@ def train_step(
     config: GRPOConfig,
     attempt: int = 0,
     sample_stats: dict[str, float] | None = None,
+    reduce: Callable[[Any, float], Any] | None = None,
 ) -> StepMetrics:
     """One GRPO update of `state.model` from scored groups; advances `state.step` (and the KL
-    coefficient under the adaptive controller). Deterministic given its inputs."""
+    coefficient under the adaptive controller). Deterministic given its inputs.
+
+    Micro-batches (`config.micro_batches`): the reference pass and each substep's gradient pass
+    run over that many slices of their rows; a slice's gradient is weighted by its share of the
+    substep's completion tokens (token-mean) or rows (sequence-mean) and summed, then one clip
+    and one optimizer update per substep: the update of one pass over the whole batch.
+
+    Data-parallel (stages/distributed.py): `reduce(tree, weight)` returns the sum over ranks of
+    `weight * tree`. Each rank weights its gradients, loss and KL by its share of the batch's
+    tokens (sequences for sequence-mean), so the update equals one rank's on the whole batch."""
     start = time.perf_counter()
     rewards = np.asarray(rewards_GN, dtype=np.float64)
     sizes = {len(g.rollouts_N) for g in groups_G}
@@ -154,13 +263,8 @@ def train_step(
     rollouts = [r for g in groups_G for r in g.rollouts_N]
     prompts_B = [r.prompt_tokens for r in rollouts]
     tokens_BT, mask_BT = pad_batch(prompts_B, [r.tokens for r in rollouts])
-
-    # Policy and reference over every rollout: KL and entropy metrics cover the whole batch.
-    ref_BT, _ = token_logprobs(state.reference, tokens_BT)
-    logp_BT, entropy_BT = token_logprobs(state.model, tokens_BT, with_entropy=True)
-    kl = _aggregate(k3(ref_BT, logp_BT), mask_BT, "token-mean")
-    entropy = _aggregate(entropy_BT, mask_BT, "token-mean")
-    mx.eval(ref_BT, kl, entropy)
+    ends_B = np.array([len(p) + len(r.tokens) for p, r in zip(prompts_B, rollouts, strict=True)])
+    completion_B = np.array([len(r.tokens) for r in rollouts], dtype=np.float64)
 
     lr = state.learning_rate * lr_multiplier(
         state.step, config.lr_schedule, config.warmup_steps, config.total_steps, config.min_lr_ratio
@@ -169,21 +273,57 @@ def train_step(
     kl_coef = state.kl_coef
     kept = [int(g) for g in np.flatnonzero(keep_G)]
     n = rewards.shape[1]
-    chunks = [c for c in np.array_split(np.array(kept, dtype=int), config.num_substeps) if len(c)]
-    loss_and_grad = nn.value_and_grad(state.model, grpo_loss)
+    chunks = np.array_split(np.array(kept, dtype=int), config.num_substeps)
+    if reduce is None:
+        chunks = [c for c in chunks if len(c)]  # ranks keep empty ones: every rank must reduce
+    rows_C = [np.array([g * n + i for g in c for i in range(n)], dtype=int) for c in chunks]
+    # KL and entropy metrics cover every rollout under the weights as sampled. The first
+    # substep's gradient pass sees those weights and gives its rows' metrics; the other rows
+    # (dropped groups, later substeps) get a no-grad pass next to the reference's.
+    first = rows_C[0] if rows_C else np.array([], dtype=int)
+    others = np.setdiff1d(np.arange(len(rollouts)), first)
+    ref_BT, kl_sum, entropy_sum = _reference_pass(
+        state, tokens_BT, mask_BT, ends_B, others, config.micro_batches
+    )
+    loss_and_grad = nn.value_and_grad(state.model, _micro_loss)
     losses, clip_fracs, grad_norms, trained_tokens = [], [], [], 0
-    for chunk in chunks:
-        rows = np.array([g * n + i for g in chunk for i in range(n)])
-        rows_mx = mx.array(rows)
-        sub_tokens_BT, sub_mask_BT = tokens_BT[rows_mx], mask_BT[rows_mx]
-        old_BT = None
-        if config.num_substeps > 1:
-            starts = [len(prompts_B[r]) - 1 for r in rows]
-            old_BT = _pad_logprobs([rollouts[r].logprobs for r in rows], starts, mask_BT.shape[1])
-        adv_B = mx.array(adv_GN.reshape(-1)[rows].astype(np.float32))
-        (loss, clip_frac), grads = loss_and_grad(
-            state.model, sub_tokens_BT, sub_mask_BT, adv_B, ref_BT[rows_mx], old_BT, kl_coef, config
-        )
+    for c, rows in enumerate(rows_C):
+        if reduce is not None:
+            token_share, loss_share = _shares(mask_BT, rows, reduce, config.loss_agg)
+            if loss_share is None:
+                continue  # no rank has rows in this chunk
+        with_metrics = c == 0 and len(rows) > 0
+        rows = rows if len(rows) else np.array([0])  # nothing here: a stand-in, weighted 0
+        chunk_tokens = max(float(completion_B[rows].sum()), 1.0)
+        parts = _parts(rows, config.micro_batches)
+        grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
+        for part in parts:
+            rows_mx, sub_tokens_BT, sub_mask_BT, width = _micro_batch(
+                tokens_BT, mask_BT, ends_B, part
+            )
+            old_BT = None
+            if config.num_substeps > 1:
+                starts = [len(prompts_B[r]) - 1 for r in part]
+                old_BT = _pad_logprobs([rollouts[r].logprobs for r in part], starts, width - 1)
+            adv_B = mx.array(adv_GN.reshape(-1)[part].astype(np.float32))
+            if config.loss_agg == "token-mean":
+                share = float(completion_B[part].sum()) / chunk_tokens
+            else:
+                share = len(part) / len(rows)
+            (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
+                state.model, sub_tokens_BT, sub_mask_BT, adv_B, ref_BT[rows_mx][:, : width - 1],
+                old_BT, kl_coef, config, share if len(parts) > 1 else 1.0, with_metrics,
+            )  # fmt: skip
+            grads = part_grads if grads is None else tree_map(mx.add, grads, part_grads)
+            loss, clipped = loss + part_loss, clipped + part_clipped
+            if with_metrics:
+                kl_sum, entropy_sum = kl_sum + part_kl, entropy_sum + part_entropy
+            if len(parts) > 1:
+                mx.eval(grads, loss, clipped, kl_sum, entropy_sum)
+        clip_frac = clipped / chunk_tokens
+        if reduce is not None:
+            loss, clip_frac = reduce(loss, loss_share), reduce(clip_frac, token_share)
+            grads = reduce(grads, loss_share)
         if config.max_grad_norm > 0:
             grads, grad_norm = optim.clip_grad_norm(grads, config.max_grad_norm)
         else:
@@ -193,8 +333,13 @@ def train_step(
         losses.append(loss.item())
         clip_fracs.append(clip_frac.item())
         grad_norms.append(grad_norm.item())
-        trained_tokens += sum(len(prompts_B[r]) + len(rollouts[r].tokens) for r in rows)
+        trained_tokens += int(ends_B[rows].sum())
 
+    kl = kl_sum / max(float(completion_B.sum()), 1.0)
+    entropy = entropy_sum / max(float(completion_B.sum()), 1.0)
+    if reduce is not None:
+        token_share = _shares(mask_BT, np.arange(mask_BT.shape[0]), reduce, "token-mean")[0]
+        kl, entropy = reduce(kl, token_share), reduce(entropy, token_share)
     kl_value = kl.item()
     if config.kl_controller == "adaptive":
         error = float(np.clip(kl_value / config.kl_target - 1.0, -1.0, 1.0))

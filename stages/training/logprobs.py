@@ -1,4 +1,12 @@
-"""Batching token sequences and reading per-token log-probabilities / entropies off a model."""
+"""Batching token sequences and reading per-token log-probabilities / entropies off a model.
+
+The vocabulary can be large (151,936 tokens for Qwen2.5): a [rows, positions, vocab] tensor in
+fp32 is the biggest thing a training step holds. `logits_logprobs` therefore computes, per
+position, only what it returns: log p(target) = logit(target) - logsumexp(logits), and the entropy
+when asked, from one fp32 view of the logits; its gradient is written by hand (one fused
+elementwise kernel back to the logits' dtype) instead of autograd's chain of full-vocabulary
+intermediates (log-softmax, exp, scatter of the gathered target, casts).
+"""
 
 from __future__ import annotations
 
@@ -24,20 +32,79 @@ def pad_batch(
     return mx.array(tokens_BT), mx.array(mask_BT)
 
 
+@mx.compile
+def _plogp(x_BTV: mx.array, logz_BT: mx.array) -> mx.array:
+    logp_BTV = x_BTV - logz_BT[..., None]
+    return mx.exp(logp_BTV) * logp_BTV
+
+
+def _forward(
+    logits_BTV: mx.array, targets_BT: mx.array, with_entropy: bool
+) -> tuple[mx.array, mx.array, mx.array]:
+    x_BTV = logits_BTV.astype(mx.float32)
+    logz_BT = mx.logsumexp(x_BTV, axis=-1)
+    target_BT = mx.take_along_axis(x_BTV, targets_BT[..., None], axis=-1)[..., 0]
+    entropy_BT = -_plogp(x_BTV, logz_BT).sum(axis=-1) if with_entropy else mx.zeros_like(logz_BT)
+    return target_BT - logz_BT, entropy_BT, logz_BT
+
+
+@mx.compile
+def _logits_grad(
+    logits_BTV: mx.array,
+    targets_BT: mx.array,
+    logz_BT: mx.array,
+    entropy_BT: mx.array,
+    g_logp_BT: mx.array,
+    g_entropy_BT: mx.array,
+) -> mx.array:
+    """d/dlogits of sum(g_logp * logp + g_entropy * H): with p = softmax(x), lp = log p,
+    dlogp/dx = onehot - p and dH/dx = -p * (lp + H)."""
+    logp_BTV = logits_BTV.astype(mx.float32) - logz_BT[..., None]
+    p_BTV = mx.exp(logp_BTV)
+    onehot_BTV = mx.arange(logits_BTV.shape[-1]) == targets_BT[..., None]
+    grad_BTV = g_logp_BT[..., None] * (onehot_BTV - p_BTV) - g_entropy_BT[..., None] * p_BTV * (
+        logp_BTV + entropy_BT[..., None]
+    )
+    return grad_BTV.astype(logits_BTV.dtype)
+
+
+def _make(with_entropy: bool):
+    @mx.custom_function
+    def fn(logits_BTV: mx.array, targets_BT: mx.array):
+        return _forward(logits_BTV, targets_BT, with_entropy)
+
+    @fn.vjp
+    def fn_vjp(primals, cotangents, outputs):
+        logits_BTV, targets_BT = primals
+        g_logp_BT, g_entropy_BT, _ = cotangents
+        _, entropy_BT, logz_BT = outputs
+        if not with_entropy:
+            g_entropy_BT = mx.zeros_like(g_logp_BT)
+        grad = _logits_grad(logits_BTV, targets_BT, logz_BT, entropy_BT, g_logp_BT, g_entropy_BT)
+        return grad, mx.zeros_like(targets_BT)
+
+    return fn
+
+
+_WITH_ENTROPY, _WITHOUT_ENTROPY = _make(True), _make(False)
+
+
+def logits_logprobs(
+    logits_BTV: mx.array, targets_BT: mx.array, with_entropy: bool = False
+) -> tuple[mx.array, mx.array | None]:
+    """fp32 log p(target) per position from `logits_BTV` (any float dtype), and optionally the
+    entropy of each position's distribution; differentiable in the logits."""
+    fn = _WITH_ENTROPY if with_entropy else _WITHOUT_ENTROPY
+    logp_BT, entropy_BT, _ = fn(logits_BTV, targets_BT)
+    return logp_BT, (entropy_BT if with_entropy else None)
+
+
 def token_logprobs(
     model: nn.Module, tokens_BT: mx.array, with_entropy: bool = False
 ) -> tuple[mx.array, mx.array | None]:
     """log p(tokens_BT[:, t+1] | tokens_BT[:, :t+1]) as `logp_BT` (width T-1), and optionally the
     entropy of each next-token distribution."""
-    logits_BTV = model(tokens_BT[:, :-1]).astype(mx.float32)
-    logz_BT = mx.logsumexp(logits_BTV, axis=-1)
-    target_BT = mx.take_along_axis(logits_BTV, tokens_BT[:, 1:, None], axis=-1)[..., 0]
-    logp_BT = target_BT - logz_BT
-    if not with_entropy:
-        return logp_BT, None
-    logprobs_BTV = logits_BTV - logz_BT[..., None]
-    entropy_BT = -(mx.exp(logprobs_BTV) * logprobs_BTV).sum(axis=-1)
-    return logp_BT, entropy_BT
+    return logits_logprobs(model(tokens_BT[:, :-1]), tokens_BT[:, 1:], with_entropy)
 
 
 def completion_logprobs(
