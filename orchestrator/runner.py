@@ -172,9 +172,11 @@ class Driver:
         )
 
     def _completion(self) -> RunCompleted:
+        # The evaluation stage's last eval names the checkpoint it chose.
         good = self.state.last_good_checkpoint or self.state.latest_checkpoint
+        chosen = self.state.last_eval.get("checkpoint") or (good.digest if good else None)
         return RunCompleted(
-            final_checkpoint=good.digest if good else None,
+            final_checkpoint=chosen,
             summary={
                 "baseline_verify_rate": self.state.baseline_verify_rate,
                 "final_verify_rate": self.state.last_eval.get("verify_rate"),
