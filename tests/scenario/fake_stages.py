@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from orchestrator.machine import STAGES
 from stages.types import StageContext, StageError, StageInterrupted
 from store.events import (
     BaselineRecorded,
@@ -32,18 +33,7 @@ class FakeStages:
     ran: list[str] = field(default_factory=list)
 
     def registry(self) -> dict:
-        return {
-            name: _Stage(name, self)
-            for name in (
-                "sft_preparation",
-                "task_design",
-                "verification",
-                "data_generation",
-                "rlvr_optimization",
-                "iterative_training",
-                "evaluation",
-            )
-        }
+        return {name: _Stage(name, self) for name in STAGES}
 
 
 @dataclass
