@@ -55,3 +55,19 @@ def test_bad_input_names_what_is_at_fault(
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="nope.toml: no such config file"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_the_shipped_supervisor_config_loads() -> None:
+    from orchestrator.supervisor import load_supervisor_config
+
+    config = load_supervisor_config(Path(__file__).resolve().parents[2] / "configs" / "supervisor.toml")
+    assert config.max_restarts == 5 and config.schedule == []
+
+
+def test_a_bad_supervisor_config_names_the_field(tmp_path: Path) -> None:
+    from orchestrator.supervisor import load_supervisor_config
+
+    path = tmp_path / "sup.toml"
+    path.write_text('[[schedule]]\nconfig = "x.toml"\n')
+    with pytest.raises(ConfigError, match=r"schedule.0.cron: Field required"):
+        load_supervisor_config(path)
