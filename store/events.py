@@ -297,6 +297,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HyperparametersChanged,
         RolledBack,
         FaultInjected,
+        TrainingStoppedEarly,
         ThroughputCalibrated,
     )
 }

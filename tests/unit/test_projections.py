@@ -94,3 +94,13 @@ def test_a_rewind_skips_the_abandoned_span(tmp_path: Path) -> None:
 
 def test_an_empty_state_is_created() -> None:
     assert RunState().state == "created"
+
+
+def test_every_event_class_is_registered() -> None:
+    import store.events as events
+
+    classes = {
+        name for name, obj in vars(events).items()
+        if isinstance(obj, type) and issubclass(obj, events.Event) and obj is not events.Event
+    }  # fmt: skip
+    assert classes == set(events.EVENT_TYPES)
