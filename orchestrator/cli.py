@@ -13,7 +13,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from orchestrator import distributed
 from orchestrator import logging as rlvr_logging
+from orchestrator.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.check_command import check
 from orchestrator.commands import load_state, start_run
 from orchestrator.config import load_config
@@ -96,7 +98,9 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Start a run from CONFIG and drive it through the seven stages."""
-    overrides = overrides or []
+    overrides = auto_overrides(config, overrides or [])  # grpo.sampling.batch_size = "auto"
+    if distributed.run_launched(config, overrides, store, _stages(), _finish):
+        return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
     stages = _stages()
     log = EventLog(store or cfg.store or Path(cfg.log_path) / "events.db")
@@ -119,8 +123,13 @@ def resume(
     store: StoreOption = None,
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
+    if distributed.resume_launched(run_id, from_seq, _stages(), lambda: open_store(store), _finish):
+        return
     log = open_store(store)
-    _finish(run_id, resume_run(log, run_id, _stages(), from_seq=from_seq), log)
+    factory = distributed.driver_for(log, run_id)
+    _finish(
+        run_id, resume_run(log, run_id, _stages(), from_seq=from_seq, driver_factory=factory), log
+    )
 
 
 @app.command()
@@ -175,6 +184,7 @@ def replay(
 
 
 app.command("check")(check)
+app.command("calibrate")(calibrate_command)
 app.command("why")(why_command)
 app.command("report")(report_command)
 

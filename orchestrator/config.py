@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
 from stages.config import ChaosConfig, DataConfig, PipelineConfig, TeacherConfig
+from stages.distributed import DistributedConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
 from stages.verifiers.config import VerifierConfig
 
@@ -81,6 +82,10 @@ class RunConfig(BaseModel):
     )
     chaos: ChaosConfig = Field(
         default_factory=ChaosConfig, description="Faults injected on purpose (demo, tests)."
+    )
+    distributed: DistributedConfig = Field(
+        default_factory=DistributedConfig,
+        description="Data-parallel RL across the ranks mlx.launch starts (split, calibration).",
     )
 
 

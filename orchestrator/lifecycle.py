@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -50,8 +50,10 @@ def drive(
     rewind_to: int | None = None,
     resumed_from_step: int | None = None,
     stop: StopRequest | None = None,
+    driver_factory: Callable[..., Driver] = Driver,
 ) -> RunState:
-    """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops."""
+    """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
+    (`driver_factory`: orchestrator.distributed's rank-0 driver under mlx.launch)."""
     stop = stop or StopRequest()
     log_root = Path(config.log_path)
     run_dir = log_root / run_id
@@ -64,7 +66,7 @@ def drive(
             marks.append(RunResumed(owner=lease.owner, from_step=resumed_from_step))
         if marks:
             log.append(run_id, marks, expected_seq=log.last_seq(run_id))
-        driver = Driver(
+        driver = driver_factory(
             log,
             run_id,
             config,
@@ -84,6 +86,7 @@ def resume(
     *,
     from_seq: int | None = None,
     stop: StopRequest | None = None,
+    driver_factory: Callable[..., Driver] = Driver,
 ) -> RunState:
     state = load_state(log, run_id)
     if from_seq is not None:
@@ -107,6 +110,7 @@ def resume(
         rewind_to=from_seq,
         resumed_from_step=state.step,
         stop=stop,
+        driver_factory=driver_factory,
     )
 
 

@@ -1,0 +1,245 @@
+"""Data-parallel GRPO on `mlx.core.distributed` (launched by `mlx.launch`): who this rank is, how a
+step's groups are split, and the few collectives the loop needs.
+
+Every collective goes through `World`: it is evaluated at once under a deadline, and a lost peer
+(the ring backend raises "connection to a peer was lost") becomes `RankLost`, a `StageInterrupted`,
+so the driver pauses the run with the reason instead of retrying the step. A peer that hangs trips
+the deadline; `on_timeout` (set by the orchestrator) records the pause and ends the process, since
+the blocked collective cannot be interrupted from Python.
+
+Objects travel as JSON bytes over `all_sum` (the other ranks contribute zeros): mlx has no
+broadcast, and the payloads here (step summaries, stored events) are small.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stages.types import StageInterrupted
+
+
+class DistributedConfig(BaseModel):
+    """`[distributed]`: data-parallel RL across the ranks `mlx.launch` starts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        False,
+        description="Run RL steps through the distributed path (split-invariant sampling, averaged "
+        "gradients). Set automatically when `rlvr run` starts under mlx.launch with several ranks; "
+        "kept on resume so a run resumed on fewer ranks samples the same rollouts.",
+    )
+    split: Literal["auto"] | list[float] = Field(
+        "auto",
+        description="auto: split each step's groups in proportion to each rank's measured "
+        "throughput; or one weight per rank (e.g. [3, 1]) for a fixed manual split.",
+    )
+    calibration_groups: int = Field(
+        2, ge=1, description="Groups each rank samples and trains on to measure its throughput."
+    )
+    drift_tolerance: float = Field(
+        0.3,
+        gt=0,
+        description="Re-split when a rank's measured groups/s differs from its calibrated rate by "
+        "more than this fraction...",
+    )
+    drift_patience: int = Field(
+        3, ge=1, description="...averaged over this many consecutive steps."
+    )
+    collective_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        description="A collective that does not complete within this many seconds means a rank "
+        "hangs: the run is paused with the reason and the process exits.",
+    )
+    throttle: dict[str, float] = Field(
+        default_factory=dict,
+        description='Benchmarks and tests: slow rank R\'s work down by factor F ({"1": 3.0}).',
+    )
+
+
+class RankLost(StageInterrupted):
+    """A peer died mid-collective: the step is abandoned (nothing of it was appended)."""
+
+
+def apportion(total: int, weights: Sequence[float]) -> list[int]:
+    """`total` items split in proportion to `weights` (largest remainder), at least one each."""
+    if total < len(weights):
+        raise ValueError(f"cannot split {total} groups over {len(weights)} ranks: need >= 1 each")
+    if not weights or any(w <= 0 for w in weights):
+        raise ValueError(f"split weights must be positive, got {list(weights)}")
+    exact = [total * w / sum(weights) for w in weights]
+    counts = [int(x) for x in exact]
+    by_remainder = sorted(range(len(weights)), key=lambda r: (counts[r] - exact[r], r))
+    for r in by_remainder[: total - sum(counts)]:
+        counts[r] += 1
+    for r in range(len(counts)):  # a rank rounded down to nothing takes one from the largest
+        if counts[r] == 0:
+            counts[counts.index(max(counts))] -= 1
+            counts[r] = 1
+    return counts
+
+
+def offsets(counts: Sequence[int]) -> list[int]:
+    """Where each rank's contiguous slice of the step's prompt list starts."""
+    starts, at = [], 0
+    for c in counts:
+        starts.append(at)
+        at += c
+    return starts
+
+
+class World:
+    """This process's place in the `mlx.distributed` group (size 1 when not launched)."""
+
+    def __init__(self, group: Any, config: DistributedConfig) -> None:
+        self.group = group
+        self.rank: int = group.rank() if group is not None else 0
+        self.size: int = group.size() if group is not None else 1
+        self.on_timeout: Callable[[str], None] = lambda reason: None
+        self.broken = False  # a collective failed: no further ones are attempted
+        self.comm_s = 0.0  # seconds spent in collectives (a rank waiting for a slower one)
+        self.pending: list[
+            Any
+        ] = []  # a calibration made during catch-up, logged with the next step
+        self.configure(config)
+
+    def configure(self, config: DistributedConfig) -> None:
+        """Take the run's settings; a manual split for another number of ranks (a run resumed
+        on fewer) falls back to calibration."""
+        self.config = config
+        manual = None if config.split == "auto" else [float(w) for w in config.split]
+        # The split in force: per-rank weights, their calibrated groups/s, recent measured ones.
+        self.weights = manual if manual is not None and len(manual) == self.size else None
+        self.calibrated: list[float] | None = None
+        self.recent: list[list[float]] = []
+        self.announced = False  # the split in force has been recorded
+
+    @property
+    def leader(self) -> bool:
+        return self.rank == 0
+
+    def slowdown(self) -> float:
+        return float(self.config.throttle.get(str(self.rank), 1.0))
+
+    # --- collectives ------------------------------------------------------------------------
+
+    @contextmanager
+    def _deadline(self, what: str, timeout_s: float | None) -> Iterator[None]:
+        if timeout_s is None:
+            yield
+            return
+        reason = (
+            f"rank {self.rank}: collective {what!r} did not complete within {timeout_s:g} s "
+            "(a rank hangs or is too slow; distributed.collective_timeout_s)"
+        )
+        timer = threading.Timer(timeout_s, self.on_timeout, args=(reason,))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+    def _sum(self, x: Any, what: str, timeout_s: float | None = -1.0) -> Any:
+        """`all_sum` evaluated now; a lost peer raises `RankLost`."""
+        import mlx.core as mx
+
+        if self.size == 1:
+            return x
+        if self.broken:
+            raise RankLost(f"rank {self.rank}: an earlier collective failed; not attempting {what}")
+        timeout = self.config.collective_timeout_s if timeout_s == -1.0 else timeout_s
+        start = time.perf_counter()
+        try:
+            with self._deadline(what, timeout):
+                out = mx.distributed.all_sum(x, group=self.group)
+                mx.eval(out)
+        except RuntimeError as e:
+            self.broken = True
+            raise RankLost(f"rank {self.rank} lost a peer during {what}: {e}") from e
+        finally:
+            self.comm_s += time.perf_counter() - start
+        return out
+
+    def sum_tree(self, tree: Any, weight: float, what: str = "gradients") -> Any:
+        """Sum over ranks of `weight * tree` (the grad hook of `train_step`), evaluated now."""
+        import mlx.core as mx
+        from mlx.nn.utils import average_gradients
+        from mlx.utils import tree_map
+
+        if self.size == 1:
+            return tree_map(lambda x: x * weight, tree) if weight != 1.0 else tree
+        if self.broken:
+            raise RankLost(f"rank {self.rank}: an earlier collective failed; not attempting {what}")
+        scaled = tree_map(lambda x: x * (weight * self.size), tree)
+        start = time.perf_counter()
+        try:
+            with self._deadline(what, self.config.collective_timeout_s):
+                out = average_gradients(scaled, group=self.group)  # mlx's own bucketed all-reduce
+                mx.eval(out)
+        except RuntimeError as e:
+            self.broken = True
+            raise RankLost(f"rank {self.rank} lost a peer during {what}: {e}") from e
+        finally:
+            self.comm_s += time.perf_counter() - start
+        return out
+
+    def sum_floats(self, values: Sequence[float], what: str) -> list[float]:
+        import mlx.core as mx
+        import numpy as np
+
+        summed = self._sum(mx.array(np.asarray(values, dtype=np.float32)), what)
+        return [float(v) for v in np.array(summed)]
+
+    def gather_json(self, obj: Any, what: str, timeout_s: float | None = -1.0) -> list[Any]:
+        """Every rank's `obj`, in rank order, on every rank."""
+        import mlx.core as mx
+        import numpy as np
+
+        data = json.dumps(obj, separators=(",", ":")).encode()
+        if self.size == 1:
+            return [json.loads(data)]
+        mine = np.zeros(self.size, dtype=np.int32)
+        mine[self.rank] = len(data)
+        sizes = np.array(self._sum(mx.array(mine), f"{what} (sizes)", timeout_s)).astype(int)
+        buffer = np.zeros(int(sizes.sum()), dtype=np.uint8)
+        start = int(sizes[: self.rank].sum())
+        buffer[start : start + len(data)] = np.frombuffer(data, dtype=np.uint8)
+        joined = np.array(self._sum(mx.array(buffer), what, timeout_s)).tobytes()
+        bounds = [0, *np.cumsum(sizes).tolist()]
+        return [json.loads(joined[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+    def share_json(self, obj: Any, what: str, timeout_s: float | None = -1.0) -> Any:
+        """Rank 0's `obj` on every rank (what the others pass is ignored)."""
+        import mlx.core as mx
+        import numpy as np
+
+        data = json.dumps(obj if self.leader else None, separators=(",", ":")).encode()
+        if self.size == 1:
+            return json.loads(data)
+        length = np.array([len(data) if self.leader else 0], dtype=np.int32)
+        n = int(np.array(self._sum(mx.array(length), f"{what} (size)", timeout_s))[0])
+        buffer = np.zeros(n, dtype=np.uint8)
+        if self.leader:
+            buffer[:] = np.frombuffer(data, dtype=np.uint8)
+        return json.loads(np.array(self._sum(mx.array(buffer), what, timeout_s)).tobytes())
+
+    def from_leader(self, compute: Callable[[], Any], what: str) -> Any:
+        """Rank 0 computes (a checkpoint write, an eval), every rank gets the JSON result."""
+        return self.share_json(compute() if self.leader else None, what)
+
+
+def init_world(config: DistributedConfig) -> World:
+    """Join the group `mlx.launch` set up (ring, MPI, NCCL); a group of one when not launched."""
+    import mlx.core as mx
+
+    group = mx.distributed.init() if mx.distributed.is_available() else None
+    return World(group, config)

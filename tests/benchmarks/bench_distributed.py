@@ -1,0 +1,115 @@
+"""Data-parallel GRPO steps on this machine: 1 rank vs 2 ranks (`mlx.launch --backend ring -n 2`),
+and the split the calibration picks when rank 1 is slowed down 3x (`distributed.throttle`).
+
+Each job builds the embedded model and runs a few GRPO steps of the quickstart shape (32 prompts x
+8 completions) on fixed rewards; the figure is the median step time after a warm-up step. On a
+2-core machine two ranks share the cores, so expect little or no speed-up here: the point is the
+mechanics and the split. Last line: one JSON object.
+
+    .venv/bin/python tests/benchmarks/bench_distributed.py [--steps 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import stages.training  # noqa: E402, F401  (OpenBLAS before mlx)
+from tests.slow.runs import QUICKSTART  # noqa: E402
+from tests.slow.test_distributed import LAUNCH, free_ports  # noqa: E402
+
+SLOW_RANK, SLOWDOWN = "1", 3.0
+
+
+def job(steps: int, overrides: list[str]) -> None:
+    """Every rank: the embedded model, `steps` GRPO steps; rank 0 prints one JSON line."""
+    import numpy as np
+
+    from orchestrator.config import load_config
+    from orchestrator.distributed import launched_world
+    from stages.common import task_suite
+    from stages.distributed import World
+    from stages.rl_loop import RLLoop
+    from stages.training.grpo import new_trainer_state
+    from stages.training.model import build_embedded_model, load_model, make_trainable
+    from stages.types import StageContext
+    from store.blobs import BlobStore
+
+    config = load_config(QUICKSTART, overrides)
+    world = launched_world(config.distributed) or World(None, config.distributed)
+    folder = Path(f"/tmp/rlvr-bench-distributed-{world.size}-{world.rank}")
+    build_embedded_model(config.model, folder)
+    model, tokenizer = load_model(folder)
+    make_trainable(model, config.model, seed=config.seed)
+    ctx = StageContext(
+        run_id="bench", config=config, run_dir=folder, blobs=BlobStore(folder / "blobs"),
+        emit=lambda events: [], state=lambda: None, workspace={"world": world},
+    )  # fmt: skip
+    loop = RLLoop(ctx)
+    trainer = new_trainer_state(model, tokenizer, loop.grpo_config())
+    tasks = task_suite(ctx).train
+    shape = (config.grpo.groups_per_batch, config.grpo.group_size)
+    rng = np.random.default_rng(0)
+    times, calibrations = [], []
+    for _ in range(steps + 1):
+        rewards = rng.integers(0, 2, size=shape).astype(float).tolist()
+        events = loop._step(trainer, tasks, 0, logged_rewards=rewards)
+        times.append(next(e for e in events if e.type_name() == "MetricsRecorded").metrics["step_s"])
+        calibrations += [e for e in [*events, *world.pending] if e.type_name() == "ThroughputCalibrated"]
+        world.pending = []
+    if world.leader:
+        first = calibrations[0]
+        print(json.dumps({"ranks": world.size, "step_s": statistics.median(times[1:]),
+                          "split": first.split, "per_rank": first.per_rank}))  # fmt: skip
+
+
+def _run(ranks: int, steps: int, overrides: list[str]) -> dict:
+    me = str(Path(__file__).resolve())
+    command = [sys.executable, me, "--job", "--steps", str(steps), *overrides]
+    if ranks > 1:
+        command = [str(LAUNCH), "--backend", "ring", "-n", str(ranks), "--starting-port",
+                   str(free_ports(ranks)), "--", *command]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"job failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(lines[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--job", action="store_true", help="(internal) run as one rank")
+    args, overrides = parser.parse_known_args()
+    if args.job:
+        job(args.steps, overrides)
+        return
+    from stages.distributed import apportion
+
+    one = _run(1, args.steps, [])
+    two = _run(2, args.steps, [])
+    slowed = _run(2, args.steps, [f'distributed.throttle={{"{SLOW_RANK}" = {SLOWDOWN}}}'])
+    rates = [r["groups_per_s"] for r in slowed["per_rank"]]
+    expected = apportion(sum(slowed["split"]), rates)
+    print(f"1 rank: {one['step_s']:.3f} s/step; 2 ranks: {two['step_s']:.3f} s/step "
+          f"(even machine split {two['split']})")  # fmt: skip
+    print(f"rank {SLOW_RANK} slowed {SLOWDOWN}x: measured groups/s {[round(r, 2) for r in rates]} "
+          f"-> split {slowed['split']} (proportional: {expected})")  # fmt: skip
+    print(json.dumps({
+        "step_s_1rank": round(one["step_s"], 4), "step_s_2rank": round(two["step_s"], 4),
+        "step_s_2rank_slowed": round(slowed["step_s"], 4), "split_2rank": two["split"],
+        "split_when_slowed": slowed["split"], "groups_per_s_when_slowed": rates,
+        "split_follows_throughput": slowed["split"] == expected,
+        "groups_per_batch": sum(slowed["split"]),
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

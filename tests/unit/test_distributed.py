@@ -1,0 +1,122 @@
+"""Data-parallel helpers on one process: the split, a world of one, drift, split-invariant sampling,
+and `batch_size = "auto"` resolution."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from stages.distributed import DistributedConfig, World, apportion, offsets
+
+
+def test_the_split_follows_the_weights_and_gives_every_rank_a_group() -> None:
+    assert apportion(32, [1.0, 1.0]) == [16, 16]
+    assert apportion(32, [3.0, 1.0]) == [24, 8]
+    assert apportion(8, [100.0, 1.0]) == [7, 1]  # the slow rank still gets one
+    assert sum(apportion(31, [0.7, 0.2, 0.1])) == 31
+    assert offsets([24, 8]) == [0, 24]
+
+
+def test_the_split_refuses_fewer_groups_than_ranks_and_bad_weights() -> None:
+    with pytest.raises(ValueError, match="3 groups over 4 ranks"):
+        apportion(3, [1, 1, 1, 1])
+    with pytest.raises(ValueError, match="positive"):
+        apportion(8, [1.0, 0.0])
+
+
+def test_a_world_of_one_passes_objects_and_sums_through() -> None:
+    import mlx.core as mx
+
+    world = World(None, DistributedConfig())
+    assert (world.rank, world.size, world.leader) == (0, 1, True)
+    assert world.share_json({"a": (1, 2)}, "x") == {"a": [1, 2]}
+    assert world.gather_json([3], "x") == [[3]]
+    assert world.from_leader(lambda: ("digest", 1), "x") == ["digest", 1]
+    tree = world.sum_tree({"w": mx.array([2.0, 4.0])}, 0.5)
+    assert tree["w"].tolist() == [1.0, 2.0]
+
+
+def test_a_manual_split_for_another_number_of_ranks_falls_back_to_calibration() -> None:
+    assert World(None, DistributedConfig(split=[3, 1])).weights is None
+    assert World(None, DistributedConfig(split=[2])).weights == [2.0]
+
+
+def test_a_rank_whose_share_of_the_throughput_moves_gets_a_new_split() -> None:
+    from stages.distributed_step import _drift
+
+    world = World(None, DistributedConfig(drift_tolerance=0.3, drift_patience=2))
+    world.calibrated = world.weights = [2.0, 2.0]
+    assert _drift(world, [2.0, 0.2], 32, step=3) is None  # one step is noise
+    assert _drift(world, [2.0, 2.0], 32, step=4) is None  # the mean share (2 : 1.1) stays close
+    assert _drift(world, [1.0, 1.0], 32, step=5) is None  # all slower together: same split
+    event = _drift(world, [2.0, 0.6], 32, step=6)  # mean of the last two: 1.5 : 0.8
+    assert event is not None and event.split == [21, 11] and event.step == 6
+    assert "rank 1 ran at 0.8 groups/s (35% of the total), calibrated 2 (50%)" in event.reason
+    assert world.recent == [] and world.calibrated == world.weights
+
+
+def test_a_manual_split_never_drifts() -> None:
+    from stages.distributed_step import _drift
+
+    world = World(None, DistributedConfig(split=[1.0]))
+    world.calibrated = [1.0]
+    assert _drift(world, [0.1], 8, step=1) is None
+    assert _drift(world, [0.1], 8, step=2) is None
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory):
+    from stages.training.config import ModelConfig
+    from stages.training.model import build_embedded_model, load_model
+
+    folder = build_embedded_model(ModelConfig(), tmp_path_factory.mktemp("model"))
+    return load_model(folder)
+
+
+def test_a_completion_does_not_depend_on_which_rank_sampled_it(tiny) -> None:
+    from stages.distributed_step import sample_groups_keyed
+    from stages.training.config import SamplingConfig
+
+    model, tokenizer = tiny
+    settings = SamplingConfig(temperature=1.0, max_tokens=6)
+    prompts = ["12+3=", "45-7=", "8+80="]
+    whole, _ = sample_groups_keyed(model, tokenizer, prompts, 0, settings, 4, seed=11)
+    tail, _ = sample_groups_keyed(model, tokenizer, prompts[1:], 1, settings, 4, seed=11)
+    assert [r.tokens for g in whole[1:] for r in g.rollouts_N] == [
+        r.tokens for g in tail for r in g.rollouts_N
+    ]
+    other, _ = sample_groups_keyed(model, tokenizer, prompts, 0, settings, 4, seed=12)
+    assert [r.tokens for g in other for r in g.rollouts_N] != [
+        r.tokens for g in whole for r in g.rollouts_N
+    ]
+
+
+def test_auto_batch_size_resolves_to_the_recorded_peak(tmp_path: Path) -> None:
+    from orchestrator.calibrate_command import auto_overrides
+
+    config = tmp_path / "run.toml"
+    config.write_text(f'log_path = "{tmp_path}"\n[grpo.sampling]\nbatch_size = "auto"\n')
+    record = {
+        "host": socket.gethostname(),
+        "model": "embedded:2x128x384",
+        "sampling_batch_size": 64,
+    }
+    (tmp_path / "calibration.json").write_text(json.dumps([record]))
+    assert auto_overrides(config, ["seed=1"]) == ["seed=1", "grpo.sampling.batch_size=64"]
+    assert auto_overrides(None, ["grpo.sampling.batch_size=32"]) == ["grpo.sampling.batch_size=32"]
+
+
+def test_a_collective_past_its_deadline_reports_the_hang() -> None:
+    import time
+
+    world = World(None, DistributedConfig())
+    fired: list[str] = []
+    world.on_timeout = fired.append
+    with world._deadline("gradients", 0.05):
+        time.sleep(0.3)
+    with world._deadline("gradients", 5.0):
+        pass  # completed in time: the watchdog is cancelled
+    assert len(fired) == 1 and "'gradients' did not complete within 0.05 s" in fired[0]
