@@ -61,8 +61,12 @@ def job(steps: int, overrides: list[str]) -> None:
     for _ in range(steps + 1):
         rewards = rng.integers(0, 2, size=shape).astype(float).tolist()
         events = loop._step(trainer, tasks, 0, logged_rewards=rewards)
-        times.append(next(e for e in events if e.type_name() == "MetricsRecorded").metrics["step_s"])
-        calibrations += [e for e in [*events, *world.pending] if e.type_name() == "ThroughputCalibrated"]
+        times.append(
+            next(e for e in events if e.type_name() == "MetricsRecorded").metrics["step_s"]
+        )
+        calibrations += [
+            e for e in [*events, *world.pending] if e.type_name() == "ThroughputCalibrated"
+        ]
         world.pending = []
     if world.leader:
         first = calibrations[0]
