@@ -92,11 +92,13 @@ def save_checkpoint(
             save_weights(state.model, folder, adapter)
         else:
             save_model_dir(state.model, base_model_path, folder)
+        # Sorted keys: a restored optimizer lists its state in another order, and the same
+        # content must give the same bytes (checkpoints are compared by digest).
         mx.save_safetensors(
-            str(folder / "optimizer.safetensors"), dict(tree_flatten(state.optimizer.state))
+            str(folder / "optimizer.safetensors"), dict(sorted(tree_flatten(state.optimizer.state)))
         )
         mx.save_safetensors(
-            str(folder / "reference.safetensors"), {k: reference[k] for k in trainable}
+            str(folder / "reference.safetensors"), {k: reference[k] for k in sorted(trainable)}
         )
         (folder / "state.json").write_text(json.dumps(record, indent=2, sort_keys=True))
         return blobs.put_tree(folder)
