@@ -37,14 +37,15 @@ from store.log import StoredEvent
 
 log_ = structlog.get_logger("rlvr.rl")
 _SAMPLING_KEYS = ("temperature",)
-_GRPO_KEYS = ("entropy_coef", "group_size")
+_GRPO_KEYS = ("entropy_coef", "group_size", "micro_batches")
 
 
 class RLLoop:
     def __init__(self, ctx: StageContext) -> None:
         self.ctx = ctx
         self.config = ctx.config
-        self.overrides: dict[str, Any] = {}  # temperature, entropy_coef, group_size set by policies
+        # temperature, entropy_coef, group_size, micro_batches: set by policies
+        self.overrides: dict[str, Any] = {}
 
     # --- configuration in force -----------------------------------------------------------
 
@@ -190,6 +191,7 @@ class RLLoop:
         values["temperature"] = float(config.sampling.temperature)
         values["entropy_coef"] = float(config.entropy_coef)
         values["group_size"] = float(config.group_size)
+        values["micro_batches"] = float(config.micro_batches)
         kept = self.config.pipeline.sample_rollouts
         samples = [
             {"task_id": g.prompt.task_id, "prompt": g.prompt_text,
@@ -278,13 +280,11 @@ class RLLoop:
                         if isinstance(e, MemoryError) or "memory" in str(e).lower()
                         else "exception"
                     )
-                    stored = self.ctx.emit(
-                        [
-                            StepFailed(
-                                step=trainer.step, attempt=attempt, kind=kind, message=str(e)[:500]
-                            )
-                        ]
-                    )
+                    failed = StepFailed(
+                        step=trainer.step, attempt=attempt, kind=kind, message=str(e)[:500],
+                        micro_batches=self.grpo_config().micro_batches,
+                    )  # fmt: skip
+                    stored = self.ctx.emit([failed])
                     attempt = self._retry(stored, attempt, e)
                     continue
                 last_step = trainer.step == until_step
@@ -353,7 +353,18 @@ class RLLoop:
         decided = [r.event for r in stored if r.type == "PolicyDecided"]
         if not any(d.action in ("retry_step", "retry_smaller_microbatch") for d in decided):
             raise StageError(f"step failed and no policy retried it: {error}") from error
+        for d in decided:
+            self._split_finer(d)
         return attempt + 1
+
+    def _split_finer(self, decision: Any) -> None:
+        """Out of memory: this and later steps run in `micro_batches` micro-batches (the same
+        effective batch; see GRPOConfig.micro_batches)."""
+        if decision.action == "retry_smaller_microbatch":
+            import mlx.core as mx
+
+            self.overrides["micro_batches"] = int(decision.parameters["micro_batches"])
+            mx.clear_cache()  # hand the failed attempt's buffers back before the retry
 
     # --- resume ----------------------------------------------------------------------------------
 
@@ -388,6 +399,8 @@ class RLLoop:
                 replayed += 1
             elif row.type in ("HyperparametersChanged", "RolledBack"):
                 self._apply(trainer, [row])
+            elif row.type == "PolicyDecided":
+                self._split_finer(row.event)
             elif row.type == "FaultInjected" and row.event.kind == "capability_poison":
                 self._poison(trainer, row.event.parameters)
         if replayed:

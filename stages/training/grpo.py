@@ -34,7 +34,13 @@ import numpy as np
 from mlx.utils import tree_map
 
 from stages.training.config import GRPOConfig
-from stages.training.logprobs import pad_batch, token_logprobs
+from stages.training.logprobs import (
+    pad_batch,
+    pad_logprobs,
+    split_rows,
+    take_rows,
+    token_logprobs,
+)
 from stages.training.sampling import default_prompt_text, sample_groups
 from stages.training.schedule import derive_seed, lr_multiplier
 from stages.training.types import RewardFn, RolloutGroup, StepFn, StepMetrics, TrainerState
@@ -95,30 +101,6 @@ def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str) -> mx.arra
     raise ValueError(f"unknown loss_agg {loss_agg!r}: use token-mean or sequence-mean")
 
 
-def _per_token(
-    logp_BT: mx.array,
-    entropy_BT: mx.array | None,
-    adv_B: mx.array,
-    ref_BT: mx.array,
-    old_BT: mx.array | None,
-    kl_coef: float,
-    config: GRPOConfig,
-) -> tuple[mx.array, mx.array]:
-    """Per-token loss of the module docstring, and where the ratio was clipped."""
-    old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
-    ratio_BT = mx.exp(logp_BT - old_BT)
-    unclipped_BT = ratio_BT * adv_B[:, None]
-    clipped_BT = (
-        mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
-    )
-    per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
-    if kl_coef > 0:
-        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
-    if entropy_BT is not None:
-        per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
-    return per_token_BT, clipped_BT < unclipped_BT
-
-
 def grpo_loss(
     model: nn.Module,
     tokens_BT: mx.array,
@@ -130,12 +112,10 @@ def grpo_loss(
     config: GRPOConfig,
 ) -> tuple[mx.array, mx.array]:
     """The loss of the module docstring and the fraction of completion tokens that were clipped."""
-    logp_BT, entropy_BT = token_logprobs(model, tokens_BT, with_entropy=config.entropy_coef > 0)
-    per_token_BT, clipped_BT = _per_token(
-        logp_BT, entropy_BT, adv_B, ref_BT, old_BT, kl_coef, config
+    loss, clipped, _, _ = _micro_loss(
+        model, tokens_BT, mask_BT, adv_B, ref_BT, old_BT, kl_coef, config, 1.0, False
     )
-    clip_frac = (clipped_BT * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
-    return _aggregate(per_token_BT, mask_BT, config.loss_agg), clip_frac
+    return loss, clipped / mx.maximum(mask_BT.sum(), 1.0)
 
 
 def _micro_loss(
@@ -150,43 +130,31 @@ def _micro_loss(
     share: float,
     with_metrics: bool,
 ) -> tuple[mx.array, mx.array, mx.array, mx.array]:
-    """`share` (of its substep's loss) times one micro-batch's `grpo_loss`; its count of clipped
-    tokens; with `with_metrics`, its sums of k3 KL and entropy over completion tokens (taken from
-    the same forward, not differentiated)."""
+    """`share` (of its substep's loss) times the loss of the module docstring over one
+    micro-batch; its count of clipped tokens; with `with_metrics`, its sums of k3 KL and entropy
+    over completion tokens (from the same forward, not differentiated)."""
     bonus = config.entropy_coef > 0
-    logp_BT, entropy_BT = token_logprobs(model, tokens_BT, with_entropy=bonus or with_metrics)
-    per_token_BT, clipped_BT = _per_token(
-        logp_BT, entropy_BT if bonus else None, adv_B, ref_BT, old_BT, kl_coef, config
+    logp_BT, entropy_BT = token_logprobs(
+        model, tokens_BT, with_entropy=bonus or with_metrics, entropy_grad=bonus
     )
+    old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
+    ratio_BT = mx.exp(logp_BT - old_BT)
+    unclipped_BT = ratio_BT * adv_B[:, None]
+    clipped_BT = (
+        mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
+    )
+    per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
+    if kl_coef > 0:
+        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
+    if bonus:
+        per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
     loss = _aggregate(per_token_BT, mask_BT, config.loss_agg)
     loss = loss * share if share != 1.0 else loss
     kl_sum = entropy_sum = mx.array(0.0)
     if with_metrics:
         kl_sum = (k3(ref_BT, mx.stop_gradient(logp_BT)) * mask_BT).sum()
         entropy_sum = (mx.stop_gradient(entropy_BT) * mask_BT).sum()
-    return loss, (clipped_BT * mask_BT).sum(), kl_sum, entropy_sum
-
-
-def _pad_logprobs(
-    rows_B: Sequence[Sequence[float]], starts_B: Sequence[int], width: int
-) -> mx.array:
-    out_BT = np.zeros((len(rows_B), width), dtype=np.float32)
-    for b, (row, start) in enumerate(zip(rows_B, starts_B, strict=True)):
-        out_BT[b, start : start + len(row)] = row
-    return mx.array(out_BT)
-
-
-def _parts(rows: np.ndarray, micro_batches: int) -> list[np.ndarray]:
-    return [p for p in np.array_split(rows, micro_batches) if len(p)]
-
-
-def _micro_batch(
-    tokens_BT: mx.array, mask_BT: mx.array, ends_B: np.ndarray, rows: np.ndarray
-) -> tuple[mx.array, mx.array, mx.array, int]:
-    """`rows`' tokens and mask, cut to their longest sequence (right padding: nothing lost)."""
-    width = int(ends_B[rows].max())
-    rows_mx = mx.array(rows)
-    return rows_mx, tokens_BT[rows_mx][:, :width], mask_BT[rows_mx][:, : width - 1], width
+    return loss, ((clipped_BT < unclipped_BT) * mask_BT).sum(), kl_sum, entropy_sum
 
 
 def _reference_pass(
@@ -200,15 +168,15 @@ def _reference_pass(
     """No gradient, in micro-batches: the reference's log-probs of every row (`ref_BT`) and the
     policy's sums of k3 KL and entropy over the completion tokens of `policy_rows`."""
     ref_parts = []
-    for rows in _parts(np.arange(mask_BT.shape[0]), micro_batches):
-        _, sub_tokens_BT, _, width = _micro_batch(tokens_BT, mask_BT, ends_B, rows)
+    for rows in split_rows(np.arange(mask_BT.shape[0]), micro_batches):
+        _, sub_tokens_BT, _, width = take_rows(tokens_BT, mask_BT, ends_B, rows)
         ref_bT, _ = token_logprobs(state.reference, sub_tokens_BT)
         ref_parts.append(mx.pad(ref_bT, [(0, 0), (0, mask_BT.shape[1] - (width - 1))]))
         mx.eval(ref_parts[-1])
     ref_BT = mx.concatenate(ref_parts, axis=0)
     kl_sum = entropy_sum = mx.array(0.0)
-    for rows in _parts(policy_rows, micro_batches):
-        rows_mx, sub_tokens_BT, sub_mask_BT, width = _micro_batch(tokens_BT, mask_BT, ends_B, rows)
+    for rows in split_rows(policy_rows, micro_batches):
+        rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, rows)
         logp_bT, entropy_bT = token_logprobs(state.model, sub_tokens_BT, with_entropy=True)
         kl_sum = kl_sum + (k3(ref_BT[rows_mx][:, : width - 1], logp_bT) * sub_mask_BT).sum()
         entropy_sum = entropy_sum + (entropy_bT * sub_mask_BT).sum()
@@ -295,16 +263,14 @@ def train_step(
         with_metrics = c == 0 and len(rows) > 0
         rows = rows if len(rows) else np.array([0])  # nothing here: a stand-in, weighted 0
         chunk_tokens = max(float(completion_B[rows].sum()), 1.0)
-        parts = _parts(rows, config.micro_batches)
+        parts = split_rows(rows, config.micro_batches)
         grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
         for part in parts:
-            rows_mx, sub_tokens_BT, sub_mask_BT, width = _micro_batch(
-                tokens_BT, mask_BT, ends_B, part
-            )
+            rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, part)
             old_BT = None
             if config.num_substeps > 1:
                 starts = [len(prompts_B[r]) - 1 for r in part]
-                old_BT = _pad_logprobs([rollouts[r].logprobs for r in part], starts, width - 1)
+                old_BT = pad_logprobs([rollouts[r].logprobs for r in part], starts, width - 1)
             adv_B = mx.array(adv_GN.reshape(-1)[part].astype(np.float32))
             if config.loss_agg == "token-mean":
                 share = float(completion_B[part].sum()) / chunk_tokens
@@ -324,6 +290,8 @@ def train_step(
         if reduce is not None:
             loss, clip_frac = reduce(loss, loss_share), reduce(clip_frac, token_share)
             grads = reduce(grads, loss_share)
+        if len(parts) > 1:
+            mx.clear_cache()  # the micro-batches' buffers, before the update allocates its own
         if config.max_grad_norm > 0:
             grads, grad_norm = optim.clip_grad_norm(grads, config.max_grad_norm)
         else:

@@ -3,9 +3,9 @@
 The vocabulary can be large (151,936 tokens for Qwen2.5): a [rows, positions, vocab] tensor in
 fp32 is the biggest thing a training step holds. `logits_logprobs` therefore computes, per
 position, only what it returns: log p(target) = logit(target) - logsumexp(logits), and the entropy
-when asked, from one fp32 view of the logits; its gradient is written by hand (one fused
-elementwise kernel back to the logits' dtype) instead of autograd's chain of full-vocabulary
-intermediates (log-softmax, exp, scatter of the gathered target, casts).
+when asked, from one fp32 view of the logits; its gradient is written by hand (softmax minus the
+target, back in the logits' dtype) instead of autograd's chain of full-vocabulary intermediates
+(the saved fp32 logits, log-softmax, exp, a scatter of the gathered target, casts).
 """
 
 from __future__ import annotations
@@ -32,10 +32,29 @@ def pad_batch(
     return mx.array(tokens_BT), mx.array(mask_BT)
 
 
-@mx.compile
-def _plogp(x_BTV: mx.array, logz_BT: mx.array) -> mx.array:
-    logp_BTV = x_BTV - logz_BT[..., None]
-    return mx.exp(logp_BTV) * logp_BTV
+def pad_logprobs(
+    rows_B: Sequence[Sequence[float]], starts_B: Sequence[int], width: int
+) -> mx.array:
+    """Per-token log-probs of completions placed at their targets' positions (0 elsewhere)."""
+    out_BT = np.zeros((len(rows_B), width), dtype=np.float32)
+    for b, (row, start) in enumerate(zip(rows_B, starts_B, strict=True)):
+        out_BT[b, start : start + len(row)] = row
+    return mx.array(out_BT)
+
+
+def split_rows(rows: np.ndarray, parts: int) -> list[np.ndarray]:
+    """`rows` in up to `parts` consecutive, near-equal, non-empty micro-batches."""
+    return [p for p in np.array_split(rows, parts) if len(p)]
+
+
+def take_rows(
+    tokens_BT: mx.array, mask_BT: mx.array, ends_B: np.ndarray, rows: np.ndarray
+) -> tuple[mx.array, mx.array, mx.array, int]:
+    """`rows` (as an index), their tokens and mask cut to their longest sequence (`ends_B`:
+    prompt + completion length per row; right padding, so nothing is lost), and that width."""
+    width = int(ends_B[rows].max())
+    rows_mx = mx.array(rows)
+    return rows_mx, tokens_BT[rows_mx][:, :width], mask_BT[rows_mx][:, : width - 1], width
 
 
 def _forward(
@@ -43,32 +62,44 @@ def _forward(
 ) -> tuple[mx.array, mx.array, mx.array]:
     x_BTV = logits_BTV.astype(mx.float32)
     logz_BT = mx.logsumexp(x_BTV, axis=-1)
-    target_BT = mx.take_along_axis(x_BTV, targets_BT[..., None], axis=-1)[..., 0]
-    entropy_BT = -_plogp(x_BTV, logz_BT).sum(axis=-1) if with_entropy else mx.zeros_like(logz_BT)
-    return target_BT - logz_BT, entropy_BT, logz_BT
+    logp_BT = mx.take_along_axis(x_BTV, targets_BT[..., None], axis=-1)[..., 0] - logz_BT
+    if not with_entropy:
+        return logp_BT, mx.zeros_like(logz_BT), logz_BT
+    # H = -sum p log p = logz - sum p x
+    entropy_BT = logz_BT - (mx.softmax(x_BTV, axis=-1) * x_BTV).sum(axis=-1)
+    return logp_BT, entropy_BT, logz_BT
 
 
-@mx.compile
 def _logits_grad(
     logits_BTV: mx.array,
     targets_BT: mx.array,
+    logp_BT: mx.array,
     logz_BT: mx.array,
     entropy_BT: mx.array,
     g_logp_BT: mx.array,
-    g_entropy_BT: mx.array,
+    g_entropy_BT: mx.array | None,
 ) -> mx.array:
     """d/dlogits of sum(g_logp * logp + g_entropy * H): with p = softmax(x), lp = log p,
-    dlogp/dx = onehot - p and dH/dx = -p * (lp + H)."""
-    logp_BTV = logits_BTV.astype(mx.float32) - logz_BT[..., None]
-    p_BTV = mx.exp(logp_BTV)
-    onehot_BTV = mx.arange(logits_BTV.shape[-1]) == targets_BT[..., None]
-    grad_BTV = g_logp_BT[..., None] * (onehot_BTV - p_BTV) - g_entropy_BT[..., None] * p_BTV * (
-        logp_BTV + entropy_BT[..., None]
-    )
-    return grad_BTV.astype(logits_BTV.dtype)
+    dlogp/dx = onehot - p and dH/dx = -p * (lp + H). Written so that each step can reuse its
+    input's buffer: one fp32 and one logits-dtype tensor of the vocabulary's width at a time."""
+    lp_BTV = logits_BTV.astype(mx.float32) - logz_BT[..., None]
+    p_target_BT = mx.exp(logp_BT)
+    if g_entropy_BT is None:
+        grad_BTV = mx.exp(lp_BTV) * -g_logp_BT[..., None]
+        target_BT = g_logp_BT * (1.0 - p_target_BT)
+    else:
+        p_BTV = mx.exp(lp_BTV)
+        weight_BTV = (lp_BTV + entropy_BT[..., None]) * g_entropy_BT[..., None]
+        grad_BTV = -p_BTV * (weight_BTV + g_logp_BT[..., None])
+        weight_BT = (logp_BT + entropy_BT) * g_entropy_BT
+        target_BT = g_logp_BT - p_target_BT * (weight_BT + g_logp_BT)
+    # the onehot term, written at each position's target (its value computed from [B, T] terms)
+    grad_BTV = grad_BTV.astype(logits_BTV.dtype)
+    target_BT = target_BT.astype(logits_BTV.dtype)
+    return mx.put_along_axis(grad_BTV, targets_BT[..., None], target_BT[..., None], axis=-1)
 
 
-def _make(with_entropy: bool):
+def _make(with_entropy: bool, entropy_grad: bool):
     @mx.custom_function
     def fn(logits_BTV: mx.array, targets_BT: mx.array):
         return _forward(logits_BTV, targets_BT, with_entropy)
@@ -77,34 +108,43 @@ def _make(with_entropy: bool):
     def fn_vjp(primals, cotangents, outputs):
         logits_BTV, targets_BT = primals
         g_logp_BT, g_entropy_BT, _ = cotangents
-        _, entropy_BT, logz_BT = outputs
-        if not with_entropy:
-            g_entropy_BT = mx.zeros_like(g_logp_BT)
-        grad = _logits_grad(logits_BTV, targets_BT, logz_BT, entropy_BT, g_logp_BT, g_entropy_BT)
+        logp_BT, entropy_BT, logz_BT = outputs
+        grad = _logits_grad(
+            logits_BTV, targets_BT, logp_BT, logz_BT, entropy_BT, g_logp_BT,
+            g_entropy_BT if entropy_grad else None,
+        )  # fmt: skip
         return grad, mx.zeros_like(targets_BT)
 
     return fn
 
 
-_WITH_ENTROPY, _WITHOUT_ENTROPY = _make(True), _make(False)
+_FUNCTIONS = {
+    (False, False): _make(False, False),
+    (True, False): _make(True, False),
+    (True, True): _make(True, True),
+}
 
 
 def logits_logprobs(
-    logits_BTV: mx.array, targets_BT: mx.array, with_entropy: bool = False
+    logits_BTV: mx.array,
+    targets_BT: mx.array,
+    with_entropy: bool = False,
+    entropy_grad: bool = True,
 ) -> tuple[mx.array, mx.array | None]:
-    """fp32 log p(target) per position from `logits_BTV` (any float dtype), and optionally the
-    entropy of each position's distribution; differentiable in the logits."""
-    fn = _WITH_ENTROPY if with_entropy else _WITHOUT_ENTROPY
+    """fp32 log p(target) per position from `logits_BTV` (any float dtype), differentiable in
+    the logits, and optionally the entropy of each position's distribution: differentiable too,
+    or with `entropy_grad=False` a metric whose gradient is taken as zero (cheaper)."""
+    fn = _FUNCTIONS[(with_entropy, with_entropy and entropy_grad)]
     logp_BT, entropy_BT, _ = fn(logits_BTV, targets_BT)
     return logp_BT, (entropy_BT if with_entropy else None)
 
 
 def token_logprobs(
-    model: nn.Module, tokens_BT: mx.array, with_entropy: bool = False
+    model: nn.Module, tokens_BT: mx.array, with_entropy: bool = False, entropy_grad: bool = True
 ) -> tuple[mx.array, mx.array | None]:
     """log p(tokens_BT[:, t+1] | tokens_BT[:, :t+1]) as `logp_BT` (width T-1), and optionally the
-    entropy of each next-token distribution."""
-    return logits_logprobs(model(tokens_BT[:, :-1]), tokens_BT[:, 1:], with_entropy)
+    entropy of each next-token distribution (see `logits_logprobs`)."""
+    return logits_logprobs(model(tokens_BT[:, :-1]), tokens_BT[:, 1:], with_entropy, entropy_grad)
 
 
 def completion_logprobs(

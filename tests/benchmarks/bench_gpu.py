@@ -3,7 +3,11 @@ GPU, same call, same model shape (Qwen2.5-0.5B architecture, random weights), sa
 size and lengths. See configs/gpu_bench.toml.
 
     python tests/benchmarks/bench_gpu.py --config configs/gpu_bench.toml [--sides ours,trl]
-        [--profile tiny] [--workdir DIR] [--out DIR] [--probe-stock] [--check]
+        [--profile tiny] [--workdir DIR] [--out DIR] [--variants mb4,legacy,mb1] [--check]
+
+Ours is the stock `grpo_step` with `GRPOConfig.micro_batches` = sequences / `micro_batch_rows`.
+`--variants` runs ours again after the sides, each a separate process: `mbN` with N
+micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path.
 
 Each side runs in its own process (mlx and torch never share the GPU at once), one after the
 other, on the same model folder (built once with transformers when torch is importable, else with
@@ -103,15 +107,8 @@ def main() -> None:
     ap.add_argument("--sides", default="ours,trl")
     ap.add_argument("--workdir", default="/tmp/rlvr_gpu_bench", type=Path)
     ap.add_argument("--out", default=None, type=Path, help="where results JSON and logs go")
-    ap.add_argument(
-        "--probe-stock", action="store_true", help="also run stock grpo_step (one batch)"
-    )
-    ap.add_argument(
-        "--proposed",
-        action="store_true",
-        help="also run tests/benchmarks/gpu/proposed.py (changes suggested for stages/training)",
-    )
-    ap.add_argument("--check", action="store_true", help="check accum == stock train_step (tiny)")
+    ap.add_argument("--variants", default="", help="more runs of ours: mbN, legacy (see above)")
+    ap.add_argument("--check", action="store_true", help="micro-batched == one pass (tiny)")
     args = ap.parse_args()
 
     cfg = common.load_config(args.config, args.profile)
@@ -166,27 +163,19 @@ def main() -> None:
             **{k: v for k, v in raw.items() if k != "steps"},
             **summarise(raw["steps"], m, bench),
         }
-    if args.proposed:
-        r = args.workdir / f"ours_proposed_{tag}.json"
+    for variant in [v for v in args.variants.split(",") if v]:
+        extra = ["--legacy-logits"] if variant == "legacy" else ["--micro-batches", variant[2:]]
+        r = args.workdir / f"ours_{variant}_{tag}.json"
         r.unlink(missing_ok=True)
-        rc = run_side(
-            "tests.benchmarks.gpu.ours", [*base, "--result", str(r), "--mode", "proposed"], env, log
-        )
-        if rc == 0 and r.exists():
-            results["ours_proposed"] = summarise(json.loads(r.read_text())["steps"], m, bench)
-        else:
-            results["ours_proposed"] = {"rc": rc, "error": "proposed variant failed; see log"}
-    if args.probe_stock:
-        r = args.workdir / f"ours_stock_{tag}.json"
-        r.unlink(missing_ok=True)
-        rc = run_side(
-            "tests.benchmarks.gpu.ours", [*base, "--result", str(r), "--mode", "stock"], env, log
-        )
+        rc = run_side("tests.benchmarks.gpu.ours", [*base, "--result", str(r), *extra], env, log)
         if rc == 0 and r.exists():
             raw = json.loads(r.read_text())
-            results["ours_stock"] = summarise(raw["steps"], m, bench)
+            results[f"ours_{variant}"] = {
+                "micro_batches": raw.get("micro_batches"),
+                **summarise(raw["steps"], m, bench),
+            }
         else:
-            results["ours_stock"] = {"rc": rc, "error": "stock grpo_step failed; see log"}
+            results[f"ours_{variant}"] = {"rc": rc, "error": f"variant {variant} failed; see log"}
     (out_dir / f"results_{tag}.json").write_text(json.dumps(results, indent=2))
 
     ours, peer = results.get("ours", {}), results.get("trl", {})
@@ -206,13 +195,16 @@ def main() -> None:
         print(
             f"| {key} | {format(a, fmt) if isinstance(a, float) else a} | {format(b, fmt) if isinstance(b, float) else b} |"
         )
-    prop = results.get("ours_proposed", {})
-    if "step_s" in prop:
-        print(
-            f"| proposed changes (not in stages/training yet) | step {prop['step_s']:.2f} s, "
-            f"sample {prop['sample_s']:.2f} s, train {prop['train_s']:.2f} s, "
-            f"MFU {prop['mfu']:.2%} | |"
-        )
+    variants = {k[5:]: v for k, v in results.items() if k.startswith("ours_")}
+    for name, v in variants.items():
+        if "step_s" in v:
+            print(
+                f"| ours, variant {name} (micro_batches {v['micro_batches']}) | step "
+                f"{v['step_s']:.2f} s, sample {v['sample_s']:.2f} s, train {v['train_s']:.2f} s, "
+                f"MFU {v['mfu']:.2%}, peak {v['peak_mem_gb']:.1f} GB | |"
+            )
+        else:
+            print(f"| ours, variant {name} | failed (rc {v.get('rc')}) | |")
     final = {
         "device": device,
         "step_s": ours.get("step_s"),
@@ -230,14 +222,19 @@ def main() -> None:
         "peer_sample_s": peer.get("sample_s"),
         "train_s": ours.get("train_s"),
         "peer_train_s": peer.get("train_s"),
-        "proposed_step_s": prop.get("step_s"),
-        "proposed_speedup": (peer["step_s"] / prop["step_s"])
-        if "step_s" in prop and "step_s" in peer
-        else None,
-        "proposed_mfu": prop.get("mfu"),
-        "stock_grpo_step": "ok"
-        if "step_s" in results.get("ours_stock", {})
-        else ("failed" if "ours_stock" in results else "not run"),
+        "micro_batches": ours.get("micro_batches"),
+        "peak_mem_gb": ours.get("peak_mem_gb"),
+        "variants": {
+            name: {
+                "step_s": v.get("step_s"),
+                "train_s": v.get("train_s"),
+                "speedup": (peer["step_s"] / v["step_s"])
+                if "step_s" in v and "step_s" in peer
+                else None,
+                "peak_mem_gb": v.get("peak_mem_gb"),
+            }
+            for name, v in variants.items()
+        },
         "profile": tag,
     }
     print(json.dumps(final), flush=True)

@@ -6,7 +6,7 @@
 # machine: /tmp survives between back-to-back calls, the working tree is re-sent each call).
 #
 #   bash tests/benchmarks/gpu/device.sh stage1 [--copy-only]  # env report, part 1 -> /tmp/whl, TRL side alone
-#   bash tests/benchmarks/gpu/device.sh stage2 [--proposed]   # join, install, both sides + checks -> $OUT
+#   bash tests/benchmarks/gpu/device.sh stage2 [VARIANTS]     # join, install, checks, both sides, variants -> $OUT
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}
@@ -46,9 +46,11 @@ stage2)
   export LD_LIBRARY_PATH=$(find "$NV" -maxdepth 3 -type d -name lib | tr '\n' ':')${LD_LIBRARY_PATH:-}
   export PYTHONPATH=/tmp/site
   python3 -c "import mlx.core as mx; a=mx.random.normal((4096,4096)).astype(mx.bfloat16); mx.eval(a@a); print('mlx', mx.__version__, mx.default_device(), mx.device_info())" 2>&1 | tee -a "$OUT/env.log" || exit 6
-  # smoke + accum == stock check on the GPU at the tiny shape, then the real run
+  # smoke + micro-batched == one-pass check on the GPU at the tiny shape, then the real run:
+  # ours (stock grpo_step, micro-batched), TRL, then ours again per variant (default: 4
+  # micro-batches of 64 rows, and the legacy log-prob path)
   python3 tests/benchmarks/bench_gpu.py --profile tiny --check --sides ours --workdir /tmp/bench --out "$OUT" 2>&1 | tee "$OUT/stage2.log"
-  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --probe-stock "${@:2}" 2>&1 | tee -a "$OUT/stage2.log"
+  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --variants "${2:-mb4,legacy}" 2>&1 | tee -a "$OUT/stage2.log"
   ;;
 *)
   echo "usage: $0 stage1|stage2 [bench args]"; exit 2
