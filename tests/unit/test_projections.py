@@ -104,3 +104,25 @@ def test_every_event_class_is_registered() -> None:
         if isinstance(obj, type) and issubclass(obj, events.Event) and obj is not events.Event
     }  # fmt: skip
     assert classes == set(events.EVENT_TYPES)
+
+
+def test_an_event_is_stored_as_its_full_json_form() -> None:
+    # The log serialises an event's field dict directly; it must equal the model's own dump.
+    import orjson
+
+    from store.events import GateEvaluated, RolloutsSampled
+    from store.log import canonical_json
+
+    for event in (
+        RolloutsSampled(
+            step=1,
+            n_groups=1,
+            group_size=2,
+            samples=[{"a": [1, {"b": None}]}],
+            rewards=[[1.0, None]],
+        ),
+        GateEvaluated(
+            gate="g", stage="s", metric="m", value=0.1, threshold=0.2, comparator=">=", passed=True
+        ),
+    ):
+        assert orjson.loads(canonical_json(vars(event))) == event.model_dump()
