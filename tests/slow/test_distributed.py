@@ -135,8 +135,9 @@ def test_two_ranks_update_the_weights_as_one_rank_does(tmp_path: Path) -> None:
         f"max |w_2rank - w_1rank| = {diff:.3g}; update size {s1['moved']:.3g}; split {s2['split']}"
     )
     assert s2["ranks"] == 2 and s2["split"] == [[6, 2]]  # the manual 3:1 split of 8 groups
-    assert s1["moved"] > 1e-4  # the step did move the weights...
-    assert diff < 1e-5  # ...and 2 ranks moved them as 1 did
+    # The step moved the weights far more than the ranks disagree, and 2 ranks moved them as 1 did.
+    assert s1["moved"] > 100 * max(diff, 1e-7)
+    assert diff < 1e-5
     for key in ("loss", "kl", "entropy", "grad_norm", "reward_mean", "trained_groups"):
         assert s2["metrics"][key] == pytest.approx(s1["metrics"][key], rel=1e-4, abs=1e-6), key
 
