@@ -87,3 +87,23 @@ def test_replay_with_the_runs_own_config_reproduces_every_decision(chaos) -> Non
     result = rlvr("replay", run_id, "--store", str(store), cwd=store.parent, check=True)
     assert "identical: these settings reproduce all" in result.stdout
     assert "differs" not in result.stdout
+
+
+def test_why_explains_each_rollback_with_its_benchmark_numbers(chaos) -> None:
+    import json
+
+    store, run_id, _ = chaos
+    result = rlvr("why", run_id, "--json", "--store", str(store), cwd=store.parent, check=True)
+    items = json.loads(result.stdout)["items"]
+    rollbacks = [i for i in items if i["kind"] == "policy" and i["name"].startswith("rollback")]
+    assert rollbacks
+    assert any("reverse dropped" in i["story"] for i in rollbacks)
+
+
+def test_the_chaos_report_renders_in_a_real_browser(chaos, tmp_path: Path) -> None:
+    from tests.slow.test_report_browser import assert_report_renders
+
+    store, run_id, _ = chaos
+    out = tmp_path / "report"
+    rlvr("report", run_id, "--out", str(out), "--store", str(store), cwd=store.parent, check=True)
+    assert_report_renders(out / "index.html", tmp_path / "profile", run_id)

@@ -37,21 +37,18 @@ def _require_browser() -> None:
         pytest.skip("; ".join(problems))
 
 
-def test_the_chaos_report_loads_in_chromium_with_every_plot_and_no_console_error(
-    tmp_path: Path,
-) -> None:
+def open_in_chromium(index: Path, profile: Path) -> dict:
+    """Load `index` in headless Chromium: console errors, images, title and requested URLs."""
     _require_browser()
     from playwright.sync_api import sync_playwright
 
-    log, run_id = chaos_run(tmp_path / "run")
-    index = build_report(log.read(run_id), tmp_path / "report")
     errors: list[str] = []
     requests: list[str] = []
     with sync_playwright() as p:
         # Playwright drives the system Chromium: no browser download (`playwright install`) needed.
         # (--headless comes from headless=True, --user-data-dir from the persistent context.)
         browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
+            str(profile),
             executable_path=CHROMIUM,
             args=[f for f in FLAGS if f != "--headless"],
             headless=True,
@@ -74,8 +71,24 @@ def test_the_chaos_report_loads_in_chromium_with_every_plot_and_no_console_error
             title = page.title()
         finally:
             browser.close()
-    assert errors == []
-    assert [i["src"] for i in images] == [f"{name}.png" for name in PLOTS]
-    assert all(i["complete"] and i["naturalWidth"] > 0 and i["naturalHeight"] > 0 for i in images)
-    assert run_id in title
-    assert all(url.startswith("file://") for url in requests), requests
+    return {"errors": errors, "images": images, "title": title, "requests": requests}
+
+
+def assert_report_renders(index: Path, profile: Path, run_id: str) -> None:
+    seen = open_in_chromium(index, profile)
+    assert seen["errors"] == []
+    assert [i["src"] for i in seen["images"]] == [f"{name}.png" for name in PLOTS]
+    assert all(
+        i["complete"] and i["naturalWidth"] > 0 and i["naturalHeight"] > 0 for i in seen["images"]
+    )
+    assert run_id in seen["title"]
+    assert all(url.startswith("file://") for url in seen["requests"]), seen["requests"]
+
+
+def test_the_chaos_report_loads_in_chromium_with_every_plot_and_no_console_error(
+    tmp_path: Path,
+) -> None:
+    _require_browser()
+    log, run_id = chaos_run(tmp_path / "run")
+    index = build_report(log.read(run_id), tmp_path / "report")
+    assert_report_renders(index, tmp_path / "profile", run_id)
