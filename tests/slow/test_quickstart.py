@@ -12,8 +12,8 @@ from tests.slow.runs import QUICKSTART, events, only_run, rlvr, state
 
 pytestmark = pytest.mark.slow
 
-# The issue asks for +20 points; seeds 0, 1, 2 measured +0.228..+0.233 (baseline 0.5775), so the test
-# keeps a margin.
+# The issue asks for +20 points; seeds 0-2 (and SFT seed 1) measured +0.215..+0.218 over a 0.5775
+# baseline, KL gate 0.03-0.07, so the test keeps a margin.
 MIN_GAIN = 0.15
 
 
