@@ -153,7 +153,8 @@ def iterative_training(state: RunState, config: GateConfig) -> list[GateEvaluate
         return [
             GateEvaluated(
                 gate="verify_rate_improving", stage="iterative_training", metric="heldout_verify_rate",
-                value=stopped["verify_rate"], threshold=stopped["previous"], comparator=">", passed=True,
+                # Reads as what happened: this round's rate was not above the last one, so it stopped.
+                value=stopped["verify_rate"], threshold=stopped["previous"], comparator="<=", passed=True,
                 evidence_seqs=[state.stage_seqs["TrainingStoppedEarly"]],
                 detail=f"stopped early at round {stopped['round']}: {stopped['verify_rate']} <= "
                 f"{stopped['previous']}; evaluation keeps the best checkpoint",
