@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -23,9 +24,9 @@ from orchestrator.runner import Driver
 from orchestrator.signals import StopRequest, graceful_signals
 from stages.types import Stage
 from store.blobs import BlobStore
-from store.events import RunBranched, RunResumed, RunRewound
+from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
 from store.log import EventLog
-from store.projections import RunState, project
+from store.projections import RunState, initial_hyperparameters, project
 
 log_ = get_logger("rlvr.lifecycle")
 
@@ -128,14 +129,22 @@ def branch(log: EventLog, parent_id: str, at_seq: int, overrides: Sequence[str])
     _validate_overrides(state, overrides)  # before anything is written
     child = new_run_id(f"{config_of(state).run_name}-branch")
     events = [row.event for row in history]
-    log.append(
-        child,
-        [
-            *events,
-            RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides)),
-        ],
-        0,
-    )
+    marks: list = [
+        RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
+    ]
+    # Knobs the trainer carries in its checkpoint (LR, KL coefficient, ...) would otherwise come
+    # back from the restored checkpoint: the branch changes them from here on, as a policy would.
+    before = initial_hyperparameters(config_of(state).model_dump(mode="json"))
+    branched = replace(state, config_overrides=(*state.config_overrides, *overrides))
+    after = initial_hyperparameters(config_of(branched).model_dump(mode="json"))
+    changes = {k: v for k, v in after.items() if before.get(k) != v}
+    if changes:
+        marks.append(
+            HyperparametersChanged(
+                changes=changes, reason=f"branch overrides: {' '.join(overrides)}"
+            )
+        )
+    log.append(child, [*events, *marks], 0)
     return child
 
 

@@ -130,3 +130,18 @@ def test_the_supervisor_leaves_live_and_finished_runs_alone(tmp_path: Path) -> N
         assert scan(log, SupervisorConfig(grace_s=0), lambda _: None) == []
     drive(log, run_id, config, FakeStages().registry())
     assert scan(log, SupervisorConfig(grace_s=0), lambda _: None) == []
+
+
+def test_a_branch_that_changes_a_trainer_knob_records_the_change_after_the_branch_point(
+    tmp_path: Path,
+) -> None:
+    # The trainer restores LR and KL coefficient from its checkpoint; without this event the
+    # branch's learning_rate override would be silently lost.
+    log, run_id, config = _started(tmp_path)
+    drive(log, run_id, config, FakeStages().registry())
+    at = next(e.seq for e in log.read(run_id, types=["MetricsRecorded"]) if e.event.step == 14)
+    child = branch(log, run_id, at, ["learning_rate=5e-5", "seed=3"])
+    tail = [e for e in log.read(child) if e.seq > at]
+    assert [e.type for e in tail] == ["RunBranched", "HyperparametersChanged"]
+    assert tail[1].event.changes == {"learning_rate": 5e-5}
+    assert load_state(log, child).hyperparameters["learning_rate"] == 5e-5
