@@ -60,7 +60,7 @@ def verifiable_suite(ctx: StageContext) -> tuple[list[Task], list[dict]]:
     sample = sample_of(
         suite.train + suite.heldout, ctx.config.pipeline.verifiability_sample, ctx.config.seed
     )
-    n_ok, dropped = check_verifiability(verifier(ctx), sample, ctx.config.seed)
+    _, dropped = check_verifiability(verifier(ctx), sample, ctx.config.seed)
     return sample, dropped
 
 
