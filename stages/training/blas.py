@@ -13,6 +13,12 @@ DT_SONAME string rewritten in place to `libgfortran.so.5` (shorter, so it fits),
 libquadmath by path, load the copy, then OpenBLAS. The dynamic linker matches already-loaded
 objects by soname, so OpenBLAS's dependency resolves to the copy.
 
+The cmeel-openblas wheels are not DYNAMIC_ARCH builds: each is compiled for one CPU (0.3.31 for
+SKYLAKEX, which needs AVX-512; 0.3.29 for ZEN, AVX2 + FMA). Its first matmul on a CPU without
+those instructions dies with SIGILL, so before the global load the library's build target
+(`openblas_get_config`) is checked against the CPU's flags, and a mismatch keeps the reference BLAS
+(with a warning) instead of killing the process.
+
 Knobs: `RLVR_DISABLE_OPENBLAS=1` keeps the reference BLAS (used by the agreement test);
 `RLVR_OPENBLAS_LIB=/path/libopenblas.so.0` picks another OpenBLAS; `OPENBLAS_NUM_THREADS`
 defaults to 1 here (set it before import for large models). No effect on macOS (mlx uses
@@ -35,6 +41,17 @@ LIB_ENV = "RLVR_OPENBLAS_LIB"
 _GFORTRAN_SONAME = b"libgfortran.so.5"
 
 _state: dict[str, str | None] = {"status": None, "detail": None}
+
+_AVX512 = frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})
+_AVX2 = frozenset({"avx2", "fma"})
+# OpenBLAS build targets -> the CPU flags (as /proc/cpuinfo names them) their kernels execute
+CORE_FLAGS: dict[str, frozenset[str]] = {
+    "HASWELL": _AVX2,
+    "ZEN": _AVX2,
+    "SKYLAKEX": _AVX512,
+    "COOPERLAKE": _AVX512 | {"avx512_bf16"},
+    "SAPPHIRERAPIDS": _AVX512 | {"avx512_bf16", "amx_tile", "amx_bf16"},
+}
 
 
 def _find_openblas() -> Path | None:
@@ -128,13 +145,14 @@ def _load_fortran_runtime() -> None:
 def enable_openblas() -> str:
     """Load OpenBLAS globally if this is Linux with mlx[cpu]; return what happened.
 
-    Returns one of "loaded", "disabled", "not-linux", "not-cpu", "absent", "too-late", "failed". Idempotent.
+    Returns one of "loaded", "disabled", "not-linux", "not-cpu", "absent", "too-late",
+    "unsupported-cpu", "failed". Idempotent.
     """
     if _state["status"] is not None:
         return _state["status"]
     status, detail = _enable()
     _state["status"], _state["detail"] = status, detail
-    if status in ("absent", "too-late", "failed"):
+    if status in ("absent", "too-late", "failed", "unsupported-cpu"):
         warnings.warn(f"rlvr: mlx runs on its slow reference BLAS ({detail})", stacklevel=2)
     return status
 
@@ -156,10 +174,47 @@ def _enable() -> tuple[str, str | None]:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         _load_fortran_runtime()
-        ctypes.CDLL(str(library), mode=os.RTLD_GLOBAL)
+        # Locally first: nothing resolves against it until its build target is known to run here.
+        config = _build_config(ctypes.CDLL(str(library), mode=os.RTLD_LOCAL))
+        missing = missing_cpu_flags(config, cpu_flags())
+        if missing:
+            return "unsupported-cpu", (
+                f"{library} is built for {config!r}; this CPU lacks {', '.join(sorted(missing))}"
+            )
+        ctypes.CDLL(str(library), mode=os.RTLD_GLOBAL)  # dlopen promotes it to the global scope
     except (OSError, ValueError) as e:
         return "failed", f"loading {library} failed: {e}"
     return "loaded", str(library)
+
+
+def _build_config(lib: ctypes.CDLL) -> str:
+    get_config = lib.openblas_get_config
+    get_config.restype = ctypes.c_char_p
+    return (get_config() or b"").decode(errors="replace")
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str] | None:
+    """The CPU's feature flags, or None when they cannot be read."""
+    try:
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("flags"):
+                return frozenset(line.partition(":")[2].split())
+    except OSError:
+        return None
+    return None
+
+
+def missing_cpu_flags(config: str, flags: frozenset[str] | None) -> frozenset[str]:
+    """The flags an OpenBLAS build (its `openblas_get_config` string) needs that the CPU lacks.
+    Empty for DYNAMIC_ARCH builds (they pick kernels at run time), unknown targets, or when the
+    CPU's flags are unknown: only a known mismatch keeps OpenBLAS out."""
+    words = config.upper().split()
+    if flags is None or "DYNAMIC_ARCH" in words:
+        return frozenset()
+    for core, needed in CORE_FLAGS.items():
+        if core in words:
+            return needed - flags
+    return frozenset()
 
 
 def blas_status() -> dict[str, str | None]:
@@ -167,4 +222,12 @@ def blas_status() -> dict[str, str | None]:
     return dict(_state)
 
 
-__all__ = ["DISABLE_ENV", "LIB_ENV", "blas_status", "enable_openblas"]
+__all__ = [
+    "CORE_FLAGS",
+    "DISABLE_ENV",
+    "LIB_ENV",
+    "blas_status",
+    "cpu_flags",
+    "enable_openblas",
+    "missing_cpu_flags",
+]
