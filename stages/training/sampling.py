@@ -95,22 +95,31 @@ def _decode_bucket(
     max_tokens: int,
     sampler: Callable[[mx.array], mx.array],
 ) -> tuple[list[list[int]], list[list[float]]]:
+    """Decode one bucket. Step i+1 is queued (`mx.async_eval`) before step i's tokens are read
+    back for the EOS check, so the device works on one step while Python builds the next: a
+    synchronous loop leaves the device idle for the whole graph-building time of every step
+    (most of a decode step of a small model on a GPU). The price is one step decoded past the
+    last EOS, which is dropped with the other tokens after it."""
     cache = make_prompt_cache(model)
-    logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :].astype(mx.float32)
+    logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :]
+    token_b, logprob_b = _pick(logits_bV, sampler)
+    mx.async_eval(token_b, logprob_b)
     steps_tokens, steps_logprobs = [], []
     done_b = np.zeros(len(prompts_b), dtype=bool)
-    for _ in range(max_tokens):
-        logprobs_bV = logits_bV - mx.logsumexp(logits_bV, axis=-1, keepdims=True)
-        token_b = sampler(logprobs_bV)
-        logprob_b = mx.take_along_axis(logprobs_bV, token_b[:, None], axis=-1)[:, 0]
-        mx.eval(token_b, logprob_b)
-        token_np = np.array(token_b)
+    for i in range(max_tokens):
+        if i + 1 < max_tokens:
+            next_token_b, next_logprob_b = _pick(
+                model(token_b[:, None], cache=cache)[:, -1, :], sampler
+            )
+            mx.async_eval(next_token_b, next_logprob_b)
+        token_np = np.array(token_b)  # waits for step i only; step i+1 is already queued
         steps_tokens.append(token_np)
         steps_logprobs.append(np.array(logprob_b))
         done_b |= np.isin(token_np, eos)
         if done_b.all():
             break
-        logits_bV = model(token_b[:, None], cache=cache)[:, -1, :].astype(mx.float32)
+        if i + 1 < max_tokens:
+            token_b, logprob_b = next_token_b, next_logprob_b
     tokens_Tb, logprobs_Tb = np.stack(steps_tokens), np.stack(steps_logprobs)
     out_tokens, out_logprobs = [], []
     for b in range(len(prompts_b)):
@@ -119,6 +128,16 @@ def _decode_bucket(
         out_tokens.append(tokens_Tb[:end, b].tolist())
         out_logprobs.append(logprobs_Tb[:end, b].tolist())
     return out_tokens, out_logprobs
+
+
+def _pick(
+    logits_bV: mx.array, sampler: Callable[[mx.array], mx.array]
+) -> tuple[mx.array, mx.array]:
+    """The next token of each row and its log-prob under the temperature-1 policy."""
+    logits_bV = logits_bV.astype(mx.float32)
+    logprobs_bV = logits_bV - mx.logsumexp(logits_bV, axis=-1, keepdims=True)
+    token_b = sampler(logprobs_bV)
+    return token_b, mx.take_along_axis(logprobs_bV, token_b[:, None], axis=-1)[:, 0]
 
 
 def _text(tokenizer: Any, tokens: list[int]) -> str:
