@@ -104,7 +104,9 @@ def configure(
     root.setLevel(level)
     # Libraries that narrate their internals at INFO (every heartbeat, every state callback).
     for noisy in ("apscheduler", "transitions", "httpx", "openai"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level) if isinstance(level, str) else level))
+        logging.getLogger(noisy).setLevel(
+            max(logging.WARNING, logging.getLevelName(level) if isinstance(level, str) else level)
+        )
     if not _configured:
         structlog.configure(
             processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],

@@ -63,7 +63,12 @@ class Driver:
         stored = self.log.append(self.run_id, batch, expected_seq=self.state.last_seq)
         self.state = project(stored, self.state)
         for decision in decisions:
-            log_.warning("policy decided", policy=decision.policy, action=decision.action, reason=decision.reason)
+            log_.warning(
+                "policy decided",
+                policy=decision.policy,
+                action=decision.action,
+                reason=decision.reason,
+            )
         for decision in decisions:
             if decision.action == "fail":
                 raise StageError(f"policy {decision.policy}: {decision.reason}")
@@ -78,7 +83,9 @@ class Driver:
     def read(self, from_seq: int) -> list[StoredEvent]:
         """The run's events from `from_seq`, without the spans that rewinds abandoned."""
         rows = list(self.log.read(self.run_id, from_seq=from_seq))
-        abandoned = [(r.event.to_seq, r.seq) for r in self.log.read(self.run_id, types=["RunRewound"])]
+        abandoned = [
+            (r.event.to_seq, r.seq) for r in self.log.read(self.run_id, types=["RunRewound"])
+        ]
         return [r for r in rows if not any(lo < r.seq < hi for lo, hi in abandoned)]
 
     def state_at(self, seq: int) -> RunState:

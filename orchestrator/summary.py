@@ -17,7 +17,9 @@ def final_eval(state: RunState) -> dict[str, Any]:
     return dict(state.last_eval) if state.last_eval else {}
 
 
-def run_summary(state: RunState, *, store_url: str | None = None, gate_rows: list[dict] | None = None) -> dict[str, Any]:
+def run_summary(
+    state: RunState, *, store_url: str | None = None, gate_rows: list[dict] | None = None
+) -> dict[str, Any]:
     last = final_eval(state)
     capability = last.get("capability", {})
     retention = {
@@ -35,9 +37,19 @@ def run_summary(state: RunState, *, store_url: str | None = None, gate_rows: lis
         "baseline_verify_rate": state.baseline_verify_rate,
         "final_verify_rate": last.get("verify_rate"),
         "capability_retention": retention,
-        "gates": gate_rows if gate_rows is not None else [
-            {"name": name, "stage": g.stage, "metric": g.metric, "value": g.value,
-             "comparator": g.comparator, "threshold": g.threshold, "passed": g.passed, "seq": g.seq}
+        "gates": gate_rows
+        if gate_rows is not None
+        else [
+            {
+                "name": name,
+                "stage": g.stage,
+                "metric": g.metric,
+                "value": g.value,
+                "comparator": g.comparator,
+                "threshold": g.threshold,
+                "passed": g.passed,
+                "seq": g.seq,
+            }
             for name, g in state.gates.items()
         ],  # fmt: skip
         "policy_decisions": dict(sorted(kinds.items())),
@@ -45,7 +57,9 @@ def run_summary(state: RunState, *, store_url: str | None = None, gate_rows: lis
         "failure_reason": state.failure_reason,
         "final_checkpoint": last.get("checkpoint") or (good.digest if good else None),
         "store": store_url,
-        "run_dir": f"{state.config.get('log_path', 'runs')}/{state.run_id}" if state.config else None,
+        "run_dir": f"{state.config.get('log_path', 'runs')}/{state.run_id}"
+        if state.config
+        else None,
         "blobs": f"{state.config.get('log_path', 'runs')}/blobs" if state.config else None,
     }
 
@@ -56,7 +70,9 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
 
     base, final = summary["baseline_verify_rate"], summary["final_verify_rate"]
     gain = f" ({(final - base) * 100:+.1f} pts)" if base is not None and final is not None else ""
-    console.print(f"\n[bold]run {summary['run_id']}[/]: {summary['state']} at step {summary['step']}")
+    console.print(
+        f"\n[bold]run {summary['run_id']}[/]: {summary['state']} at step {summary['step']}"
+    )
     console.print(f"held-out verify rate: baseline {pct(base)} -> final {pct(final)}{gain}")
     for name, ratio in summary["capability_retention"].items():
         console.print(f"capability retention, {name}: {pct(ratio)}")
@@ -70,7 +86,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     console.print(table)
     decisions = summary["policy_decisions_by_policy"]
     console.print(
-        "policy decisions: " + (", ".join(f"{k} x{v}" for k, v in decisions.items()) if decisions else "none")
+        "policy decisions: "
+        + (", ".join(f"{k} x{v}" for k, v in decisions.items()) if decisions else "none")
     )
     if summary["failure_reason"]:
         console.print(f"[red]failure:[/] {summary['failure_reason']}")

@@ -60,7 +60,9 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
 def test_the_shipped_supervisor_config_loads() -> None:
     from orchestrator.supervisor import load_supervisor_config
 
-    config = load_supervisor_config(Path(__file__).resolve().parents[2] / "configs" / "supervisor.toml")
+    config = load_supervisor_config(
+        Path(__file__).resolve().parents[2] / "configs" / "supervisor.toml"
+    )
     assert config.max_restarts == 5 and config.schedule == []
 
 
