@@ -110,6 +110,12 @@ class GRPOConfig(BaseModel):
         description="Run the reference pass and each substep's gradient pass in this many "
         "slices, gradients accumulated into one update: same effective batch, less memory.",
     )
+    compile_loss: bool = Field(
+        False,
+        description="Run each micro-batch's loss and gradient as one mx.compile graph, which "
+        "fuses its elementwise work (most of all over the vocabulary); compiled once per "
+        "micro-batch shape, so it pays when lengths are fixed (a GPU benchmark), not otherwise.",
+    )
     clip_eps_low: float = Field(0.2, ge=0, description="PPO ratio clip below 1 (num_substeps>1).")
     clip_eps_high: float = Field(
         0.28, ge=0, description="PPO ratio clip above 1, clip-higher (num_substeps>1)."

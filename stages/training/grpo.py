@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import mlx.core as mx
@@ -125,14 +126,15 @@ def _micro_loss(
     adv_B: mx.array,
     ref_BT: mx.array,
     old_BT: mx.array | None,
-    kl_coef: float,
+    kl_coef: float | mx.array,
     config: GRPOConfig,
-    share: float,
+    share: float | mx.array,
     with_metrics: bool,
 ) -> tuple[mx.array, mx.array, mx.array, mx.array]:
     """`share` (of its substep's loss) times the loss of the module docstring over one
     micro-batch; its count of clipped tokens; with `with_metrics`, its sums of k3 KL and entropy
-    over completion tokens (from the same forward, not differentiated)."""
+    over completion tokens (from the same forward, not differentiated). `kl_coef` and `share`
+    may be arrays (the compiled path: their values must not be looked at while tracing)."""
     bonus = config.entropy_coef > 0
     logp_BT, entropy_BT = token_logprobs(
         model, tokens_BT, with_entropy=bonus or with_metrics, entropy_grad=bonus
@@ -144,17 +146,54 @@ def _micro_loss(
         mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
     )
     per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
-    if kl_coef > 0:
+    if isinstance(kl_coef, mx.array) or kl_coef > 0:
         per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
     if bonus:
         per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
     loss = _aggregate(per_token_BT, mask_BT, config.loss_agg)
-    loss = loss * share if share != 1.0 else loss
+    loss = loss * share if isinstance(share, mx.array) or share != 1.0 else loss
     kl_sum = entropy_sum = mx.array(0.0)
     if with_metrics:
         kl_sum = (k3(ref_BT, mx.stop_gradient(logp_BT)) * mask_BT).sum()
         entropy_sum = (mx.stop_gradient(entropy_BT) * mask_BT).sum()
     return loss, ((clipped_BT < unclipped_BT) * mask_BT).sum(), kl_sum, entropy_sum
+
+
+def _loss_and_grad(
+    state: TrainerState, config: GRPOConfig, kl_coef: float, with_metrics: bool, has_old: bool
+) -> Callable[..., tuple[tuple[mx.array, ...], Any]]:
+    """`f(tokens_BT, mask_BT, adv_B, ref_BT, old_BT, share)` -> ((loss, clipped, kl_sum,
+    entropy_sum), grads) of `_micro_loss` for `state.model`, compiled with `config.compile_loss`.
+
+    The compiled graph is kept in `state.extra` per (config, metrics, old log-probs, KL on),
+    with the KL coefficient and the share as array inputs, so neither the adaptive KL
+    controller nor the shares of the micro-batches force a new trace; mlx traces again per new
+    input shape. The model's state is the graph's implicit input and output (as mlx_lm's
+    trainer does): `nn.value_and_grad` swaps the parameters in while tracing."""
+    value_and_grad = nn.value_and_grad(state.model, _micro_loss)
+    if not config.compile_loss:
+        return lambda tokens, mask, adv, ref, old, share: value_and_grad(
+            state.model, tokens, mask, adv, ref, old, kl_coef, config, share, with_metrics
+        )
+    kl_on = kl_coef > 0
+    key = ("compiled_micro_loss", config, with_metrics, has_old, kl_on)
+    if key not in state.extra:
+        model = state.model
+
+        @partial(mx.compile, inputs=model.state, outputs=model.state)
+        def compiled(tokens, mask, adv, ref, kl, share, *old):
+            return value_and_grad(
+                model, tokens, mask, adv, ref, old[0] if old else None, kl if kl_on else 0.0,
+                config, share, with_metrics,
+            )  # fmt: skip
+
+        state.extra[key] = compiled
+    compiled = state.extra[key]
+    kl = mx.array(kl_coef, dtype=mx.float32)
+    return lambda tokens, mask, adv, ref, old, share: compiled(
+        tokens, mask, adv, ref, kl, mx.array(share, dtype=mx.float32),
+        *(() if old is None else (old,)),
+    )  # fmt: skip
 
 
 def _reference_pass(
@@ -253,7 +292,6 @@ def train_step(
     ref_BT, kl_sum, entropy_sum = _reference_pass(
         state, tokens_BT, mask_BT, ends_B, others, config.micro_batches
     )
-    loss_and_grad = nn.value_and_grad(state.model, _micro_loss)
     losses, clip_fracs, grad_norms, trained_tokens = [], [], [], 0
     for c, rows in enumerate(rows_C):
         if reduce is not None:
@@ -276,10 +314,15 @@ def train_step(
                 share = float(completion_B[part].sum()) / chunk_tokens
             else:
                 share = len(part) / len(rows)
+            loss_and_grad = _loss_and_grad(state, config, kl_coef, with_metrics, old_BT is not None)
             (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
-                state.model, sub_tokens_BT, sub_mask_BT, adv_B, ref_BT[rows_mx][:, : width - 1],
-                old_BT, kl_coef, config, share if len(parts) > 1 else 1.0, with_metrics,
-            )  # fmt: skip
+                sub_tokens_BT,
+                sub_mask_BT,
+                adv_B,
+                ref_BT[rows_mx][:, : width - 1],
+                old_BT,
+                share if len(parts) > 1 else 1.0,
+            )
             grads = part_grads if grads is None else tree_map(mx.add, grads, part_grads)
             loss, clipped = loss + part_loss, clipped + part_clipped
             if with_metrics:

@@ -3,11 +3,12 @@ GPU, same call, same model shape (Qwen2.5-0.5B architecture, random weights), sa
 size and lengths. See configs/gpu_bench.toml.
 
     python tests/benchmarks/bench_gpu.py --config configs/gpu_bench.toml [--sides ours,trl]
-        [--profile tiny] [--workdir DIR] [--out DIR] [--variants mb4,legacy,mb1] [--check]
+        [--profile tiny] [--workdir DIR] [--out DIR] [--variants compiled,syncsample,mb4] [--check]
 
 Ours is the stock `grpo_step` with `GRPOConfig.micro_batches` = sequences / `micro_batch_rows`.
 `--variants` runs ours again after the sides, each a separate process: `mbN` with N
-micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path.
+micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` with
+`GRPOConfig.compile_loss`, `syncsample` with the step-by-step decode loop (no pipelining).
 
 Each side runs in its own process (mlx and torch never share the GPU at once), one after the
 other, on the same model folder (built once with transformers when torch is importable, else with
@@ -107,7 +108,7 @@ def main() -> None:
     ap.add_argument("--sides", default="ours,trl")
     ap.add_argument("--workdir", default="/tmp/rlvr_gpu_bench", type=Path)
     ap.add_argument("--out", default=None, type=Path, help="where results JSON and logs go")
-    ap.add_argument("--variants", default="", help="more runs of ours: mbN, legacy (see above)")
+    ap.add_argument("--variants", default="", help="more runs of ours (see above)")
     ap.add_argument("--check", action="store_true", help="micro-batched == one pass (tiny)")
     args = ap.parse_args()
 
@@ -164,7 +165,14 @@ def main() -> None:
             **summarise(raw["steps"], m, bench),
         }
     for variant in [v for v in args.variants.split(",") if v]:
-        extra = ["--legacy-logits"] if variant == "legacy" else ["--micro-batches", variant[2:]]
+        flags = {"legacy": "--legacy-logits", "compiled": "--compile-loss"}
+        flags["syncsample"] = "--sync-sampler"
+        if variant in flags:
+            extra = [flags[variant]]
+        elif variant.startswith("mb") and variant[2:].isdigit():
+            extra = ["--micro-batches", variant[2:]]
+        else:
+            raise SystemExit(f"unknown variant {variant!r}: use mbN, {', '.join(flags)}")
         r = args.workdir / f"ours_{variant}_{tag}.json"
         r.unlink(missing_ok=True)
         rc = run_side("tests.benchmarks.gpu.ours", [*base, "--result", str(r), *extra], env, log)

@@ -1,13 +1,15 @@
 """Our side of the GPU benchmark: GRPO steps with stages.training on mlx (CUDA backend on the GPU).
 
     python -m tests.benchmarks.gpu.ours --config C --model-dir D --result R.json
-        [--micro-batches N] [--legacy-logits] [--check]
+        [--micro-batches N] [--legacy-logits] [--compile-loss] [--sync-sampler] [--check]
 
 Each step is `stages.training.grpo.grpo_step` exactly as the orchestrator calls it, with
 `GRPOConfig.micro_batches` = sequences per step / `micro_batch_rows` of the config (the product's
 gradient accumulation: ONE optimizer update per step, as TRL's gradient_accumulation_steps), or
 `--micro-batches`. `--legacy-logits` swaps in the previous log-prob path (autograd through an
 fp32 log-softmax over the whole vocabulary) to measure what the fused path saves, same call.
+`--compile-loss` sets `GRPOConfig.compile_loss`; `--sync-sampler` swaps in the decode loop that
+evaluates each step before building the next (the sampler before the pipelined one).
 
 Fixed length: the tokenizer's EOS set is emptied, so every completion is exactly `max_tokens`.
 """
@@ -24,9 +26,11 @@ from pathlib import Path
 
 import mlx.core as mx
 import mlx.optimizers as optim
+import numpy as np
 
 import stages.training  # noqa: F401  (BLAS setup before mlx, as the orchestrator does)
 import stages.training.logprobs as logprobs
+import stages.training.sampling as sampling
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig
 from stages.training.grpo import grpo_step, new_trainer_state, score_groups, train_step
 from stages.training.model import load_model, make_trainable
@@ -46,6 +50,32 @@ def legacy_logits_logprobs(logits_BTV, targets_BT, with_entropy=False, entropy_g
     return logp_BT, -(mx.exp(logprobs_BTV) * logprobs_BTV).sum(axis=-1)
 
 
+def sync_decode_bucket(model, prompts_b, eos, max_tokens, sampler):
+    """The decode loop before the pipelined one: each step evaluated before the next is built."""
+    from mlx_lm.models.cache import make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :]
+    steps_tokens, steps_logprobs, done_b = [], [], np.zeros(len(prompts_b), dtype=bool)
+    for _ in range(max_tokens):
+        token_b, logprob_b = sampling._pick(logits_bV, sampler)
+        mx.eval(token_b, logprob_b)
+        steps_tokens.append(np.array(token_b))
+        steps_logprobs.append(np.array(logprob_b))
+        done_b |= np.isin(steps_tokens[-1], eos)
+        if done_b.all():
+            break
+        logits_bV = model(token_b[:, None], cache=cache)[:, -1, :]
+    tokens_Tb, logprobs_Tb = np.stack(steps_tokens), np.stack(steps_logprobs)
+    out_tokens, out_logprobs = [], []
+    for b in range(len(prompts_b)):
+        stops = np.flatnonzero(np.isin(tokens_Tb[:, b], eos))
+        end = stops[0] + 1 if len(stops) else len(tokens_Tb)
+        out_tokens.append(tokens_Tb[:end, b].tolist())
+        out_logprobs.append(logprobs_Tb[:end, b].tolist())
+    return out_tokens, out_logprobs
+
+
 def grpo_config(g: dict, micro_batches: int | None = None) -> GRPOConfig:
     n_seq = g["groups_per_batch"] * g["group_size"]
     return GRPOConfig(
@@ -56,6 +86,7 @@ def grpo_config(g: dict, micro_batches: int | None = None) -> GRPOConfig:
         max_grad_norm=g["max_grad_norm"],
         drop_zero_variance_groups=False,
         micro_batches=micro_batches or max(1, n_seq // g["micro_batch_rows"]),
+        compile_loss=g.get("compile_loss", False),
         sampling=SamplingConfig(
             max_tokens=g["max_tokens"],
             temperature=g["temperature"],
@@ -79,8 +110,9 @@ def setup(model_dir: Path, g: dict, micro_batches: int | None = None):
 
 
 def check_equivalence(model_dir: Path, g: dict) -> dict:
-    """On this device: `train_step` with micro-batches == without (loss, KL, entropy, grad norm,
-    weights after two SGD updates), and the fused log-prob gradient == autograd's."""
+    """On this device: `train_step` with micro-batches, compiled or not, == without (loss, KL,
+    entropy, grad norm, weights after two SGD updates), and the fused log-prob gradient ==
+    autograd's."""
     from mlx.utils import tree_flatten
 
     state, config = setup(model_dir, g, 1)
@@ -91,7 +123,7 @@ def check_equivalence(model_dir: Path, g: dict) -> dict:
     rewards = score_groups(groups, reward_fn)
     out: dict = {}
     params = {}
-    for k in (1, 4):
+    for k, compiled in ((1, False), (4, False), (4, True)):
         twin = TrainerState(
             model=copy.deepcopy(state.model),
             tokenizer=state.tokenizer,
@@ -100,17 +132,19 @@ def check_equivalence(model_dir: Path, g: dict) -> dict:
             learning_rate=1e-2,
             kl_coef=state.kl_coef,
         )
-        cfg = config.model_copy(update={"micro_batches": k})
+        cfg = config.model_copy(update={"micro_batches": k, "compile_loss": compiled})
         metrics = [train_step(twin, groups, rewards, cfg) for _ in range(2)]
+        k = f"{k}_compiled" if compiled else k
         out[f"micro_batches_{k}"] = [
             {key: getattr(m, key) for key in ("loss", "kl", "entropy", "grad_norm")}
             for m in metrics
         ]
         params[k] = dict(tree_flatten(twin.model.parameters()))
-    out["max_param_diff_1_vs_4"] = max(
-        float(mx.abs(params[1][n].astype(mx.float32) - v.astype(mx.float32)).max())
-        for n, v in params[4].items()
-    )
+    for k in (4, "4_compiled"):
+        out[f"max_param_diff_1_vs_{k}"] = max(
+            float(mx.abs(params[1][n].astype(mx.float32) - v.astype(mx.float32)).max())
+            for n, v in params[k].items()
+        )
     mx.random.seed(0)
     logits = (3 * mx.random.normal((4, 16, 4096))).astype(mx.bfloat16)
     targets = mx.random.randint(0, 4096, (4, 16)).astype(mx.int32)
@@ -149,13 +183,25 @@ def main() -> None:
     ap.add_argument("--result", required=True, type=Path)
     ap.add_argument("--micro-batches", type=int, default=None)
     ap.add_argument("--legacy-logits", action="store_true")
+    ap.add_argument("--compile-loss", action="store_true")
+    ap.add_argument("--sync-sampler", action="store_true")
     ap.add_argument("--check", action="store_true", help="only the equivalence checks")
     args = ap.parse_args()
     cfg = common.load_config(args.config, args.profile)
     m, g, bench = cfg["model"], cfg["grpo"], cfg["bench"]
     if args.legacy_logits:
         logprobs.logits_logprobs = legacy_logits_logprobs
-    out: dict = {"side": "ours", "legacy_logits": args.legacy_logits, **device_info()}
+    if args.sync_sampler:
+        sampling._decode_bucket = sync_decode_bucket
+    if args.compile_loss:
+        g["compile_loss"] = True
+    out: dict = {
+        "side": "ours",
+        "legacy_logits": args.legacy_logits,
+        "sync_sampler": args.sync_sampler,
+        "compile_loss": g.get("compile_loss", False),
+        **device_info(),
+    }
     print(f"[ours] {json.dumps(out)}", flush=True)
     if args.check:
         out["check"] = check_equivalence(args.model_dir, g)

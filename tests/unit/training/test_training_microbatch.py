@@ -111,3 +111,23 @@ def test_micro_batches_give_the_one_pass_update(
     assert one[-1].kl > 0 and one[0].grad_norm > 0
     differ = max(float(mx.abs(params_one[k] - v).max()) for k, v in params_four.items())
     assert differ < 1e-6
+
+
+@pytest.mark.parametrize("num_substeps", [1, 2])
+def test_the_compiled_loss_gives_the_uncompiled_update(
+    sft_model_dir, scored, small_grpo, num_substeps
+):
+    groups, rewards = scored
+    config = small_grpo(
+        group_size=4, num_substeps=num_substeps, micro_batches=2, kl_controller="adaptive"
+    )
+    plain, params_plain = _step(sft_model_dir, groups, rewards, config, steps=3)
+    compiled, params_compiled = _step(
+        sft_model_dir, groups, rewards, config.model_copy(update={"compile_loss": True}), steps=3
+    )
+    for a, b in zip(plain, compiled, strict=True):
+        for key in COMPARED:
+            assert getattr(a, key) == pytest.approx(getattr(b, key), rel=1e-4, abs=1e-6), key
+    assert plain[0].kl_coef != plain[-1].kl_coef  # the KL coefficient moved: no stale trace
+    differ = max(float(mx.abs(params_plain[k] - v).max()) for k, v in params_compiled.items())
+    assert differ < 1e-5
