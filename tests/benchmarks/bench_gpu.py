@@ -7,8 +7,9 @@ size and lengths. See configs/gpu_bench.toml.
 
 Ours is the stock `grpo_step` with `GRPOConfig.micro_batches` = sequences / `micro_batch_rows`.
 `--variants` runs ours again after the sides, each a separate process: `mbN` with N
-micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` with
-`GRPOConfig.compile_loss`, `syncsample` with the step-by-step decode loop (no pipelining).
+micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` /
+`eager` with `GRPOConfig.compile_loss` on / off, `syncsample` with the step-by-step decode loop
+(no pipelining).
 
 Each side runs in its own process (mlx and torch never share the GPU at once), one after the
 other, on the same model folder (built once with transformers when torch is importable, else with
@@ -165,7 +166,7 @@ def main() -> None:
             **summarise(raw["steps"], m, bench),
         }
     for variant in [v for v in args.variants.split(",") if v]:
-        flags = {"legacy": "--legacy-logits", "compiled": "--compile-loss"}
+        flags = {"legacy": "--legacy-logits", "compiled": "--compile-loss", "eager": "--eager-loss"}
         flags["syncsample"] = "--sync-sampler"
         if variant in flags:
             extra = [flags[variant]]

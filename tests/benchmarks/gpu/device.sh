@@ -48,9 +48,9 @@ stage2)
   python3 -c "import mlx.core as mx; a=mx.random.normal((4096,4096)).astype(mx.bfloat16); mx.eval(a@a); print('mlx', mx.__version__, mx.default_device(), mx.device_info())" 2>&1 | tee -a "$OUT/env.log" || exit 6
   # smoke + micro-batched == one-pass check on the GPU at the tiny shape, then the real run:
   # ours (stock grpo_step, micro-batched), TRL, then ours again per variant (default: the
-  # compiled loss, and the step-by-step decode loop)
+  # uncompiled loss, and the step-by-step decode loop)
   python3 tests/benchmarks/bench_gpu.py --profile tiny --check --sides ours --workdir /tmp/bench --out "$OUT" 2>&1 | tee "$OUT/stage2.log"
-  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --variants "${2:-compiled,syncsample}" 2>&1 | tee -a "$OUT/stage2.log"
+  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --variants "${2:-eager,syncsample}" 2>&1 | tee -a "$OUT/stage2.log"
   ;;
 *)
   echo "usage: $0 stage1|stage2 [bench args]"; exit 2

@@ -8,7 +8,7 @@ Each step is `stages.training.grpo.grpo_step` exactly as the orchestrator calls 
 gradient accumulation: ONE optimizer update per step, as TRL's gradient_accumulation_steps), or
 `--micro-batches`. `--legacy-logits` swaps in the previous log-prob path (autograd through an
 fp32 log-softmax over the whole vocabulary) to measure what the fused path saves, same call.
-`--compile-loss` sets `GRPOConfig.compile_loss`; `--sync-sampler` swaps in the decode loop that
+`--compile-loss` / `--eager-loss` set `GRPOConfig.compile_loss` on / off; `--sync-sampler` swaps in the decode loop that
 evaluates each step before building the next (the sampler before the pipelined one).
 
 Fixed length: the tokenizer's EOS set is emptied, so every completion is exactly `max_tokens`.
@@ -184,6 +184,7 @@ def main() -> None:
     ap.add_argument("--micro-batches", type=int, default=None)
     ap.add_argument("--legacy-logits", action="store_true")
     ap.add_argument("--compile-loss", action="store_true")
+    ap.add_argument("--eager-loss", action="store_true", help="compile_loss off")
     ap.add_argument("--sync-sampler", action="store_true")
     ap.add_argument("--check", action="store_true", help="only the equivalence checks")
     args = ap.parse_args()
@@ -193,8 +194,8 @@ def main() -> None:
         logprobs.logits_logprobs = legacy_logits_logprobs
     if args.sync_sampler:
         sampling._decode_bucket = sync_decode_bucket
-    if args.compile_loss:
-        g["compile_loss"] = True
+    if args.compile_loss or args.eager_loss:
+        g["compile_loss"] = args.compile_loss
     out: dict = {
         "side": "ours",
         "legacy_logits": args.legacy_logits,
