@@ -325,12 +325,12 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as e:  # click's usage errors and the like
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
+        kinds = {kind.__name__ for kind in type(e).__mro__}
+        # By name: typer >= 0.2x raises its vendored copy (`typer._click`), older ones click's.
+        if "ClickException" in kinds:
             e.show()
             sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
+        if "Abort" in kinds:
             sys.exit(1)
         raise
 

@@ -54,3 +54,22 @@ def test_reading_a_missing_store_is_an_error_not_a_new_store(tmp_path: Path) -> 
     result = _rlvr(tmp_path, "status")
     assert result.returncode == 1 and "no event store at runs/events.db" in result.stderr
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("check", "pairs.jsonl"), "Missing option '--verifier'"),
+        (("run", "--no-such-flag"), "No such option: --no-such-flag"),
+        (("frobnicate",), "No such command 'frobnicate'"),
+    ],
+)
+def test_usage_errors_print_usage_and_exit_2_without_a_traceback(
+    tmp_path: Path, args: tuple[str, ...], expected: str
+) -> None:
+    # the regression: typer 0.29 raises its vendored click's exceptions, which the old handler
+    # (click's own classes) let through as a traceback with exit 1
+    result = _rlvr(tmp_path, *args)
+    assert result.returncode == 2, result.stderr
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
