@@ -25,7 +25,6 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 import mlx.core as mx
@@ -35,6 +34,7 @@ import numpy as np
 from mlx.utils import tree_map
 
 from stages.training.config import GRPOConfig
+from stages.training.grpo_loss import advantages, grpo_loss, k3, micro_loss_and_grad
 from stages.training.logprobs import (
     pad_batch,
     pad_logprobs,
@@ -42,6 +42,18 @@ from stages.training.logprobs import (
     take_rows,
     token_logprobs,
 )
+
+__all__ = [
+    "advantages",
+    "grpo_loss",
+    "grpo_step",
+    "k3",
+    "new_trainer_state",
+    "score_groups",
+    "step_seed",
+    "train_grpo",
+    "train_step",
+]
 from stages.training.sampling import default_prompt_text, sample_groups
 from stages.training.schedule import derive_seed, lr_multiplier
 from stages.training.types import RewardFn, RolloutGroup, StepFn, StepMetrics, TrainerState
@@ -71,129 +83,6 @@ def new_trainer_state(
 def step_seed(config: GRPOConfig, step: int, attempt: int = 0) -> int:
     """The one seed every random choice of (step, attempt) derives from."""
     return derive_seed(config.seed, "grpo", step, attempt)
-
-
-def advantages(rewards_GN: np.ndarray, scale_rewards: str, eps: float = 1e-6) -> np.ndarray:
-    """Group-relative advantages `A_GN` (see the module docstring)."""
-    if rewards_GN.ndim != 2:
-        raise ValueError(f"rewards must be [groups, group_size], got shape {rewards_GN.shape}")
-    centred_GN = rewards_GN - rewards_GN.mean(axis=1, keepdims=True)
-    if scale_rewards == "group":
-        return centred_GN / (rewards_GN.std(axis=1, keepdims=True) + eps)
-    if scale_rewards == "batch":
-        return centred_GN / (rewards_GN.std() + eps)
-    if scale_rewards == "none":
-        return centred_GN
-    raise ValueError(f"unknown scale_rewards {scale_rewards!r}: use group, batch or none")
-
-
-def k3(ref_BT: mx.array, logp_BT: mx.array) -> mx.array:
-    """Per-token k3 estimate of KL(policy || reference); >= 0, 0 when the two agree."""
-    log_ratio_BT = ref_BT - logp_BT
-    return mx.exp(log_ratio_BT) - log_ratio_BT - 1.0
-
-
-def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str) -> mx.array:
-    if loss_agg == "token-mean":
-        return (values_BT * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
-    if loss_agg == "sequence-mean":
-        per_seq_B = (values_BT * mask_BT).sum(axis=1) / mx.maximum(mask_BT.sum(axis=1), 1.0)
-        return per_seq_B.mean()
-    raise ValueError(f"unknown loss_agg {loss_agg!r}: use token-mean or sequence-mean")
-
-
-def grpo_loss(
-    model: nn.Module,
-    tokens_BT: mx.array,
-    mask_BT: mx.array,
-    adv_B: mx.array,
-    ref_BT: mx.array,
-    old_BT: mx.array | None,
-    kl_coef: float,
-    config: GRPOConfig,
-) -> tuple[mx.array, mx.array]:
-    """The loss of the module docstring and the fraction of completion tokens that were clipped."""
-    loss, clipped, _, _ = _micro_loss(
-        model, tokens_BT, mask_BT, adv_B, ref_BT, old_BT, kl_coef, config, 1.0, False
-    )
-    return loss, clipped / mx.maximum(mask_BT.sum(), 1.0)
-
-
-def _micro_loss(
-    model: nn.Module,
-    tokens_BT: mx.array,
-    mask_BT: mx.array,
-    adv_B: mx.array,
-    ref_BT: mx.array,
-    old_BT: mx.array | None,
-    kl_coef: float | mx.array,
-    config: GRPOConfig,
-    share: float | mx.array,
-    with_metrics: bool,
-) -> tuple[mx.array, mx.array, mx.array, mx.array]:
-    """`share` (of its substep's loss) times the loss of the module docstring over one
-    micro-batch; its count of clipped tokens; with `with_metrics`, its sums of k3 KL and entropy
-    over completion tokens (from the same forward, not differentiated). `kl_coef` and `share`
-    may be arrays (the compiled path: their values must not be looked at while tracing)."""
-    bonus = config.entropy_coef > 0
-    logp_BT, entropy_BT = token_logprobs(
-        model, tokens_BT, with_entropy=bonus or with_metrics, entropy_grad=bonus
-    )
-    old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
-    ratio_BT = mx.exp(logp_BT - old_BT)
-    unclipped_BT = ratio_BT * adv_B[:, None]
-    clipped_BT = (
-        mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
-    )
-    per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
-    if isinstance(kl_coef, mx.array) or kl_coef > 0:
-        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
-    if bonus:
-        per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
-    loss = _aggregate(per_token_BT, mask_BT, config.loss_agg)
-    loss = loss * share if isinstance(share, mx.array) or share != 1.0 else loss
-    kl_sum = entropy_sum = mx.array(0.0)
-    if with_metrics:
-        kl_sum = (k3(ref_BT, mx.stop_gradient(logp_BT)) * mask_BT).sum()
-        entropy_sum = (mx.stop_gradient(entropy_BT) * mask_BT).sum()
-    return loss, ((clipped_BT < unclipped_BT) * mask_BT).sum(), kl_sum, entropy_sum
-
-
-def _loss_and_grad(
-    state: TrainerState, config: GRPOConfig, kl_coef: float, with_metrics: bool, has_old: bool
-) -> Callable[..., tuple[tuple[mx.array, ...], Any]]:
-    """`f(tokens_BT, mask_BT, adv_B, ref_BT, old_BT, share)` -> ((loss, clipped, kl_sum,
-    entropy_sum), grads) of `_micro_loss` for `state.model`, compiled with `config.compile_loss`.
-
-    The compiled graph is kept in `state.extra` per (config, metrics, old log-probs, KL on),
-    with the KL coefficient and the share as array inputs, so neither the adaptive KL
-    controller nor the shares of the micro-batches force a new trace; mlx traces again per new
-    input shape. The model's state is the graph's implicit input and output (as mlx_lm's
-    trainer does): `nn.value_and_grad` swaps the parameters in while tracing."""
-    value_and_grad = nn.value_and_grad(state.model, _micro_loss)
-    if not config.compile_loss:
-        return lambda tokens, mask, adv, ref, old, share: value_and_grad(
-            state.model, tokens, mask, adv, ref, old, kl_coef, config, share, with_metrics
-        )
-    kl_on = kl_coef > 0
-    key = ("compiled_micro_loss", config, with_metrics, has_old, kl_on)
-    if key not in state.extra:
-        model = state.model
-
-        @partial(mx.compile, inputs=model.state, outputs=model.state)
-        def compiled(tokens, mask, adv, ref, kl, share, *old):
-            return value_and_grad(
-                model, tokens, mask, adv, ref, old[0] if old else None, kl if kl_on else 0.0,
-                config, share, with_metrics,
-            )  # fmt: skip
-
-        state.extra[key] = compiled
-    compiled = state.extra[key]
-    kl = mx.array(kl_coef, dtype=mx.float32)
-    return lambda tokens, mask, adv, ref, old, share: compiled(
-        tokens, mask, adv, ref, kl, mx.array(share, dtype=mx.float32),
-        *(() if old is None else (old,)),
-    )  # fmt: skip
 
 
 def _reference_pass(
@@ -314,7 +203,9 @@ def train_step(
                 share = float(completion_B[part].sum()) / chunk_tokens
             else:
                 share = len(part) / len(rows)
-            loss_and_grad = _loss_and_grad(state, config, kl_coef, with_metrics, old_BT is not None)
+            loss_and_grad = micro_loss_and_grad(
+                state, config, kl_coef, with_metrics, old_BT is not None
+            )
             (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
                 sub_tokens_BT,
                 sub_mask_BT,
