@@ -120,9 +120,15 @@ def _decode_bucket(
             break
         if i + 1 < max_tokens:
             token_b, logprob_b = next_token_b, next_logprob_b
-    tokens_Tb, logprobs_Tb = np.stack(steps_tokens), np.stack(steps_logprobs)
+    return cut_at_eos(np.stack(steps_tokens), np.stack(steps_logprobs), eos)
+
+
+def cut_at_eos(
+    tokens_Tb: np.ndarray, logprobs_Tb: np.ndarray, eos: np.ndarray
+) -> tuple[list[list[int]], list[list[float]]]:
+    """Each column's tokens and log-probs up to and including its first EOS (all if none)."""
     out_tokens, out_logprobs = [], []
-    for b in range(len(prompts_b)):
+    for b in range(tokens_Tb.shape[1]):
         stops = np.flatnonzero(np.isin(tokens_Tb[:, b], eos))
         end = stops[0] + 1 if len(stops) else len(tokens_Tb)
         out_tokens.append(tokens_Tb[:end, b].tolist())

@@ -66,14 +66,7 @@ def sync_decode_bucket(model, prompts_b, eos, max_tokens, sampler):
         if done_b.all():
             break
         logits_bV = model(token_b[:, None], cache=cache)[:, -1, :]
-    tokens_Tb, logprobs_Tb = np.stack(steps_tokens), np.stack(steps_logprobs)
-    out_tokens, out_logprobs = [], []
-    for b in range(len(prompts_b)):
-        stops = np.flatnonzero(np.isin(tokens_Tb[:, b], eos))
-        end = stops[0] + 1 if len(stops) else len(tokens_Tb)
-        out_tokens.append(tokens_Tb[:end, b].tolist())
-        out_logprobs.append(logprobs_Tb[:end, b].tolist())
-    return out_tokens, out_logprobs
+    return sampling.cut_at_eos(np.stack(steps_tokens), np.stack(steps_logprobs), eos)
 
 
 def grpo_config(g: dict, micro_batches: int | None = None) -> GRPOConfig:
