@@ -5,7 +5,11 @@ is moving the model too far per step: lower the learning rate and/or raise the K
 coefficient (`fixed`: by constant factors; `adaptive`: the coefficient scaled by KL / target, capped
 at `kl_coef_factor`), then leave `adjust_every_steps` steps for the change to take effect. If KL
 stays above `limit` for `rollback_after_steps` consecutive steps despite that, the run has already
-drifted: roll back to the last checkpoint saved before the excursion began, and adjust again.
+drifted: roll back to the last checkpoint saved before the excursion began whose own KL (measured
+on the first step trained from it) was within `limit`, and adjust again, scaling the learning rate
+from the lower of the current one and the one in force when that checkpoint was saved: going back
+to those weights with a learning rate that has since been raised (a branch override, a fault)
+would only repeat the excursion.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from policies.config import KLPolicyConfig, PolicyConfig
 from policies.signals import (
     describe_changes,
+    hyperparameter,
     rollback_or_fail,
     rollback_target,
     scaled,
@@ -45,8 +50,9 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
             f"(since step {run[0].step})"
         )
         target = rollback_target(
-            state, run[0].step, config.rollback.max_capability_drop, require_passed=False
-        )
+            state, run[0].step, config.rollback.max_capability_drop, require_passed=False,
+            healthy=lambda ref: ref.kl is None or ref.kl <= cfg.limit,
+        )  # fmt: skip
         decisions = [
             rollback_or_fail(
                 POLICY,
@@ -60,8 +66,17 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
                 reason=reason,
             )
         ]
+        why = "after the KL rollback"
+        if target is not None and target.learning_rate is not None:
+            current = hyperparameter(state, "learning_rate")
+            if current is not None and target.learning_rate < current:
+                changes = _changes(state, kl, cfg, lr_base=target.learning_rate)
+                why += (
+                    f" (learning rate scaled from the {target.learning_rate:.4g} in force at the "
+                    f"checkpoint of step {target.step})"
+                )
         if target is not None and changes:
-            decisions.append(_adjust(state, kl, cfg, changes, evidence, "after the KL rollback"))
+            decisions.append(_adjust(state, kl, cfg, changes, evidence, why))
         return decisions
     last_adjust = state.decision_seqs.get(f"{POLICY}:adjust_hyperparameters", 0)
     if last_adjust and len(since(state, last_adjust)) < cfg.adjust_every_steps:
@@ -90,10 +105,14 @@ def _trailing_high(smoothed: list[float | None], limit: float) -> int:
     return start
 
 
-def _changes(state: RunState, kl: float, cfg: KLPolicyConfig) -> dict[str, float]:
+def _changes(
+    state: RunState, kl: float, cfg: KLPolicyConfig, lr_base: float | None = None
+) -> dict[str, float]:
     changes: dict[str, float] = {}
     if "learning_rate" in cfg.adjust:
-        lr = scaled(state, "learning_rate", cfg.lr_factor, lower=cfg.min_learning_rate)
+        lr = scaled(
+            state, "learning_rate", cfg.lr_factor, lower=cfg.min_learning_rate, base=lr_base
+        )
         if lr is not None:
             changes["learning_rate"] = lr
     if "kl_penalty_coef" in cfg.adjust:

@@ -68,12 +68,18 @@ def evals_passed(state: RunState, ref: CheckpointRef, max_drop: float) -> bool |
 
 
 def rollback_target(
-    state: RunState, before_step: int, max_drop: float, *, require_passed: bool
+    state: RunState,
+    before_step: int,
+    max_drop: float,
+    *,
+    require_passed: bool,
+    healthy: Callable[[CheckpointRef], bool] | None = None,
 ) -> CheckpointRef | None:
     """The latest checkpoint of the live trajectory saved before `before_step` whose evals did
-    not fail (with `require_passed`: whose evals passed); else the baseline checkpoint."""
+    not fail (with `require_passed`: whose evals passed) and that `healthy` accepts; else the
+    baseline checkpoint."""
     for ref in reversed(state.lineage):
-        if ref.step >= before_step:
+        if ref.step >= before_step or (healthy is not None and not healthy(ref)):
             continue
         passed = evals_passed(state, ref, max_drop)
         if passed is False or (require_passed and passed is None):
@@ -125,14 +131,19 @@ def rollback_or_fail(
 
 
 def scaled(
-    state: RunState, name: str, factor: float, lower: float = 0.0, upper: float = float("inf")
+    state: RunState,
+    name: str,
+    factor: float,
+    lower: float = 0.0,
+    upper: float = float("inf"),
+    base: float | None = None,
 ) -> float | None:
-    """`name`'s current value times `factor`, kept in [lower, upper]; None when the value is
-    unknown or would not change."""
+    """`name`'s current value (or `base`, when given) times `factor`, kept in [lower, upper];
+    None when the value is unknown or would not change."""
     current = hyperparameter(state, name)
     if current is None:
         return None
-    new = min(max(current * factor, lower), upper)
+    new = min(max((current if base is None else base) * factor, lower), upper)
     # A bound must never turn a reduction into a raise (or the reverse).
     moved = new < current if factor < 1 else new > current
     return new if moved else None

@@ -24,6 +24,10 @@ class CheckpointRef:
     digest: str
     seq: int
     evals_passed: bool | None = None
+    # In `lineage` only: the learning rate in force when it was saved, and the KL measured on the
+    # first step trained from it (the KL of these very weights), once that step is logged.
+    learning_rate: float | None = None
+    kl: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +232,8 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
         *s.metrics_window[-(METRICS_WINDOW - 1) :],
         MetricsRef(p["step"], e.seq, p["metrics"]),
     )
+    if s.lineage and s.lineage[-1].kl is None and p["metrics"].get("kl") is not None:
+        s.lineage = (*s.lineage[:-1], replace(s.lineage[-1], kl=p["metrics"]["kl"]))
     entropy = p["metrics"].get("entropy")
     if entropy is not None and len(s.early_entropy) < EARLY_ENTROPY:
         s.early_entropy = (*s.early_entropy, entropy)
@@ -253,7 +259,8 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
     s.latest_checkpoint = ref
     s.checkpoints = (*s.checkpoints, ref)
-    s.lineage = (*s.lineage, ref)
+    lr = s.hyperparameters.get("learning_rate")
+    s.lineage = (*s.lineage, replace(ref, learning_rate=None if lr is None else float(lr)))
 
 
 def _gate(s: RunState, e: StoredEvent) -> None:

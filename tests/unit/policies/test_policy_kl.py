@@ -6,7 +6,7 @@ import pytest
 
 from policies import kl
 from policies.config import PolicyConfig
-from store.events import MetricsRecorded, StateChanged
+from store.events import HyperparametersChanged, MetricsRecorded, StateChanged
 from tests.unit.policies.conftest import STEPWISE
 
 
@@ -69,19 +69,20 @@ def test_persistent_high_kl_waits_for_the_adjustment_then_rolls_back_before_the_
     run,
 ) -> None:
     run.step(_step(1, 0.05))
-    run.checkpoint(1)
-    assert run.keys(run.step(_step(2, 0.15))) == ["kl:adjust_hyperparameters"]
-    assert run.step(_step(3, 0.14)) == []  # the adjustment gets its steps
-    run.checkpoint(3)  # saved inside the excursion: not a target
-    decisions = run.step(_step(4, 0.13))
+    run.checkpoint(2)  # saved before step 2, which measures its weights' KL: 0.05
+    run.step(_step(2, 0.05))
+    assert run.keys(run.step(_step(3, 0.15))) == ["kl:adjust_hyperparameters"]
+    assert run.step(_step(4, 0.14)) == []  # the adjustment gets its steps
+    run.checkpoint(5)  # saved inside the excursion: not a target
+    decisions = run.step(_step(5, 0.13))
     assert run.keys(decisions) == ["kl:rollback", "kl:adjust_hyperparameters"]
     back, adjust = decisions
-    assert back.parameters["to_step"] == 1 and back.parameters["from_step"] == 4
-    assert "for 3 consecutive steps (since step 2)" in back.reason
+    assert back.parameters["to_step"] == 2 and back.parameters["from_step"] == 5
+    assert "for 3 consecutive steps (since step 3)" in back.reason
     assert adjust.parameters["learning_rate"] == pytest.approx(2.5e-5)  # halved twice now
     # The rollback restarts the count: one high step after it only adjusts (or waits).
-    assert run.step(_step(5, 0.12)) == []
-    assert run.keys(run.step(_step(6, 0.12))) == ["kl:adjust_hyperparameters"]
+    assert run.step(_step(6, 0.12)) == []
+    assert run.keys(run.step(_step(7, 0.12))) == ["kl:adjust_hyperparameters"]
 
 
 def test_the_learning_rate_never_drops_below_its_floor(run) -> None:
@@ -104,3 +105,33 @@ def test_policies_stay_quiet_outside_training(run) -> None:
     run.append(StateChanged(trigger="advance", source="iterative_training", dest="evaluation"))
     run.metrics(1, kl=0.5)
     assert run.decide() == []
+
+
+def test_a_kl_rollback_skips_a_checkpoint_whose_own_kl_was_over_the_limit(run) -> None:
+    # the regression (chaos run): rolling back to a checkpoint whose weights already measured KL
+    # 0.1065 > 0.1 brought the excursion straight back and spent the last rollback
+    run.checkpoint(1)
+    run.step(_step(1, 0.02))  # the KL of checkpoint 1's weights: healthy
+    run.checkpoint(2)
+    run.step(_step(2, 0.11))  # checkpoint 2's: already over the limit
+    run.step(_step(3, 0.09))
+    assert run.state.lineage[-1].kl == pytest.approx(0.11)
+    decisions = []
+    for step in (4, 5, 6):
+        decisions = run.step(_step(step, 0.2))
+    back = next(d for d in decisions if d.action == "rollback")
+    assert back.parameters["to_step"] == 1  # not 2, though 2 was saved before the excursion
+
+
+def test_after_a_kl_rollback_a_raised_learning_rate_is_scaled_from_the_checkpoints(run) -> None:
+    run.checkpoint(1)  # saved at the starting learning rate, 1e-4
+    run.step(_step(1, 0.02))
+    run.append(HyperparametersChanged(changes={"learning_rate": 1e-2}, reason="a fault"))
+    decisions = []
+    for step in (2, 3, 4):
+        decisions = run.step(_step(step, 0.3))
+    assert run.keys(decisions) == ["kl:rollback", "kl:adjust_hyperparameters"]
+    adjust = decisions[1]
+    # halved from the checkpoint's 1e-4, not from the 5e-3 the earlier adjustment left
+    assert adjust.parameters["learning_rate"] == pytest.approx(5e-5)
+    assert "scaled from the 0.0001 in force at the checkpoint of step 1" in adjust.reason
