@@ -192,10 +192,12 @@ def train_step(
         chunk_tokens = max(float(completion_B[rows].sum()), 1.0)
         parts = split_rows(rows, config.micro_batches)
         grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
+        has_old = config.num_substeps > 1  # the sampler's log-probs are the PPO ratio's base
+        loss_and_grad = micro_loss_and_grad(state, config, kl_coef, with_metrics, has_old)
         for part in parts:
             rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, part)
             old_BT = None
-            if config.num_substeps > 1:
+            if has_old:
                 starts = [len(prompts_B[r]) - 1 for r in part]
                 old_BT = pad_logprobs([rollouts[r].logprobs for r in part], starts, width - 1)
             adv_B = mx.array(adv_GN.reshape(-1)[part].astype(np.float32))
@@ -203,9 +205,6 @@ def train_step(
                 share = float(completion_B[part].sum()) / chunk_tokens
             else:
                 share = len(part) / len(rows)
-            loss_and_grad = micro_loss_and_grad(
-                state, config, kl_coef, with_metrics, old_BT is not None
-            )
             (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
                 sub_tokens_BT,
                 sub_mask_BT,
