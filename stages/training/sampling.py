@@ -102,24 +102,22 @@ def _decode_bucket(
     last EOS, which is dropped with the other tokens after it."""
     cache = make_prompt_cache(model)
     logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :]
-    token_b, logprob_b = _pick(logits_bV, sampler)
+    token_b, logprob_b = pick_next(logits_bV, sampler)
     mx.async_eval(token_b, logprob_b)
     steps_tokens, steps_logprobs = [], []
     done_b = np.zeros(len(prompts_b), dtype=bool)
     for i in range(max_tokens):
+        queued = None
         if i + 1 < max_tokens:
-            next_token_b, next_logprob_b = _pick(
-                model(token_b[:, None], cache=cache)[:, -1, :], sampler
-            )
-            mx.async_eval(next_token_b, next_logprob_b)
+            queued = pick_next(model(token_b[:, None], cache=cache)[:, -1, :], sampler)
+            mx.async_eval(*queued)
         token_np = np.array(token_b)  # waits for step i only; step i+1 is already queued
         steps_tokens.append(token_np)
         steps_logprobs.append(np.array(logprob_b))
         done_b |= np.isin(token_np, eos)
-        if done_b.all():
+        if done_b.all() or queued is None:
             break
-        if i + 1 < max_tokens:
-            token_b, logprob_b = next_token_b, next_logprob_b
+        token_b, logprob_b = queued
     return cut_at_eos(np.stack(steps_tokens), np.stack(steps_logprobs), eos)
 
 
@@ -136,7 +134,7 @@ def cut_at_eos(
     return out_tokens, out_logprobs
 
 
-def _pick(
+def pick_next(
     logits_bV: mx.array, sampler: Callable[[mx.array], mx.array]
 ) -> tuple[mx.array, mx.array]:
     """The next token of each row and its log-prob under the temperature-1 policy."""

@@ -58,7 +58,7 @@ def sync_decode_bucket(model, prompts_b, eos, max_tokens, sampler):
     logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :]
     steps_tokens, steps_logprobs, done_b = [], [], np.zeros(len(prompts_b), dtype=bool)
     for _ in range(max_tokens):
-        token_b, logprob_b = sampling._pick(logits_bV, sampler)
+        token_b, logprob_b = sampling.pick_next(logits_bV, sampler)
         mx.eval(token_b, logprob_b)
         steps_tokens.append(np.array(token_b))
         steps_logprobs.append(np.array(logprob_b))
