@@ -170,6 +170,16 @@ def _rank_pid(launcher: int, rank: int) -> int | None:
     return None
 
 
+def _wait_gone(pid: int, timeout: float) -> None:
+    deadline = time.time() + timeout
+    while Path(f"/proc/{pid}").exists():
+        status = Path(f"/proc/{pid}/status")
+        if status.exists() and "State:\tZ" in status.read_text():
+            return  # a zombie: it has exited, its parent has not reaped it yet
+        assert time.time() < deadline, f"rank 0 (pid {pid}) still running {timeout:.0f}s later"
+        time.sleep(0.2)
+
+
 def _steps(log, run_id: str) -> list[int]:
     return [r.event.step for r in log.read(run_id, types=["MetricsRecorded"])]
 
@@ -196,10 +206,17 @@ def test_a_two_rank_run_logs_each_step_once_and_resumes_after_a_rank_is_killed(
             break
         time.sleep(1)
     assert run_id and job.poll() is None, job.communicate()[1][-3000:] if job.poll() else "timeout"
-    victim = _rank_pid(job.pid, 1)
-    assert victim is not None
+    victim, leader = _rank_pid(job.pid, 1), _rank_pid(job.pid, 0)
+    assert victim is not None and leader is not None
     os.kill(victim, signal.SIGKILL)
     _, err = job.communicate(timeout=300)
+    # mlx.launch returns once it has sent SIGTERM to the other rank, not once that rank is gone:
+    # rank 0 may still be shutting down, holding (and renewing) the run's lease, and a resume
+    # started now is rightly refused as a second driver. Resume as a user would: after it exits.
+    _wait_gone(leader, timeout=120)
+    from store.leases import LeaseTable
+
+    assert LeaseTable(log).get(run_id) is None, "the pausing leader kept its lease"
     paused = project(log.read(run_id))
     reasons = [r.event.reason for r in log.read(run_id, types=["RunPaused"])]
     print(f"killed rank 1 at step {paused.step}; paused with: {reasons}")
