@@ -87,6 +87,13 @@ def summarise(steps: list[dict], m: dict, bench: dict) -> dict:
     return out
 
 
+def speedup(peer: dict, ours: dict) -> float | None:
+    """TRL's step time over ours; None when either side has no figure (it failed)."""
+    if "step_s" in ours and "step_s" in peer:
+        return peer["step_s"] / ours["step_s"]
+    return None
+
+
 def gpu_name() -> str:
     try:
         return subprocess.run(
@@ -218,9 +225,7 @@ def main() -> None:
         "device": device,
         "step_s": ours.get("step_s"),
         "peer_step_s": peer.get("step_s"),
-        "speedup": (peer["step_s"] / ours["step_s"])
-        if "step_s" in ours and "step_s" in peer
-        else None,
+        "speedup": speedup(peer, ours),
         "mfu": ours.get("mfu"),
         "peer_mfu": peer.get("mfu"),
         "sample_tokens_per_s": ours.get("sample_tokens_per_s"),
@@ -237,9 +242,7 @@ def main() -> None:
             name: {
                 "step_s": v.get("step_s"),
                 "train_s": v.get("train_s"),
-                "speedup": (peer["step_s"] / v["step_s"])
-                if "step_s" in v and "step_s" in peer
-                else None,
+                "speedup": speedup(peer, v),
                 "peak_mem_gb": v.get("peak_mem_gb"),
             }
             for name, v in variants.items()
