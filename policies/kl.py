@@ -67,7 +67,11 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
             )
         ]
         why = "after the KL rollback"
-        if target is not None and target.learning_rate is not None:
+        if (
+            target is not None
+            and target.learning_rate is not None
+            and "learning_rate" in cfg.adjust
+        ):
             current = hyperparameter(state, "learning_rate")
             if current is not None and target.learning_rate < current:
                 changes = _changes(state, kl, cfg, lr_base=target.learning_rate)

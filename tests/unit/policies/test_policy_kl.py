@@ -135,3 +135,16 @@ def test_after_a_kl_rollback_a_raised_learning_rate_is_scaled_from_the_checkpoin
     # halved from the checkpoint's 1e-4, not from the 5e-3 the earlier adjustment left
     assert adjust.parameters["learning_rate"] == pytest.approx(5e-5)
     assert "scaled from the 0.0001 in force at the checkpoint of step 1" in adjust.reason
+
+
+def test_a_rollback_that_may_not_touch_the_learning_rate_does_not_claim_to(run) -> None:
+    config = PolicyConfig.model_validate({"kl": {"window": 1, "adjust": ["kl_penalty_coef"]}})
+    run.checkpoint(1)
+    run.step(_step(1, 0.02), config)
+    run.append(HyperparametersChanged(changes={"learning_rate": 1e-2}, reason="a fault"))
+    decisions = []
+    for step in (2, 3, 4):
+        decisions = run.step(_step(step, 0.3), config)
+    adjust = next(d for d in decisions if d.action == "adjust_hyperparameters")
+    assert set(adjust.parameters) == {"kl_penalty_coef"}
+    assert "learning rate scaled" not in adjust.reason
