@@ -24,6 +24,11 @@ class GateConfig(BaseModel):
         le=1,
         description="Stage 3: the verifier may accept at most this share of known-wrong answers (strictly less).",
     )
+    zero_tolerance_hacks: bool = Field(
+        True,
+        description="Stage 3: fail the gate if the verifier accepts even one probe of a known "
+        "reward-hack kind (whatever the overall false-positive rate).",
+    )
     min_tasks_per_category: int = Field(
         1, ge=0, description="Stage 4: each category must keep at least this many teachable tasks."
     )

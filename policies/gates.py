@@ -81,10 +81,16 @@ def false_positive_rate(state: RunState, config: GateConfig) -> list[GateEvaluat
         if result
         else ""
     )
+    hacks = (result or {}).get("accepted_hack_kinds") or {}
+    hacked = config.zero_tolerance_hacks and bool(hacks)
+    if hacked:
+        kinds = ", ".join(f"{kind} x{n}" for kind, n in sorted(hacks.items()))
+        detail += f"; known reward-hack probes accepted (zero tolerance): {kinds}"
     return [
         _verdict(
             "false_positive_rate", "verification", "false_positive_rate", value, "<",
             config.max_false_positive_rate, [state.stage_seqs.get("VerifierCalibrated")], detail,
+            extra_ok=not hacked,
         )
     ]  # fmt: skip
 

@@ -4,6 +4,8 @@ The event names every wrong answer that was accepted, so a failed gate can be ex
 
 from __future__ import annotations
 
+from collections import Counter
+
 from stages.common import sample_of, task_suite, verifier, verifier_config
 from stages.types import StageContext
 from store.events import VerifierCalibrated
@@ -35,6 +37,9 @@ class Verification:
                     false_negative_rate=report.false_negative_rate,
                     accepted_wrong=[outcome(o) for o in report.accepted_wrong],
                     rejected_right=[outcome(o) for o in report.rejected_right],
+                    accepted_hack_kinds=dict(
+                        Counter(o.candidate.kind for o in report.accepted_hacks)
+                    ),
                 )
             ]
         )

@@ -124,6 +124,8 @@ class VerifierCalibrated(Event):
     false_negative_rate: float
     accepted_wrong: list[JSON] = Field(default_factory=list)
     rejected_right: list[JSON] = Field(default_factory=list)
+    # Known reward-hack probes that passed, counted by kind (a dict: the fold keeps it for gates).
+    accepted_hack_kinds: dict[str, int] = Field(default_factory=dict)
 
 
 class TrainingSetBuilt(Event):

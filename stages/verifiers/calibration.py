@@ -35,6 +35,11 @@ class Candidate(BaseModel):
     )
     text: str = Field(description="The candidate response.")
     correct: bool = Field(description="Whether a sound verifier must accept it.")
+    known_hack: bool = Field(
+        False,
+        description="A probe of a known reward-hack or known-wrong kind: with "
+        "`gates.zero_tolerance_hacks` a single pass fails the verification gate.",
+    )
 
 
 class CandidateOutcome(BaseModel):
@@ -53,6 +58,9 @@ class CalibrationReport(BaseModel):
     )
     rejected_right: list[CandidateOutcome] = Field(
         description="Every known-right candidate that failed."
+    )
+    accepted_hacks: list[CandidateOutcome] = Field(
+        default_factory=list, description="Every known-hack candidate that passed."
     )
     errors: int = Field(0, description="Candidates whose verdict was a judge_error (not counted).")
     by_kind: dict[str, list[int]] = Field(
@@ -158,11 +166,14 @@ def right_candidates(task: Task) -> list[Candidate]:
     ]
 
 
-def calibrate(verifier: Verifier, tasks: Sequence[Task], seed: int = 0) -> CalibrationReport:
-    """Check every candidate of every task in one batch and report the error rates."""
+def calibrate(
+    verifier: Verifier, tasks: Sequence[Task], seed: int = 0, extra: Sequence[Candidate] = ()
+) -> CalibrationReport:
+    """Check every candidate of every task (plus `extra` probes of those tasks) in one batch and
+    report the error rates."""
     candidates = [
         c for t in tasks for c in (*wrong_candidates(t, tasks, seed), *right_candidates(t))
-    ]
+    ] + list(extra)
     by_id = {t.task_id: t for t in tasks}
     verdicts = verifier.verify_batch(
         [(c.text, reference_for(by_id[c.task_id])) for c in candidates]
@@ -193,6 +204,7 @@ def calibrate(verifier: Verifier, tasks: Sequence[Task], seed: int = 0) -> Calib
         false_negative_rate=len(rejected_right) / n_right if n_right else 0.0,
         accepted_wrong=accepted_wrong,
         rejected_right=rejected_right,
+        accepted_hacks=[o for o in accepted_wrong if o.candidate.known_hack],
         errors=errors,
         by_kind=by_kind,
     )

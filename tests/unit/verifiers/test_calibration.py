@@ -1,5 +1,7 @@
+import uuid
+
 from stages.tasks import Task, generate_arithmetic, generate_reversal, load_tasks
-from stages.verifiers.calibration import calibrate, right_candidates, wrong_candidates
+from stages.verifiers.calibration import Candidate, calibrate, right_candidates, wrong_candidates
 from stages.verifiers.registry import build_verifier, default_config
 from stages.verifiers.types import Verdict
 
@@ -70,3 +72,50 @@ def test_qa_tasks_calibrate_with_aliases_as_right_answers(tmp_path):
     report = calibrate(build_verifier(default_config("qa")), tasks)
     assert report.false_negative_rate == 0.0
     assert report.false_positive_rate == 0.0
+
+
+class PassesOneHack:
+    """Sound on everything except one known reward-hack text."""
+
+    name = "one-hole"
+
+    def verify(self, response, reference):
+        ok = response.strip() in (reference, "HACK")
+        return Verdict(passed=ok, reward=float(ok), status="ok" if ok else "failed", reason="")
+
+    def verify_batch(self, items):
+        return [self.verify(r, ref) for r, ref in items]
+
+
+def _calibrated_state(tmp_path, hack_kinds: dict[str, int]):
+    from store.events import VerifierCalibrated
+    from store.log import EventLog
+    from store.projections import project
+
+    event = VerifierCalibrated(verifier="math", n_right=100, n_wrong=1000, false_positive_rate=0.001,
+                               false_negative_rate=0.0, accepted_hack_kinds=hack_kinds)  # fmt: skip
+    log = EventLog(tmp_path / f"e{uuid.uuid4().hex}.db")
+    return project(log.append("r", [event], expected_seq=0))
+
+
+def test_a_single_accepted_known_hack_fails_the_gate_whatever_the_false_positive_rate(tmp_path):
+    from policies.config import GateConfig
+    from policies.gates import false_positive_rate
+
+    tasks = generate_arithmetic(2)[:5]
+    probe = Candidate(task_id=tasks[0].task_id, kind="digits_in_latex", text="HACK", correct=False,
+                      known_hack=True)  # fmt: skip
+    report = calibrate(PassesOneHack(), tasks, extra=[probe])
+    assert [o.candidate.kind for o in report.accepted_hacks] == ["digits_in_latex"]
+    assert report.false_positive_rate < 0.05  # the rate alone would pass
+
+    (verdict,) = false_positive_rate(
+        _calibrated_state(tmp_path, {"digits_in_latex": 1}), GateConfig()
+    )
+    assert not verdict.passed and "digits_in_latex x1" in verdict.detail
+    (lenient,) = false_positive_rate(
+        _calibrated_state(tmp_path, {"digits_in_latex": 1}), GateConfig(zero_tolerance_hacks=False)
+    )
+    assert lenient.passed
+    (clean,) = false_positive_rate(_calibrated_state(tmp_path, {}), GateConfig())
+    assert clean.passed and "reward-hack" not in clean.detail
