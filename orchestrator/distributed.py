@@ -26,6 +26,7 @@ from typing import Any
 from orchestrator.commands import load_state, start_run, transition
 from orchestrator.config import RunConfig, load_config
 from orchestrator.errors import OrchestratorError
+from orchestrator.lease import release_held_leases
 from orchestrator.lifecycle import config_of, drive
 from orchestrator.lifecycle import resume as resume_run
 from orchestrator.logging import get_logger
@@ -143,6 +144,7 @@ class LeaderDriver(Driver):
                 transition(log, self.run_id, "pause", state=state, reason=reason,
                            before=[RunPaused(reason=reason)])  # fmt: skip
         finally:
+            release_held_leases("collective timed out")
             os._exit(TIMEOUT_EXIT)
 
 

@@ -2,6 +2,11 @@
 
 If a renewal finds the lease taken over (this process stalled past its TTL and a supervisor moved
 on), `lost` is set and the driver stops before its next append.
+
+A lease is released as soon as its run is paused (the driver's pause path), when the context
+exits, and on the paths that end the process with `os._exit` (a second SIGTERM/SIGINT, a collective
+timeout): `release_held_leases` drops every lease this process still holds. Only SIGKILL (or a
+machine lost) leaves a lease behind, and then it expires after `lease_ttl_s`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from store.leases import LeaseHeld, LeaseLost, LeaseTable
 from store.log import EventLog
 
 log_ = get_logger("rlvr.lease")
+_HELD: set[LeaseKeeper] = set()  # this process's live leases, for the os._exit paths
 
 
 def driver_identity() -> str:
@@ -67,6 +73,7 @@ class LeaseKeeper:
             max_instances=1,
         )
         self._scheduler.start()
+        _HELD.add(self)
 
     def _renew(self) -> None:
         try:
@@ -78,6 +85,8 @@ class LeaseKeeper:
             log_.warning("lease renewal failed", error=str(e))
 
     def release(self) -> None:
+        """Stop renewing and drop the lease (idempotent): a resume may start at once."""
+        _HELD.discard(self)
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
             self._scheduler = None
@@ -90,3 +99,14 @@ class LeaseKeeper:
 
     def __exit__(self, *_: object) -> None:
         self.release()
+
+
+def release_held_leases(why: str) -> None:
+    """Drop every lease this process holds, before an `os._exit`; a failure is logged, not raised
+    (the lease then expires after its TTL)."""
+    for keeper in list(_HELD):
+        try:
+            keeper.release()
+            log_.warning("lease released", run_id=keeper.run_id, why=why)
+        except Exception as e:
+            log_.error("lease release failed: it expires after its TTL", error=str(e))

@@ -59,7 +59,9 @@ def drive(
     log_root = Path(config.log_path)
     run_dir = log_root / run_id
     configure(json_file=run_dir / "driver.jsonl")
-    with LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease, graceful_signals(stop):
+    # Signals are handled before the lease is taken and until after it is released: a SIGTERM
+    # in between would otherwise kill the process with the lease still held.
+    with graceful_signals(stop), LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease:
         marks: list = []
         if rewind_to is not None:
             marks.append(RunRewound(to_seq=rewind_to, reason=f"resume --from {rewind_to}"))
@@ -76,6 +78,7 @@ def drive(
             blobs=BlobStore(log_root / "blobs"),
             should_stop=lambda: stop() or lease.lost.is_set(),
             stop_reason=lambda: stop.reason or "the lease was lost to another driver",
+            release_lease=lease.release,
         )
         return driver.run()
 

@@ -42,8 +42,10 @@ class Driver:
         blobs: BlobStore,
         should_stop: Callable[[], bool] = lambda: False,
         stop_reason: Callable[[], str] = lambda: "stop requested",
+        release_lease: Callable[[], None] = lambda: None,
     ) -> None:
         self.should_stop = should_stop
+        self.release_lease = release_lease
         self.stop_reason = stop_reason
         self.log = log
         self.run_id = run_id
@@ -129,6 +131,9 @@ class Driver:
     def _pause(self, reason: str) -> None:
         log_.warning("run paused", reason=reason)
         self._transition("pause", reason=reason, before=[RunPaused(reason=reason)])
+        # First act once the pause is in the log: nothing is appended after it, and a resume
+        # must not wait for whatever slow cleanup (collectives, the summary) follows.
+        self.release_lease()
 
     def _run_stage(self, name: str) -> None:
         stage = self.stages.get(name)

@@ -1,5 +1,6 @@
 """SIGTERM / SIGINT: the first asks the driver to stop at the next safe point (after the current
-step), the second exits at once."""
+step, then the run is paused and its lease released), the second releases the lease and exits at
+once."""
 
 from __future__ import annotations
 
@@ -33,6 +34,9 @@ def graceful_signals(stop: StopRequest) -> Iterator[StopRequest]:
         name = signal.Signals(signum).name
         if stop():
             log_.warning("second signal: exiting now", signal=name)
+            from orchestrator.lease import release_held_leases
+
+            release_held_leases(f"second {name}")
             os._exit(128 + signum)
         log_.warning("stop requested: finishing the current step", signal=name)
         stop.request(f"{name} received")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -9,8 +13,9 @@ import pytest
 from orchestrator.commands import load_state, start_run
 from orchestrator.config import RunConfig
 from orchestrator.errors import LeaseHeldError, OrchestratorError
-from orchestrator.lease import LeaseKeeper
+from orchestrator.lease import LeaseKeeper, release_held_leases
 from orchestrator.lifecycle import branch, drive, resume
+from orchestrator.runner import Driver
 from orchestrator.signals import StopRequest
 from orchestrator.supervisor import SupervisorConfig, scan
 from store.leases import LeaseTable
@@ -145,3 +150,57 @@ def test_a_branch_that_changes_a_trainer_knob_records_the_change_after_the_branc
     assert [e.type for e in tail] == ["RunBranched", "HyperparametersChanged"]
     assert tail[1].event.changes == {"learning_rate": 5e-5}
     assert load_state(log, child).hyperparameters["learning_rate"] == 5e-5
+
+
+class _SlowCleanupDriver(Driver):
+    """Records whether the lease row still exists when cleanup after the loop begins (under
+    mlx.launch that cleanup is a collective that can take minutes)."""
+
+    lease_at_cleanup: list = []
+
+    def run(self):
+        try:
+            return super().run()
+        finally:
+            self.lease_at_cleanup.append(LeaseTable(self.log).get(self.run_id))
+
+
+def test_the_pause_path_releases_the_lease_before_any_cleanup(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    stop = StopRequest()
+    stages = FakeStages(on_step=lambda step: stop.request("peer lost") if step == 12 else None)
+    state = drive(log, run_id, config, stages.registry(), stop=stop,
+                  driver_factory=_SlowCleanupDriver)  # fmt: skip
+    assert state.state == "paused"
+    assert _SlowCleanupDriver.lease_at_cleanup == [None]  # released as the pause was appended
+    assert resume(log, run_id, FakeStages().registry()).state == "completed"
+
+
+def test_the_os_exit_paths_release_every_lease_the_process_holds(tmp_path: Path) -> None:
+    log, run_id, _ = _started(tmp_path)
+    keeper = LeaseKeeper(log, run_id, ttl_s=30, owner="host-a:1")
+    keeper.acquire()
+    assert LeaseTable(log).get(run_id) is not None
+    release_held_leases("second SIGTERM")
+    assert LeaseTable(log).get(run_id) is None
+    release_held_leases("again")  # nothing left: a no-op
+    keeper.release()  # idempotent
+
+
+def test_a_second_sigterm_exits_at_once_and_releases_the_lease(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    job = subprocess.Popen([sys.executable, "-m", "tests.scenario.hanging_driver", str(tmp_path)],
+                           cwd=root, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 60
+    while not (tmp_path / "ready").exists():  # the driver is inside step 12, holding the lease
+        assert job.poll() is None and time.time() < deadline, "the driver never reached step 12"
+        time.sleep(0.1)
+    log = EventLog(tmp_path / "events.db")
+    run_id = (tmp_path / "run_id").read_text()
+    assert LeaseTable(log).get(run_id) is not None
+    job.send_signal(signal.SIGTERM)  # the first asks for a stop after the step: the step hangs
+    time.sleep(0.5)
+    assert job.poll() is None
+    job.send_signal(signal.SIGTERM)
+    assert job.wait(timeout=30) == 128 + signal.SIGTERM, job.stderr.read()[-2000:]
+    assert LeaseTable(log).get(run_id) is None  # a resume can start now, not after the TTL

@@ -6,6 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from store.log import EventLog, StoredEvent
@@ -75,3 +78,26 @@ def events(store: Path, run_id: str, *types: str) -> list[StoredEvent]:
 
 def state(store: Path, run_id: str) -> RunState:
     return project(EventLog(store).read(run_id))
+
+
+def wait_until(
+    done: Callable[[], object], *, timeout: float, what: str, every: float = 0.5
+) -> None:
+    """Poll `done` until it is truthy; past `timeout` seconds fail, naming what was awaited."""
+    start_at = time.monotonic()
+    while not done():
+        waited = time.monotonic() - start_at
+        assert waited < timeout, f"gave up after {waited:.0f} s waiting for {what}"
+        time.sleep(every)
+
+
+def wait_for_lease_to_expire(log: EventLog, run_id: str, timeout: float = 60) -> None:
+    """A SIGKILLed driver cannot release its lease: wait until the row's TTL has run out (it is
+    no longer renewed), so a resume is not refused as a second driver."""
+    from store.leases import LeaseTable
+
+    def expired() -> bool:
+        row = LeaseTable(log).get(run_id)
+        return row is None or datetime.fromisoformat(row.expires_at) < datetime.now(UTC)
+
+    wait_until(expired, timeout=timeout, what=f"the lease of run {run_id} to expire", every=0.2)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,17 @@ import pytest
 from orchestrator.commands import start_run
 from orchestrator.config import load_config
 from store.log import EventLog
-from tests.slow.runs import QUICKSTART, SHORT, events, only_run, rlvr, start, state
+from tests.slow.runs import (
+    QUICKSTART,
+    SHORT,
+    events,
+    only_run,
+    rlvr,
+    start,
+    state,
+    wait_for_lease_to_expire,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -52,14 +61,14 @@ def test_sigkill_at_every_kind_of_moment_then_resume_equals_the_uninterrupted_ru
     assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
     run_id = only_run(store)
     for point in crashes[1:]:
-        time.sleep(2.5)  # the killed driver's lease (2 s) runs out
+        wait_for_lease_to_expire(EventLog(store), run_id)  # SIGKILL left it behind
         crashed = rlvr(
             "resume", run_id, "--store", str(store), cwd=tmp_path, env={"RLVR_CRASH_AT": point}
         )
         assert crashed.returncode == -signal.SIGKILL, (
             f"{point} was not reached: {crashed.stderr[-2000:]}"
         )
-    time.sleep(2.5)
+    wait_for_lease_to_expire(EventLog(store), run_id)
     rlvr("resume", run_id, "--store", str(store), cwd=tmp_path, check=True)
 
     assert EventLog(store).verify(run_id).ok
@@ -150,24 +159,23 @@ def test_a_branch_with_another_lr_completes_and_leaves_the_parent_byte_for_byte(
 def test_supervise_once_resumes_a_killed_run_whose_lease_expired(tmp_path: Path) -> None:
     store = tmp_path / "runs" / "events.db"
     driver = start("run", str(QUICKSTART), *SHORT, *TTL, cwd=tmp_path)
-    deadline = time.monotonic() + 900
-    while time.monotonic() < deadline:
-        if (
-            store.exists()
-            and EventLog(store).runs()
-            and events(store, only_run(store), "RolloutsSampled")
-        ):
-            break
-        time.sleep(1)
+
+    def sampling() -> bool:
+        assert driver.poll() is None, driver.communicate()[1][-3000:]
+        runs = store.exists() and EventLog(store).runs()
+        return bool(runs) and bool(events(store, only_run(store), "RolloutsSampled"))
+
+    # SFT (400 steps) and stages 2-4 come first: minutes on a slow 2-core machine.
+    wait_until(sampling, timeout=900, what="the driver's first RL step", every=1)
     os.kill(driver.pid, signal.SIGKILL)
     driver.wait()
     run_id = only_run(store)
-    time.sleep(2.5)
+    wait_for_lease_to_expire(EventLog(store), run_id)
     scan = rlvr("supervise", "--once", "--store", str(store), cwd=tmp_path, check=True)
     assert f"{run_id}: restart" in scan.stdout
-    deadline = time.monotonic() + 900
-    while time.monotonic() < deadline and state(store, run_id).state != "completed":
-        time.sleep(2)
+    # The supervisor's child runs the rest of the shortened quickstart (about 2 minutes here).
+    wait_until(lambda: state(store, run_id).finished, timeout=900,
+               what=f"the restarted run {run_id} to finish", every=2)  # fmt: skip
     final = state(store, run_id)
     assert final.state == "completed", final.failure_reason
     assert events(store, run_id, "SupervisorActed")[0].event.action == "restart"
