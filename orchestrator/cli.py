@@ -205,7 +205,7 @@ def status(
         if as_json:
             print(json.dumps(detail))
             return
-        out.print(detail_table(detail))
+        out.print(detail_table(run_detail(state, summary)))  # the summary has its own "gates"
         print_summary(run_summary(state, store_url=log.url), out)
         return
     rows = []

@@ -242,28 +242,37 @@ def _table(headers: list[str], rows: list[list[str]], empty: str) -> str:
 
 
 def _samples(idx: LogIndex, limit: int = 8) -> list[list[str]]:
-    """Sample rollouts of the first and last sampled steps, each beside its verdict."""
+    """Sample rollouts of the first and last sampled steps, each completion beside its verdict.
+
+    `RolloutsSampled.samples` holds groups (a prompt and its `completions`); `VerdictsRecorded`
+    holds the same rollouts flat, group by group, so group g's completion j is verdict g*n + j.
+    """
     sampled = [e for e in idx.log if e.type == "RolloutsSampled" and e.payload["samples"]]
     verdicts = {e.payload["step"]: e.payload for e in idx.log if e.type == "VerdictsRecorded"}
     rows = []
     for e in sampled[:1] + sampled[-1:] if len(sampled) > 1 else sampled:
-        step = e.payload["step"]
+        step, n = e.payload["step"], e.payload["group_size"]
         judged = verdicts.get(step, {}).get("verdicts", [])
-        for i, sample in enumerate(e.payload["samples"][: limit // 2]):
-            verdict = judged[i] if i < len(judged) else {}
-            passed = verdict.get("passed")
-            mark = (
-                ""
-                if passed is None
-                else f'<span class="{"pass" if passed else "fail"}">{"pass" if passed else "fail"}</span> '
-            )
-            prompt = sample.get("prompt", sample.get("question", ""))
-            response = sample.get("response", sample.get("completion", sample.get("text", "")))
-            extra = {k: v for k, v in verdict.items() if k != "passed"}
-            rows.append([
-                _e(step), f"<pre>{_e(prompt)}</pre>", f"<pre>{_e(response)}</pre>",
-                _e(sample.get("reference", "")), mark + _e(json.dumps(extra) if extra else ""),
-            ])  # fmt: skip
+        shown = 0
+        for g, group in enumerate(e.payload["samples"]):
+            for j, completion in enumerate(group.get("completions", [])):
+                if shown == limit // 2:
+                    break
+                shown += 1
+                at = g * n + j
+                verdict = judged[at] if at < len(judged) else {}
+                passed = verdict.get("passed")
+                mark = (
+                    ""
+                    if passed is None
+                    else f'<span class="{"pass" if passed else "fail"}">{"pass" if passed else "fail"}</span> '
+                )
+                extra = {k: v for k, v in verdict.items() if k not in ("passed", "task_id")}
+                rows.append([
+                    _e(step), f"<pre>{_e(group.get('prompt', ''))}</pre>",
+                    f"<pre>{_e(completion)}</pre>", _e(group.get("task_id", "")),
+                    mark + _e(json.dumps(extra) if extra else ""),
+                ])  # fmt: skip
     return rows
 
 
@@ -324,7 +333,7 @@ def build_report(events: Iterable[StoredEvent], out_dir: Path) -> Path:
 <h2>Metrics</h2><div class="plots">{figures}</div>
 <h2>Gates</h2>{_table(["seq", "stage", "gate", "metric", "value", "needs", "verdict", "detail"], gate_rows, "no gate was evaluated")}
 <h2>Decisions, rollbacks and branches</h2>{_table(["seq", "step", "event", "what"], timeline, "no policy acted in this run")}
-<h2>Sample rollouts</h2>{_table(["step", "prompt", "response", "reference", "verdict"], _samples(idx), "no rollouts were recorded")}
+<h2>Sample rollouts</h2>{_table(["step", "prompt", "response", "task", "verdict"], _samples(idx), "no rollouts were recorded")}
 <p><small>Built from the event log by <code>rlvr report</code>; explain any gate with <code>rlvr why {_e(state.run_id)}</code>.</small></p>
 </body></html>
 """

@@ -80,3 +80,11 @@ def test_status_lists_the_run_with_its_state(tmp_path: Path) -> None:
     result = _rlvr("status", run_id, "--json", "--store", store)
     status = json.loads(result.stdout)
     assert status["run_id"] == run_id and status["state"] == "completed" and status["step"] == 30
+
+
+def test_status_of_one_run_as_a_person_types_it(tmp_path: Path) -> None:
+    store, run_id = _finished_run(tmp_path)
+    shown = _rlvr("status", run_id, "--store", store)
+    assert shown.returncode == 0, shown.stderr[-3000:]
+    assert f"run {run_id}" in shown.stdout and "completed" in shown.stdout
+    assert "capability_retention pass" in shown.stdout  # the gates row of the detail table

@@ -46,20 +46,23 @@ class _Training:
         for step in range(self.first_step, self.first_step + 20):
             kl = 0.16 if step == 4 else 0.04 + 0.001 * (step % 5)
             entropy = 0.2 if step == 35 else 1.2 - 0.01 * step
+            # As the RL step writes them: groups with their completions, verdicts flat by group.
             samples = [
-                {"prompt": f"{step} + {i} =", "response": str(step + i + (i == 2)), "reference": str(step + i)}
-                for i in range(4)
+                {"task_id": f"t{g}", "prompt": f"{step} + {g} =",
+                 "completions": [str(step + g), str(step + g + (g == 2))], "rewards": [1.0, float(g != 2)]}
+                for g in (1, 2)
             ]  # fmt: skip
             verdicts = [
-                {"passed": i != 2, "reward": float(i != 2), "status": "ok"} for i in range(4)
-            ]
+                {"task_id": f"t{g}", "passed": not (g == 2 and j == 1), "status": "ok"}
+                for g in (1, 2) for j in range(2)
+            ]  # fmt: skip
             metrics = {
                 "kl": kl, "entropy": entropy, "reward_mean": 0.4 + 0.01 * step,
                 "verify_rate": 0.5 + 0.008 * step, "learning_rate": lr, "kl_coef": kl_coef,
                 "temperature": temperature, "reward_std": 0.2 + 0.05 * math.sin(step),
             }  # fmt: skip
             batch = [
-                RolloutsSampled(step=step, n_groups=1, group_size=4, samples=samples),
+                RolloutsSampled(step=step, n_groups=2, group_size=2, samples=samples),
                 VerdictsRecorded(step=step, verifier="math", n_passed=3, n_total=4, verdicts=verdicts),
                 MetricsRecorded(step=step, metrics=metrics),
             ]  # fmt: skip

@@ -32,7 +32,13 @@ def test_the_report_of_a_chaos_run_has_every_plot_and_every_decision(
     assert "policy kl_control decided halve_lr" in page
     assert "hyper-parameters changed: temperature 1.0 -&gt; 1.2" in page
     assert "<pre>1 + 2 =</pre>" in page and "<pre>40 + 2 =</pre>" in page  # first and last step
-    assert 'class="fail">fail</span>' in page and 'class="pass">pass</span>' in page
+    # Each completion is shown beside its own verdict: the wrong one of the "+ 2" group fails.
+    rows = re.findall(r"<tr>(.*?)</tr>", page.split("Sample rollouts")[1])
+    cells = [re.findall(r"<td>(.*?)</td>", row) for row in rows[1:]]
+    shown = {(c[1], c[2]): "fail" in c[4] for c in cells}
+    assert shown[("<pre>40 + 2 =</pre>", "<pre>43</pre>")] is True
+    assert shown[("<pre>40 + 2 =</pre>", "<pre>42</pre>")] is False
+    assert shown[("<pre>1 + 1 =</pre>", "<pre>2</pre>")] is False
 
 
 def test_the_report_needs_no_server_and_no_network(
