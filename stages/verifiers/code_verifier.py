@@ -1,63 +1,112 @@
-"""The code verifier: run the response's program and the task's tests in the sandbox.
+"""The code verifier: the candidate runs in the sandbox; the verdict is computed out here.
 
-Tests are bare asserts (one unit: the whole file) and/or pytest-style `test_*` functions (each a
-unit). The reward is the fraction of units passed; `passed` needs all of them. The harness reads a
-random nonce from stdin before any untrusted code runs and prints it with the result, so plain
-prints from the program cannot forge a pass (a program that inspects the harness's frames could:
-this is a sandbox against accidents and casual reward hacking, not a proof)."""
+The tests never enter the sandbox. `code_tests.plan` splits each assert into the candidate's calls
+(their source text: inputs only) and the trusted rest (expected values, comparison). The sandbox
+receives the program and the calls on stdin, evaluates each call and writes back its value as
+plain tagged JSON (ints, floats, strings, bools, None, lists, tuples, dicts, sets, bytes): an object
+with its own `__eq__`, a patched `json`, a forged report or a rewritten test file can only change
+what the candidate claims its values are, which this process then compares with values the
+candidate never saw. The reward is the fraction of test units passed; `passed` needs all of them."""
 
 from __future__ import annotations
 
 import json
 import re
-import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
+from stages.verifiers.code_tests import TestPlan, UnsupportedTests, evaluate, plan
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
 
 _FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
+_REPORT = "RLVR-VALUES "
 
+# Runs inside the sandbox. Reads its whole job before any candidate code runs; the report goes to
+# a private copy of stdout, the candidate's own prints to stderr.
 HARNESS = r"""
-import json, sys, traceback
+import json, os, sys
 def _main():
-    nonce = sys.stdin.readline().strip()
-    sys.stdin = open("/dev/null")
-    import socket
-    def _no_network(*args, **kwargs):
-        raise OSError("network disabled in the verifier sandbox")
-    socket.socket = socket.create_connection = _no_network
-    sys.path.insert(0, ".")
-    out = sys.__stdout__
-    namespace = {"__name__": "solution"}
-    def report(result):
-        out.write("\n" + nonce + json.dumps(result) + "\n")
-        out.flush()
+    job = json.loads(sys.stdin.buffer.read())
+    sys.stdin = open(os.devnull)
+    report_fd = os.dup(1)
+    os.dup2(2, 1)
+    _type, _repr, _str, _len = type, repr, str, len
+    def enc(v, depth=0):
+        t = _type(v)
+        if depth > 50:
+            raise ValueError("value nested too deeply")
+        if v is None or t is bool or t is str:
+            return v
+        if t is int:
+            return {"i": _str(v)}
+        if t is float:
+            return {"f": _repr(v)}
+        if t is complex:
+            return {"c": [_repr(v.real), _repr(v.imag)]}
+        if t is bytes:
+            return {"b": v.hex()}
+        if t in (list, tuple, set, frozenset):
+            tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
+            return {tag: [enc(x, depth + 1) for x in v]}
+        if t is dict:
+            return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
+        raise TypeError("unsupported return type " + t.__name__)
+    def report(obj):
+        os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
+    ns = {"__name__": "solution"}
     try:
-        exec(compile(open("solution.py").read(), "solution.py", "exec"), namespace)
+        exec(compile(job["solution"], "solution.py", "exec"), ns)
+        for line in job["imports"]:
+            exec(line, ns)
     except BaseException as e:
-        report({"stage": "solution", "error": type(e).__name__ + ": " + str(e)[:300]})
+        report({"error": _type(e).__name__ + ": " + _str(e)[:300]})
         return
-    namespace["__name__"] = "tests"
-    before = set(namespace)
-    failed = []
-    try:
-        exec(compile(open("tests.py").read(), "tests.py", "exec"), namespace)
-    except BaseException as e:
-        report({"stage": "tests", "units": 1, "failed": ["<module>: " + type(e).__name__ + ": " + str(e)[:200]]})
-        return
-    tests = [k for k in namespace if k not in before and k.startswith("test") and callable(namespace[k])]
-    for name in tests:
+    values = []
+    for call in job["calls"]:
         try:
-            namespace[name]()
+            values.append(enc(eval(call, ns)))
         except BaseException as e:
-            failed.append(name + ": " + type(e).__name__ + ": " + str(e)[:200])
-    # With test functions each is a unit; otherwise the module's bare asserts are the one unit.
-    report({"stage": "done", "units": len(tests) or 1, "failed": failed})
+            values.append({"e": _type(e).__name__ + ": " + _str(e)[:200]})
+    report({"values": values})
 _main()
 """
+
+
+class CandidateError:
+    """A candidate call that raised or returned something not plain data: fails every assert."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+_SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
+
+
+def decode(obj: Any) -> Any:
+    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed)."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if not isinstance(obj, dict) or len(obj) != 1:
+        raise ValueError(f"malformed value {str(obj)[:60]}")
+    (tag, raw), = obj.items()  # fmt: skip
+    if tag == "e":
+        return CandidateError(str(raw)[:200])
+    if tag == "i":
+        return int(str(raw))
+    if tag == "f":
+        return float(str(raw))
+    if tag == "c":
+        return complex(float(raw[0]), float(raw[1]))
+    if tag == "b":
+        return bytes.fromhex(str(raw))
+    if tag in _SEQUENCES and isinstance(raw, list):
+        return _SEQUENCES[tag](decode(x) for x in raw)
+    if tag == "d" and isinstance(raw, list):
+        return {decode(k): decode(v) for k, v in raw}
+    raise ValueError(f"malformed value tag {tag!r}")
 
 
 def extract_code(response: str) -> str:
@@ -78,65 +127,78 @@ class CodeVerifier:
                 timeout_s=self.config.timeout_s,
                 memory_mb=self.config.memory_mb,
                 max_processes=self.config.max_processes,
-                max_file_mb=self.config.max_file_mb,
-                isolate_network=self.config.isolate_network,
-                drop_privileges=self.config.drop_privileges,
-            )
+                max_output_bytes=self.config.max_output_bytes,
+                tmpfs_mb=self.config.max_file_mb,
+            ),
+            mode=self.config.sandbox,
         )
 
     def verify(self, response: str, reference: CodeReference | str) -> Verdict:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
+        try:
+            test_plan = plan(tests)
+        except UnsupportedTests as e:
+            return fail("parse_error", f"unverifiable task: {e}")
+        if not test_plan.units:
+            return fail("parse_error", "unverifiable task: the tests define no checks")
         code = extract_code(response)
         if not code.strip():
             return fail("parse_error", "no code in the response")
-        nonce = secrets.token_hex(16)
-        result = self.sandbox.run(
-            {"solution.py": code, "tests.py": tests, "_harness.py": HARNESS},
-            ["_harness.py"],
-            stdin=nonce + "\n",
-        )
+        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls}
+        result = self.sandbox.run(HARNESS, json.dumps(job).encode())
         keep = self.config.max_output_chars
-        details = {
-            "stderr": result.stderr[-keep:],
-            "network_isolated": result.network_isolated,
-            "sandbox_uid": result.uid,
+        stdout = result.stdout.decode("utf-8", "replace")
+        details: dict[str, Any] = {
+            "stderr": result.stderr.decode("utf-8", "replace")[-keep:],
+            "isolation": result.isolation,
+            "peak_memory_mb": round(result.peak_memory_mb, 1),
         }
-        if result.timed_out:
+        if result.killed == "timeout":
             return fail("timeout", f"program ran past {self.config.timeout_s}s", **details)
-        report_line = next(
-            (line for line in reversed(result.stdout.splitlines()) if line.startswith(nonce)), None
-        )
-        details["stdout"] = result.stdout.replace(nonce, "<nonce>")[-keep:]
-        if report_line is None:
-            return fail(
-                "runtime_error",
-                f"program exited (code {result.returncode}) before the tests finished",
-                **details,
-            )
-        report = json.loads(report_line[len(nonce) :])
-        if report["stage"] == "solution":
-            return fail("runtime_error", f"solution raised {report['error']}", **details)
-        units, failed = report["units"], report["failed"]
+        if result.killed is not None:
+            return fail("runtime_error", f"killed: over the {result.killed} limit", **details)
+        line = next((x for x in reversed(stdout.splitlines()) if x.startswith(_REPORT)), None)
+        if line is None:
+            return fail("runtime_error", f"program exited (code {result.returncode}) "
+                        "before its values were reported", **details)  # fmt: skip
+        try:
+            report = json.loads(line[len(_REPORT) :])
+            if "error" in report:
+                return fail(
+                    "runtime_error", f"solution raised {str(report['error'])[:300]}", **details
+                )
+            values = [decode(v) for v in report["values"]]
+            if len(values) != len(test_plan.calls):
+                raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
+        except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:
+            return fail("failed", f"malformed values from the program: {str(e)[:200]}", **details)
+        return self._score(test_plan, values, details)
+
+    @staticmethod
+    def _score(test_plan: TestPlan, values: list[Any], details: dict[str, Any]) -> Verdict:
+        failed = []
+        for unit in test_plan.units:
+            for expr in unit.asserts:
+                used = [values[int(n.id[2:])] for n in _placeholders(expr)]
+                errors = [v.message for v in used if isinstance(v, CandidateError)]
+                if errors or not evaluate(expr, values, test_plan.modules):
+                    failed.append(f"{unit.name}: " + (errors[0] if errors else "assert failed"))
+                    break
+        units = len(test_plan.units)
         details["failed_tests"] = failed
-        if not units:
-            return fail("parse_error", "the tests define no checks", **details)
-        reward = (units - len(failed)) / units
         if failed:
-            return Verdict(
-                passed=False,
-                reward=reward,
-                status="failed",
-                reason=f"{len(failed)}/{units} tests failed: {failed[0]}",
-                details=details,
-            )
-        return Verdict(
-            passed=True,
-            reward=1.0,
-            status="ok",
-            reason=f"{units}/{units} tests passed",
-            details=details,
-        )
+            return Verdict(passed=False, reward=(units - len(failed)) / units, status="failed",
+                           reason=f"{len(failed)}/{units} tests failed: {failed[0]}", details=details)  # fmt: skip
+        return Verdict(passed=True, reward=1.0, status="ok", reason=f"{units}/{units} tests passed",
+                       details=details)  # fmt: skip
 
     def verify_batch(self, items: Sequence[tuple[str, CodeReference | str]]) -> list[Verdict]:
+        self.sandbox.command()  # refuse once, before any thread starts, when nothing isolates
         with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
             return list(pool.map(lambda item: self.verify(*item), items))
+
+
+def _placeholders(expr: Any) -> list[Any]:
+    import ast
+
+    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and re.fullmatch(r"_v\d+", n.id)]

@@ -50,22 +50,26 @@ class ExactMatchConfig(_Config):
 
 class CodeVerifierConfig(_Config):
     kind: Literal["code"] = Field("code", description="Selects the code-execution verifier.")
-    timeout_s: float = Field(5.0, gt=0, description="Wall-clock limit per program run.")
-    memory_mb: int = Field(512, ge=64, description="Address-space limit (RLIMIT_AS) in MiB.")
-    max_processes: int = Field(
-        16, ge=1, description="Process limit (RLIMIT_NPROC) for the sandbox user."
+    sandbox: Literal["isolated", "unisolated"] = Field(
+        "isolated",
+        description="isolated: run each check under bubblewrap and refuse where it is missing; "
+        "unisolated: run untrusted code as a plain subprocess (recorded as an event in the run).",
     )
+    timeout_s: float = Field(
+        5.0, gt=0, description="Wall-clock limit per check, every process of it included."
+    )
+    memory_mb: int = Field(
+        512, ge=64, description="Resident memory of all the check's processes together, in MiB."
+    )
+    max_processes: int = Field(16, ge=1, description="Processes one check may run at once.")
     max_file_mb: int = Field(
-        8, ge=1, description="Largest file the program may write (RLIMIT_FSIZE)."
+        8, ge=1, description="Size of the check's private /tmp and /dev/shm (each), in MiB."
+    )
+    max_output_bytes: int = Field(
+        1 << 20, ge=1024, description="Stdout/stderr bytes read per check; the rest is dropped."
     )
     max_output_chars: int = Field(2000, ge=0, description="Stdout/stderr kept in verdict details.")
     workers: int = Field(2, ge=1, description="Programs run concurrently in one batch.")
-    isolate_network: bool = Field(
-        True, description="Run in a fresh network namespace (`unshare -n`) when the OS allows it."
-    )
-    drop_privileges: bool = Field(
-        True, description="When running as root, run the program as uid/gid 65534 (nobody)."
-    )
 
 
 class QAVerifierConfig(_Config):

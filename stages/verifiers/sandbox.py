@@ -1,29 +1,49 @@
-"""Run untrusted Python in a subprocess: temp working directory, environment stripped to a short
-whitelist (no API keys), rlimits on memory / processes / file size / CPU, a fresh network namespace
-where the OS allows it, and uid 65534 when started as root (so RLIMIT_NPROC binds and the parent's
-/proc/PID/environ is unreadable). The whole process group is killed at the wall-clock limit.
+"""Run an untrusted program under bubblewrap (`bwrap`), with limits on the whole check.
 
-Limits of this sandbox: it is not a VM. Code shares the host kernel and filesystem (read-only to
-nobody, writable to root when privileges cannot be dropped)."""
+Isolation comes from bubblewrap (Debian package `bubblewrap`): new user, pid, network, ipc, uts and
+mount namespaces; only /usr (read-only), a fresh /proc of the check's own pid namespace, a minimal
+/dev, and size-capped private tmpfs /tmp and /dev/shm. Started as root, bwrap itself runs as uid
+65534. Nothing else of the host is visible: no home, no run directory, no parent environment.
+
+Limits that hold for the check as a whole, not per process, enforced by this (trusted) process:
+- wall time: the pid namespace's init is killed at the deadline, which kills every process in it
+  (daemons and pipe-holders included); the read loop never waits past timeout + 1 s;
+- memory: a watchdog sums the resident memory of every process of the check (walked from /proc)
+  every few milliseconds and kills the check past `memory_mb` (RLIMIT_AS per process stays as a
+  backstop between two polls); it needs no root and no cgroup delegation;
+- processes: the same walk counts them (RLIMIT_NPROC is a per-uid backstop);
+- output: at most `max_output_bytes` of stdout and of stderr are kept; the rest is read and dropped.
+
+`mode="unisolated"` runs the program as a plain subprocess with the same limits and none of the
+namespaces: for machines without bubblewrap, only when a person asked for it."""
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import resource
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
+
+from stages.verifiers.types import VerifierError
 
 NOBODY = 65534
-CLONE_NEWNET = 0x40000000
-_ENV_WHITELIST = ("PATH", "LANG", "LC_ALL", "TZ")
+SandboxMode = Literal["isolated", "unisolated"]
+_POLL_S = 0.01
+_GRACE_S = 0.8  # after a kill, how long to drain pipes (kept under the promised timeout + 1 s)
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class SandboxUnavailable(VerifierError):
+    """No isolation tool works here and the user did not opt out of isolation."""
 
 
 @dataclass(frozen=True)
@@ -31,155 +51,229 @@ class SandboxLimits:
     timeout_s: float = 5.0
     memory_mb: int = 512
     max_processes: int = 16
-    max_file_mb: int = 8
-    isolate_network: bool = True
-    drop_privileges: bool = True
+    max_output_bytes: int = 1 << 20
+    tmpfs_mb: int = 16
 
 
 @dataclass(frozen=True)
 class RunResult:
-    returncode: int | None  # None when killed at the time limit
-    stdout: str
-    stderr: str
-    timed_out: bool
-    network_isolated: bool
-    uid: int
+    returncode: int | None  # None when the check was killed
+    stdout: bytes
+    stderr: bytes
+    killed: str | None  # "timeout" | "memory" | "processes" | None
+    peak_memory_mb: float
+    isolation: str  # "bwrap" | "unisolated"
 
 
-def _unshare_net() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(CLONE_NEWNET) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
+def refusal(reason: str) -> str:
+    return (
+        f"code checks need an isolation tool and {reason}; install bubblewrap "
+        "(apt-get install bubblewrap), or accept running untrusted code unisolated with "
+        '--sandbox unisolated (rlvr check) or verifier.sandbox = "unisolated" (run config)'
+    )
 
 
-def _processes_of(uid: int) -> int:
+def _descendants(root: int) -> list[int]:
+    """`root` and every process below it, from /proc/PID/task/TID/children."""
+    seen, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        seen.append(pid)
+        with contextlib.suppress(OSError):
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with contextlib.suppress(OSError):
+                    stack += [
+                        int(c) for c in Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
+                    ]
+    return seen
+
+
+def _rss_bytes(pid: int) -> int:
     try:
-        return sum(
-            1 for p in Path("/proc").iterdir() if p.name.isdigit() and p.stat().st_uid == uid
-        )
-    except OSError:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * _PAGE
+    except (OSError, IndexError, ValueError):
         return 0
 
 
 class Sandbox:
-    """Probes once what this OS allows, then runs programs under those settings."""
+    """Probes once what works here (refusing when nothing isolates), then runs programs."""
 
-    def __init__(self, limits: SandboxLimits) -> None:
+    def __init__(self, limits: SandboxLimits, mode: SandboxMode = "isolated") -> None:
         self.limits = limits
-        self._probe_lock = threading.Lock()
-        self._probed: tuple[str, bool, bool] | None = None  # (python, isolate_net, drop_uid)
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._argv: list[str] | None = None
 
-    def _preexec(self, isolate_net: bool, drop_uid: bool, nproc: int | None):  # noqa: ANN202
-        limits = self.limits
+    # -- set-up -------------------------------------------------------------------------------
+    def _bwrap_argv(self, bwrap: str, python: str) -> list[str]:
+        tmpfs = str(self.limits.tmpfs_mb * 1024 * 1024)
+        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+                "--ro-bind", "/usr", "/usr"]  # fmt: skip
+        for link in ("bin", "lib", "lib64", "sbin"):
+            target = Path("/", link)
+            if target.is_symlink():
+                argv += ["--symlink", os.readlink(target), f"/{link}"]
+            elif target.is_dir():
+                argv += ["--ro-bind", str(target), f"/{link}"]
+        prefix = str(Path(python).resolve().parents[1])
+        if not prefix.startswith("/usr"):  # an interpreter outside /usr (pyenv, conda): bind it
+            argv += ["--ro-bind", prefix, prefix]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--size", tmpfs, "--tmpfs", "/tmp",
+                 "--size", tmpfs, "--tmpfs", "/dev/shm", "--chdir", "/tmp", "--clearenv",
+                 "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
+                 "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONIOENCODING", "utf-8",
+                 python, "-I", "-S"]  # fmt: skip
+        return argv
+
+    def command(self) -> list[str]:
+        """The argv prefix a program is appended to; SandboxUnavailable when none works."""
+        with self._lock:
+            if self._argv is None:
+                self._argv = self._probe()
+            return self._argv
+
+    def _probe(self) -> list[str]:
+        pythons = list(
+            dict.fromkeys(p for p in ("/usr/bin/python3", _base_python()) if Path(p).exists())
+        )
+        if self.mode == "unisolated":  # as root it still runs as nobody, who needs /usr's python
+            return [pythons[0] if os.getuid() == 0 else _base_python(), "-I", "-S"]
+        if sys.platform != "linux":
+            raise SandboxUnavailable(refusal(f"there is none for {sys.platform}"))
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxUnavailable(refusal("bwrap (bubblewrap) is not on PATH"))
+        error = ""
+        for python in pythons:
+            argv = self._bwrap_argv(bwrap, python)
+            try:
+                proc = subprocess.run([*argv, "-c", "pass"], capture_output=True, timeout=30,
+                                      preexec_fn=self._preexec(), stdin=subprocess.DEVNULL)  # fmt: skip
+            except (OSError, subprocess.SubprocessError) as e:
+                error = str(e)
+                continue
+            if proc.returncode == 0:
+                return argv
+            error = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
+            error = error[0]
+        raise SandboxUnavailable(refusal(f"bwrap cannot start a sandbox here ({error})"))
+
+    def _preexec(self):  # noqa: ANN202
+        limits, drop = self.limits, os.getuid() == 0
 
         def setup() -> None:
-            os.setsid()
-            if isolate_net:
-                _unshare_net()
-            if drop_uid:
+            os.setsid()  # one group to kill when unisolated; bwrap adds its own session
+            mem = max(limits.memory_mb, 64) * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            cpu = int(limits.timeout_s) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            size = limits.tmpfs_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+            if drop:  # bwrap then builds an unprivileged user namespace as nobody
                 os.setgroups([])
                 os.setgid(NOBODY)
                 os.setuid(NOBODY)
-            mem = limits.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-            size = limits.max_file_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-            cpu = int(limits.timeout_s) + 2
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-            if nproc is not None:
-                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
         return setup
 
-    def _try(self, python: str, isolate_net: bool, drop_uid: bool) -> bool:
+    # -- running ------------------------------------------------------------------------------
+    def run(self, program: str, stdin: bytes) -> RunResult:
+        """Run `python -c program` with `stdin`; every process of it is gone when this returns."""
+        argv = [*self.command(), "-c", program]
+        limits = self.limits
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=self._preexec(), cwd="/tmp" if self.mode == "isolated" else _scratch(),
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"},
+        )  # fmt: skip
+        deadline = time.monotonic() + limits.timeout_s
+        killed: str | None = None
+        peak = 0
+        out, err = bytearray(), bytearray()
+        sel = selectors.DefaultSelector()
+        for stream, buf in ((proc.stdout, out), (proc.stderr, err)):
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream, selectors.EVENT_READ, buf)
+        writer = threading.Thread(target=_feed, args=(proc, stdin), daemon=True)
+        writer.start()
+        hard_stop = deadline + _GRACE_S
         try:
-            proc = subprocess.run(
-                [python, "-I", "-c", "pass"],
-                preexec_fn=self._preexec(isolate_net, drop_uid, None),
-                env=self._env("/"),
-                cwd="/",
-                capture_output=True,
-                timeout=30,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return False
-        return proc.returncode == 0
-
-    def settings(self) -> tuple[str, bool, bool]:
-        """(interpreter, network isolated, uid dropped): the strictest combination that works."""
-        with self._probe_lock:
-            if self._probed is None:
-                root = hasattr(os, "getuid") and os.getuid() == 0
-                want_drop = self.limits.drop_privileges and root
-                # The venv interpreter may live under /root, unreadable to nobody: try system ones too.
-                pythons = [sys.executable] + [
-                    p for p in ("/usr/bin/python3", shutil.which("python3")) if p
-                ]
-                net_options = (
-                    [True, False]
-                    if self.limits.isolate_network and sys.platform == "linux"
-                    else [False]
-                )
-                candidates = [
-                    (py, net, drop)
-                    for drop in ([True, False] if want_drop else [False])
-                    for net in net_options
-                    for py in dict.fromkeys(pythons)
-                ]
-                self._probed = next(
-                    (c for c in candidates if self._try(*c)), (sys.executable, False, False)
-                )
-            return self._probed
-
-    @staticmethod
-    def _env(home: str) -> dict[str, str]:
-        env = {k: os.environ[k] for k in _ENV_WHITELIST if k in os.environ}
-        env.setdefault("PATH", "/usr/bin:/bin")
-        env.update(HOME=home, PYTHONDONTWRITEBYTECODE="1", PYTHONIOENCODING="utf-8")
-        return env
-
-    def run(self, files: dict[str, str], argv: list[str], stdin: str = "") -> RunResult:
-        """Write `files` into a fresh temp dir and run `python argv...` there."""
-        python, isolate_net, drop_uid = self.settings()
-        workdir = tempfile.mkdtemp(prefix="rlvr-sandbox-")
-        try:
-            for name, text in files.items():
-                Path(workdir, name).write_text(text, encoding="utf-8")
-            if drop_uid:
-                os.chown(workdir, NOBODY, NOBODY)
-            nproc = self.limits.max_processes
-            if not drop_uid:  # RLIMIT_NPROC counts every process of the uid, not just ours
-                nproc = None if sys.platform != "linux" else _processes_of(os.getuid()) + nproc
-            proc = subprocess.Popen(
-                [python, "-I", *argv],
-                cwd=workdir,
-                env=self._env(workdir),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                preexec_fn=self._preexec(isolate_net, drop_uid, nproc),
-            )
-            timed_out = False
-            try:
-                out, err = proc.communicate(stdin.encode(), timeout=self.limits.timeout_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                self._kill_group(proc.pid)
-                out, err = proc.communicate()
-            self._kill_group(proc.pid)  # children left behind by a program that exited
-            return RunResult(
-                None if timed_out else proc.returncode,
-                out.decode("utf-8", "replace"),
-                err.decode("utf-8", "replace"),
-                timed_out,
-                isolate_net,
-                NOBODY if drop_uid else os.getuid(),
-            )
+            while sel.get_map():
+                now = time.monotonic()
+                if now >= hard_stop:
+                    break  # pipes still open past the grace period: stop reading
+                for key, _ in sel.select(timeout=_POLL_S):
+                    _drain(key, sel, limits.max_output_bytes)
+                if killed is None:
+                    pids = _descendants(proc.pid)
+                    rss = sum(_rss_bytes(p) for p in pids)
+                    peak = max(peak, rss)
+                    if time.monotonic() >= deadline:
+                        killed = "timeout"
+                    elif rss > limits.memory_mb * 1024 * 1024:
+                        killed = "memory"
+                    elif len(pids) > limits.max_processes + 2:  # + bwrap and its namespace init
+                        killed = "processes"
+                    if killed is not None:
+                        self._kill(proc, pids)
+                        hard_stop = min(hard_stop, time.monotonic() + _GRACE_S)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            sel.close()
+            for stream in (proc.stdout, proc.stderr, proc.stdin):
+                with contextlib.suppress(OSError):
+                    stream.close()
+            if proc.poll() is None or self.mode == "unisolated":
+                self._kill(proc, _descendants(proc.pid))
+            proc.wait()
+        return RunResult(
+            None if killed else proc.returncode, bytes(out), bytes(err), killed,
+            peak / 2**20, "bwrap" if self.mode == "isolated" else "unisolated",
+        )  # fmt: skip
 
-    @staticmethod
-    def _kill_group(pid: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
+    def _kill(self, proc: subprocess.Popen, pids: list[int]) -> None:
+        # The namespace's init (bwrap's child) dying takes every process of the namespace with it.
+        # bwrap itself (pids[0]) is left to reap it: killed first, its child would become an
+        # orphan that a container's init may never reap.
+        for pid in reversed(pids[1:] if self.mode == "isolated" else pids):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if self.mode == "unisolated":
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            proc.wait(timeout=_GRACE_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _feed(proc: subprocess.Popen, data: bytes) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        proc.stdin.write(data)
+        proc.stdin.close()
+
+
+def _drain(key: selectors.SelectorKey, sel: selectors.BaseSelector, cap: int) -> None:
+    buf: bytearray = key.data
+    for _ in range(16):  # bounded, so an endless printer cannot hold the loop past the deadline
+        try:
+            chunk = os.read(key.fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            sel.unregister(key.fileobj)
+            return
+        if len(buf) < cap:
+            buf += chunk[: cap - len(buf)]
+
+
+def _base_python() -> str:
+    """The interpreter behind this one (a venv's python lives under a path nobody can read)."""
+    base = Path(sys.base_prefix, "bin", f"python{sys.version_info[0]}.{sys.version_info[1]}")
+    return str(base) if base.exists() else sys.executable
+
+
+def _scratch() -> str:
+    return "/tmp" if Path("/tmp").is_dir() else os.getcwd()
