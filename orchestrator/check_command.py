@@ -36,6 +36,9 @@ def _reference(kind: str, obj: dict[str, Any]) -> Any:
     if kind in ("math", "exact"):
         return _text(obj, "reference")
     if kind == "code":
+        tests = obj.get("tests", obj.get("reference"))
+        if isinstance(tests, list) and all(isinstance(t, str) for t in tests):
+            return CodeReference(tests="\n".join(tests))  # MBPP's test_list shape
         return CodeReference(tests=_text(obj, "tests" if "tests" in obj else "reference"))
     if kind == "qa":
         ref = obj.get("reference")
@@ -69,7 +72,9 @@ def read_pairs(kind: str, file: Path) -> list[tuple[str, Any]]:
             obj = json.loads(line, strict=False)
             if not isinstance(obj, dict):
                 raise _BadLine("expected a JSON object")
-            pairs.append((_text(obj, "response"), _reference(kind, obj)))
+            # A task file's own `solution` is checked when there is no response (stage 2's check).
+            field = "solution" if "response" not in obj and "solution" in obj else "response"
+            pairs.append((_text(obj, field), _reference(kind, obj)))
         except (json.JSONDecodeError, _BadLine) as e:
             msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
             typer.echo(f"error: {file}:{number}: {msg}", err=True)
@@ -90,6 +95,9 @@ def check(
     timeout_s: Annotated[
         float | None, typer.Option(help="Per-check time limit in seconds.")
     ] = None,
+    sandbox: Annotated[
+        str, typer.Option(help="Code checks: isolated (bubblewrap) or unisolated (no isolation).")
+    ] = "isolated",
 ) -> None:
     """Run a verifier over response/reference pairs and print one verdict per line."""
     if verifier not in KINDS:
@@ -103,6 +111,12 @@ def check(
         settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)
     if timeout_s is not None and verifier in ("math", "code", "rubric"):
         settings["timeout_s"] = timeout_s
+    if verifier == "code":
+        settings["sandbox"] = sandbox
+        if sandbox == "unisolated":
+            typer.echo(
+                "warning: --sandbox unisolated: untrusted code runs without isolation", err=True
+            )
     try:
         built = build_verifier(parse_verifier_config(settings))
     except VerifierError as e:
@@ -110,6 +124,9 @@ def check(
         raise typer.Exit(code=2) from e
     try:
         verdicts = built.verify_batch(pairs) if pairs else []
+    except VerifierError as e:  # e.g. no sandbox and no opt-out: one line, nothing checked
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=2) from e
     finally:
         close = getattr(built, "close", None)
         if close is not None:

@@ -4,7 +4,7 @@ Watches `MetricsRecorded` and `StepFailed`:
 
 - NaN/inf in a watched metric (stored as None with `nonfinite_<name>` = 1.0): the update is
   poisoned. Skip it and roll back to the last checkpoint saved before this step.
-- `judge_error_rate` above its ceiling: rewards are missing, and training on them would teach the
+- `judge_error_rate` or `verifier_error_rate` above the ceiling: rewards are missing, and training on them would teach the
   model whatever the fallback reward says. Pause with the reason; a person fixes the judge.
 - `StepFailed(kind="oom")`: retry the step with its batch split into twice as many micro-batches
   (same effective batch), at most `max_oom_retries` times per step.
@@ -82,21 +82,24 @@ def _nonfinite(
 
 
 def _judge(seq: int, step: int, metrics: dict, cfg: FaultPolicyConfig) -> list[Decision]:
-    rate = metrics.get("judge_error_rate")
-    if rate is None or rate <= cfg.max_judge_error_rate:
-        return []
-    return [
-        Decision(
-            policy=POLICY,
-            action="pause",
-            trigger_metric="judge_error_rate",
-            value=rate,
-            threshold=cfg.max_judge_error_rate,
-            evidence_seqs=[seq],
-            reason=f"{rate:.0%} of judge calls failed at step {step} (ceiling "
-            f"{cfg.max_judge_error_rate:.0%}): pausing rather than training on missing rewards",
-        )
-    ]
+    for metric, what in (("judge_error_rate", "judge calls failed"),
+                         ("verifier_error_rate", "verifications raised")):  # fmt: skip
+        rate = metrics.get(metric)
+        if rate is not None and rate > cfg.max_judge_error_rate:
+            return [
+                Decision(
+                    policy=POLICY,
+                    action="pause",
+                    trigger_metric=metric,
+                    value=rate,
+                    threshold=cfg.max_judge_error_rate,
+                    evidence_seqs=[seq],
+                    reason=f"{rate:.0%} of {what} at step {step} (ceiling "
+                    f"{cfg.max_judge_error_rate:.0%}): pausing rather than training on missing "
+                    "rewards",
+                )
+            ]
+    return []
 
 
 def _step_failed(

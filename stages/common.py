@@ -69,6 +69,11 @@ def verifier(ctx: StageContext, family: str | None = None) -> Any:
     if key not in ctx.workspace:
         config = verifier_config(ctx) if family is None else default_config(family)
         ctx.workspace[key] = build_verifier(config)
+        if getattr(config, "sandbox", None) == "unisolated":
+            from store.events import IsolationWaived
+
+            ctx.emit([IsolationWaived(verifier=config.kind, reason='verifier.sandbox = "unisolated": '
+                                      "candidate programs run without isolation")])  # fmt: skip
     return ctx.workspace[key]
 
 

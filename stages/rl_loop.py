@@ -185,7 +185,9 @@ class RLLoop:
         )
         crashpoint("optimizer")  # the update is applied in memory, nothing appended yet
         values = _finite(metrics.model_dump(exclude={"step", "attempt"}))
-        values["judge_error_rate"] = errors / max(len(flat_tasks), 1)
+        broken = sum(v.status == "verifier_error" for v in verdicts)  # raised, not judged
+        values["judge_error_rate"] = (errors - broken) / max(len(flat_tasks), 1)
+        values["verifier_error_rate"] = broken / max(len(flat_tasks), 1)
         values["attempt"] = float(attempt)
         # The knobs the step ran with, so policies (and readers) see what they would adjust.
         values["temperature"] = float(config.sampling.temperature)

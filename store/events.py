@@ -259,6 +259,14 @@ class RolledBack(Event):
     reason: str = ""
 
 
+class IsolationWaived(Event):
+    """The run's config asked for untrusted code to run without a sandbox (verifier.sandbox =
+    "unisolated"); recorded by each driver that builds such a verifier."""
+
+    verifier: str
+    reason: str
+
+
 class ThroughputCalibrated(Event):
     """Data-parallel RL: each rank's measured throughput and the split of a step's groups over the
     ranks that follows from it (from `step` on), at start or after a rank's throughput drifted."""
@@ -301,5 +309,6 @@ EVENT_TYPES: dict[str, type[Event]] = {
         FaultInjected,
         TrainingStoppedEarly,
         ThroughputCalibrated,
+        IsolationWaived,
     )
 }

@@ -166,14 +166,34 @@ def right_candidates(task: Task) -> list[Candidate]:
     ]
 
 
+def code_hack_candidates(
+    tasks: Sequence[Task], seed: int, verifier: Verifier, sample: int = 5
+) -> list[Candidate]:
+    """Reward hacks (code_probes) aimed at a sample of the code tasks, each a known hack."""
+    from stages.verifiers.code_probes import hack_responses
+
+    code_tasks = [t for t in tasks if t.family == "code" and t.tests]
+    chosen = random.Random(f"{seed}:hacks").sample(code_tasks, min(sample, len(code_tasks)))
+    isolated = getattr(getattr(verifier, "config", None), "sandbox", "isolated") == "isolated"
+    return [
+        Candidate(
+            task_id=t.task_id, kind=f"reward_hack:{kind}", text=text, correct=False, known_hack=True
+        )  # fmt: skip
+        for t in chosen
+        for kind, text in hack_responses(t.tests or "", t.metadata.get("solution"), isolated)
+    ]
+
+
 def calibrate(
     verifier: Verifier, tasks: Sequence[Task], seed: int = 0, extra: Sequence[Candidate] = ()
 ) -> CalibrationReport:
     """Check every candidate of every task (plus `extra` probes of those tasks) in one batch and
     report the error rates."""
-    candidates = [
-        c for t in tasks for c in (*wrong_candidates(t, tasks, seed), *right_candidates(t))
-    ] + list(extra)
+    candidates = (
+        [c for t in tasks for c in (*wrong_candidates(t, tasks, seed), *right_candidates(t))]
+        + code_hack_candidates(tasks, seed, verifier)
+        + list(extra)
+    )
     by_id = {t.task_id: t for t in tasks}
     verdicts = verifier.verify_batch(
         [(c.text, reference_for(by_id[c.task_id])) for c in candidates]

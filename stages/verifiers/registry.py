@@ -27,6 +27,7 @@ from stages.verifiers.types import (
     Verdict,
     Verifier,
     VerifierError,
+    fail,
 )
 
 _CONFIG = TypeAdapter(VerifierConfig)
@@ -60,11 +61,41 @@ def parse_verifier_config(data: Mapping[str, Any]) -> VerifierConfig:
         ) from e
 
 
+class GuardedVerifier:
+    """A verifier whose exceptions become `verifier_error` verdicts: never a pass, never a crash of
+    the caller. Configuration errors (VerifierError, e.g. no sandbox) still raise."""
+
+    def __init__(self, inner: Verifier) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def verify(self, response: str, reference: Any) -> Verdict:
+        try:
+            return self.inner.verify(response, reference)
+        except VerifierError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any bug or hostile input becomes data
+            return fail(
+                "verifier_error", f"{self.name} verifier raised {type(e).__name__}: {e}"[:300]
+            )
+
+    def verify_batch(self, items: Sequence[tuple[str, Any]]) -> list[Verdict]:
+        try:
+            return self.inner.verify_batch(items)
+        except VerifierError:
+            raise
+        except Exception:  # noqa: BLE001 - one item raised: redo them one by one, each guarded
+            return [self.verify(response, reference) for response, reference in items]
+
+
 def build_verifier(config: VerifierConfig | Mapping[str, Any]) -> Verifier:
-    """Build the verifier a config describes; heavy parts (pools, clients) start lazily."""
+    """Build the verifier a config describes, guarded; heavy parts start lazily."""
     if isinstance(config, Mapping):
         config = parse_verifier_config(config)
-    return _BUILDERS[type(config)](config)
+    return GuardedVerifier(_BUILDERS[type(config)](config))
 
 
 def default_config(family: str) -> VerifierConfig:

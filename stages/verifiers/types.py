@@ -19,6 +19,7 @@ VerdictStatus = Literal[
     "parse_error",  # no answer could be extracted or parsed from the response
     "runtime_error",  # the candidate program crashed or was killed by a resource limit
     "judge_error",  # the LLM judge failed or its judgement was unparseable: exclude from advantages
+    "verifier_error",  # the verifier itself raised (a bug or a hostile input): exclude, never pass
 ]
 
 
@@ -54,8 +55,8 @@ class Verdict(BaseModel):
 
     @property
     def excluded(self) -> bool:
-        """A judge error carries no signal: leave the rollout out of the advantage computation."""
-        return self.status == "judge_error"
+        """A judge or verifier error carries no signal: leave the rollout out of the advantages."""
+        return self.status in ("judge_error", "verifier_error")
 
 
 def fail(status: VerdictStatus, reason: str, **details: Any) -> Verdict:
