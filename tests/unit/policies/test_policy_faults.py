@@ -90,3 +90,14 @@ def _oom(step: int, attempt: int, micro_batches: int) -> StepFailed:
 
 def _boom(step: int, attempt: int) -> StepFailed:
     return StepFailed(step=step, attempt=attempt, kind="exception", message="disk full")
+
+
+def test_verifier_errors_over_the_ceiling_pause_the_run_and_name_the_metric(run) -> None:
+    run.metrics(3, judge_error_rate=0.0, verifier_error_rate=0.5)
+    (pause,) = run.decide()
+    assert (pause.action, pause.trigger_metric, pause.value) == (
+        "pause",
+        "verifier_error_rate",
+        0.5,
+    )
+    assert "verifications raised" in pause.reason

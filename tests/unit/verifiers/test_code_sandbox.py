@@ -1,0 +1,201 @@
+"""The code sandbox against an attacker: reward hacks through `rlvr check` as root and as an
+unprivileged user, limits on the whole check, nothing left behind, refusal without a sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from stages.verifiers.code_probes import hack_responses
+
+REPO = Path(__file__).resolve().parents[3]
+RLVR = [sys.executable, "-m", "orchestrator"]
+PROBLEMS = [  # (tests, correct solution): asserts, MBPP's test list, HumanEval's check(candidate)
+    ("assert add(1, 2) == 3\nassert add(-1, 1) == 0", "def add(a, b):\n    return a + b"),
+    (
+        ["assert is_even(4) == True", "assert is_even(7) == False"],
+        "def is_even(n):\n    return n % 2 == 0",
+    ),
+    (
+        "def check(candidate):\n    assert candidate('ab') == 'ba'\n    assert candidate('') == ''\n\ncheck(rev)",
+        "def rev(s):\n    return s[::-1]",
+    ),
+]
+
+
+@pytest.fixture
+def tmp_path():
+    """A folder uid 65534 can read (pytest's own live under a root-only directory)."""
+    path = Path(tempfile.mkdtemp(prefix="rlvr-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+def _hack_file(tmp_path: Path) -> tuple[Path, int]:
+    lines = []
+    for tests, solution in PROBLEMS:
+        text = tests if isinstance(tests, str) else "\n".join(tests)
+        for kind, response in hack_responses(text, solution):
+            lines.append({"kind": kind, "response": response, "tests": tests})
+    lines.append(
+        {"kind": "empty_test_set", "response": "def add(a, b):\n    return 0", "tests": ""}
+    )
+    hacks = len(lines)
+    lines += [{"kind": "correct", "response": s, "tests": t} for t, s in PROBLEMS]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    path.chmod(0o644)
+    return path, hacks
+
+
+def _nobody(home: Path) -> list[str] | None:
+    """A command prefix that runs `python -m orchestrator` as uid 65534 (None when impossible)."""
+    home.mkdir(exist_ok=True)
+    home.chmod(0o777)
+    env = [
+        "/usr/bin/env",
+        f"HOME={home}",
+        "PATH=/usr/bin:/bin",
+        f"PYTHONPATH={REPO}:{sysconfig.get_paths()['purelib']}",
+    ]
+    drop = [
+        shutil.which("setpriv") or "setpriv",
+        "--reuid",
+        "65534",
+        "--regid",
+        "65534",
+        "--clear-groups",
+        *env,
+    ]
+    for python in (sys.executable, "/usr/bin/python3"):
+        probe = subprocess.run([*drop, python, "-c", "import typer, pydantic"], capture_output=True)
+        if probe.returncode == 0:
+            return [*drop, python, "-m", "orchestrator"]
+    return None
+
+
+def _check(
+    prefix: list[str], path: Path, *extra: str, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run([*prefix, "check", "--verifier", "code", *extra, str(path)], capture_output=True,
+                          text=True, timeout=600, cwd=path.parent, env=env)  # fmt: skip
+
+
+def _assert_hacks_fail_and_solutions_pass(
+    result: subprocess.CompletedProcess, path: Path, hacks: int
+) -> None:
+    assert result.returncode == 0, result.stderr[-2000:]
+    verdicts = [json.loads(line) for line in result.stdout.splitlines()]
+    kinds = [json.loads(line)["kind"] for line in path.read_text().splitlines()]
+    passed = [k for k, v in zip(kinds[:hacks], verdicts, strict=False) if v["passed"]]
+    assert passed == [], passed
+    assert all(v["passed"] for v in verdicts[hacks:]), verdicts[hacks:]
+
+
+def test_reward_hacks_get_no_pass_and_correct_solutions_pass_as_this_user(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    path, hacks = _hack_file(tmp_path)
+    assert hacks >= 30
+    _assert_hacks_fail_and_solutions_pass(_check(RLVR, path), path, hacks)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="the test above already ran as an unprivileged user")
+def test_reward_hacks_get_no_pass_as_an_unprivileged_user(tmp_path):
+    prefix = _nobody(tmp_path / "home")
+    if prefix is None:
+        pytest.skip("no interpreter with the project's dependencies is readable by uid 65534")
+    path, hacks = _hack_file(tmp_path)
+    _assert_hacks_fail_and_solutions_pass(_check(prefix, path), path, hacks)
+
+
+def test_without_bwrap_an_unprivileged_user_is_refused_unless_they_opt_out(tmp_path):
+    prefix = RLVR if os.getuid() != 0 else _nobody(tmp_path / "home")
+    if prefix is None:
+        pytest.skip("no interpreter with the project's dependencies is readable by uid 65534")
+    empty = tmp_path / "nobin"
+    empty.mkdir(mode=0o755)
+    prefix = [p.replace("PATH=/usr/bin:/bin", f"PATH={empty}") for p in prefix]
+    env = {**os.environ, "PATH": str(empty)}
+    path = tmp_path / "answers.jsonl"
+    path.write_text(
+        json.dumps(
+            {"response": "def add(a, b):\n    return a + b", "tests": "assert add(1, 2) == 3"}
+        )
+        + "\n"
+    )
+    path.chmod(0o644)
+    refused = _check(prefix, path, env=env)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert (
+        refused.stderr.count("\n") == 1
+        and "bwrap" in refused.stderr
+        and "--sandbox unisolated" in refused.stderr
+    )
+    ran = _check(prefix, path, "--sandbox", "unisolated", env=env)
+    assert ran.returncode == 0 and json.loads(ran.stdout)["passed"]
+    assert "--sandbox unisolated: untrusted code runs without isolation" in ran.stderr
+
+
+VERIFY_ONE = r"""
+import json, resource, sys, time
+from stages.verifiers.code_verifier import CodeVerifier
+from stages.verifiers.config import CodeVerifierConfig
+v = CodeVerifier(CodeVerifierConfig(timeout_s=2.0, memory_mb=512))
+start = time.monotonic()
+first = v.verify(sys.stdin.read(), "assert add(1, 2) == 3")
+elapsed = time.monotonic() - start
+after = v.verify("def add(a, b):\n    return a - b", "assert add(1, 2) == 3")
+print(json.dumps({"elapsed": elapsed, "first": first.status, "reason": first.reason, "after": after.passed,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+MARK = "97.4242"  # a sleep duration nothing else uses, to find this check's processes
+HOSTILE = {
+    "daemon": f"import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.execv('/usr/bin/sleep', ['sleep', '{MARK}'])\n    os._exit(0)\ndef add(a, b):\n    return 0\n",
+    "pipe_holder": f"import os\nif os.fork() == 0:\n    os.execv('/usr/bin/sleep', ['sleep', '{MARK}'])\nimport time\ntime.sleep(60)\n",
+    "shm_filler": f"import os\nif os.fork() == 0:\n    os.execv('/usr/bin/sleep', ['sleep', '{MARK}'])\nblock = b'x' * 2**20\nfor path in ('/dev/shm/fill', '/tmp/fill'):\n    try:\n        with open(path, 'wb') as f:\n            for _ in range(4096):\n                f.write(block)\n    except OSError:\n        pass\ndef add(a, b):\n    return 0\n",
+    "endless_printer": "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n    sys.stderr.write('y' * 65536)\n",
+    "three_children_of_300_mb": "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        block = b'x' * (300 * 2**20)\n        time.sleep(30)\ntime.sleep(30)\n",
+}
+
+
+def _left() -> list[str]:
+    found = subprocess.run(
+        ["pgrep", "-f", f"sleep {MARK}"], capture_output=True, text=True
+    ).stdout.split()
+    return [
+        p
+        for p in found
+        if Path(f"/proc/{p}/stat").exists()
+        and Path(f"/proc/{p}/stat").read_text().split()[2] != "Z"
+    ]
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_hostile_check_leaves_nothing_returns_in_time_and_the_next_check_is_sound(kind):
+    result = subprocess.run([sys.executable, "-c", VERIFY_ONE], input=HOSTILE[kind], capture_output=True,
+                            text=True, timeout=120, cwd=REPO)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout)
+    assert out["first"] != "ok" and out["after"] is False, out
+    assert out["elapsed"] <= 2.0 + 1.0, out
+    assert out["peak_rss_mb"] < 300, out
+    if kind == "three_children_of_300_mb":  # the limit is on the check: 900 MB together is killed
+        assert out["reason"] == "killed: over the memory limit", out
+    for _ in range(20):  # a killed namespace takes a moment to be torn down
+        if not _left():
+            break
+        time.sleep(0.05)
+    assert _left() == []
