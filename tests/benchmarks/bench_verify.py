@@ -152,12 +152,41 @@ def score(passed: list[bool], pairs: list[Pair]) -> dict[str, float]:
     }
 
 
+def run_code(workers: int) -> dict:
+    """Sandboxed code checks: the correct and a wrong solution of 20 small problems, timed."""
+    from stages.verifiers.registry import build_verifier
+
+    sample = Path(__file__).resolve().parents[2] / "configs/data/code_sample.jsonl"
+    tasks = [json.loads(line) for line in sample.read_text().splitlines()[:20]]
+    items, expected = [], []
+    for task in tasks:
+        tests = "\n".join(task["tests"])
+        name = task["solution"].split("(")[0].removeprefix("def ")
+        items += [(task["solution"], tests), (f"def {name}(*args):\n    return None", tests)]
+        expected += [True, False]
+    verifier = build_verifier({"kind": "code", "workers": workers})
+    verifier.verify_batch(items[:2])  # warm-up: probe bwrap once
+    start = time.perf_counter()
+    verdicts = verifier.verify_batch(items)
+    elapsed = time.perf_counter() - start
+    right = sum(v.passed == e for v, e in zip(verdicts, expected, strict=True))
+    isolation = verdicts[0].details.get("isolation")
+    print(f"code: {len(items)} checks ({isolation}), {len(items) / elapsed:.1f}/s, {right} right")
+    return {"code_checks": len(items), "code_checks_per_s": round(len(items) / elapsed, 1),
+            "code_right": right, "code_isolation": isolation}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--code-only", action="store_true", help="Only the code section.")
     args = parser.parse_args()
+    code = run_code(args.workers)
+    if args.code_only:
+        print(json.dumps(code))
+        return
     pairs = make_pairs(args.pairs, args.seed)
     ours, t_ours = run_ours(pairs, args.workers)
     peer, t_peer = run_peer(pairs, args.workers)
@@ -193,6 +222,7 @@ def main() -> None:
                 "peer_false_positive_rate": round(s_peer["false_positive_rate"], 4),
                 "false_negative_rate": round(s_ours["false_negative_rate"], 4),
                 "peer_false_negative_rate": round(s_peer["false_negative_rate"], 4),
+                **code,
             }
         )
     )
