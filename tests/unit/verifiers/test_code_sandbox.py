@@ -199,3 +199,31 @@ def test_a_hostile_check_leaves_nothing_returns_in_time_and_the_next_check_is_so
             break
         time.sleep(0.05)
     assert _left() == []
+
+
+def test_a_run_config_with_an_unisolated_sandbox_records_it_as_an_event():
+    from types import SimpleNamespace
+
+    from stages.common import verifier
+
+    emitted: list = []
+    config = SimpleNamespace(verifier={"kind": "code", "sandbox": "unisolated"})
+    built = verifier(SimpleNamespace(config=config, workspace={}, emit=emitted.extend))
+    assert [type(e).__name__ for e in emitted] == ["IsolationWaived"]
+    assert "unisolated" in emitted[0].reason and built.config.sandbox == "unisolated"
+
+
+def test_an_exception_inside_a_verifier_is_a_verifier_error_verdict_never_a_pass():
+    from stages.verifiers.registry import GuardedVerifier
+
+    class Broken:
+        name = "broken"
+
+        def verify(self, response, reference):
+            raise KeyError("forged")
+
+        def verify_batch(self, items):
+            raise KeyError("forged")
+
+    (verdict,) = GuardedVerifier(Broken()).verify_batch([("x", "y")])
+    assert verdict.status == "verifier_error" and not verdict.passed and verdict.excluded
