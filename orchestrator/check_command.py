@@ -109,6 +109,7 @@ def check(
     settings: dict[str, Any] = {"kind": verifier}
     if verifier == "rubric":
         settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)
+        typer.echo(f"judge: {base_url or 'OpenAI (https)'}, key from ${api_key_env}", err=True)
     if timeout_s is not None and verifier in ("math", "code", "rubric"):
         settings["timeout_s"] = timeout_s
     if verifier == "code":

@@ -103,12 +103,11 @@ def test_the_code_config_runs_every_stage_with_the_sandboxed_code_verifier(tmp_p
 
 def keyword_judge(body: dict) -> str:
     """Grade each rubric: passed when the response holds every word the rubric quotes."""
-    user = body["messages"][1]["content"]
-    response = user.split("## Response\n", 1)[1].split("\n\n## Rubrics", 1)[0].lower()
-    rubrics = re.findall(r"^(\d+)\. (.*)$", user.split("## Rubrics", 1)[1], flags=re.MULTILINE)
+    user = json.loads(body["messages"][1]["content"])
+    response = user["response"].lower()
     grades = [
-        {"id": int(i), "passed": all(w.lower() in response for w in _QUOTED.findall(text)), "reason": "keyword"}
-        for i, text in rubrics
+        {"id": r["id"], "passed": all(w.lower() in response for w in _QUOTED.findall(r["text"])), "reason": "keyword"}
+        for r in user["rubrics"]
     ]  # fmt: skip
     return json.dumps({"grades": grades})
 

@@ -72,3 +72,4 @@ def test_rubric_check_talks_to_an_openai_compatible_server(run, tmp_path):
         result = run("--verifier", "rubric", "--base-url", server.base_url, str(path))
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["passed"] is True
+    assert f"judge: {server.base_url}, key from $OPENAI_API_KEY" in result.stderr
