@@ -227,3 +227,31 @@ def test_an_exception_inside_a_verifier_is_a_verifier_error_verdict_never_a_pass
 
     (verdict,) = GuardedVerifier(Broken()).verify_batch([("x", "y")])
     assert verdict.status == "verifier_error" and not verdict.passed and verdict.excluded
+
+
+def test_stage_3_probes_reward_hacks_on_a_sample_of_the_runs_code_tasks_and_none_passes():
+    from stages.tasks.types import Task
+    from stages.verifiers.calibration import calibrate, code_hack_candidates
+    from stages.verifiers.registry import build_verifier
+
+    sample = [
+        json.loads(line)
+        for line in (REPO / "configs/data/code_sample.jsonl").read_text().splitlines()
+    ]
+    tasks = [
+        Task(task_id=t["task_id"], family="code", prompt=t["prompt"], tests="\n".join(t["tests"]),
+             answer=t["solution"], metadata={"solution": t["solution"]})
+        for t in sample[:8]
+    ]  # fmt: skip
+    verifier = build_verifier({"kind": "code"})
+    probes = code_hack_candidates(tasks, seed=0, verifier=verifier)
+    assert len({p.task_id for p in probes}) == 5 and all(
+        p.known_hack and not p.correct for p in probes
+    )
+    assert {p.kind for p in probes} >= {
+        "reward_hack:always_equal",
+        "reward_hack:exfiltrate",
+        "reward_hack:escape_daemon",
+    }
+    report = calibrate(verifier, tasks)
+    assert report.accepted_hacks == [] and report.rejected_right == []
