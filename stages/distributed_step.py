@@ -257,6 +257,7 @@ def distributed_step(
         ],
         "lengths": [len(r.tokens) for g in groups for r in g.rollouts_N],
         "truncated": sum(r.truncated for g in groups for r in g.rollouts_N),
+        "verifier_errors": sum(v.status == "verifier_error" for v in verdicts),
         "sample_s": sample_s, "train_s": train_s, "sample_tokens": stats["sample_tokens"],
         "train_tokens": metrics.train_tokens_per_s * metrics.train_s,
     }  # fmt: skip
@@ -279,6 +280,7 @@ def _events(
     n = config.group_size
     scored = np.array([row for row in rewards_GN if None not in row], dtype=np.float64)
     errors = sum(row.count(None) for row in rewards_GN)
+    broken = sum(r.get("verifier_errors", 0) for r in ranks)  # raised, not judged
     lengths = [x for r in ranks for x in r["lengths"]]
     values = _finite(metrics.model_dump(exclude={"step", "attempt"}))
     if len(scored):
@@ -297,7 +299,8 @@ def _events(
         sample_s=sample_s, train_s=train_s, step_s=max(r["sample_s"] + r["train_s"] for r in ranks),
         sample_tokens_per_s=sum(r["sample_tokens"] for r in ranks) / max(sample_s, 1e-9),
         train_tokens_per_s=sum(r["train_tokens"] for r in ranks) / max(train_s, 1e-9),
-        judge_error_rate=errors / max(len(lengths), 1), attempt=float(attempt),
+        judge_error_rate=(errors - broken) / max(len(lengths), 1), attempt=float(attempt),
+        verifier_error_rate=broken / max(len(lengths), 1),
         temperature=float(config.sampling.temperature), entropy_coef=float(config.entropy_coef),
         group_size=float(config.group_size),
     )  # fmt: skip

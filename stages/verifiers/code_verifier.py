@@ -182,7 +182,12 @@ class CodeVerifier:
                 used = [values[int(n.id[2:])] for n in _placeholders(expr)]
                 errors = [v.message for v in used if isinstance(v, CandidateError)]
                 if errors or not evaluate(expr, values, test_plan.modules):
-                    failed.append(f"{unit.name}: " + (errors[0] if errors else "assert failed"))
+                    first = _placeholders(expr)[:1]
+                    got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
+                                  f"{repr(values[int(n.id[2:])])[:60]})" for n in first)  # fmt: skip
+                    failed.append(
+                        f"{unit.name}: " + (errors[0] if errors else "assert failed" + got)
+                    )
                     break
         units = len(test_plan.units)
         details["failed_tests"] = failed

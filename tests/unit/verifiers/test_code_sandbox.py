@@ -255,3 +255,53 @@ def test_stage_3_probes_reward_hacks_on_a_sample_of_the_runs_code_tasks_and_none
     }
     report = calibrate(verifier, tasks)
     assert report.accepted_hacks == [] and report.rejected_right == []
+
+
+PROBE_HOST = r"""
+import os, socket
+def written(path):
+    block, total = b'x' * 2**20, 0
+    try:
+        with open(path, 'wb') as f:
+            for _ in range(64):
+                f.write(block)
+                f.flush()
+                total += len(block)
+    except OSError:
+        pass
+    return total
+def seen():
+    found = [p for p in ('/root', '/home', '/work', '/etc/passwd', '/var/run/postgresql') if os.path.exists(p)]
+    for port in (5432, 22, 80):
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=0.5).close()
+            found.append(port)
+        except OSError:
+            pass
+    return found + [k for k in os.environ if 'KEY' in k or 'SECRET' in k]
+def left_from_before():
+    return [p for p in os.listdir('/tmp') + os.listdir('/dev/shm') if p.startswith('marker')]
+"""
+
+
+def test_the_sandbox_sees_no_host_files_network_or_secrets_and_its_tmpfs_are_private_and_capped(
+    monkeypatch,
+):
+    from stages.verifiers.registry import build_verifier
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
+    verifier = build_verifier({"kind": "code", "max_file_mb": 8})
+    tests = (
+        "assert seen() == []\nassert written('/dev/shm/f') <= 8 * 2**20\nassert written('/tmp/f') <= 8 * 2**20\n"
+        "assert left_from_before() == []"
+    )
+    first = verifier.verify(
+        PROBE_HOST.replace(
+            "def left_from_before():",
+            "open('/tmp/marker', 'w').write('x'); open('/dev/shm/marker', 'w').write('x')\ndef _unused():",
+        ),
+        tests.rsplit("\n", 1)[0],
+    )
+    assert first.passed, first
+    second = verifier.verify(PROBE_HOST, tests)  # nothing the first check wrote is there
+    assert second.passed, second
