@@ -164,7 +164,8 @@ class Sandbox:
         def setup() -> None:
             os.setsid()  # one group to kill when unisolated; bwrap adds its own session
             mem = max(limits.memory_mb, 64) * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            with contextlib.suppress(ValueError, OSError):  # macOS refuses RLIMIT_AS
+                resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
             cpu = int(limits.timeout_s) + 1
             resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
