@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ExtractionMode = Literal["boxed", "answer_line", "last_number", "whole"]
+ExtractionMode = Literal["boxed", "answer_line", "latex", "last_number", "whole"]
 
 
 class _Config(BaseModel):
@@ -17,9 +17,11 @@ class _Config(BaseModel):
 class MathVerifierConfig(_Config):
     kind: Literal["math"] = Field("math", description="Selects the math verifier.")
     extraction: list[ExtractionMode] = Field(
-        default_factory=lambda: ["boxed", "answer_line", "last_number"],
-        description="Answer extraction modes tried in order; the first that finds an answer decides. "
-        "'whole' treats the entire response as the answer.",
+        default_factory=lambda: ["boxed", "answer_line", "latex", "last_number"],
+        description="Answer extraction modes. Finals (boxed, answer_line: 'Answer:', 'The final "
+        "answer is', '####') are read together and must agree; otherwise the others are tried in "
+        "order: 'latex' is the last $...$, \\(...\\) or \\[...\\] environment, 'last_number' the last "
+        "number outside LaTeX, 'whole' the entire response.",
     )
     timeout_s: float = Field(
         2.0, gt=0, description="Hard wall-clock limit per symbolic check (the worker is killed)."

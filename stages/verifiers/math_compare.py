@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from stages.verifiers.math_parse import Node, eval_rational, is_plain_number
+from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node, eval_rational, is_plain_number
 
 Outcome = tuple[bool, str]
+# A reference with this many decimal places is a float approximation of an exact value.
+FLOAT_REFERENCE_PLACES = 6
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,25 @@ def _decimal_places(node: Node) -> int:
     return 0
 
 
+MIN_SIGNIFICANT_DIGITS = 2
+
+
+def _significant_digits(node: Node) -> int:
+    if node[0] == "neg":
+        return _significant_digits(node[1])
+    if node[0] != "num":
+        return 0
+    return len(node[2].replace(".", "").lstrip("0"))
+
+
 def rounding_ok(answer: Node, value: Fraction, ref_value: float, opts: CompareOptions) -> bool:
+    """0.333 for 1/3: the answer is the reference rounded to the answer's own places. It must
+    carry at least two significant digits, so 0.000 never stands for 1/3000 nor 0.001 for
+    0.0013: a reference that rounds to (nearly) nothing needs its digits written out."""
     places = _decimal_places(answer)
     if opts.decimal_rounding_places is None or places < opts.decimal_rounding_places:
+        return False
+    if _significant_digits(answer) < MIN_SIGNIFICANT_DIGITS:
         return False
     return abs(float(value) - ref_value) <= 0.5 * 10.0**-places * (1 + 1e-12)
 
@@ -47,31 +65,176 @@ def _candidates(answer: Node, opts: CompareOptions) -> list[Fraction]:
     return [dropped, value] if opts.percent_as_fraction else [dropped]
 
 
+_FLIP = {">": "<", ">=": "<=", "<": "<", "<=": "<=", "!=": "!="}
+
+
+def _flag(closed: bool) -> Node:
+    return ("num", Fraction(int(closed)), str(int(closed)))
+
+
+def _as_interval(node: Node) -> Node | None:
+    """An interval as (lo, hi, closed flags); a relation on one symbol is the same set."""
+    tag = node[0]
+    if tag == "interval":
+        return ("tuple", [_flag(node[3]), node[1], node[2], _flag(node[4])])
+    if tag == "tuple" and len(node[1]) == 2:
+        return ("tuple", [_flag(False), node[1][0], node[1][1], _flag(False)])
+    if tag == "rel":
+        sides, ops = node[1], node[2]
+        if any(op not in _FLIP for op in ops) or "!=" in ops:
+            return None
+        if ops[0] in (">", ">="):
+            sides, ops = sides[::-1], [_FLIP[op] for op in reversed(ops)]
+        if any(op.startswith(">") for op in ops):
+            return None
+        oo = ("const", "oo")
+        if len(sides) == 3 and _only_symbols(sides[1]):
+            return ("tuple", [_flag(ops[0] == "<="), sides[0], sides[2], _flag(ops[1] == "<=")])
+        if len(sides) == 2 and _only_symbols(sides[0]):  # x <= 3
+            return ("tuple", [_flag(False), ("neg", oo), sides[1], _flag(ops[0] == "<=")])
+        if len(sides) == 2 and _only_symbols(sides[1]):  # 3 <= x
+            return ("tuple", [_flag(ops[0] == "<="), sides[0], oo, _flag(False)])
+    return None
+
+
+def _as_relation(node: Node) -> Node:
+    """x >= 5 and 5 <= x are one relation: ops turned to < and <=, compared side by side."""
+    sides, ops = node[1], node[2]
+    if ops[0] in (">", ">="):
+        sides, ops = sides[::-1], [_FLIP[op] for op in reversed(ops)]
+    return ("tuple", [("text", " ".join(ops)), *sides])
+
+
+def comparable_pair(answer: Node, ref: Node) -> tuple[Node, Node] | str:
+    """Intervals, unions, relations, ratios and matrices rewritten as tuples and sets, so one
+    comparison serves them all; a string says why the two cannot be equal."""
+    intervals = ("interval", "union")
+    if ref[0] in intervals or answer[0] in intervals or (ref[0] == "rel" and answer[0] != "rel"):
+        if answer[0] == "rel" and ref[0] != "rel":
+            return "answer is an inequality, reference is an interval"
+        a, r = _as_set_of_intervals(answer), _as_set_of_intervals(ref)
+        if a is None or r is None:
+            return "an inequality that is not an interval of one variable"
+        return a, r
+    if ref[0] == "rel" and answer[0] == "rel":
+        if len(answer[2]) != len(ref[2]):
+            return "inequalities of different shape"
+        return _as_relation(answer), _as_relation(ref)
+    if ref[0] == "rel" or answer[0] == "rel":
+        return "one side is an inequality, the other is not"
+    return _plain(answer), _plain(ref)
+
+
+def _as_set_of_intervals(node: Node) -> Node | None:
+    parts = node[1] if node[0] == "union" else [node]
+    out = []
+    for part in parts:
+        interval = _as_interval(part)
+        if interval is None and part[0] in ("rel", "interval", "union"):
+            return None
+        out.append(interval if interval is not None else part)
+    return ("set", out)
+
+
+def _plain(node: Node) -> Node:
+    if node[0] in ("ratio", "matrix"):
+        return ("tuple", [_plain(x) for x in node[1]])
+    if node[0] in COLLECTIONS:
+        return (node[0], [_plain(x) for x in node[1]])
+    return node
+
+
+def canonical(node: Node) -> object:
+    """A hashable form in which equal literals look alike ("0.50" and "0.5")."""
+    if node[0] == "num":
+        return ("num", node[1])
+    return tuple(
+        tuple(canonical(x) for x in part)
+        if isinstance(part, list)
+        else canonical(part)
+        if isinstance(part, tuple)
+        else part
+        for part in node
+    )
+
+
+def _text_of(node: Node) -> str | None:
+    if node[0] == "text":
+        return node[1]
+    if node[0] == "sym":
+        return node[1].lower()
+    return None
+
+
 def final_side(node: Node) -> Node:
     """`x = 3` and `37+48 = 85` answer with their last side; the reference may be an equation too."""
     return node[1][-1] if node[0] == "eq" else node
 
 
+def _only_symbols(node: Node) -> bool:
+    if node[0] == "sym":
+        return True
+    if node[0] in ("mul", "tuple"):
+        return all(_only_symbols(x) for x in node[1])
+    if node[0] == "div":
+        return _only_symbols(node[1]) and _only_symbols(node[2])
+    if node[0] == "func":
+        return _only_symbols(node[2])
+    return False
+
+
 def is_assignment(node: Node) -> bool:
-    return node[0] == "eq" and len(node[1]) == 2 and node[1][0][0] == "sym"
+    """x = 5, (p, q) = (3, 2), f(x) = 1, V_1 : V_2 = 11 : 21: the left side names what is solved."""
+    return node[0] == "eq" and (_only_symbols(node[1][0]) or node[1][0][0] == "ratio")
 
 
 def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | None:
     """Decide in pure Python when possible; None means a symbolic check is needed."""
-    if ref[0] in ("tuple", "set", "list"):
+    if canonical(answer) == canonical(ref):
+        return True, "identical"
+    if "text" in (answer[0], ref[0]):
+        ta, tr = _text_of(answer), _text_of(ref)
+        ok = ta is not None and ta == tr
+        return ok, "same text" if ok else "different text"
+    if is_assignment(ref) and not is_assignment(answer):
+        ref = final_side(ref)
+    if is_assignment(answer) and not is_assignment(ref) and ref[0] != "eq":
+        answer = final_side(answer)
+    both_relations = answer[0] == ref[0] == "rel"
+    pair = comparable_pair(answer, ref)
+    if isinstance(pair, str):
+        return False, pair
+    answer, ref = pair
+    if both_relations:
+        outcome = _compare_collections(answer, ref, opts)
+        # "-x > -1" is "x < 1": a single inequality that differs side by side goes to sympy
+        return outcome if outcome is not None and outcome[0] else None
+    if ref[0] in COLLECTIONS:
         return _compare_collections(answer, ref, opts)
     if ref[0] == "eq" and not is_assignment(ref):
         return None if answer[0] == "eq" else (False, "reference is an equation, answer is not")
+    if answer[0] == "eq" and not is_assignment(answer):
+        # "37+48 = 85" answers 85; "\\boxed{3 = 4}" answers nothing
+        values = [eval_rational(side) for side in answer[1]]
+        if any(v is None for v in values):
+            return False, "answer is an equation, reference is not"
+        if len(set(values)) > 1:
+            return False, "answer is an equation that does not hold"
+        answer = final_side(answer)
     if is_assignment(ref) and is_assignment(answer) and ref[1][0] != answer[1][0]:
         return False, f"answer solves for {answer[1][0][1]}, reference for {ref[1][0][1]}"
     answer, ref = final_side(answer), final_side(ref)
-    if answer[0] in ("tuple", "set", "list"):
+    if answer[0] in COLLECTIONS:
         return False, "answer is a collection, reference is a single value"
     if is_plain_number(ref):
         if not is_plain_number(answer):
+            if _decimal_places(ref) >= FLOAT_REFERENCE_PLACES and eval_rational(answer) is None:
+                return None  # a float reference (4.123105625617661) for \sqrt{17}: numeric check
             return False, "reference is a number but the answer is an unevaluated expression"
         ref_value = eval_rational(ref)
         assert ref_value is not None
+        if ref[0] == "pct" and eval_rational(answer) == ref[1][1]:
+            return True, "equal (percent)"
         for value in _candidates(answer, opts):
             if value == ref_value:
                 return True, "equal"
@@ -88,12 +251,15 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
 
 
 def _compare_collections(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | None:
-    if answer[0] not in ("tuple", "set", "list"):
+    if answer[0] not in COLLECTIONS:
         return False, "reference is a collection, answer is a single value"
     items_a, items_r = answer[1], ref[1]
+    unordered = answer[0] in UNORDERED or ref[0] in UNORDERED
+    if unordered:  # a repeated item counts once
+        items_a = list({canonical(x): x for x in items_a}.values())
+        items_r = list({canonical(x): x for x in items_r}.values())
     if len(items_a) != len(items_r):
         return False, f"answer has {len(items_a)} items, reference {len(items_r)}"
-    unordered = "set" in (answer[0], ref[0]) or "list" in (answer[0], ref[0])
     if not unordered:
         pairs = [fast_compare(a, r, opts) for a, r in zip(items_a, items_r, strict=True)]
         if any(p is not None and not p[0] for p in pairs):

@@ -1,5 +1,7 @@
 """Finding the final answer in a response. Extraction is where a verifier is most easily gamed, so
-hedges ("3 or 4") and several different final answers are rejected rather than resolved."""
+hedges ("3 or 4") and several different final answers are rejected rather than resolved. Every
+pattern here is bounded (no unbounded lazy scans, no nested quantifiers) and braces are matched in
+one pass, so a 1 MB response is read in linear time."""
 
 from __future__ import annotations
 
@@ -7,17 +9,29 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stages.verifiers.math_compare import canonical
+from stages.verifiers.math_normalise import normalise
+from stages.verifiers.math_parse import MathParseError, parse_answer
+
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _ANSWER_LINE = re.compile(
-    r"(?im)(?:^|\n)\s*(?:\*\*)?(?:final answer|answer)(?:\*\*)?\s*[:：]\s*(?:\*\*)?(?P<a>[^\n]*)"
-    r"|the (?:final )?answer is\s*:?\s*(?P<b>[^\n]*?)(?:\.\s|\.$|$)"
-    r"|^\s*####\s*(?P<c>[^\n]*)$",
+    r"(?im)(?:(?:^|\n)[ \t]*(?:\*\*)?answer|\bfinal answer)(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?(?P<a>[^\n]*)"
+    r"|the (?:final )?answer is[ \t]*:?[ \t]*(?P<b>[^\n]*?)(?:\.\s|\.$|$)"
+    r"|^[ \t]*####[ \t]*(?P<c>[^\n]*)$",
 )
+# A correction after the last final answer ("The answer is 5. Actually 6.") replaces it.
+_CORRECTION = re.compile(
+    r"(?i)\b(?:actually|wait|correction|i mean|rather)\b[,:]?\s*(?P<rest>[^\n]{0,200})"
+)
+_OPENER = re.compile(r"\\\$|\$\$|\$|\\\[|\\\(")
+_CLOSER = {"$$": "$$", "$": "$", "\\[": "\\]", "\\(": "\\)"}
 _NUMBER = re.compile(
-    r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?(?:/\d+)?%?|-?\.\d+%?"
+    r"(?<![A-Za-z0-9_\\{^.])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
+    r"(?:\.\d+|,\d{1,2}(?!\d)|,\d{4,})?(?:[eE][+-]?\d+)?(?:/\d+)?(?:\s?%)?"
+    r"|(?<![A-Za-z0-9_\\{])-?\.\d+%?"
 )
 _OPERATORS = ("+", "-", "*", "/", "^", "×", "÷", "(", "\\cdot", "\\times")
-_HEDGE = re.compile(r"\b(?:or|either|maybe|possibly|perhaps|probably)\b|\\pm|±", re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:or|either|maybe|possibly|perhaps|probably)\b|±", re.IGNORECASE)
 # A response that is only numbers and separators ("84 85", "84, 85") states several answers.
 _ONLY_NUMBERS = re.compile(r"^[\s\d.,;:eE-]*(?:\b(?:and|or)\b[\s\d.,;:eE-]*)*$", re.IGNORECASE)
 
@@ -28,86 +42,253 @@ class Extraction:
 
     text: str | None
     mode: str
-    problem: str = ""  # "no_answer" | "hedge" | "conflicting" | "echo" | "too_long"
+    problem: str = (
+        ""  # "no_answer" | "hedge" | "conflicting" | "echo" | "too_long" | "inside_latex"
+    )
     reason: str = ""
+    several: tuple[str, ...] = ()  # distinct finals, kept for a set/list reference to match
+    position: int = -1  # where in the response the answer starts
+
+
+def matching_braces(text: str) -> dict[int, int]:
+    """Index of each '{' to its matching '}', in one pass (unmatched ones are left out)."""
+    match: dict[int, int] = {}
+    stack: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == "{":
+            stack.append(i)
+        elif ch == "}" and stack:
+            match[stack.pop()] = i
+    return match
+
+
+def boxed_spans(response: str) -> list[tuple[int, int, str]]:
+    """(start, end, contents) of every \\boxed{...}, braces balanced; linear in the response."""
+    if "\\boxed" not in response and "\\fbox" not in response:
+        return []
+    braces = matching_braces(response)
+    out = []
+    for m in _BOXED.finditer(response):
+        close = braces.get(m.end() - 1)
+        if close is not None:
+            out.append((m.start(), close + 1, response[m.end() : close]))
+    return out
 
 
 def boxed_contents(response: str) -> list[str]:
     """Contents of every \\boxed{...}, braces balanced."""
-    out: list[str] = []
-    for m in _BOXED.finditer(response):
-        depth, i = 1, m.end()
-        while i < len(response) and depth:
-            depth += {"{": 1, "}": -1}.get(response[i], 0)
-            i += 1
-        if depth == 0:
-            out.append(response[m.end() : i - 1])
+    return [text for _, _, text in boxed_spans(response)]
+
+
+def math_env_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, contents) of $...$, $$...$$, \\(...\\) and \\[...\\] environments; inline ones
+    stay on one line. One forward scan: a closer once found missing up to a limit is not sought
+    again before that limit, so no part of the text is searched twice for the same delimiter."""
+    out: list[tuple[int, int, str]] = []
+    no_closer_before: dict[str, int] = {}
+    pos, n = 0, len(text)
+    while (m := _OPENER.search(text, pos)) is not None:
+        opener, start = m.group(), m.end()
+        pos = start
+        if opener == "\\$":
+            continue
+        limit = n
+        if opener in ("$", "\\("):
+            newline = text.find("\n", start)
+            limit = n if newline < 0 else newline
+        if no_closer_before.get(opener, -1) >= limit:
+            continue
+        close = _find_closer(text, _CLOSER[opener], start, limit)
+        if close < 0:
+            no_closer_before[opener] = limit
+            continue
+        out.append((m.start(), close + len(_CLOSER[opener]), text[start:close]))
+        pos = close + len(_CLOSER[opener])
     return out
 
 
-def _answer_lines(response: str) -> list[str]:
+def _find_closer(text: str, closer: str, start: int, limit: int) -> int:
+    while (i := text.find(closer, start, limit)) >= 0:
+        if closer == "$" and text[i - 1] == "\\":  # an escaped \\$ inside the environment
+            start = i + 1
+            continue
+        return i
+    return -1
+
+
+def math_envs(text: str) -> list[tuple[int, str]]:
+    """(position, contents) of every math environment."""
+    return [(start, inner) for start, _, inner in math_env_spans(text)]
+
+
+def _answer_lines(response: str) -> list[tuple[int, str]]:
     found = []
     for m in _ANSWER_LINE.finditer(response):
         text = next(g for g in (m.group("a"), m.group("b"), m.group("c")) if g is not None)
         text = text.strip().strip("*").strip().rstrip(".").strip()
         if text:
-            found.append(text)
+            found.append((m.start(), _inner_answer(text)))
     return found
+
+
+def _inner_answer(line: str) -> str:
+    """ "The final answer is 34. I hope it is correct." or "The largest $n$ is 34": the answer
+    inside an answer line is its last math environment or last standalone number."""
+    nested = _ANSWER_LINE.search(line)
+    if nested and nested.group("b"):
+        line = nested.group("b").strip().rstrip(".")
+    if _HEDGE.search(_mask_envs(line)):
+        return line  # "3 or 4" is kept whole, to be rejected as a hedge
+    envs = math_envs(line)
+    number = list(_NUMBER.finditer(_mask_envs(line)))
+    if envs and (not number or envs[-1][0] > number[-1].start()):
+        if len(envs) == 1 and line.strip().startswith("$") and line.strip().endswith("$"):
+            return envs[0][1]
+        if not number:
+            return envs[-1][1] if len(envs) == 1 else line
+    if number and not re.fullmatch(r"[\s\d.,%$-]*", line) and not _looks_like_math(line):
+        return number[-1].group()
+    return line
+
+
+def _looks_like_math(text: str) -> bool:
+    return bool(re.fullmatch(r"[^A-Za-z]*|.*\\[a-zA-Z]+.*|[A-Za-z]\s*=.*|[A-Za-z]{1,2}", text))
+
+
+def _mask_envs(text: str) -> str:
+    """The text with every math environment blanked out (same length)."""
+    parts, last = [], 0
+    for start, end, _ in math_env_spans(text):
+        parts += [text[last:start], " " * (end - start)]
+        last = end
+    return "".join(parts) + text[last:]
+
+
+_SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+")
 
 
 def _last_number(response: str) -> Extraction:
     stripped = response.strip()
-    numbers = _NUMBER.findall(stripped)
-    if not numbers:
+    if _SPACED_THOUSANDS.fullmatch(stripped):  # "1 000" on its own is one number
+        return Extraction(stripped.replace(" ", ""), "last_number")
+    masked = _mask_envs(stripped)
+    matches = list(_NUMBER.finditer(masked))
+    if not matches:
         return Extraction(None, "last_number", "no_answer", "no number in the response")
-    last = list(_NUMBER.finditer(stripped))[-1]
-    before = stripped[: last.start()].rstrip()
+    last = matches[-1]
+    numbers = [m.group() for m in matches]
+    before = masked[: last.start()].rstrip()
     # "12+7" or "12-7": the final number is an operand of an unevaluated expression, not a result.
     if before.endswith(_OPERATORS) or (last.group().startswith("-") and before[-1:].isalnum()):
         return Extraction(
             None, "last_number", "echo", "final number is part of an unevaluated expression"
         )
+    after = masked[last.end() : last.end() + 1]
+    if after in ("{", "}", "\\", "^", "_"):
+        return Extraction(
+            None, "last_number", "inside_latex", "final number is inside a LaTeX expression"
+        )
     if len({n.replace(",", "") for n in numbers}) > 1 and _ONLY_NUMBERS.match(stripped):
         return Extraction(None, "last_number", "conflicting", "several different final answers")
-    last_line = next(line for line in reversed(stripped.splitlines()) if _NUMBER.search(line))
+    last_line = next(line for line in reversed(masked.splitlines()) if _NUMBER.search(line))
     if _HEDGE.search(last_line):
         return Extraction(None, "last_number", "hedge", "hedged answer")
-    return Extraction(last.group(), "last_number")
+    offset = len(response) - len(response.lstrip())
+    return Extraction(last.group(), "last_number", position=offset + last.start())
+
+
+def _latex(response: str) -> Extraction:
+    envs = math_envs(response)
+    if envs:
+        return Extraction(envs[-1][1], "latex", position=envs[-1][0])
+    text = response.strip().rstrip(".").strip()
+    # A one-line response that is itself LaTeX ("\frac{10}{9}", "x \in [0, 1)") is its own answer.
+    if "\n" not in text and text.startswith(("\\", "-\\", "(", "[", "{")):
+        return Extraction(text, "latex")
+    return Extraction(None, "latex", "no_answer", "no math environment")
+
+
+def _same_answer_key(text: str) -> object:
+    """ "\\$16,\\!386.20" and "16,\\!386.20" are one answer written twice."""
+    try:
+        return canonical(parse_answer(normalise(text)))
+    except MathParseError:
+        return " ".join(text.split())
 
 
 def _from_candidates(found: list[str], mode: str) -> Extraction:
-    distinct = list(dict.fromkeys(" ".join(f.split()) for f in found))
+    by_key: dict[object, str] = {}
+    for f in found:
+        by_key.setdefault(_same_answer_key(f), " ".join(f.split()))
+    distinct = list(by_key.values())
     if len(distinct) > 1:
         return Extraction(
-            None, mode, "conflicting", f"several different final answers: {distinct[:3]}"
+            None,
+            mode,
+            "conflicting",
+            f"several different final answers in {mode}: {distinct[:3]}",
+            several=tuple(distinct),
         )
     return Extraction(distinct[0], mode)
 
 
+def _finals(response: str, modes: Sequence[str]) -> Extraction | None:
+    """Boxed answers, answer lines and '####' together: two different ones conflict."""
+    found: list[tuple[int, str, str]] = []
+    if "boxed" in modes:
+        found += [(start, text, "boxed") for start, _, text in boxed_spans(response)]
+    if "answer_line" in modes:
+        boxed_at = [(s, e) for s, e, _ in boxed_spans(response)] if "boxed" in modes else []
+        for pos, text in _answer_lines(response):
+            # "Answer: \boxed{5}" states one final, not two.
+            if (
+                any(s >= pos and s <= pos + len(text) + 40 for s, _ in boxed_at)
+                and "\\boxed" in (response[pos : pos + len(text) + 60])
+            ):
+                continue
+            found.append((pos, text, "answer_line"))
+    if not found:
+        return None
+    found.sort()
+    last_pos = found[-1][0]
+    correction = None
+    for m in _CORRECTION.finditer(response, last_pos):
+        correction = m
+    if correction is not None and correction.group("rest").strip():
+        found.append((correction.start(), _inner_answer(correction.group("rest")), "correction"))
+    modes_seen = sorted({mode for _, _, mode in found})
+    result = _from_candidates([text for _, text, _ in found], "+".join(modes_seen))
+    return result
+
+
 def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) -> Extraction:
-    """Try each mode in order; the first that finds an answer decides."""
+    """Finals (boxed, answer lines, ####, corrections) first; otherwise the other modes in order."""
     result = Extraction(None, "none", "no_answer", "no final answer found")
-    for mode in modes:
-        if mode == "boxed":
-            found = boxed_contents(response)
-            if found:
-                result = _from_candidates(found, mode)
-                break
-        elif mode == "answer_line":
-            found = _answer_lines(response)
-            if found:
-                result = _from_candidates(found, mode)
-                break
-        elif mode == "last_number":
-            result = _last_number(response)
-            if result.problem != "no_answer":
-                break
-        elif mode == "whole":
-            if response.strip():
-                result = Extraction(response.strip(), mode)
-                break
-        else:
-            raise ValueError(f"unknown extraction mode {mode!r}")
+    finals = _finals(response, modes)
+    if finals is not None:
+        result = finals
+    else:
+        for mode in modes:
+            if mode in ("boxed", "answer_line"):
+                continue
+            if mode == "latex":
+                result = _latex(response)
+                if result.text is not None:
+                    if "last_number" in modes:  # "... $d = 90/n$ ... so there are 12": the later
+                        number = _last_number(response)
+                        if number.text is not None and number.position > result.position:
+                            result = number
+                    break
+            elif mode == "last_number":
+                result = _last_number(response)
+                if result.problem != "no_answer":
+                    break
+            elif mode == "whole":
+                if response.strip():
+                    result = Extraction(response.strip(), mode)
+                    break
+            else:
+                raise ValueError(f"unknown extraction mode {mode!r}")
     if result.text is not None:
         if len(result.text) > max_chars:
             return Extraction(

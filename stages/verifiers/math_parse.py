@@ -5,7 +5,9 @@ tuples. Anything outside the grammar is a `MathParseError`; nothing here ever ca
 
 Nodes: ("num", Fraction, text) ("sym", name) ("const", "pi"|"oo") ("neg", x) ("pct", x)
 ("add", [x...]) ("mul", [x...]) ("div", a, b) ("pow", a, b) ("func", name, x) ("root", x, n)
-("eq", [side...]) ("tuple"|"set"|"list", [x...]).
+("eq", [side...]) ("rel", [side...], [op...]) ("tuple"|"set"|"list"|"braces", [x...])
+("interval", lo, hi, left_closed, right_closed) ("union", [x...]) ("ratio", [x...])
+("matrix", [row...]) ("text", words).
 """
 
 from __future__ import annotations
@@ -15,58 +17,26 @@ from fractions import Fraction
 from typing import Any
 
 Node = tuple[Any, ...]
+# "braces" is {1, 3} without backslashes: ordered against a tuple, unordered against a set or list
+COLLECTIONS = ("tuple", "set", "list", "braces")
+UNORDERED = ("set", "list")
 
 
 class MathParseError(ValueError):
     """The text is not in the safe answer grammar."""
 
 
-FUNCS = {"sqrt", "sin", "cos", "tan", "log", "ln", "exp"}
+FUNCS = {"sqrt", "sin", "cos", "tan", "sec", "csc", "cot", "log", "ln", "exp"}
 # LaTeX spacing and sizing commands that carry no meaning for the value.
-_DROP = re.compile(
-    r"\\(left|right|displaystyle|!|,|;|:|quad|qquad|big|Big|bigl|bigr)(?![a-zA-Z])|\\ "
-)
-_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
-_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°")
-_THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
-_NUMBER_WITH_UNITS = re.compile(r"^(-?[\d.,/]+%?)\s+[A-Za-z][A-Za-z ]*$")
 _TOKEN = re.compile(
     r"\s*(?:"
     r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
-    r"|(?P<cmd>\\[a-zA-Z]+|\\\{|\\\})"
-    r"|(?P<word>[a-zA-Z]+)"
-    r"|(?P<op>\*\*|[-+*/^(){}\[\],=%])"
+    r"|(?P<cmd>\\[a-zA-Z]+|\\\{|\\\}|\\\\)"
+    r"|(?P<word>[a-zA-Z]+(?:_[A-Za-z0-9]+)?)"
+    r"|(?P<op>\*\*|<=|>=|!=|[-+*/^(){}\[\],=%<>;:&|])"
     r")"
 )
 MAX_SCI_EXPONENT = 400
-
-
-def normalise(text: str) -> str:
-    """Strip presentation (dollar signs, spacing, units, degree marks) from an extracted answer."""
-    s = text.strip().strip("$").strip()
-    s = (
-        s.replace("\\$", "")
-        .replace("\\%", "%")
-        .replace("\\dfrac", "\\frac")
-        .replace("\\tfrac", "\\frac")
-    )
-    s = _DEGREE.sub("", s)
-    s = _DROP.sub(" ", s)
-    # \text{cm} after a number is a unit; \text{...} alone may be the answer's only content.
-    s = _TEXT.sub(lambda m: " " + m.group(1) + " ", s)
-    s = (
-        s.replace("\\cdot", "*")
-        .replace("\\times", "*")
-        .replace("\\div", "/")
-        .replace("\\infty", "oo")
-    )
-    s = s.strip().rstrip(".").strip()
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
-    m = _NUMBER_WITH_UNITS.match(s)
-    if m:
-        s = m.group(1)
-    return s.strip()
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
@@ -116,19 +86,51 @@ class _Parser:
         tok = self.peek()
         return tok is not None and tok[1] in values
 
-    def top(self, closer: str | None = None) -> Node:
+    def top(self) -> Node:
         items = [self.item()]
-        while self.at(","):
-            self.take(",")
+        while self.at(",", ";"):
+            self.take()
+            if self.peek() is None or self.at(")", "]", "}", "\\}"):
+                break  # a trailing separator
             items.append(self.item())
         return items[0] if len(items) == 1 else ("list", items)
 
     def item(self) -> Node:
-        sides = [self.expr()]
-        while self.at("="):
-            self.take("=")
-            sides.append(self.expr())
-        return sides[0] if len(sides) == 1 else ("eq", sides)
+        if self.at("\\pm"):  # "\pm 2021" is the set {2021, -2021}
+            self.take()
+            x = self.union()
+            return ("set", [x, ("neg", x)])
+        sides, ops = [self.union()], []
+        while self.at("=", "<", ">", "<=", ">=", "!=", "\\in"):
+            op = self.take()[1]
+            if op == "\\in":  # "x \in [0, 1)": the answer is the set
+                return self.union()
+            ops.append(op)
+            sides.append(self.union())
+        if self.at("\\pm"):  # "1 \pm \sqrt{19}"
+            self.take()
+            d = self.union()
+            base = sides.pop()
+            sides.append(("set", [("add", [base, d]), ("add", [base, ("neg", d)])]))
+        if not ops:
+            return sides[0]
+        if all(op == "=" for op in ops):
+            return ("eq", sides)
+        return ("rel", sides, ops)
+
+    def union(self) -> Node:
+        parts = [self.ratio()]
+        while self.at("\\cup"):
+            self.take()
+            parts.append(self.ratio())
+        return parts[0] if len(parts) == 1 else ("union", parts)
+
+    def ratio(self) -> Node:
+        parts = [self.expr()]
+        while self.at(":"):  # "7:32", "12:00": compared term by term
+            self.take()
+            parts.append(self.expr())
+        return parts[0] if len(parts) == 1 else ("ratio", parts)
 
     def expr(self) -> Node:
         terms = [self.term()]
@@ -156,7 +158,9 @@ class _Parser:
         if tok is None:
             return False
         kind, value = tok
-        return kind in ("word", "cmd") and value not in ("\\}",) or value == "("
+        if value in ("\\}", "\\\\", "\\end", "\\cup", "\\in", "\\pm"):
+            return False
+        return kind in ("word", "cmd") or value == "("
 
     def unary(self) -> Node:
         if self.at("-"):
@@ -186,15 +190,49 @@ class _Parser:
         self.take("{")
         node = self.top()
         self.take("}")
-        return node
+        return ("braces", node[1]) if node[0] == "list" else node
 
     def group(self, opener: str, closer: str, kind: str) -> Node:
         self.take(opener)
         node = self.top()
+        pair = kind in ("paren", "tuple") and node[0] == "list" and len(node[1]) == 2
+        if pair and self.at(")", "]"):
+            # (a, b], [a, b), [a, b]: intervals; (a, b) stays a pair and compares as open
+            close = self.take()[1]
+            if opener == "(" and close == ")":
+                return ("tuple", node[1])
+            return ("interval", node[1][0], node[1][1], opener == "[", close == "]")
         self.take(closer)
         if node[0] == "list":
             return (kind if kind != "paren" else "tuple", node[1])
         return ("set", [node]) if kind == "set" else node
+
+    def matrix(self) -> Node:
+        self.take("{")
+        env = self.take()[1]
+        self.take("}")
+        if env == "array" and self.at("{"):  # column spec {cc}
+            while not self.at("}"):
+                self.take()
+            self.take("}")
+        rows: list[list[Node]] = [[]]
+        while not self.at("\\end"):
+            if self.at("&"):
+                self.take()
+            elif self.at("\\\\"):
+                self.take()
+                rows.append([])
+            else:
+                rows[-1].append(self.expr())
+        self.take("\\end")
+        self.take("{")
+        if self.take()[1] != env:
+            raise MathParseError(f"\\begin{{{env}}} closed by another environment")
+        self.take("}")
+        rows = [r for r in rows if r]
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise MathParseError("ragged or empty matrix")
+        return ("matrix", [("tuple", r) for r in rows])
 
     def primary(self) -> Node:
         tok = self.peek()
@@ -212,6 +250,11 @@ class _Parser:
             return self.braced()
         if value == "\\{":
             return self.group("\\{", "\\}", "set")
+        if value == "|":  # |z|
+            self.take()
+            inner = self.expr()
+            self.take("|")
+            return ("func", "abs", inner)
         if kind == "cmd":
             return self.command()
         if kind == "word":
@@ -253,9 +296,23 @@ class _Parser:
             return ("root", self.latex_arg(), index)
         if name == "\\pi":
             return ("const", "pi")
+        if name == "\\begin":
+            return self.matrix()
+        if name == "\\text":  # a text answer kept whole by normalise: \text{Even}
+            self.take("{")
+            words = []
+            while not self.at("}"):
+                words.append(self.take()[1])
+            self.take("}")
+            return ("text", " ".join(words).lower())
         if name[1:] in FUNCS:
+            exponent = None
+            if self.at("^"):  # \tan^2(y) is (\tan y)^2
+                self.take()
+                exponent = self.braced() if self.at("{") else self.latex_arg()
             arg = self.group("(", ")", "paren") if self.at("(") else self.latex_arg()
-            return ("func", name[1:], arg)
+            node = ("func", name[1:], arg)
+            return node if exponent is None else ("pow", node, exponent)
         raise MathParseError(f"unsupported LaTeX command {name}")
 
     def word(self) -> Node:
@@ -266,11 +323,13 @@ class _Parser:
             return ("const", "pi")
         if value == "oo":
             return ("const", "oo")
-        if len(value) == 1:
+        if len(value) == 1 or "_" in value:
             return ("sym", value)
-        if len(value) <= 3 and value.isalpha() and value.islower() and value not in ("or", "and"):
+        if value in ("or", "and"):
+            raise MathParseError(f"unexpected word {value!r}")
+        if len(value) == 2:
             return ("mul", [("sym", c) for c in value])  # "xy" is x*y
-        raise MathParseError(f"unexpected word {value!r}")
+        return ("text", value.lower())
 
 
 def parse_answer(text: str) -> Node:
@@ -282,7 +341,29 @@ def parse_answer(text: str) -> Node:
     node = parser.top()
     if parser.peek() is not None:
         raise MathParseError(f"unexpected {parser.peek()[1]!r} after the answer")  # type: ignore[index]
+    if not _text_is_whole(node) and _has_text(node):
+        raise MathParseError("words inside a math expression")
     return node
+
+
+def _text_is_whole(node: Node) -> bool:
+    """Words are an answer ("Even", "the midpoints form a hexagon"), or items of a list of them."""
+    if node[0] in ("text", "sym"):
+        return True
+    if node[0] in ("mul", "list"):
+        return all(_text_is_whole(x) for x in node[1])
+    return False
+
+
+def _has_text(node: Node) -> bool:
+    if node[0] == "text":
+        return True
+    return any(
+        _has_text(part)
+        if isinstance(part, tuple)
+        else isinstance(part, list) and any(_has_text(x) for x in part)
+        for part in node[1:]
+    )
 
 
 def is_plain_number(node: Node) -> bool:

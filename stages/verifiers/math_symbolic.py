@@ -11,11 +11,12 @@ import sympy
 from stages.verifiers.math_compare import (
     CompareOptions,
     Outcome,
+    comparable_pair,
     final_side,
     is_assignment,
     rounding_ok,
 )
-from stages.verifiers.math_parse import Node, eval_rational
+from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node, eval_rational
 
 
 def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
@@ -50,16 +51,20 @@ def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
             "log": sympy.log,
             "ln": sympy.log,
             "exp": sympy.exp,
+            "sec": sympy.sec,
+            "csc": sympy.csc,
+            "cot": sympy.cot,
+            "abs": sympy.Abs,
         }[node[1]]
         return fn(to_sympy(node[2]))
     raise ValueError(f"cannot build {tag} into sympy")
 
 
 def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
-    if r[0] in ("tuple", "set", "list"):
-        if a[0] not in ("tuple", "set", "list") or len(a[1]) != len(r[1]):
+    if r[0] in COLLECTIONS:
+        if a[0] not in COLLECTIONS or len(a[1]) != len(r[1]):
             return False, "collection shape differs"
-        unordered = "set" in (a[0], r[0]) or "list" in (a[0], r[0])
+        unordered = a[0] in UNORDERED or r[0] in UNORDERED
         if not unordered:
             ok = all(_sympy_equal(x, y, opts)[0] for x, y in zip(a[1], r[1], strict=True))
             return ok, "equal" if ok else "an item differs"
@@ -100,9 +105,30 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
     return ok, "symbolically equal" if ok else "different expression"
 
 
+def _same_inequality(a: Node, r: Node) -> Outcome:
+    """a < b and c < d are one inequality when (a - b) / (c - d) is a positive constant."""
+
+    def oriented(node: Node):  # noqa: ANN202
+        (lhs, rhs), op = node[1], node[2][0]
+        diff = to_sympy(lhs) - to_sympy(rhs)
+        return (-diff, {">": "<", ">=": "<="}[op]) if op in (">", ">=") else (diff, op)
+
+    (da, op_a), (dr, op_r) = oriented(a), oriented(r)
+    if op_a != op_r or dr == 0:
+        return False, "different inequality"
+    ratio = sympy.simplify(da / dr)
+    ok = bool(ratio.is_number and ratio.is_positive)
+    return ok, "equivalent inequalities" if ok else "different inequality"
+
+
 def sympy_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome:
     """Symbolic comparison; call only in a killable worker (sympy may not return)."""
     try:
-        return _sympy_equal(answer, ref, opts)
+        if answer[0] == ref[0] == "rel" and len(answer[2]) == len(ref[2]) == 1:
+            return _same_inequality(answer, ref)
+        pair = comparable_pair(answer, ref)
+        if isinstance(pair, str):
+            return False, pair
+        return _sympy_equal(*pair, opts)
     except (ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError) as e:
         return False, f"symbolic check failed: {type(e).__name__}"

@@ -4,23 +4,54 @@ are killed at `timeout_s`. Reward is 1.0 for a pass, 0.0 otherwise."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
 from stages.verifiers.math_compare import CompareOptions, fast_compare
-from stages.verifiers.math_extract import extract_answer
-from stages.verifiers.math_parse import MathParseError, Node, normalise, parse_answer
+from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs
+from stages.verifiers.math_normalise import normalise
+from stages.verifiers.math_parse import UNORDERED, MathParseError, Node, parse_answer
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.types import Verdict, fail
 
 _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
+_LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
+_OR = re.compile(r"\s*\bor\b\s*")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
+
+
+def reference_text(reference: str) -> str:
+    """A reference may be written as the answer ("\\frac{1}{2}"), in math delimiters
+    ("$\\frac{1}{2}$") or as a solution with boxed answers; several boxes or environments form a
+    list ("\\boxed{1} and \\boxed{2}", "$1$ and $2$")."""
+    spans = boxed_spans(reference)
+    if spans:
+        # "\\boxed{1} papers and \\boxed{2} bins" lists two; "\\boxed{1} no no \\boxed{2}" corrects
+        joined = all(
+            _LIST_GAP.search(reference[a[1] : b[0]]) for a, b in zip(spans, spans[1:], strict=False)
+        )
+        texts = [text for _, _, text in spans]
+        return ", ".join(dict.fromkeys(texts)) if joined else texts[-1]
+    if (
+        "\n" in reference.strip() or len(reference) > 200
+    ):  # a worked solution: read its final answer
+        found = extract_answer(reference, ("answer_line", "latex"), max_chars=len(reference))
+        if found.text is not None:
+            return found.text
+    envs = [text for _, text in math_envs(reference)]
+    if len(envs) > 1 and sum(len(e) for e in envs) + 12 * len(envs) >= len(reference.strip()):
+        return ", ".join(envs)
+    if len(envs) == 1:
+        return envs[0]
+    return reference
 
 
 def parse_reference(reference: str) -> Node:
     """Parse a task's reference answer; raises MathParseError when it is outside the grammar."""
-    return parse_answer(normalise(reference))
+    # a reference may list alternatives with "or" ("(11,7) or (7,11)"); answers may not (a hedge)
+    return parse_answer(normalise(_OR.sub(", ", reference_text(reference))))
 
 
 class MathVerifier:
@@ -58,13 +89,21 @@ class MathVerifier:
             return fail("parse_error", ref)
         found = extract_answer(response, self.config.extraction, self.config.max_answer_chars)
         details: dict[str, Any] = {"extracted": found.text, "mode": found.mode}
-        if found.text is None:
+        if found.text is None and found.several and ref[0] in (*UNORDERED, "braces"):
+            # one final per item ("\\boxed{1}, \\boxed{2}") answers a set or list reference
+            try:
+                items = [parse_answer(normalise(t)) for t in found.several]
+            except MathParseError as e:
+                return fail("failed", f"{found.reason}; one is not parseable: {e}", **details)
+            answer = ("list", items)
+        elif found.text is None:
             status = _EXTRACTION_STATUS.get(found.problem, "failed")
             return fail(status, found.reason, **details)  # type: ignore[arg-type]
-        try:
-            answer = parse_answer(normalise(found.text))
-        except MathParseError as e:
-            return fail("parse_error", f"answer not parseable: {e}", **details)
+        else:
+            try:
+                answer = parse_answer(normalise(found.text))
+            except MathParseError as e:
+                return fail("parse_error", f"answer not parseable: {e}", **details)
         outcome = fast_compare(answer, ref, self.options)
         if outcome is None:
             return answer, ref, details
