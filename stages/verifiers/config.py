@@ -76,9 +76,13 @@ class CodeVerifierConfig(_Config):
 
 class QAVerifierConfig(_Config):
     kind: Literal["qa"] = Field("qa", description="Selects the QA exact-match/F1 verifier.")
-    metric: Literal["em", "f1"] = Field("f1", description="Answer score used as the reward.")
+    metric: Literal["em", "f1"] = Field(
+        "f1",
+        description="Answer score used as the reward: 'em' exact match; 'f1' token F1 times token "
+        "precision (listing several guesses never pays). Verdict details keep plain EM and F1.",
+    )
     f1_threshold: float = Field(
-        0.8, ge=0, le=1, description="Token F1 at or above which the answer counts as passed."
+        0.8, ge=0, le=1, description="Reward at or above which an 'f1' answer counts as passed."
     )
     retrieval_weight: float = Field(
         0.0,

@@ -115,6 +115,10 @@ def comparable_pair(answer: Node, ref: Node) -> tuple[Node, Node] | str:
         a, r = _as_set_of_intervals(answer), _as_set_of_intervals(ref)
         if a is None or r is None:
             return "an inequality that is not an interval of one variable"
+        if len(a[1]) == len(r[1]) == 1 and a[1][0][0] == r[1][0][0] == "tuple":
+            (ia,), (ir,) = a[1], r[1]
+            if len(ia[1]) == len(ir[1]) == 4 and (ia[1][0], ia[1][3]) != (ir[1][0], ir[1][3]):
+                return "open and closed interval ends differ"
         return a, r
     if ref[0] == "rel" and answer[0] == "rel":
         if len(answer[2]) != len(ref[2]):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from stages.verifiers.math_compare import canonical
 from stages.verifiers.math_normalise import normalise
@@ -23,8 +24,14 @@ _ANSWER_LINE = re.compile(
 _CORRECTION = re.compile(
     r"(?i)\b(?:actually|wait|correction|i mean|rather)\b[,:]?\s*(?P<rest>[^\n]{0,200})"
 )
-_OPENER = re.compile(r"\\\$|\$\$|\$|\\\[|\\\(")
-_CLOSER = {"$$": "$$", "$": "$", "\\[": "\\]", "\\(": "\\)"}
+# No environment's contents may contain its own opener (nor a lone $ for $$, nor a newline for
+# inline ones), so every match attempt stops at the next opener: the scan is linear in the text.
+_MATH_ENV = re.compile(
+    r"\$\$(?P<a>[^$]+)\$\$"
+    r"|(?<![\\$])\$(?P<d>(?:[^$\\\n]|\\[^\n])+)(?<!\\)\$"
+    r"|\\\[(?P<b>(?:[^\\]|\\[^\[\]])+)\\\]"
+    r"|\\\((?P<c>(?:[^\\\n]|\\[^()\n])+)\\\)"
+)
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_\\{^.])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
     r"(?:\.\d+|,\d{1,2}(?!\d)|,\d{4,})?(?:[eE][+-]?\d+)?(?:/\d+)?(?:\s?%)?"
@@ -80,40 +87,11 @@ def boxed_contents(response: str) -> list[str]:
     return [text for _, _, text in boxed_spans(response)]
 
 
-def math_env_spans(text: str) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=4)  # extraction reads one response's environments several times
+def math_env_spans(text: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, contents) of $...$, $$...$$, \\(...\\) and \\[...\\] environments; inline ones
-    stay on one line. One forward scan: a closer once found missing up to a limit is not sought
-    again before that limit, so no part of the text is searched twice for the same delimiter."""
-    out: list[tuple[int, int, str]] = []
-    no_closer_before: dict[str, int] = {}
-    pos, n = 0, len(text)
-    while (m := _OPENER.search(text, pos)) is not None:
-        opener, start = m.group(), m.end()
-        pos = start
-        if opener == "\\$":
-            continue
-        limit = n
-        if opener in ("$", "\\("):
-            newline = text.find("\n", start)
-            limit = n if newline < 0 else newline
-        if no_closer_before.get(opener, -1) >= limit:
-            continue
-        close = _find_closer(text, _CLOSER[opener], start, limit)
-        if close < 0:
-            no_closer_before[opener] = limit
-            continue
-        out.append((m.start(), close + len(_CLOSER[opener]), text[start:close]))
-        pos = close + len(_CLOSER[opener])
-    return out
-
-
-def _find_closer(text: str, closer: str, start: int, limit: int) -> int:
-    while (i := text.find(closer, start, limit)) >= 0:
-        if closer == "$" and text[i - 1] == "\\":  # an escaped \\$ inside the environment
-            start = i + 1
-            continue
-        return i
-    return -1
+    stay on one line."""
+    return tuple((*m.span(), m.group(m.lastgroup)) for m in _MATH_ENV.finditer(text))  # type: ignore[arg-type]
 
 
 def math_envs(text: str) -> list[tuple[int, str]]:
@@ -164,6 +142,8 @@ def _mask_envs(text: str) -> str:
     return "".join(parts) + text[last:]
 
 
+_DIGIT_IN_LATEX = re.compile(r"\\[a-zA-Z]+\s*\{[^{}\n]{0,50}\d")
+_LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+")
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+")
 
 
@@ -171,9 +151,17 @@ def _last_number(response: str) -> Extraction:
     stripped = response.strip()
     if _SPACED_THOUSANDS.fullmatch(stripped):  # "1 000" on its own is one number
         return Extraction(stripped.replace(" ", ""), "last_number")
-    masked = _mask_envs(stripped)
+    unstripped = _mask_envs(response)
+    masked = unstripped.strip()
     matches = list(_NUMBER.finditer(masked))
     if not matches:
+        if _DIGIT_IN_LATEX.search(masked):  # "the value is \frac{10}{9}" holds no bare number
+            return Extraction(
+                None,
+                "last_number",
+                "inside_latex",
+                "the only numbers are inside a LaTeX expression",
+            )
         return Extraction(None, "last_number", "no_answer", "no number in the response")
     last = matches[-1]
     numbers = [m.group() for m in matches]
@@ -188,12 +176,12 @@ def _last_number(response: str) -> Extraction:
         return Extraction(
             None, "last_number", "inside_latex", "final number is inside a LaTeX expression"
         )
-    if len({n.replace(",", "") for n in numbers}) > 1 and _ONLY_NUMBERS.match(stripped):
-        return Extraction(None, "last_number", "conflicting", "several different final answers")
     last_line = next(line for line in reversed(masked.splitlines()) if _NUMBER.search(line))
     if _HEDGE.search(last_line):
         return Extraction(None, "last_number", "hedge", "hedged answer")
-    offset = len(response) - len(response.lstrip())
+    if len({n.replace(",", "") for n in numbers}) > 1 and _ONLY_NUMBERS.match(stripped):
+        return Extraction(None, "last_number", "conflicting", "several different final answers")
+    offset = len(unstripped) - len(unstripped.lstrip())
     return Extraction(last.group(), "last_number", position=offset + last.start())
 
 
@@ -202,8 +190,13 @@ def _latex(response: str) -> Extraction:
     if envs:
         return Extraction(envs[-1][1], "latex", position=envs[-1][0])
     text = response.strip().rstrip(".").strip()
-    # A one-line response that is itself LaTeX ("\frac{10}{9}", "x \in [0, 1)") is its own answer.
-    if "\n" not in text and text.startswith(("\\", "-\\", "(", "[", "{")):
+    # A one-line response that is itself LaTeX ("\frac{10}{9}", "2\sqrt{3}") is its own answer;
+    # prose around LaTeX ("the value is \frac{10}{9}") is not.
+    bare = _LATEX_COMMAND.sub(" ", text)
+    if "\n" not in text and (
+        text.startswith(("\\", "-\\", "(", "[", "{"))
+        or ("\\" in text and not re.search(r"[A-Za-z]{3,}", bare))
+    ):
         return Extraction(text, "latex")
     return Extraction(None, "latex", "no_answer", "no math environment")
 
@@ -218,8 +211,8 @@ def _same_answer_key(text: str) -> object:
 
 def _from_candidates(found: list[str], mode: str) -> Extraction:
     by_key: dict[object, str] = {}
-    for f in found:
-        by_key.setdefault(_same_answer_key(f), " ".join(f.split()))
+    for f in dict.fromkeys(" ".join(f.split()) for f in found):
+        by_key.setdefault(_same_answer_key(f), f)
     distinct = list(by_key.values())
     if len(distinct) > 1:
         return Extraction(
@@ -238,13 +231,9 @@ def _finals(response: str, modes: Sequence[str]) -> Extraction | None:
     if "boxed" in modes:
         found += [(start, text, "boxed") for start, _, text in boxed_spans(response)]
     if "answer_line" in modes:
-        boxed_at = [(s, e) for s, e, _ in boxed_spans(response)] if "boxed" in modes else []
         for pos, text in _answer_lines(response):
             # "Answer: \boxed{5}" states one final, not two.
-            if (
-                any(s >= pos and s <= pos + len(text) + 40 for s, _ in boxed_at)
-                and "\\boxed" in (response[pos : pos + len(text) + 60])
-            ):
+            if "boxed" in modes and "\\boxed" in response[pos : pos + len(text) + 60]:
                 continue
             found.append((pos, text, "answer_line"))
     if not found:

@@ -5,6 +5,7 @@ are killed at `timeout_s`. Reward is 1.0 for a pass, 0.0 otherwise."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -125,7 +126,16 @@ class MathVerifier:
         symbolic: list[tuple[int, dict[str, Any]]] = []
         jobs: list[tuple[Node, Node, CompareOptions]] = []
         for i, (response, reference) in enumerate(items):
+            started = time.monotonic()
             prepared = self._prepare(response, reference)
+            # Extraction and parsing are linear and run here, not in a killable worker; the
+            # limit still applies to them, so a slow one is a timeout rather than a verdict.
+            elapsed = time.monotonic() - started
+            if elapsed > self.config.timeout_s:
+                prepared = fail(
+                    "timeout",
+                    f"extraction and parsing took {elapsed:.1f}s > {self.config.timeout_s}s",
+                )
             if isinstance(prepared, Verdict):
                 verdicts.append(prepared)
                 continue

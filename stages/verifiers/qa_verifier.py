@@ -41,6 +41,22 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def token_precision(prediction: str, gold: str) -> float:
+    """Share of the prediction's tokens found in the gold answer (0 for an empty prediction)."""
+    pred_tokens, gold_tokens = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if not pred_tokens:
+        return float(not gold_tokens)
+    return sum((Counter(pred_tokens) & Counter(gold_tokens)).values()) / len(pred_tokens)
+
+
+def hedge_proof_score(prediction: str, golds: Sequence[str]) -> float:
+    """Token F1 times token precision, best over the golds. Plain F1 pays for listing guesses
+    ("Paris London" scores 0.67 against "Paris", more than the 0.5 a model torn between the two
+    earns by committing to one). With k equally long guesses of which one is right this score is
+    2 / (k (k + 1)) <= 1 / k, the expected reward of committing: hedging never pays."""
+    return max(token_f1(prediction, g) * token_precision(prediction, g) for g in golds)
+
+
 def extract_qa_answer(response: str) -> str:
     """<answer>..</answer>, else the last "Answer:" line, else the last non-empty line."""
     tags = _ANSWER_TAG.findall(response)
@@ -85,8 +101,9 @@ class QAVerifier:
             return fail("parse_error", "no answer in the response")
         golds = [ref.answer, *ref.aliases]
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
-        f1 = max(token_f1(answer, g) for g in golds)
-        score = em if self.config.metric == "em" else f1
+        f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
+        hedge_proof = max(em, hedge_proof_score(answer, golds))
+        score = em if self.config.metric == "em" else hedge_proof
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
         cited = extract_citations(response)
         if cited is not None and ref.supporting_ids:
@@ -100,9 +117,12 @@ class QAVerifier:
             reward = (1 - w) * score + w * cite_f1
         if self.config.hop_weighting and ref.num_hops and ref.num_hops > 2:
             reward *= 1 + self.config.hop_weight_per_extra_hop * (ref.num_hops - 2)
-        passed = bool(em) or f1 >= self.config.f1_threshold
+        passed = bool(em) or hedge_proof >= self.config.f1_threshold
         reason = (
-            "exact match" if em else f"token F1 {f1:.2f}" + ("" if passed else " below threshold")
+            "exact match"
+            if em
+            else f"token F1 {f1:.2f} x precision = {hedge_proof:.2f}"
+            + ("" if passed else " below threshold")
         )
         return Verdict(
             passed=passed,

@@ -1,3 +1,6 @@
+import json
+from pathlib import Path
+
 import pytest
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
@@ -76,3 +79,45 @@ def test_exact_match_compares_the_characters(response, passed):
 def test_exact_match_keeps_leading_zeros_and_can_ignore_case():
     assert not ExactMatchVerifier().verify("21", "021").passed
     assert ExactMatchVerifier(ExactMatchConfig(case_sensitive=False)).verify("ABC", "abc").passed
+
+
+MUSIQUE = json.loads(
+    (Path(__file__).parent / "data" / "musique_answer_metric_cases.json").read_text()
+)
+
+
+@pytest.mark.parametrize("case", MUSIQUE["cases"], ids=lambda c: repr(c["prediction"])[:40])
+def test_em_and_f1_metrics_are_bit_identical_to_musique_answer_py(case):
+    """Values computed by StonyBrookNLP/musique metrics/answer.py at the commit in the fixture."""
+    golds = case["golds"]
+    assert (
+        max(float(normalize_answer(case["prediction"]) == normalize_answer(g)) for g in golds)
+        == case["em"]
+    )
+    assert max(token_f1(case["prediction"], g) for g in golds) == case["f1"]
+    if normalize_answer(case["prediction"]):  # an empty answer is a parse error, not a score
+        verdict = QAVerifier().verify(
+            f"Answer: {case['prediction']}", QAReference(answer=golds[0], aliases=golds[1:])
+        )
+        assert verdict.details["em"] == case["em"] and verdict.details["f1"] == round(case["f1"], 6)
+
+
+@pytest.mark.parametrize(
+    ("hedge", "gold"), [("Paris London", "Paris"), ("New York City Boston", "New York City")]
+)
+def test_listing_guesses_earns_no_pass_and_less_than_one_right_answer(hedge, gold):
+    """Issue 15: token F1 paid 0.667 for "Paris London" and passed "New York City Boston"."""
+    verifier = QAVerifier()
+    hedged, right = (
+        verifier.verify(f"Answer: {hedge}", gold),
+        verifier.verify(f"Answer: {gold}", gold),
+    )
+    assert not hedged.passed and right.passed
+    assert hedged.reward < right.reward
+    # and less than committing to one of the guesses when torn between them
+    assert hedged.reward <= 1 / len(hedge.split()) * len(gold.split())
+
+
+def test_a_negated_answer_is_not_paid_like_the_answer():
+    verdict = QAVerifier().verify("Answer: not Paris", "Paris")
+    assert not verdict.passed and verdict.reward < 0.5
