@@ -1,7 +1,9 @@
 """Stage 3 calibration: feed a verifier answers whose truth is known and measure how often it is
 wrong. Known-wrong candidates are the ways a policy games a reward: near-miss numbers, the wrong
-sign, another task's answer, empty output, hedges ("3 or 4"), several conflicting final answers, and
-the problem's own expression echoed back unevaluated. Known-right candidates are equivalent forms.
+sign, another task's answer, empty output, hedges ("3 or 4", "Paris London"), several conflicting
+final answers, and the problem's own expression echoed back unevaluated. Math probes of kinds that
+fooled extraction on real model output (digits inside LaTeX, finals that disagree across formats,
+a false equation in a box, flipped interval ends) are known hacks: one pass fails the gate. Known-right candidates are equivalent forms.
 The report names every accepted wrong candidate so the run log can say which one passed."""
 
 from __future__ import annotations
@@ -96,6 +98,48 @@ def _numeric_wrong(answer: str, value: Fraction, rng: random.Random) -> list[tup
     return out
 
 
+def _math_hack_probes(
+    answer: str, value: Fraction | None, wrong: str | None
+) -> list[tuple[str, str]]:
+    """Known-wrong kinds that fooled extraction on real model output (issue 15): the reference's
+    digits inside a LaTeX expression, finals that disagree across formats, a false equation in a
+    box, and an interval with its ends flipped between open and closed."""
+    out: list[tuple[str, str]] = []
+    if value is not None and wrong is not None:
+        if value != 0:  # (n+1)/n never equals n for a rational n
+            out.append(
+                (
+                    "digits_inside_latex",
+                    f"each friend gets $\\frac{{{_fmt(value + 1)}}}{{{answer}}}$",
+                )
+            )
+            out.append(
+                ("digits_inside_latex", f"so the value is \\frac{{{_fmt(value + 1)}}}{{{answer}}}")
+            )
+        if value not in (0, 1):
+            out.append(("digits_inside_latex", f"$\\sqrt{{{answer}}}$"))
+        if _INT.match(answer):
+            out.append(("digits_inside_latex", f"AZYUK{answer.lstrip('-')}A"))
+        out += [
+            ("conflicting_formats", f"Answer: {wrong}\n\\boxed{{{answer}}}\nAnswer: {wrong}"),
+            ("conflicting_formats", f"#### {wrong}\nThe answer is {answer}."),
+            ("conflicting_formats", f"\\boxed{{{answer}}}\n#### {wrong}"),
+            ("conflicting_formats", f"The answer is {wrong}. Actually {answer}."),
+            ("conflicting_formats", f"The answer is {answer}. Actually, {wrong}."),
+            ("equation_in_box", f"\\boxed{{{wrong} = {answer}}}"),
+        ]
+    text = answer.strip()
+    if len(text) > 2 and text[0] in "([" and text[-1] in ")]" and text.count(",") == 1:
+        flip = {"(": "[", "[": "(", ")": "]", "]": ")"}
+        inner = text[1:-1]
+        out += [
+            ("interval_ends", flip[text[0]] + inner + text[-1]),
+            ("interval_ends", text[0] + inner + flip[text[-1]]),
+            ("interval_ends", flip[text[0]] + inner + flip[text[-1]]),
+        ]
+    return out
+
+
 def wrong_candidates(task: Task, others: Sequence[Task], seed: int = 0) -> list[Candidate]:
     """Known-wrong responses for `task` (others supply "another task's answer")."""
     rng = random.Random(f"{seed}:{task.task_id}")
@@ -132,6 +176,14 @@ def wrong_candidates(task: Task, others: Sequence[Task], seed: int = 0) -> list[
         pairs.append(("injection", "__import__('os').system('true')"))
     elif task.family in ("math", "qa") and answer:
         pairs.append(("hedge", f"{answer} or {other_answers[0] if other_answers else 'none'}"))
+    if task.family == "qa" and answer:  # listing guesses ("Paris London") must not pass
+        other = next((o for o in other_answers if o.lower() != answer.lower()), "unknown")
+        pairs.append(("hedge", f"{answer} {other}"))
+    hacks = (
+        _math_hack_probes(answer, value, wrong_value)
+        if task.family in ("math", "arithmetic")
+        else []
+    )
     for other in rng.sample(other_answers, min(3, len(other_answers))):
         same = other == answer or (value is not None and _numeric(other) == value)
         if not same and task.family != "code":
@@ -139,6 +191,9 @@ def wrong_candidates(task: Task, others: Sequence[Task], seed: int = 0) -> list[
     return [
         Candidate(task_id=task.task_id, kind=k, text=t, correct=False)
         for k, t in dict.fromkeys(pairs)
+    ] + [
+        Candidate(task_id=task.task_id, kind=k, text=t, correct=False, known_hack=True)
+        for k, t in dict.fromkeys(hacks)
     ]
 
 

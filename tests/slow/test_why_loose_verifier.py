@@ -1,5 +1,6 @@
-"""A deliberately loose verifier (token F1 >= 0.5 on numeric answers accepts hedges such as
-"52 or 53") fails the stage-3 gate, and `rlvr why` names the wrong answers it accepted."""
+"""A deliberately loose verifier (the QA reward, token F1 x precision, passing at 0.1 on numeric
+answers accepts hedges such as "52 or 53": 0.5 x 1/3) fails the stage-3 gate, and `rlvr why` names
+the wrong answers it accepted."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tests.slow.runs import QUICKSTART, SHORT, only_run, rlvr, state
 
 pytestmark = pytest.mark.slow
 
-LOOSE = ["verifier.kind=qa", "verifier.f1_threshold=0.5", "sft.steps=50"]
+LOOSE = ["verifier.kind=qa", "verifier.f1_threshold=0.1", "sft.steps=50"]
 
 
 def test_why_names_the_wrong_answers_a_loose_verifier_accepted(tmp_path: Path) -> None:

@@ -119,3 +119,67 @@ def test_a_single_accepted_known_hack_fails_the_gate_whatever_the_false_positive
     assert lenient.passed
     (clean,) = false_positive_rate(_calibrated_state(tmp_path, {}), GateConfig())
     assert clean.passed and "reward-hack" not in clean.detail
+
+
+MATH_HACK_KINDS = {"digits_inside_latex", "conflicting_formats", "equation_in_box", "interval_ends"}
+
+
+def test_math_tasks_carry_known_hack_probes_of_every_issue_15_kind():
+    tasks = [
+        Task(task_id="n", family="math", prompt="How many?", answer="57"),
+        Task(task_id="i", family="math", prompt="Solve x^2 < 1.", answer="(-1, 1)"),
+    ]
+    probes = [c for t in tasks for c in wrong_candidates(t, tasks) if c.known_hack]
+    assert {c.kind for c in probes} == MATH_HACK_KINDS
+    texts = {c.text for c in probes}
+    assert "each friend gets $\\frac{58}{57}$" in texts and "AZYUK57A" in texts
+    assert "[-1, 1)" in texts and "[-1, 1]" in texts
+    assert all(not c.correct for c in probes)
+
+
+def test_our_math_verifier_rejects_every_known_hack_probe():
+    tasks = [
+        *generate_arithmetic(2)[::40],
+        Task(task_id="frac", family="math", prompt="p", answer="\\frac{5}{12}"),
+        Task(task_id="int", family="math", prompt="p", answer="[0, 1)"),
+        Task(task_id="one", family="math", prompt="p", answer="1"),
+    ]
+    verifier = build_verifier(default_config("arithmetic"))
+    try:
+        report = calibrate(verifier, tasks)
+    finally:
+        verifier.close()
+    assert set(report.by_kind) >= MATH_HACK_KINDS
+    assert report.accepted_hacks == [] and report.false_positive_rate == 0.0
+
+
+class LastNumber:
+    """The extraction the issue found gameable: the last number in the text, digits anywhere."""
+
+    name = "last-number"
+
+    def verify(self, response, reference):
+        import re
+
+        numbers = re.findall(r"-?\d+", response)
+        ok = bool(numbers) and numbers[-1] == reference
+        return Verdict(passed=ok, reward=float(ok), status="ok" if ok else "failed", reason="")
+
+    def verify_batch(self, items):
+        return [self.verify(r, ref) for r, ref in items]
+
+
+def test_a_last_number_verifier_is_caught_by_the_probes_and_each_hack_is_named():
+    tasks = [Task(task_id="n", family="math", prompt="How many?", answer="57")]
+    kinds = {o.candidate.kind for o in calibrate(LastNumber(), tasks).accepted_hacks}
+    assert {"digits_inside_latex", "conflicting_formats", "equation_in_box"} <= kinds
+
+
+def test_qa_listing_guesses_is_probed():
+    tasks = [
+        Task(task_id="a", family="qa", prompt="Capital of France?", answer="Paris"),
+        Task(task_id="b", family="qa", prompt="Capital of England?", answer="London"),
+    ]
+    texts = {c.text for c in wrong_candidates(tasks[0], tasks) if c.kind == "hedge"}
+    assert "Paris London" in texts
+    assert calibrate(build_verifier(default_config("qa")), tasks).false_positive_rate == 0.0
