@@ -210,10 +210,13 @@ def _same_answer_key(text: str) -> object:
 
 
 def _from_candidates(found: list[str], mode: str) -> Extraction:
-    by_key: dict[object, str] = {}
-    for f in dict.fromkeys(" ".join(f.split()) for f in found):
-        by_key.setdefault(_same_answer_key(f), f)
-    distinct = list(by_key.values())
+    texts = list(dict.fromkeys(" ".join(f.split()) for f in found))
+    if len(texts) > 1:  # parse only when the texts differ: most responses state one final
+        by_key: dict[object, str] = {}
+        for f in texts:
+            by_key.setdefault(_same_answer_key(f), f)
+        texts = list(by_key.values())
+    distinct = texts
     if len(distinct) > 1:
         return Extraction(
             None,

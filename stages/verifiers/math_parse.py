@@ -83,8 +83,8 @@ class _Parser:
         return tok
 
     def at(self, *values: str) -> bool:
-        tok = self.peek()
-        return tok is not None and tok[1] in values
+        i = self.i  # the hottest call of the parser: no peek()
+        return i < len(self.toks) and self.toks[i][1] in values
 
     def top(self) -> Node:
         items = [self.item()]

@@ -7,6 +7,11 @@ the known-wrong answers a policy produces when it games a reward (near misses, w
 several conflicting final answers, the problem's expression echoed unevaluated, injection strings).
 Start-up (imports, process spawn) is excluded for both by a warm-up batch.
 
+A second suite runs the 261 labelled cases (258 distinct pairs) of Math-Verify's own tests at
+commit 5d148cf (tests/unit/verifiers/data/math_verify_cases.json), each under its test's flags, on
+both tools side by side: `mv_agreement` counts the README's listed deliberate differences as
+agreement (as the acceptance test does), `mv_raw_agreement` does not.
+
 Run: .venv/bin/python tests/benchmarks/bench_verify.py [--pairs 3000] [--seed 0]
 The last line printed is one JSON object.
 """
@@ -21,7 +26,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "unit" / "verifiers"))
+
+from mv_cases import config_for, deliberate_differences, load_cases  # noqa: E402
 
 from stages.verifiers.config import MathVerifierConfig  # noqa: E402
 from stages.verifiers.math_verifier import MathVerifier  # noqa: E402
@@ -141,6 +150,71 @@ def run_peer(pairs: list[Pair], workers: int) -> tuple[list[bool], float]:
     return results, elapsed
 
 
+def _peer_case(case: dict) -> bool:
+    """Math-Verify's own test helper (compare_strings) with the case's flags."""
+    from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+
+    targets = [
+        LatexExtractionConfig(boxed_match_priority=0) if m == "latex" else ExprExtractionConfig()
+        for m in case["match_types"]
+    ]
+    try:
+        return bool(
+            verify(
+                parse(case["gold"], targets),
+                parse(case["pred"], targets),
+                float_rounding=case["precision"],
+                strict=case["strict"],
+                allow_set_relation_comp=case["allow_set_relation_comp"],
+            )
+        )
+    except Exception:
+        return False
+
+
+def run_ours_cases(cases: list[dict], workers: int) -> tuple[list[bool], float]:
+    """One verifier per flag combination, all started before the clock; one batch each."""
+    groups: dict[str, list[int]] = {}
+    for i, case in enumerate(cases):
+        groups.setdefault(config_for(case).model_dump_json(), []).append(i)
+    verifiers = {}
+    for key, indices in groups.items():
+        config = config_for(cases[indices[0]]).model_copy(update={"workers": workers})
+        verifiers[key] = MathVerifier(config)
+        verifiers[key].verify_batch([(c["pred"], c["gold"]) for c in cases])  # warm up
+    passed: dict[int, bool] = {}
+    start = time.perf_counter()
+    for key, indices in groups.items():
+        items = [(cases[i]["pred"], cases[i]["gold"]) for i in indices]
+        for i, verdict in zip(indices, verifiers[key].verify_batch(items), strict=True):
+            passed[i] = verdict.passed
+    elapsed = time.perf_counter() - start
+    for verifier in verifiers.values():
+        verifier.close()
+    return [passed[i] for i in range(len(cases))], elapsed
+
+
+def run_peer_cases(cases: list[dict], workers: int) -> tuple[list[bool], float]:
+    with mp.get_context("spawn").Pool(workers) as pool:
+        pool.map(_peer_case, cases, chunksize=8)  # warm up
+        start = time.perf_counter()
+        results = pool.map(_peer_case, cases, chunksize=8)
+        elapsed = time.perf_counter() - start
+    return results, elapsed
+
+
+def score_cases(passed: list[bool], cases: list[dict]) -> dict[str, float]:
+    listed = deliberate_differences()
+    wrong = [p for p, c in zip(passed, cases, strict=True) if c["expected"] == 0]
+    agree = [int(p) == c["expected"] for p, c in zip(passed, cases, strict=True)]
+    agree_listed = [a or c["test_id"] in listed for a, c in zip(agree, cases, strict=True)]
+    return {
+        "agreement": sum(agree_listed) / len(cases),
+        "raw_agreement": sum(agree) / len(cases),
+        "false_positive_rate": sum(wrong) / len(wrong),
+    }
+
+
 def score(passed: list[bool], pairs: list[Pair]) -> dict[str, float]:
     wrong = [p for p, pair in zip(passed, pairs, strict=True) if not pair[2]]
     right = [p for p, pair in zip(passed, pairs, strict=True) if pair[2]]
@@ -208,6 +282,18 @@ def main() -> None:
     print("per category (n, ours right, math-verify right):")
     for name in sorted(cats):
         print(f"  {name:<18}{cats[name][0]:>5}{cats[name][1]:>6}{cats[name][2]:>6}")
+    cases = load_cases()
+    mv_ours, mt_ours = run_ours_cases(cases, args.workers)
+    mv_peer, mt_peer = run_peer_cases(cases, args.workers)
+    m_ours, m_peer = score_cases(mv_ours, cases), score_cases(mv_peer, cases)
+    print(f"Math-Verify's labelled cases: {len(cases)} (5d148cf), same flags for both tools")
+    print(f"{'tool':<14}{'checks/s':>10}{'agree':>8}{'raw':>8}{'FP rate':>9}")
+    for name, t, m in (("rlvr math", mt_ours, m_ours), ("math-verify", mt_peer, m_peer)):
+        print(
+            f"{name:<14}{len(cases) / t:>10.0f}{m['agreement']:>8.3f}"
+            f"{m['raw_agreement']:>8.3f}{m['false_positive_rate']:>9.3f}"
+        )
+    print(f"speedup on these cases: {mt_peer / mt_ours:.1f}x")
     print(
         json.dumps(
             {
@@ -222,6 +308,14 @@ def main() -> None:
                 "peer_false_positive_rate": round(s_peer["false_positive_rate"], 4),
                 "false_negative_rate": round(s_ours["false_negative_rate"], 4),
                 "peer_false_negative_rate": round(s_peer["false_negative_rate"], 4),
+                "mv_cases": len(cases),
+                "mv_agreement": round(m_ours["agreement"], 4),
+                "mv_raw_agreement": round(m_ours["raw_agreement"], 4),
+                "mv_false_positive_rate": round(m_ours["false_positive_rate"], 4),
+                "mv_checks_per_s": round(len(cases) / mt_ours, 1),
+                "mv_peer_checks_per_s": round(len(cases) / mt_peer, 1),
+                "mv_peer_agreement": round(m_peer["agreement"], 4),
+                "mv_speedup": round(mt_peer / mt_ours, 2),
                 **code,
             }
         )
