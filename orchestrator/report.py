@@ -12,15 +12,16 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from orchestrator.why import LogIndex, StoreOption, abandoned_by, entries
 from store.log import StoredEvent
 from store.projections import initial_hyperparameters, project
+
+if TYPE_CHECKING:  # matplotlib takes about a second to import: only `rlvr report` loads it
+    from matplotlib.axes import Axes
 
 PLOTS = {
     "verify_rate": "Verify rate",
@@ -158,6 +159,8 @@ def _decorate(ax: Axes, data: _Data, metrics: tuple[str, ...], has_data: bool, n
 
 
 def _plot(data: _Data, name: str, path: Path) -> None:
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(8, 3.4), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     ax.set_title(PLOTS[name], fontsize=10)

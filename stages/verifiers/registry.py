@@ -17,7 +17,6 @@ from stages.verifiers.config import (
     QAVerifierConfig,
     VerifierConfig,
 )
-from stages.verifiers.judge import RubricJudge
 from stages.verifiers.math_verifier import MathVerifier
 from stages.verifiers.qa_verifier import ExactMatchVerifier, QAVerifier
 from stages.verifiers.types import (
@@ -31,12 +30,21 @@ from stages.verifiers.types import (
 )
 
 _CONFIG = TypeAdapter(VerifierConfig)
+
+
+def _rubric_judge(config: JudgeConfig) -> Verifier:
+    # The judge imports openai (about a second): only runs that use it pay for it.
+    from stages.verifiers.judge import RubricJudge
+
+    return RubricJudge(config)
+
+
 _BUILDERS: dict[type, Any] = {
     MathVerifierConfig: MathVerifier,
     ExactMatchConfig: ExactMatchVerifier,
     CodeVerifierConfig: CodeVerifier,
     QAVerifierConfig: QAVerifier,
-    JudgeConfig: RubricJudge,
+    JudgeConfig: _rubric_judge,
 }
 # The verifier kind each task family uses by default.
 FAMILY_KIND = {
