@@ -144,6 +144,7 @@ def _mask_envs(text: str) -> str:
 
 _DIGIT_IN_LATEX = re.compile(r"\\[a-zA-Z]+\s*\{[^{}\n]{0,50}\d")
 _LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+")
+MAX_BARE_CHARS = 400
 _SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+")
 
 
@@ -192,12 +193,20 @@ def _latex(response: str) -> Extraction:
     text = response.strip().rstrip(".").strip()
     # A one-line response that is itself LaTeX ("\frac{10}{9}", "2\sqrt{3}") is its own answer;
     # prose around LaTeX ("the value is \frac{10}{9}") is not.
-    bare = _LATEX_COMMAND.sub(" ", text)
-    if "\n" not in text and (
-        text.startswith(("\\", "-\\", "(", "[", "{"))
-        or ("\\" in text and not re.search(r"[A-Za-z]{3,}", bare))
-    ):
-        return Extraction(text, "latex")
+    # A bare answer ("y = 2x + 1", "(2, -1)") is one too when it parses; "84 85" does not, and is
+    # left to the last-number reading (which calls it two answers).
+    if "\n" in text or len(text) > MAX_BARE_CHARS:
+        return Extraction(None, "latex", "no_answer", "no math environment")
+    whole = Extraction(text, "latex", position=len(response))
+    prose = re.search(r"[A-Za-z]{3,}", _LATEX_COMMAND.sub(" ", text))
+    if not prose:
+        try:
+            parse_answer(normalise(text))
+            return whole
+        except MathParseError:
+            pass
+    if text.startswith(("\\", "-\\", "(", "[", "{")) or ("\\" in text and not prose):
+        return whole
     return Extraction(None, "latex", "no_answer", "no math environment")
 
 
