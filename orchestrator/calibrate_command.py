@@ -2,7 +2,8 @@
 (each rank, under mlx.launch), the batch size at each peak, recorded for `batch_size = "auto"`.
 
 Sampling: `batch_size` completions of the step's prompts decoded in one batch (sequences/s).
-Training: forward + backward of the GRPO loss over `batch_size` sampled sequences (tokens/s).
+Training: forward + backward of the GRPO loss over those sequences (prompt + completion tokens/s);
+both measured by `stages/rl/throughput.py`, as a distributed run measures its ranks.
 The model is the config's (the embedded one freshly initialised: throughput does not depend on
 what it has learned). Records go to `<log_path>/calibration.json`, keyed by host and model shape.
 
@@ -46,13 +47,8 @@ def _model(config: RunConfig) -> tuple[Any, Any, str]:
 
 def measure(config: RunConfig, sizes: list[int], repeats: int = 2) -> dict[str, Any]:
     """Sequences/s sampling and tokens/s training at each batch size; the peaks."""
-    import mlx.core as mx
-    import mlx.nn as nn
-
     from stages.common import task_suite
-    from stages.distributed_step import sample_groups_keyed
-    from stages.training.grpo import grpo_loss
-    from stages.training.logprobs import pad_batch
+    from stages.rl.throughput import measure_throughput
     from stages.types import StageContext
     from store.blobs import BlobStore
 
@@ -66,26 +62,15 @@ def measure(config: RunConfig, sizes: list[int], repeats: int = 2) -> dict[str, 
     sampling, training = {}, {}
     for size in sizes:
         prompts = [tasks[i % len(tasks)] for i in range(max(size // n, 1))]
-        settings = grpo.sampling.model_copy(update={"batch_size": size})
+        settings = grpo.model_copy(
+            update={"sampling": grpo.sampling.model_copy(update={"batch_size": size})}
+        )
         rates, train_rates = [], []
         for r in range(repeats + 1):  # the first run warms up
-            start = time.perf_counter()
-            groups, _ = sample_groups_keyed(model, tokenizer, prompts, 0, settings, n, r)
-            seconds = time.perf_counter() - start
-            rollouts = [x for g in groups for x in g.rollouts_N]
-            tokens_BT, mask_BT = pad_batch(
-                [x.prompt_tokens for x in rollouts], [x.tokens for x in rollouts]
-            )
-            start = time.perf_counter()
-            _, grads = nn.value_and_grad(model, grpo_loss)(
-                model, tokens_BT, mask_BT, mx.zeros((len(rollouts),)), mx.zeros(mask_BT.shape),
-                None, 0.0, grpo,
-            )  # fmt: skip
-            mx.eval(grads)
-            train_seconds = time.perf_counter() - start
+            measured = measure_throughput(model, tokenizer, prompts, settings, seed=r)
             if r:
-                rates.append(len(rollouts) / seconds)
-                train_rates.append(float(mask_BT.size) / train_seconds)
+                rates.append(measured.sequences / measured.sample_s)
+                train_rates.append(measured.train_tokens / measured.train_s)
         sampling[size], training[size] = statistics.median(rates), statistics.median(train_rates)
     return {
         "host": socket.gethostname(), "model": shape, "max_tokens": grpo.sampling.max_tokens,

@@ -239,7 +239,20 @@ class World:
 
 def init_world(config: DistributedConfig) -> World:
     """Join the group `mlx.launch` set up (ring, MPI, NCCL); a group of one when not launched."""
+    import os
+
     import mlx.core as mx
 
+    # `mlx.launch -n 1` writes an empty ring host file, which `init()` cannot parse: a world of one.
+    if os.environ.get("MLX_HOSTFILE") is not None and _blank(os.environ["MLX_HOSTFILE"]):
+        return World(None, config)
     group = mx.distributed.init() if mx.distributed.is_available() else None
     return World(group, config)
+
+
+def _blank(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return not f.read().strip()
+    except OSError:
+        return False  # not ours to judge: init() reports what is wrong with it

@@ -6,7 +6,7 @@ the run completes with the best checkpoint that passes, or fails with the gate's
 from __future__ import annotations
 
 from stages.common import evaluate
-from stages.rl_loop import RLLoop
+from stages.rl.loop import RLLoop
 from stages.types import StageContext
 from store.events import EvalRecorded
 
@@ -25,7 +25,7 @@ class Evaluation:
         trainer = loop.trainer()
         rate, capability, _ = evaluate(ctx, trainer.model, trainer.tokenizer)
         latest = state.latest_checkpoint
-        final = latest.digest if latest and latest.step == trainer.step else loop.save(trainer)
+        final = latest.digest if latest and latest.step == trainer.step else loop.save()
         candidates = [
             EvalRecorded(
                 step=trainer.step, verify_rate=rate, capability=capability, checkpoint=final

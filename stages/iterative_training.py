@@ -7,7 +7,7 @@ from __future__ import annotations
 import structlog
 
 from stages.data_generation import build_training_set, curriculum
-from stages.rl_loop import RLLoop
+from stages.rl.loop import RLLoop
 from stages.types import StageContext
 from store.events import TrainingStoppedEarly
 

@@ -1,10 +1,10 @@
 """Stage 5, RLVR optimization: the GRPO loop over the stage-4 curriculum for `pipeline.rl_steps`
-steps (see stages/rl_loop.py). Its gates then check KL <= max and a held-out gain."""
+steps (see stages/rl/loop.py). Its gates then check KL <= max and a held-out gain."""
 
 from __future__ import annotations
 
 from stages.data_generation import curriculum
-from stages.rl_loop import RLLoop
+from stages.rl.loop import RLLoop
 from stages.types import StageContext
 
 

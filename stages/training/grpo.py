@@ -1,4 +1,5 @@
-"""GRPO on mlx: sample a group of completions per prompt, score them outside, update the policy.
+"""GRPO on mlx: the update from scored groups of completions (the step that samples, scores and
+calls it is stages/rl/step.py).
 
 Per completion token t of rollout i in group g (mask over completion tokens, EOS included):
 
@@ -46,17 +47,14 @@ from stages.training.logprobs import (
 __all__ = [
     "advantages",
     "grpo_loss",
-    "grpo_step",
     "k3",
     "new_trainer_state",
     "score_groups",
     "step_seed",
-    "train_grpo",
     "train_step",
 ]
-from stages.training.sampling import default_prompt_text, sample_groups
 from stages.training.schedule import derive_seed, lr_multiplier
-from stages.training.types import RewardFn, RolloutGroup, StepFn, StepMetrics, TrainerState
+from stages.training.types import RewardFn, RolloutGroup, StepMetrics, TrainerState
 
 
 def new_trainer_state(
@@ -286,47 +284,3 @@ def score_groups(groups_G: Sequence[RolloutGroup], reward_fn: RewardFn) -> list[
         out.append([float(x) for x in flat[k : k + len(g.rollouts_N)]])
         k += len(g.rollouts_N)
     return out
-
-
-def grpo_step(
-    state: TrainerState,
-    prompts_P: Sequence[Any],
-    reward_fn: RewardFn,
-    config: GRPOConfig,
-    attempt: int = 0,
-    prompt_text: Callable[[Any], str] | None = None,
-) -> tuple[list[RolloutGroup], list[list[float]], StepMetrics]:
-    """Sample, score and train one step: (groups, rewards_GN, metrics)."""
-    sample_start = time.perf_counter()
-    groups, stats = sample_groups(
-        state.model,
-        state.tokenizer,
-        prompts_P,
-        config.sampling,
-        config.group_size,
-        step_seed(config, state.step, attempt),
-        prompt_text or default_prompt_text,
-    )
-    rewards_GN = score_groups(groups, reward_fn)
-    stats = dict(stats, sample_s=time.perf_counter() - sample_start)
-    return groups, rewards_GN, train_step(state, groups, rewards_GN, config, attempt, stats)
-
-
-def train_grpo(
-    state: TrainerState,
-    prompt_batches: Callable[[int], Sequence[Any]],
-    reward_fn: RewardFn,
-    config: GRPOConfig,
-    steps: int,
-    on_step: StepFn | None = None,
-    prompt_text: Callable[[Any], str] | None = None,
-) -> list[StepMetrics]:
-    """Run `steps` GRPO steps from `state.step`; `prompt_batches(step)` gives each step's records."""
-    history = []
-    for _ in range(steps):
-        prompts = prompt_batches(state.step)
-        _, _, metrics = grpo_step(state, prompts, reward_fn, config, 0, prompt_text)
-        history.append(metrics)
-        if on_step is not None:
-            on_step(metrics)
-    return history

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stages.rl.step import train_grpo
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
-from stages.training.grpo import new_trainer_state, train_grpo
+from stages.training.grpo import new_trainer_state
 from stages.training.model import make_trainable, prepare_model, save_model_dir
 from stages.training.sampling import generate_greedy
 from stages.training.sft import epoch_batches, sft

@@ -36,7 +36,8 @@ def job(steps: int, overrides: list[str]) -> None:
     from orchestrator.distributed import launched_world
     from stages.common import task_suite
     from stages.distributed import World
-    from stages.rl_loop import RLLoop
+    from stages.rl.logged_step import step_events
+    from stages.rl.session import session_of
     from stages.training.grpo import new_trainer_state
     from stages.training.model import build_embedded_model, load_model, make_trainable
     from stages.types import StageContext
@@ -52,15 +53,15 @@ def job(steps: int, overrides: list[str]) -> None:
         run_id="bench", config=config, run_dir=folder, blobs=BlobStore(folder / "blobs"),
         emit=lambda events: [], state=lambda: None, workspace={"world": world},
     )  # fmt: skip
-    loop = RLLoop(ctx)
-    trainer = new_trainer_state(model, tokenizer, loop.grpo_config())
+    session = session_of(ctx)
+    session.trainer = new_trainer_state(model, tokenizer, session.grpo_config())
     tasks = task_suite(ctx).train
     shape = (config.grpo.groups_per_batch, config.grpo.group_size)
     rng = np.random.default_rng(0)
     times, calibrations = [], []
     for _ in range(steps + 1):
         rewards = rng.integers(0, 2, size=shape).astype(float).tolist()
-        events = loop._step(trainer, tasks, 0, logged_rewards=rewards)
+        events = step_events(session, tasks, 0, logged_rewards=rewards)
         times.append(
             next(e for e in events if e.type_name() == "MetricsRecorded").metrics["step_s"]
         )

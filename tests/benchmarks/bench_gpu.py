@@ -5,7 +5,7 @@ size and lengths. See configs/gpu_bench.toml.
     python tests/benchmarks/bench_gpu.py --config configs/gpu_bench.toml [--sides ours,trl]
         [--profile tiny] [--workdir DIR] [--out DIR] [--variants compiled,syncsample,mb4] [--check]
 
-Ours is the stock `grpo_step` with `GRPOConfig.micro_batches` = sequences / `micro_batch_rows`.
+Ours is the stock `rl_step` (stages/rl/step.py) with `GRPOConfig.micro_batches` = sequences / `micro_batch_rows`.
 `--variants` runs ours again after the sides, each a separate process: `mbN` with N
 micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` /
 `eager` with `GRPOConfig.compile_loss` on / off, `syncsample` with the step-by-step decode loop

@@ -24,9 +24,10 @@ import time
 from pathlib import Path
 
 import stages.training  # noqa: F401  (loads OpenBLAS before mlx)
+from stages.rl.step import train_grpo
 from stages.training.blas import blas_status
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig
-from stages.training.grpo import new_trainer_state, train_grpo
+from stages.training.grpo import new_trainer_state
 from stages.training.model import encode_prompt, load_model, prepare_model, save_model_dir
 from stages.training.recipe import arithmetic_problems, exact_answer_reward, forgets_the_carry
 from stages.training.sft import epoch_batches, sft

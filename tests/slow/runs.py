@@ -45,10 +45,12 @@ def rlvr(
     env: dict[str, str] | None = None,
     timeout: float = 1200,
     check: bool = False,
+    launcher: list[str] | None = None,
 ) -> subprocess.CompletedProcess:
+    """`rlvr ARGS` in `cwd`; `launcher` prefixes the command (e.g. `mlx.launch ... --`)."""
     environment = {**os.environ, "RLVR_LOG_LEVEL": "WARNING", **(env or {})}
     result = subprocess.run(
-        [sys.executable, "-m", "orchestrator", *args], cwd=cwd, env=environment,
+        [*(launcher or []), sys.executable, "-m", "orchestrator", *args], cwd=cwd, env=environment,
         capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
     if check and result.returncode != 0:

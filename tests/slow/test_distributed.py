@@ -31,7 +31,11 @@ from tests.slow.runs import QUICKSTART, SHORT, wait_until  # noqa: E402
 
 pytestmark = pytest.mark.slow
 LAUNCH = Path(sys.executable).with_name("mlx.launch")
-STEP_OVERRIDES = ["grpo.groups_per_batch=8", "grpo.group_size=4", "distributed.split=[3,1]"]
+# distributed.enabled: the one-rank job samples with the split-invariant sampler too.
+STEP_OVERRIDES = [
+    "grpo.groups_per_batch=8", "grpo.group_size=4", "distributed.split=[3,1]",
+    "distributed.enabled=true",
+]  # fmt: skip
 
 
 def free_ports(n: int) -> int:
@@ -79,7 +83,8 @@ def step_job(out: Path) -> None:
     from orchestrator.distributed import launched_world
     from stages.common import task_suite
     from stages.distributed import World
-    from stages.rl_loop import RLLoop
+    from stages.rl.logged_step import step_events
+    from stages.rl.session import session_of
     from stages.training.grpo import new_trainer_state
     from stages.training.model import build_embedded_model, load_model, make_trainable
     from stages.types import StageContext
@@ -96,11 +101,11 @@ def step_job(out: Path) -> None:
         run_id="step", config=config, run_dir=out.parent, blobs=BlobStore(out.parent / "blobs"),
         emit=lambda events: [], state=lambda: None, workspace={"world": world},
     )  # fmt: skip
-    loop = RLLoop(ctx)
-    trainer = new_trainer_state(model, tokenizer, loop.grpo_config())
+    session = session_of(ctx)
+    trainer = session.trainer = new_trainer_state(model, tokenizer, session.grpo_config())
     groups, n = config.grpo.groups_per_batch, config.grpo.group_size
     rewards = np.random.default_rng(7).integers(0, 2, size=(groups, n)).astype(float).tolist()
-    events = loop._step(trainer, task_suite(ctx).train, 0, logged_rewards=rewards)
+    events = step_events(session, task_suite(ctx).train, 0, logged_rewards=rewards)
     if world.leader:
         after = dict(tree_flatten(trainer.model.trainable_parameters()))
         mx.save_safetensors(str(out), after)

@@ -45,26 +45,26 @@ def test_a_manual_split_for_another_number_of_ranks_falls_back_to_calibration() 
 
 
 def test_a_rank_whose_share_of_the_throughput_moves_gets_a_new_split() -> None:
-    from stages.distributed_step import _drift
+    from stages.rl.split import drift
 
     world = World(None, DistributedConfig(drift_tolerance=0.3, drift_patience=2))
     world.calibrated = world.weights = [2.0, 2.0]
-    assert _drift(world, [2.0, 0.2], 32, step=3) is None  # one step is noise
-    assert _drift(world, [2.0, 2.0], 32, step=4) is None  # the mean share (2 : 1.1) stays close
-    assert _drift(world, [1.0, 1.0], 32, step=5) is None  # all slower together: same split
-    event = _drift(world, [2.0, 0.6], 32, step=6)  # mean of the last two: 1.5 : 0.8
+    assert drift(world, [2.0, 0.2], 32, step=3) is None  # one step is noise
+    assert drift(world, [2.0, 2.0], 32, step=4) is None  # the mean share (2 : 1.1) stays close
+    assert drift(world, [1.0, 1.0], 32, step=5) is None  # all slower together: same split
+    event = drift(world, [2.0, 0.6], 32, step=6)  # mean of the last two: 1.5 : 0.8
     assert event is not None and event.split == [21, 11] and event.step == 6
     assert "rank 1 ran at 0.8 groups/s (35% of the total), calibrated 2 (50%)" in event.reason
     assert world.recent == [] and world.calibrated == world.weights
 
 
 def test_a_manual_split_never_drifts() -> None:
-    from stages.distributed_step import _drift
+    from stages.rl.split import drift
 
     world = World(None, DistributedConfig(split=[1.0]))
     world.calibrated = [1.0]
-    assert _drift(world, [0.1], 8, step=1) is None
-    assert _drift(world, [0.1], 8, step=2) is None
+    assert drift(world, [0.1], 8, step=1) is None
+    assert drift(world, [0.1], 8, step=2) is None
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_a_completion_does_not_depend_on_which_rank_sampled_it(tiny) -> None:
-    from stages.distributed_step import sample_groups_keyed
+    from stages.rl.sampling import sample_groups_keyed
     from stages.training.config import SamplingConfig
 
     model, tokenizer = tiny

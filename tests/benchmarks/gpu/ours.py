@@ -3,7 +3,7 @@
     python -m tests.benchmarks.gpu.ours --config C --model-dir D --result R.json
         [--micro-batches N] [--legacy-logits] [--compile-loss] [--sync-sampler] [--check]
 
-Each step is `stages.training.grpo.grpo_step` exactly as the orchestrator calls it, with
+Each step is `stages.rl.step.rl_step`, the step the orchestrator runs, with
 `GRPOConfig.micro_batches` = sequences per step / `micro_batch_rows` of the config (the product's
 gradient accumulation: ONE optimizer update per step, as TRL's gradient_accumulation_steps), or
 `--micro-batches`. `--legacy-logits` swaps in the previous log-prob path (autograd through an
@@ -31,8 +31,9 @@ import numpy as np
 import stages.training  # noqa: F401  (BLAS setup before mlx, as the orchestrator does)
 import stages.training.logprobs as logprobs
 import stages.training.sampling as sampling
+from stages.rl.step import rewards_as_verdicts, rl_step
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig
-from stages.training.grpo import grpo_step, new_trainer_state, score_groups, train_step
+from stages.training.grpo import new_trainer_state, score_groups, train_step
 from stages.training.model import load_model, make_trainable
 from stages.training.sampling import sample_groups
 from stages.training.types import TrainerState
@@ -211,11 +212,12 @@ def main() -> None:
     print(f"[ours] micro_batches={config.micro_batches} dtype={out['param_dtype']}", flush=True)
     prompts = common.prompts(g, m["vocab_size"])
     steps = []
+    score = rewards_as_verdicts(reward_fn, config.verified_threshold)
     n_seq = g["groups_per_batch"] * g["group_size"]
     for i in range(bench["warmup_steps"] + bench["steps"]):
         mx.synchronize()
         t = time.perf_counter()
-        _, _, met = grpo_step(state, prompts, reward_fn, config)
+        met = rl_step(state, prompts, config, score).update
         mx.synchronize()
         row = {
             "step": i,

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+import stages.rl.step as one_step
 import stages.training.grpo as grpo
 from orchestrator.commands import load_state, start_run, transition
 from orchestrator.config import load_config
 from orchestrator.runner import Driver
-from stages.rl_loop import RLLoop
+from stages.rl.loop import RLLoop
 from stages.tasks.generators import generate_arithmetic
 from stages.training.config import ModelConfig
 from stages.training.model import prepare_model
@@ -38,10 +39,9 @@ def test_out_of_memory_is_retried_in_more_micro_batches(
     )
     loop = RLLoop(driver.context())
     model, tokenizer, _ = prepare_model(ModelConfig(), tmp_path / "base")
-    loop.ctx.workspace["trainer"] = grpo.new_trainer_state(model, tokenizer, loop.grpo_config())
-    loop.ctx.workspace["overrides"] = {}
+    loop.session.trainer = grpo.new_trainer_state(model, tokenizer, loop.session.grpo_config())
     # Checkpoints and evals are not the subject (they need stages 1-4's results).
-    monkeypatch.setattr(RLLoop, "_scheduled", lambda self, trainer, last_step: [])
+    monkeypatch.setattr(RLLoop, "scheduled", lambda self, last_step: [])
 
     calls: list[tuple[int, int]] = []
     real_train_step = grpo.train_step
@@ -52,7 +52,7 @@ def test_out_of_memory_is_retried_in_more_micro_batches(
             raise MemoryError("out of memory (injected)")
         return real_train_step(state, groups_G, rewards_GN, config, *args, **kwargs)
 
-    monkeypatch.setattr(grpo, "train_step", train_step)
+    monkeypatch.setattr(one_step, "train_step", train_step)
     trainer = loop.run(generate_arithmetic(n=64, seed=0), until_step=2)
 
     assert trainer.step == 2

@@ -4,6 +4,7 @@ import pytest
 from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_lm_load
 
+from stages.rl.step import train_grpo
 from stages.training.checkpoint import (
     materialise,
     read_checkpoint_state,
@@ -13,7 +14,7 @@ from stages.training.checkpoint import (
 )
 from stages.training.config import ModelConfig
 from stages.training.errors import TrainingError
-from stages.training.grpo import new_trainer_state, train_grpo
+from stages.training.grpo import new_trainer_state
 from stages.training.model import load_model, make_trainable
 from stages.training.sft import epoch_batches
 from store.blobs import BlobStore

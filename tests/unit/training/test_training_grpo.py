@@ -1,15 +1,9 @@
 import numpy as np
 import pytest
 
+from stages.rl.step import rewards_as_verdicts, rl_step, train_grpo
 from stages.training.config import GRPOConfig, SamplingConfig
-from stages.training.grpo import (
-    advantages,
-    grpo_step,
-    new_trainer_state,
-    score_groups,
-    train_grpo,
-    train_step,
-)
+from stages.training.grpo import advantages, new_trainer_state, score_groups, train_step
 from stages.training.logprobs import completion_logprobs
 from stages.training.sampling import generate_greedy, sample_groups
 from stages.training.sft import epoch_batches
@@ -112,7 +106,7 @@ def test_same_seed_gives_the_same_metrics_twice(fresh_model, sft_model_dir, prom
     assert runs[0][1].clip_frac >= 0 and runs[0][2].kl_coef != config.kl_penalty_coef
 
 
-def test_separate_sample_and_train_calls_match_the_convenience_step(
+def test_separate_sample_and_train_calls_match_the_one_step(
     sft_model_dir, prompts, small_grpo, starts_with_7
 ):
     from stages.training.grpo import step_seed
@@ -121,7 +115,7 @@ def test_separate_sample_and_train_calls_match_the_convenience_step(
     config = small_grpo()
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
-    _, _, convenient = grpo_step(state, prompts[:8], starts_with_7, config)
+    convenient = rl_step(state, prompts[:8], config, rewards_as_verdicts(starts_with_7)).update
 
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
@@ -145,7 +139,8 @@ def test_all_equal_rewards_leave_the_weights_alone(fresh_model, prompts, small_g
     model, tokenizer = fresh_model
     config = small_grpo()
     state = new_trainer_state(model, tokenizer, config)
-    _, _, metrics = grpo_step(state, prompts[:8], lambda r, t: [1.0] * len(t), config)
+    metrics = rl_step(state, prompts[:8], config, rewards_as_verdicts(lambda r, t: [1.0] * len(t)))
+    metrics = metrics.update
     assert metrics.zero_variance_frac == 1.0 and metrics.trained_groups == 0
     assert metrics.verify_rate == 1.0 and metrics.grad_norm == 0.0 and state.step == 1
 

@@ -1,0 +1,54 @@
+"""One step as the run logs it: the split over ranks settled, the one step run, and the events
+that describe it (`RolloutsSampled`, `VerdictsRecorded`, `MetricsRecorded`), the same on every
+rank (rank 0 appends them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from stages.common import verifier
+from stages.rl.session import RLSession
+from stages.rl.split import drift, plan_split
+from stages.rl.step import rl_step
+from stages.tasks.types import Task
+from store.events import Event, MetricsRecorded, RolloutsSampled, VerdictsRecorded
+
+
+def step_events(
+    session: RLSession, tasks: Sequence[Task], attempt: int, logged_rewards: list | None = None
+) -> list[Event]:
+    """Sample, verify and train step `session.trainer.step`; the events describing it. With
+    `logged_rewards` (catch-up) the verifier is not asked again and nothing new is measured into
+    the log: a split decided meanwhile waits in `world.pending` for the next live step."""
+    from stages.verifiers.registry import verify_tasks
+
+    trainer, world, config = session.trainer, session.world, session.grpo_config()
+    assert trainer is not None, "open the session's trainer first (stages/rl/resume.py)"
+    live = logged_rewards is None
+    prompts = session.prompts(tasks, trainer.step)
+    out: list[Event] = list(world.pending)
+    world.pending = []
+    split = plan_split(world, trainer, config, prompts)
+    if split is not None:
+        (out if live else world.pending).append(split)
+    checker = verifier(session.ctx)
+    result = rl_step(
+        trainer, prompts, config, lambda records, texts: verify_tasks(checker, records, texts),
+        world=world, attempt=attempt, logged_rewards=logged_rewards, keyed=session.keyed,
+        keep_samples=session.config.pipeline.sample_rollouts,
+    )  # fmt: skip
+    out += [
+        RolloutsSampled(
+            step=result.update.step, attempt=attempt, n_groups=len(result.rewards_GN),
+            group_size=config.group_size, samples=result.samples, rewards=result.rewards_GN,
+        ),
+        VerdictsRecorded(
+            step=result.update.step, verifier=checker.name, n_passed=result.n_passed,
+            n_total=result.n_total, n_errors=result.n_errors, verdicts=result.verdicts,
+        ),
+        MetricsRecorded(step=result.update.step, metrics=result.metrics),
+    ]  # fmt: skip
+    drifted = drift(world, result.groups_per_s, len(prompts), result.update.step)
+    if drifted is not None:
+        (out if live else world.pending).append(drifted)
+    return out

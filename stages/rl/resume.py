@@ -1,0 +1,102 @@
+"""Resume: restore the last checkpoint, then re-run every step the log holds after it *without
+appending* (same seeds, the logged rewards, the same decisions applied in the same order): the
+log keeps each step once and the weights end where an uninterrupted run's would."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import structlog
+
+from stages.rl.chaos import poison
+from stages.rl.checkpoints import fresh, restore
+from stages.rl.decisions import apply, split_finer
+from stages.rl.logged_step import step_events
+from stages.rl.session import RLSession
+from stages.tasks.types import Task
+from stages.training.types import TrainerState
+from stages.types import StageError
+from store.events import MetricsRecorded
+from store.log import StoredEvent
+
+log_ = structlog.get_logger("rlvr.rl")
+
+
+def open_trainer(session: RLSession) -> TrainerState:
+    """The live trainer: from this driver's memory, or restored from the log and blobs."""
+    if session.trainer is not None:
+        return session.trainer
+    from stages.data_generation import curriculum_of
+
+    ctx = session.ctx
+    checkpoint = ctx.state().latest_checkpoint
+    if checkpoint is None:
+        session.trainer, since = fresh(session), _first_step_seq(session)
+    else:
+        session.trainer, since = restore(session, checkpoint.digest, keep=None), checkpoint.seq
+    at = ctx.state_at(since)
+    tasks = curriculum_of(ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}))
+    catch_up(session, ctx.read(since + 1), tasks)
+    return session.trainer
+
+
+def _first_step_seq(session: RLSession) -> int:
+    """With no checkpoint yet, every logged step is replayed from the base model."""
+    first = next((r.seq for r in session.ctx.read(1) if r.type == "RolloutsSampled"), None)
+    return (first - 1) if first is not None else session.ctx.state().last_seq
+
+
+def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]) -> None:
+    """Recompute the steps logged after the restored checkpoint with their logged rewards,
+    switching curriculum and applying decisions exactly where the log did."""
+    from stages.data_generation import curriculum_of
+
+    trainer = session.trainer
+    assert trainer is not None
+    replayed, rewards = 0, None
+    for row in after:
+        if row.type == "TrainingSetBuilt":
+            tasks = curriculum_of(session.ctx, row.event.pass_rates)
+        elif row.type == "RolloutsSampled":
+            rewards = row.event.rewards
+        elif row.type == "MetricsRecorded":
+            logged = row.event
+            if logged.step != trainer.step:
+                raise StageError(
+                    f"cannot catch up: the log has step {logged.step}, the trainer {trainer.step}"
+                )
+            attempt = int(logged.metrics.get("attempt") or 0)
+            events = step_events(session, tasks, attempt, logged_rewards=rewards)
+            recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
+            drift = {k for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")
+                     and recomputed.get(k) != logged.metrics[k]}  # fmt: skip
+            if drift:
+                log_.warning(
+                    "catch-up step differs from the log", step=logged.step, metrics=sorted(drift)
+                )
+            replayed += 1
+        elif row.type in ("HyperparametersChanged", "RolledBack"):
+            apply(session, [row])
+        elif row.type == "PolicyDecided":
+            split_finer(session, row.event)
+        elif row.type == "FaultInjected" and row.event.kind == "capability_poison":
+            poison(session, row.event.parameters)
+    if replayed:
+        log_.info("caught up from checkpoint", steps=replayed, now_at=trainer.step)
+
+
+def owes_schedule(session: RLSession, due: bool, last_step: bool) -> bool:
+    """A crash between a step's two batches (the step with its decisions, then its checkpoint and
+    eval) leaves the second unwritten. True when the last logged step was a `due` one and the log
+    holds neither a checkpoint nor an eval of it, nor (unless it is the stage's last step, which
+    is checkpointed anyway) a rollback that voided it."""
+    trainer, state = session.trainer, session.ctx.state()
+    if trainer is None or trainer.step == 0 or not due or not state.metrics_window:
+        return False
+    after = session.ctx.read(state.metrics_window[-1].seq + 1)
+    if any(r.type == "RolledBack" for r in after) and not last_step:
+        return False
+    return not any(
+        r.type in ("CheckpointSaved", "EvalRecorded") and r.event.step == trainer.step
+        for r in after
+    )
