@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from orchestrator.why import LogIndex, StoreOption, abandoned_by, entries
+from stages.rl.tunables import BY_NAME
 from store.log import StoredEvent
 from store.projections import initial_hyperparameters, project
 
@@ -98,18 +99,16 @@ class _Data:
         elif e.type == "RunFailed":
             self.markers.append(Marker(step, "failure", "run failed", e.seq))
 
-    def hyperparameter(self, *names: str) -> list[tuple[int, float, bool]]:
-        """A metric series when the steps logged it, else the step function of recorded changes."""
-        for name in names:
-            if self.series.get(name):
-                return self.series[name]
+    def hyperparameter(self, name: str) -> list[tuple[int, float, bool]]:
+        """The tunable's step metric when the steps logged it (the learning rate as scheduled),
+        else the step function of its recorded values."""
+        if self.series.get(BY_NAME[name].metric):
+            return self.series[BY_NAME[name].metric]
         values, out = {}, []
         for step, changes in self.hyper_steps:
             values.update(changes)
-            for name in names:
-                if isinstance(values.get(name), int | float):
-                    out.append((step, float(values[name]), False))
-                    break
+            if isinstance(values.get(name), int | float):
+                out.append((step, float(values[name]), False))
         return out
 
 
@@ -182,12 +181,12 @@ def _plot(data: _Data, name: str, path: Path) -> None:
         has = _line(ax, data.hyperparameter("learning_rate"), "learning rate", "tab:blue", True)
         ax.set_yscale("log") if has else None
         right = ax.twinx()
-        kl_coef = data.hyperparameter("kl_coef", "kl_penalty_coef")
-        if _line(right, kl_coef, "KL coefficient", "tab:green", True):
+        kl_penalty_coef = data.hyperparameter("kl_penalty_coef")
+        if _line(right, kl_penalty_coef, "KL coefficient", "tab:green", True):
             right.set_ylabel("KL coefficient")
             right.legend(fontsize=7, loc="lower right")
-        has = has or bool(kl_coef)
-        metrics = ("learning_rate", "kl_coef")
+        has = has or bool(kl_penalty_coef)
+        metrics = ("learning_rate_scheduled", "kl_penalty_coef")
     else:
         has = _capability(ax, data)
         metrics = ()

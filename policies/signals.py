@@ -12,15 +12,13 @@ from collections.abc import Callable, Sequence
 from policies.types import Decision
 from store.projections import CheckpointRef, MetricsRef, RunState
 
-# Metric names under which the GRPO stage reports a hyper-parameter's live value.
-_METRIC_NAMES = {"kl_penalty_coef": "kl_coef"}
-
 
 def hyperparameter(state: RunState, name: str) -> float | None:
-    """The current value: the log's hyper-parameters first, else the latest step's metrics."""
+    """The current value: the log's hyper-parameters first, else the latest step's metric of the
+    same name (one name per setting: stages/rl/tunables.py)."""
     value = state.hyperparameters.get(name)
     if value is None and state.metrics_window:
-        value = state.metrics_window[-1].metrics.get(_METRIC_NAMES.get(name, name))
+        value = state.metrics_window[-1].metrics.get(name)
     return None if value is None else float(value)
 
 

@@ -28,7 +28,10 @@ class Event(BaseModel):
 
 
 class RunStarted(Event):
-    """First event of every run: the resolved config and its hash."""
+    """First event of every run: the resolved config and its hash. v2: the GRPO config lost the
+    trainer's adaptive KL controller (see store.upcasters)."""
+
+    schema_version: ClassVar[int] = 2
 
     config: JSON
     config_hash: str
@@ -172,7 +175,10 @@ class VerdictsRecorded(Event):
 
 class MetricsRecorded(Event):
     """One training step's numbers. A non-finite value is stored as None with `nonfinite_<name>`
-    = 1.0 beside it (events refuse NaN/inf); the fault policy acts on that flag."""
+    = 1.0 beside it (events refuse NaN/inf); the fault policy acts on that flag. v2: each tunable
+    under its one name (stages/rl/tunables.py; see store.upcasters)."""
+
+    schema_version: ClassVar[int] = 2
 
     step: int
     metrics: dict[str, float | None]

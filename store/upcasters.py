@@ -30,6 +30,35 @@ def _gate_evaluated_v1_to_v2(payload: Payload) -> Payload:
     return upgraded
 
 
+# v1 logs named two tunables otherwise: the KL coefficient `kl_coef`, and the scheduled learning
+# rate `learning_rate`, the base rate's name (stages/rl/tunables.py holds the one-name table).
+_V1_METRIC_NAMES = {"kl_coef": "kl_penalty_coef", "learning_rate": "learning_rate_scheduled"}
+
+
+@upcaster("MetricsRecorded", 1)
+def _metrics_recorded_v1_to_v2(payload: Payload) -> Payload:
+    renamed = {}
+    for name, value in payload["metrics"].items():
+        if name.startswith("nonfinite_") and name[len("nonfinite_") :] in _V1_METRIC_NAMES:
+            name = "nonfinite_" + _V1_METRIC_NAMES[name[len("nonfinite_") :]]
+        renamed[_V1_METRIC_NAMES.get(name, name)] = value
+    return {**payload, "metrics": renamed}
+
+
+# The trainer's own adaptive KL controller is gone: the KL policy owns the coefficient, each change
+# an event. A v1 run that used it resumes with the coefficient its last checkpoint holds, fixed
+# until a policy changes it.
+_REMOVED_GRPO_KEYS = ("kl_controller", "kl_target", "kl_adapt_rate")
+
+
+@upcaster("RunStarted", 1)
+def _run_started_v1_to_v2(payload: Payload) -> Payload:
+    config = dict(payload["config"])
+    if isinstance(config.get("grpo"), dict):
+        config["grpo"] = {k: v for k, v in config["grpo"].items() if k not in _REMOVED_GRPO_KEYS}
+    return {**payload, "config": config}
+
+
 def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
     """The payload in the current version's shape (unchanged when already current)."""
     cls = EVENT_TYPES.get(type_name)

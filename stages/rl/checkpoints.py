@@ -7,6 +7,7 @@ from typing import Any
 
 from stages.common import base_model_path
 from stages.rl.session import RLSession
+from stages.rl.tunables import TUNABLES
 from stages.training.types import TrainerState
 
 
@@ -14,11 +15,8 @@ def hyperparameters(session: RLSession) -> dict[str, Any]:
     """The settings in force, as `CheckpointSaved` records them."""
     trainer = session.trainer
     assert trainer is not None
-    return {
-        "learning_rate": trainer.learning_rate,
-        "kl_penalty_coef": trainer.kl_coef,
-        **session.overrides,
-    }
+    on_trainer = {t.name: getattr(trainer, t.name) for t in TUNABLES if t.lives_on == "trainer"}
+    return {**on_trainer, **session.overrides}
 
 
 def fresh(session: RLSession) -> TrainerState:

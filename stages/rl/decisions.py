@@ -10,6 +10,7 @@ import structlog
 
 from stages.rl.checkpoints import restore
 from stages.rl.session import RLSession
+from stages.rl.tunables import BY_NAME
 from stages.types import StageError
 from store.events import PolicyDecided
 from store.log import StoredEvent
@@ -25,10 +26,9 @@ def apply(session: RLSession, stored: Sequence[StoredEvent]) -> None:
     for row in stored:
         if row.type == "HyperparametersChanged":
             for key, value in row.event.changes.items():
-                if key == "learning_rate":
-                    trainer.learning_rate = float(value)
-                elif key == "kl_penalty_coef":
-                    trainer.kl_coef = float(value)
+                tunable = BY_NAME.get(key)
+                if tunable is not None and tunable.lives_on == "trainer":
+                    setattr(trainer, key, float(value))
                 else:
                     session.overrides[key] = value
         elif row.type == "RolledBack":

@@ -9,16 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from stages.distributed import World
+from stages.rl.tunables import with_settings
 from stages.tasks.types import Task
 from stages.training.config import GRPOConfig
 from stages.training.types import TrainerState
 from stages.types import StageContext
 
 T = TypeVar("T")
-# The settings the policies may change that live in the GRPO config (the others, the learning rate
-# and the KL coefficient, live on the trainer).
-_SAMPLING_KEYS = ("temperature",)
-_GRPO_KEYS = ("entropy_coef", "group_size", "micro_batches")
 
 
 @dataclass
@@ -26,7 +23,7 @@ class RLSession:
     ctx: StageContext
     world: World
     trainer: TrainerState | None = None
-    # temperature, entropy_coef, group_size, micro_batches: set by policies
+    # The tunables that live in the GRPO config, as the policies set them (stages/rl/tunables.py)
     overrides: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -41,12 +38,8 @@ class RLSession:
 
     def grpo_config(self) -> GRPOConfig:
         """The GRPO settings in force: the config's, with the policies' changes on top."""
-        base = self.config.grpo
-        sampling = base.sampling.model_copy(
-            update={k: v for k, v in self.overrides.items() if k in _SAMPLING_KEYS}
-        )
-        update = {k: v for k, v in self.overrides.items() if k in _GRPO_KEYS}
-        return base.model_copy(update={**update, "sampling": sampling, "seed": self.config.seed})
+        config = with_settings(self.config.grpo, self.overrides)
+        return config.model_copy(update={"seed": self.config.seed})
 
     def prompts(self, tasks: Sequence[Task], step: int) -> list[Task]:
         """Step `step`'s prompts: the same on every rank, whatever the number of ranks."""

@@ -24,6 +24,7 @@ import numpy as np
 
 from stages.distributed import DistributedConfig, World, apportion, offsets
 from stages.rl.sampling import sample_groups_keyed
+from stages.rl.tunables import TUNABLES, setting
 from stages.training.config import GRPOConfig
 from stages.training.grpo import step_seed, train_step
 from stages.training.sampling import sample_groups
@@ -195,10 +196,13 @@ def _figures(
         train_tokens_per_s=sum(r["train_tokens"] for r in ranks) / max(train_s, 1e-9),
         judge_error_rate=(errors - broken) / max(len(lengths), 1),
         verifier_error_rate=broken / max(len(lengths), 1),
-        attempt=float(attempt), temperature=float(config.sampling.temperature),
-        entropy_coef=float(config.entropy_coef), group_size=float(config.group_size),
-        micro_batches=float(config.micro_batches),
+        attempt=float(attempt),
     )  # fmt: skip
+    # The tunables the step ran with, so policies (and readers) see what they would adjust; the
+    # trainer-held ones are in `update` already (learning_rate_scheduled, kl_penalty_coef).
+    for tunable in TUNABLES:
+        if tunable.lives_on == "grpo config":
+            values[tunable.metric] = float(setting(config, tunable.name))
     if len(ranks) > 1:
         for r, rank in enumerate(ranks):
             values[f"rank{r}_sample_s"], values[f"rank{r}_train_s"] = (

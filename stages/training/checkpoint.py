@@ -74,7 +74,7 @@ def save_checkpoint(
         "step": state.step,
         "learning_rate": state.learning_rate,
         "current_learning_rate": current_lr,
-        "kl_coef": state.kl_coef,
+        "kl_penalty_coef": state.kl_penalty_coef,
         "rng": {
             "seed": config.seed,
             "next_step": state.step,
@@ -127,7 +127,7 @@ def restore_checkpoint(
                 f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
                 f"expected {FORMAT_VERSION}"
             )
-        config = GRPOConfig.model_validate(record["grpo_config"])
+        config = GRPOConfig.model_validate(_current_grpo(record["grpo_config"]))
         model_config = ModelConfig.model_validate(record["model_config"])
         model, tokenizer = load_model(base_model_path)
         make_trainable(model, model_config)
@@ -151,6 +151,16 @@ def restore_checkpoint(
         optimizer=optimizer,
         step=int(record["step"]),
         learning_rate=float(record["learning_rate"]),
-        kl_coef=float(record["kl_coef"]),
+        # `kl_coef`: the name checkpoints written before the one-name table used.
+        kl_penalty_coef=float(record.get("kl_penalty_coef", record.get("kl_coef"))),
     )
     return state, config, model_config
+
+
+# The trainer's own adaptive KL controller, gone (the KL policy owns the coefficient): older
+# checkpoints still carry its settings.
+_REMOVED_GRPO_KEYS = ("kl_controller", "kl_target", "kl_adapt_rate")
+
+
+def _current_grpo(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in _REMOVED_GRPO_KEYS}

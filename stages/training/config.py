@@ -131,14 +131,10 @@ class GRPOConfig(BaseModel):
         "mean over each completion, then over completions (original GRPO).",
     )
     kl_penalty_coef: float = Field(
-        0.01, ge=0, description="Initial weight of the k3 KL to the frozen reference."
-    )
-    kl_controller: Literal["fixed", "adaptive"] = Field(
-        "fixed", description="fixed keeps kl_penalty_coef; adaptive steers KL towards kl_target."
-    )
-    kl_target: float = Field(0.05, gt=0, description="Adaptive controller's target KL.")
-    kl_adapt_rate: float = Field(
-        0.1, gt=0, description="Adaptive controller: coef *= 1 + rate*clip(KL/target-1, +-1)."
+        0.01,
+        ge=0,
+        description="Initial weight of the k3 KL to the frozen reference; from then on the KL "
+        "policy owns it (policies.kl), each change a `HyperparametersChanged` event.",
     )
     entropy_coef: float = Field(0.0, ge=0, description="Weight of the entropy bonus.")
     drop_zero_variance_groups: bool = Field(

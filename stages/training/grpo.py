@@ -7,7 +7,7 @@ Per completion token t of rollout i in group g (mask over completion tokens, EOS
     ratio_t  = exp(logp_t - old_t)
     pg_t     = -min(ratio_t * A_i, clip(ratio_t, 1 - eps_low, 1 + eps_high) * A_i)
     kl_t     = exp(ref_t - logp_t) - (ref_t - logp_t) - 1          (k3 estimator, Schulman 2020)
-    loss     = agg(pg_t + kl_coef * kl_t - entropy_coef * H_t)
+    loss     = agg(pg_t + kl_penalty_coef * kl_t - entropy_coef * H_t)
 
 Where it departs from plain GRPO (DeepSeekMath):
 - `loss_agg="token-mean"` (default) averages over every completion token of the batch (DAPO /
@@ -17,7 +17,7 @@ Where it departs from plain GRPO (DeepSeekMath):
   one optimizer step each, and `old_t` is the sampler's log-prob, so later minibatches are
   importance-weighted and clipped with separate low/high epsilons (clip-higher, DAPO).
 - Groups whose rewards are all equal carry no signal and are left out by default.
-- The KL coefficient can follow an adaptive controller (Ziegler et al. 2019) towards `kl_target`.
+- The KL coefficient is the trainer's `kl_penalty_coef`, changed only by the policies between steps.
 - Log-probs are of the temperature-1 policy whatever the sampling temperature.
 """
 
@@ -74,7 +74,7 @@ def new_trainer_state(
         optimizer=optimizer,
         step=0,
         learning_rate=config.learning_rate,
-        kl_coef=config.kl_penalty_coef,
+        kl_penalty_coef=config.kl_penalty_coef,
     )
 
 
@@ -133,7 +133,7 @@ def train_step(
     reduce: Callable[[Any, float], Any] | None = None,
 ) -> StepMetrics:
     """One GRPO update of `state.model` from scored groups; advances `state.step` (and the KL
-    coefficient under the adaptive controller). Deterministic given its inputs.
+    Deterministic given its inputs.
 
     Micro-batches (`config.micro_batches`): the reference pass and each substep's gradient pass
     run over that many slices of their rows; a slice's gradient is weighted by its share of the
@@ -164,7 +164,7 @@ def train_step(
         state.step, config.lr_schedule, config.warmup_steps, config.total_steps, config.min_lr_ratio
     )
     state.optimizer.learning_rate = lr
-    kl_coef = state.kl_coef
+    kl_penalty_coef = state.kl_penalty_coef
     kept = [int(g) for g in np.flatnonzero(keep_G)]
     n = rewards.shape[1]
     chunks = np.array_split(np.array(kept, dtype=int), config.num_substeps)
@@ -191,7 +191,7 @@ def train_step(
         parts = split_rows(rows, config.micro_batches)
         grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
         has_old = config.num_substeps > 1  # the sampler's log-probs are the PPO ratio's base
-        loss_and_grad = micro_loss_and_grad(state, config, kl_coef, with_metrics, has_old)
+        loss_and_grad = micro_loss_and_grad(state, config, kl_penalty_coef, with_metrics, has_old)
         for part in parts:
             rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, part)
             old_BT = None
@@ -240,9 +240,6 @@ def train_step(
         token_share = _shares(mask_BT, np.arange(mask_BT.shape[0]), reduce, "token-mean")[0]
         kl, entropy = reduce(kl, token_share), reduce(entropy, token_share)
     kl_value = kl.item()
-    if config.kl_controller == "adaptive":
-        error = float(np.clip(kl_value / config.kl_target - 1.0, -1.0, 1.0))
-        state.kl_coef = kl_coef * (1.0 + config.kl_adapt_rate * error)
     state.step += 1
     train_s = time.perf_counter() - start
     sample = sample_stats or {}
@@ -258,8 +255,8 @@ def train_step(
         entropy=entropy.item(),
         clip_frac=float(np.mean(clip_fracs)) if clip_fracs else 0.0,
         grad_norm=float(np.mean(grad_norms)) if grad_norms else 0.0,
-        learning_rate=lr,
-        kl_coef=kl_coef,
+        learning_rate_scheduled=lr,
+        kl_penalty_coef=kl_penalty_coef,
         loss=float(np.mean(losses)) if losses else 0.0,
         response_len=float(np.mean(lengths)),
         truncation_rate=float(np.mean([r.truncated for r in rollouts])),

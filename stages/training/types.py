@@ -52,8 +52,11 @@ class StepMetrics(BaseModel):
     entropy: float = Field(description="Mean per-token entropy of the policy before the update.")
     clip_frac: float = Field(description="Fraction of tokens whose ratio was clipped.")
     grad_norm: float = Field(description="Gradient norm before clipping (mean over substeps).")
-    learning_rate: float = Field(description="Learning rate applied at this step.")
-    kl_coef: float = Field(description="KL penalty coefficient applied at this step.")
+    learning_rate_scheduled: float = Field(
+        description="Learning rate applied at this step: the base `learning_rate` times the "
+        "schedule's multiplier."
+    )
+    kl_penalty_coef: float = Field(description="KL penalty coefficient applied at this step.")
     loss: float = Field(description="Mean loss over substeps.")
     response_len: float = Field(description="Mean completion length in tokens (EOS included).")
     truncation_rate: float = Field(description="Fraction of rollouts cut at max_tokens.")
@@ -69,8 +72,9 @@ class StepMetrics(BaseModel):
 
 @dataclass
 class TrainerState:
-    """Everything a GRPO step mutates; `learning_rate` and `kl_coef` are the base values policies
-    may change between steps (the LR schedule multiplies `learning_rate`)."""
+    """Everything a GRPO step mutates; `learning_rate` and `kl_penalty_coef` are the base values
+    policies may change between steps (the LR schedule multiplies `learning_rate`); see
+    stages/rl/tunables.py."""
 
     model: Any
     tokenizer: Any
@@ -78,7 +82,7 @@ class TrainerState:
     optimizer: Any
     step: int = 0
     learning_rate: float = 1e-4
-    kl_coef: float = 0.0
+    kl_penalty_coef: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -124,7 +124,7 @@ def check_equivalence(model_dir: Path, g: dict) -> dict:
             reference=state.reference,
             optimizer=optim.SGD(learning_rate=1e-2),
             learning_rate=1e-2,
-            kl_coef=state.kl_coef,
+            kl_penalty_coef=state.kl_penalty_coef,
         )
         cfg = config.model_copy(update={"micro_batches": k, "compile_loss": compiled})
         metrics = [train_step(twin, groups, rewards, cfg) for _ in range(2)]

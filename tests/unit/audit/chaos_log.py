@@ -58,7 +58,7 @@ class _Training:
             ]  # fmt: skip
             metrics = {
                 "kl": kl, "entropy": entropy, "reward_mean": 0.4 + 0.01 * step,
-                "verify_rate": 0.5 + 0.008 * step, "learning_rate": lr, "kl_coef": kl_coef,
+                "verify_rate": 0.5 + 0.008 * step, "learning_rate_scheduled": lr, "kl_penalty_coef": kl_coef,
                 "temperature": temperature, "reward_std": 0.2 + 0.05 * math.sin(step),
             }  # fmt: skip
             batch = [

@@ -63,7 +63,7 @@ def test_restoring_a_checkpoint_reproduces_the_next_step_bit_for_bit(
     )
     record = read_checkpoint_state(blobs, digest)
     assert record["fine_tune"] == ("lora" if lora_rank else "full")
-    assert record["step"] == 2 and "kl_coef" in record and "current_learning_rate" in record
+    assert record["step"] == 2 and "kl_penalty_coef" in record and "current_learning_rate" in record
 
 
 def test_lora_checkpoint_loads_with_mlx_lm_adapter_path(

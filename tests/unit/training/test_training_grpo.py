@@ -95,7 +95,7 @@ def test_grpo_drives_the_toy_reward_above_0_9(fresh_model, prompts, small_grpo, 
 def test_same_seed_gives_the_same_metrics_twice(fresh_model, sft_model_dir, prompts, small_grpo):
     from stages.training.model import load_model
 
-    config = small_grpo(num_substeps=2, entropy_coef=0.01, kl_controller="adaptive")
+    config = small_grpo(num_substeps=2, entropy_coef=0.01)
     reward = lambda recs, texts: [float(len(t) == 2) for t in texts]  # noqa: E731
     runs = []
     for _ in range(2):
@@ -103,7 +103,7 @@ def test_same_seed_gives_the_same_metrics_twice(fresh_model, sft_model_dir, prom
         state = new_trainer_state(model, tokenizer, config)
         runs.append(train_grpo(state, epoch_batches(prompts, 8), reward, config, steps=3))
     assert [untimed(m) for m in runs[0]] == [untimed(m) for m in runs[1]]
-    assert runs[0][1].clip_frac >= 0 and runs[0][2].kl_coef != config.kl_penalty_coef
+    assert runs[0][1].clip_frac >= 0 and runs[0][2].kl > 0
 
 
 def test_separate_sample_and_train_calls_match_the_one_step(

@@ -81,14 +81,19 @@ def scored(sft_model_dir):
     return groups, rewards
 
 
-def _step(sft_model_dir, groups, rewards, config, steps=2):
+def _step(sft_model_dir, groups, rewards, config, steps=2, kl_penalty_coefs=()):
     """Two steps under plain SGD: AdamW divides by sqrt(v), so on coordinates whose gradient is
     ~0 it turns last-bit differences (any change of summation order, micro-batched or not) into
-    lr-sized ones, which would hide what is compared here."""
+    lr-sized ones, which would hide what is compared here. `kl_penalty_coefs`: the coefficient
+    set before each step, as the KL policy sets it between steps."""
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
     state.optimizer = optim.SGD(learning_rate=config.learning_rate)
-    metrics = [train_step(state, groups, rewards, config) for _ in range(steps)]
+    metrics = []
+    for i in range(steps):
+        if i < len(kl_penalty_coefs):
+            state.kl_penalty_coef = kl_penalty_coefs[i]
+        metrics.append(train_step(state, groups, rewards, config))
     return metrics, dict(tree_flatten(state.model.parameters()))
 
 
@@ -118,16 +123,15 @@ def test_the_compiled_loss_gives_the_uncompiled_update(
     sft_model_dir, scored, small_grpo, num_substeps
 ):
     groups, rewards = scored
-    config = small_grpo(
-        group_size=4, num_substeps=num_substeps, micro_batches=2, kl_controller="adaptive"
-    )
-    plain, params_plain = _step(sft_model_dir, groups, rewards, config, steps=3)
+    config = small_grpo(group_size=4, num_substeps=num_substeps, micro_batches=2)
+    coefs = (0.05, 0.08, 0.1)
+    plain, params_plain = _step(sft_model_dir, groups, rewards, config, 3, coefs)
     compiled, params_compiled = _step(
-        sft_model_dir, groups, rewards, config.model_copy(update={"compile_loss": True}), steps=3
+        sft_model_dir, groups, rewards, config.model_copy(update={"compile_loss": True}), 3, coefs
     )
     for a, b in zip(plain, compiled, strict=True):
         for key in COMPARED:
             assert getattr(a, key) == pytest.approx(getattr(b, key), rel=1e-4, abs=1e-6), key
-    assert plain[0].kl_coef != plain[-1].kl_coef  # the KL coefficient moved: no stale trace
+    assert plain[0].kl_penalty_coef != plain[-1].kl_penalty_coef  # it moved: no stale trace
     differ = max(float(mx.abs(params_plain[k] - v).max()) for k, v in params_compiled.items())
     assert differ < 1e-5
