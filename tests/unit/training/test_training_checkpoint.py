@@ -99,3 +99,27 @@ def test_full_checkpoint_and_stored_model_load_with_mlx_lm(tmp_path, fresh_model
 def test_an_unknown_checkpoint_raises_training_error(tmp_path, sft_model_dir):
     with pytest.raises(TrainingError, match="cannot read tree"):
         restore_checkpoint(BlobStore(tmp_path / "blobs"), "0" * 64, sft_model_dir)
+
+
+def test_a_checkpoint_written_before_the_one_name_table_restores(
+    tmp_path, sft_model_dir, small_grpo
+):
+    """Older checkpoints say `kl_coef` and carry the removed adaptive-controller settings."""
+    import json
+
+    from stages.training.checkpoint import materialise
+
+    blobs = BlobStore(tmp_path / "blobs")
+    config = small_grpo(kl_penalty_coef=0.07)
+    model, tokenizer = load_model(sft_model_dir)
+    make_trainable(model, ModelConfig(), seed=1)
+    digest = save_checkpoint(
+        new_trainer_state(model, tokenizer, config), blobs, config, ModelConfig(), sft_model_dir
+    )
+    folder = materialise(blobs, digest, tmp_path / "old")
+    record = json.loads((folder / "state.json").read_text())
+    record["kl_coef"] = record.pop("kl_penalty_coef")
+    record["grpo_config"] |= {"kl_controller": "fixed", "kl_target": 0.05, "kl_adapt_rate": 0.1}
+    (folder / "state.json").write_text(json.dumps(record))
+    restored, restored_config, _ = restore_checkpoint(blobs, blobs.put_tree(folder), sft_model_dir)
+    assert restored.kl_penalty_coef == 0.07 and restored_config == config
