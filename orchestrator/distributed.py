@@ -2,7 +2,7 @@
 
 Rank 0 runs the usual driver (lease, stages, gates). When it enters an RL stage it sends the other
 ranks the log rows they have not seen; every rank then runs the same stage code. Inside it each
-`ctx.emit`, `ctx.preview` and `ctx.should_stop` of rank 0 is shared: rank 0 appends, the others
+`ctx.emit` and `ctx.should_stop` of rank 0 is shared: rank 0 appends, the others
 receive the stored rows and fold them, so policy decisions, rollbacks and stops happen on every rank
 at the same point. The other ranks never open the event log; they read checkpoints from the blob
 store (`log_path` must be shared storage across machines).
@@ -99,9 +99,7 @@ class LeaderDriver(Driver):
         self.world.share_json(
             {"kind": "stage", "name": self.stage, "rows": self._unsent()}, "stage"
         )
-        return dataclasses.replace(
-            ctx, emit=self._emit_shared, preview=self._preview_shared, should_stop=self._stop_shared
-        )
+        return dataclasses.replace(ctx, emit=self._emit_shared, should_stop=self._stop_shared)
 
     def _emit_shared(self, events: list[Event]) -> list[StoredEvent]:
         first = self.state.last_seq + 1
@@ -118,10 +116,6 @@ class LeaderDriver(Driver):
         if error is not None:
             raise error
         return stored
-
-    def _preview_shared(self, events: list[Event]) -> list[str]:
-        actions = Driver.preview(self, events)
-        return self.world.share_json({"kind": "preview", "actions": actions}, "preview")["actions"]
 
     def _stop_shared(self) -> bool:
         return self.world.share_json({"kind": "stop", "value": self.should_stop()}, "stop")["value"]
@@ -149,7 +143,7 @@ class LeaderDriver(Driver):
 
 
 class Follower:
-    """A rank other than 0: folds rank 0's rows, runs RL stages with shared emit/preview/stop."""
+    """A rank other than 0: folds rank 0's rows, runs RL stages with shared emit/stop."""
 
     def __init__(self, world: World, stages: Mapping[str, Stage]) -> None:
         self.world = world
@@ -206,7 +200,6 @@ class Follower:
             blobs=BlobStore(root / "blobs"), emit=self._emit, state=lambda: self.state,
             read=lambda seq: _readable(self.rows, seq),
             state_at=lambda seq: project(r for r in self.rows if r.seq <= seq),
-            preview=lambda _events: self._receive("preview")["actions"],
             workspace=self.workspace, should_stop=lambda: self._receive("stop")["value"],
         )  # fmt: skip
 

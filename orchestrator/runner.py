@@ -78,10 +78,6 @@ class Driver:
                 raise StageInterrupted(f"policy {decision.policy}: {decision.reason}")
         return stored
 
-    def preview(self, events: Sequence[Event]) -> list[str]:
-        _, decisions = with_decisions(self.state, events, self.config.policies, consequences)
-        return [d.action for d in decisions]
-
     def read(self, from_seq: int) -> list[StoredEvent]:
         """The run's events from `from_seq`, without the spans that rewinds abandoned."""
         rows = list(self.log.read(self.run_id, from_seq=from_seq))
@@ -103,7 +99,6 @@ class Driver:
             state=lambda: self.state,
             read=self.read,
             state_at=self.state_at,
-            preview=self.preview,
             workspace=self.workspace,
             should_stop=self.should_stop,
         )

@@ -39,8 +39,6 @@ class StageContext:
     # The run's events from a seq on (abandoned spans of rewinds left out), and the state as of a seq.
     read: Callable[[int], list[StoredEvent]] = lambda _seq: []
     state_at: Callable[[int], RunState] = lambda _seq: RunState()
-    # The actions the policies would take on a batch if it were appended now (pure, writes nothing).
-    preview: Callable[[Sequence[Event]], list[str]] = lambda _events: []
     # In-process objects shared between stages of one driver (the loaded model, task sets). A resumed
     # driver starts with it empty: stages rebuild what they need from the log and the blob store.
     workspace: dict[str, Any] = field(default_factory=dict)
