@@ -161,7 +161,7 @@ def rl_step(
             for row in rewards_all
             for x in row
             if x is not None and x >= config.verified_threshold
-        ),  # fmt: skip
+        ),
         n_errors=errors,
         n_total=len(lengths),
         groups_per_s=[len(r["rewards"]) / max(r["sample_s"] + r["train_s"], 1e-9) for r in ranks],
