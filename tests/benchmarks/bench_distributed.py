@@ -43,7 +43,8 @@ def job(steps: int, overrides: list[str]) -> None:
     from stages.types import StageContext
     from store.blobs import BlobStore
 
-    config = load_config(QUICKSTART, overrides)
+    # distributed.enabled: one rank samples as the ranks of a distributed run do.
+    config = load_config(QUICKSTART, [*overrides, "distributed.enabled=true"])
     world = launched_world(config.distributed) or World(None, config.distributed)
     folder = Path(f"/tmp/rlvr-bench-distributed-{world.size}-{world.rank}")
     build_embedded_model(config.model, folder)
@@ -70,9 +71,11 @@ def job(steps: int, overrides: list[str]) -> None:
         ]
         world.pending = []
     if world.leader:
-        first = calibrations[0]
+        # A world of one has nothing to split: it measures and logs no split.
+        split = calibrations[0].split if calibrations else [config.grpo.groups_per_batch]
+        per_rank = calibrations[0].per_rank if calibrations else []
         print(json.dumps({"ranks": world.size, "step_s": statistics.median(times[1:]),
-                          "split": first.split, "per_rank": first.per_rank}))  # fmt: skip
+                          "split": split, "per_rank": per_rank}))  # fmt: skip
 
 
 def _run(ranks: int, steps: int, overrides: list[str]) -> dict:
