@@ -18,7 +18,7 @@ TINY = [*SHORT, "sft.steps=200", "pipeline.rl_steps=4", "pipeline.round_steps=2"
         "eval_every=2", "lease_ttl_s=5"]  # fmt: skip
 # Wall-clock figures, and what names this process or this moment, differ between any two runs.
 TIMING_SUFFIXES = ("_s", "per_s")
-VOLATILE = {"owner", "seconds"}  # the lease holder; SFTCompleted's wall-clock seconds
+VOLATILE = {"owner", "expires_at", "seconds"}  # the lease; SFTCompleted's wall-clock seconds
 
 
 def _comparable(value: object) -> object:
