@@ -3,22 +3,42 @@ calls it is stages/rl/step.py).
 
 Per completion token t of rollout i in group g (mask over completion tokens, EOS included):
 
-    A_i      = (r_i - mean_g(r)) / scale        scale: group std | batch std | 1  (`scale_rewards`)
+    A_i      = (r_i - mean_g(r)) / scale     scale: group std + 1e-6 | batch std + 1e-6 | 1
     ratio_t  = exp(logp_t - old_t)
     pg_t     = -min(ratio_t * A_i, clip(ratio_t, 1 - eps_low, 1 + eps_high) * A_i)
     kl_t     = exp(ref_t - logp_t) - (ref_t - logp_t) - 1          (k3 estimator, Schulman 2020)
     loss     = agg(pg_t + kl_penalty_coef * kl_t - entropy_coef * H_t)
 
+kl_t's value estimates KL(pi || ref) on tokens sampled from pi, but as a term of the loss its
+gradient, d kl_t / d logp_t = 1 - exp(ref_t - logp_t), is in expectation over pi the gradient of
+the forward KL(ref || pi), not of KL(pi || ref) (Tang & Munos 2025; it is what DeepSeekMath and
+TRL with `use_bias_correction_kl=False` do).
+
 Where it departs from plain GRPO (DeepSeekMath):
-- `loss_agg="token-mean"` (default) averages over every completion token of the batch (DAPO /
-  Dr. GRPO) instead of per sequence first; "sequence-mean" gives the original.
+- `loss_agg="token-mean"` (default) averages over every completion token of the batch (DAPO,
+  TRL's `loss_type="dapo"`) instead of per sequence first; "sequence-mean" gives the original
+  (TRL's "grpo"). (Dr. GRPO is neither: it divides by a constant.) The entropy bonus is
+  aggregated as the loss is, so under "sequence-mean" it is a mean of per-sequence means.
 - With `num_substeps == 1` `old_t = stop_gradient(logp_t)`: the ratio is exactly 1 and nothing is
   clipped (on-policy). With `num_substeps > 1` the groups are split into that many minibatches,
-  one optimizer step each, and `old_t` is the sampler's log-prob, so later minibatches are
-  importance-weighted and clipped with separate low/high epsilons (clip-higher, DAPO).
-- Groups whose rewards are all equal carry no signal and are left out by default.
+  one optimizer step each, each normalised by its own tokens (or sequences), and `old_t` is the
+  sampler's log-prob, so later minibatches are importance-weighted and clipped with separate
+  low/high epsilons (clip-higher, DAPO).
 - The KL coefficient is the trainer's `kl_penalty_coef`, changed only by the policies between steps.
 - Log-probs are of the temperature-1 policy whatever the sampling temperature.
+
+Defaults, decided (issue 20) and not changed by it, so runs and their gates read as before:
+- The advantage's std is the population std (divide by N) with eps 1e-6; TRL uses Bessel's
+  (N - 1) with eps 1e-4. Ours are larger by sqrt(N / (N - 1)), x1.069 at the default group of
+  8: one constant factor on the policy-gradient term, which AdamW's per-parameter scaling
+  largely absorbs; what it moves is the balance against the KL and entropy terms, which the KL
+  policy tunes anyway. Changing it would move every recorded quickstart number for no gain.
+- Groups whose rewards are all equal (`drop_zero_variance_groups`, on) carry no policy-gradient
+  signal: skipping them saves their gradient pass, the largest cost of a step. The price, on
+  purpose: their KL and entropy terms leave that step's update too, and the normaliser counts
+  only the kept groups' tokens, so the step is larger than TRL's (which keeps them, with zero
+  advantage) by total tokens / kept tokens. The batch is not refilled as DAPO's dynamic sampling
+  does; the step simply trains on fewer groups (`StepMetrics.trained_groups`).
 """
 
 from __future__ import annotations
@@ -104,8 +124,8 @@ def _reference_pass(
     for rows in split_rows(policy_rows, micro_batches):
         rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, rows)
         logp_bT, entropy_bT = token_logprobs(state.model, sub_tokens_BT, with_entropy=True)
-        kl_sum = kl_sum + (k3(ref_BT[rows_mx][:, : width - 1], logp_bT) * sub_mask_BT).sum()
-        entropy_sum = entropy_sum + (entropy_bT * sub_mask_BT).sum()
+        kl_sum = kl_sum + k3(ref_BT[rows_mx][:, : width - 1], logp_bT, sub_mask_BT).sum()
+        entropy_sum = entropy_sum + mx.where(sub_mask_BT > 0, entropy_bT, 0.0).sum()
         mx.eval(kl_sum, entropy_sum)
     return ref_BT, kl_sum, entropy_sum
 

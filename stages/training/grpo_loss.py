@@ -31,17 +31,24 @@ def advantages(rewards_GN: np.ndarray, scale_rewards: str, eps: float = 1e-6) ->
     raise ValueError(f"unknown scale_rewards {scale_rewards!r}: use group, batch or none")
 
 
-def k3(ref_BT: mx.array, logp_BT: mx.array) -> mx.array:
-    """Per-token k3 estimate of KL(policy || reference); >= 0, 0 when the two agree."""
+def k3(ref_BT: mx.array, logp_BT: mx.array, mask_BT: mx.array | None = None) -> mx.array:
+    """Per-token k3 estimate of KL(policy || reference), >= 0 and 0 when the two agree (as a
+    loss term its gradient follows KL(reference || policy): see `grpo.py`). Where `mask_BT` is
+    0 the log-ratio is taken as 0 before the `exp`, so k3 and its gradient are 0 there,
+    whatever a padded slot holds."""
     log_ratio_BT = ref_BT - logp_BT
+    if mask_BT is not None:
+        log_ratio_BT = mx.where(mask_BT > 0, log_ratio_BT, 0.0)
     return mx.exp(log_ratio_BT) - log_ratio_BT - 1.0
 
 
 def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str) -> mx.array:
+    # `where`, not a product: 0 * inf is NaN, and a padded slot may hold anything.
+    masked_BT = mx.where(mask_BT > 0, values_BT, 0.0)
     if loss_agg == "token-mean":
-        return (values_BT * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
+        return masked_BT.sum() / mx.maximum(mask_BT.sum(), 1.0)
     if loss_agg == "sequence-mean":
-        per_seq_B = (values_BT * mask_BT).sum(axis=1) / mx.maximum(mask_BT.sum(axis=1), 1.0)
+        per_seq_B = masked_BT.sum(axis=1) / mx.maximum(mask_BT.sum(axis=1), 1.0)
         return per_seq_B.mean()
     raise ValueError(f"unknown loss_agg {loss_agg!r}: use token-mean or sequence-mean")
 
@@ -83,24 +90,44 @@ def _micro_loss(
     logp_BT, entropy_BT = token_logprobs(
         model, tokens_BT, with_entropy=bonus or with_metrics, entropy_grad=bonus
     )
+    loss, clipped = loss_from_logprobs(
+        logp_BT, entropy_BT, mask_BT, adv_B, ref_BT, old_BT, kl_coef, config
+    )
+    loss = loss * share if isinstance(share, mx.array) or share != 1.0 else loss
+    kl_sum = entropy_sum = mx.array(0.0)
+    if with_metrics:
+        kl_sum = k3(ref_BT, mx.stop_gradient(logp_BT), mask_BT).sum()
+        entropy_sum = mx.where(mask_BT > 0, mx.stop_gradient(entropy_BT), 0.0).sum()
+    return loss, clipped, kl_sum, entropy_sum
+
+
+def loss_from_logprobs(
+    logp_BT: mx.array,
+    entropy_BT: mx.array,
+    mask_BT: mx.array,
+    adv_B: mx.array,
+    ref_BT: mx.array,
+    old_BT: mx.array | None,
+    kl_coef: float | mx.array,
+    config: GRPOConfig,
+) -> tuple[mx.array, mx.array]:
+    """The loss of the module docstring from the policy's per-token log-probs and entropies,
+    and its count of clipped completion tokens. Padded slots (mask 0) never reach an `exp`:
+    their log-ratios are set to 0 first, so neither the loss nor its gradient can be NaN."""
+    on_BT = mask_BT > 0
     old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
-    ratio_BT = mx.exp(logp_BT - old_BT)
+    ratio_BT = mx.exp(mx.where(on_BT, logp_BT - old_BT, 0.0))
     unclipped_BT = ratio_BT * adv_B[:, None]
     clipped_BT = (
         mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
     )
     per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
     if isinstance(kl_coef, mx.array) or kl_coef > 0:
-        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT)
-    if bonus:
+        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT, mask_BT)
+    if config.entropy_coef > 0:
         per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
     loss = _aggregate(per_token_BT, mask_BT, config.loss_agg)
-    loss = loss * share if isinstance(share, mx.array) or share != 1.0 else loss
-    kl_sum = entropy_sum = mx.array(0.0)
-    if with_metrics:
-        kl_sum = (k3(ref_BT, mx.stop_gradient(logp_BT)) * mask_BT).sum()
-        entropy_sum = (mx.stop_gradient(entropy_BT) * mask_BT).sum()
-    return loss, ((clipped_BT < unclipped_BT) * mask_BT).sum(), kl_sum, entropy_sum
+    return loss, (on_BT & (clipped_BT < unclipped_BT)).astype(mx.float32).sum()
 
 
 def micro_loss_and_grad(
