@@ -102,7 +102,10 @@ class GRPOConfig(BaseModel):
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
     max_grad_norm: float = Field(1.0, ge=0, description="Gradient-norm clip; 0 disables it.")
     num_substeps: int = Field(
-        1, gt=0, description="Optimizer steps per batch (batch split into this many minibatches)."
+        1,
+        gt=0,
+        description="Optimizer steps per pass over the batch (the batch split into this many "
+        "minibatches; TRL steps_per_generation, verl ppo_mini_batch_size).",
     )
     micro_batches: int = Field(
         1,
@@ -116,19 +119,83 @@ class GRPOConfig(BaseModel):
         "fuses its elementwise work (most of all over the vocabulary); compiled once per "
         "micro-batch shape, so it pays when lengths are fixed (a GPU benchmark), not otherwise.",
     )
-    clip_eps_low: float = Field(0.2, ge=0, description="PPO ratio clip below 1 (num_substeps>1).")
+    clip_eps_low: float = Field(
+        0.2, ge=0, description="PPO ratio clip below 1 (TRL epsilon, verl clip_ratio_low)."
+    )
     clip_eps_high: float = Field(
-        0.28, ge=0, description="PPO ratio clip above 1, clip-higher (num_substeps>1)."
+        0.28,
+        ge=0,
+        description="PPO ratio clip above 1, clip-higher (DAPO; TRL epsilon_high, verl "
+        "clip_ratio_high).",
     )
     scale_rewards: Literal["group", "batch", "none"] = Field(
         "group",
         description="Advantage = reward - group mean, divided by the group std (group), the "
-        "batch std (batch) or nothing (none).",
+        "batch std (batch) or nothing (none, Dr. GRPO; TRL scale_rewards='none', verl "
+        "norm_adv_by_std_in_grpo=False).",
     )
-    loss_agg: Literal["token-mean", "sequence-mean"] = Field(
+    std_estimator: Literal["population", "bessel"] = Field(
+        "population",
+        description="The std of scale_rewards: population (divide by N, numpy's default) or "
+        "bessel (divide by N - 1, as TRL's torch.std and verl's torch.std do).",
+    )
+    std_eps: float = Field(
+        1e-6, gt=0, description="Added to the std before dividing (TRL: 1e-4, verl: 1e-6)."
+    )
+    loss_agg: Literal["token-mean", "sequence-mean", "dr-grpo"] = Field(
         "token-mean",
-        description="token-mean: mean over all completion tokens of the batch; sequence-mean: "
-        "mean over each completion, then over completions (original GRPO).",
+        description="token-mean: mean over all completion tokens of the batch (DAPO; TRL "
+        "loss_type='dapo', verl loss_agg_mode='token-mean'); sequence-mean: mean over each "
+        "completion, then over completions (original GRPO; TRL 'grpo', verl "
+        "'seq-mean-token-mean'); dr-grpo: sum over tokens / (completions x "
+        "sampling.max_tokens), a constant normaliser (Dr. GRPO, Liu et al. 2025; TRL 'dr_grpo', "
+        "verl 'seq-mean-token-sum-norm').",
+    )
+    importance_level: Literal["token", "sequence"] = Field(
+        "token",
+        description="token: one PPO ratio per token; sequence: one per completion, "
+        "exp(mean of its tokens' log-ratios), clipped as a whole (GSPO, Zheng et al. 2025; "
+        "TRL importance_sampling_level='sequence', verl policy_loss.loss_mode='gspo').",
+    )
+    delta: float | None = Field(
+        None,
+        gt=1,
+        description="Upper bound on the unclipped ratio of two-sided clipping (INTELLECT-2; "
+        "TRL delta, verl clip_ratio_c is the same bound for negative advantages only); "
+        "None disables it.",
+    )
+    kl_estimator: Literal["k3", "k3-bias-corrected"] = Field(
+        "k3",
+        description="k3: the k3 KL estimate as a loss term (DeepSeekMath; TRL "
+        "use_bias_correction_kl=False, verl kl_loss_type='low_var_kl'); k3-bias-corrected: "
+        "k3 times the importance ratio, unbiased off-policy (DeepSeek-V3.2; TRL "
+        "use_bias_correction_kl=True).",
+    )
+    num_iterations: int = Field(
+        1,
+        gt=0,
+        description="Passes over one batch, each split into num_substeps minibatches with an "
+        "optimizer step each (PPO epochs; TRL num_iterations, verl ppo_epochs). Above 1 the "
+        "ratio's base is the sampler's log-probs.",
+    )
+    overlong_filter: bool = Field(
+        False,
+        description="Leave truncated completions (no EOS within max_tokens) out of the loss "
+        "(DAPO's overlong filtering; TRL mask_truncated_completions).",
+    )
+    overlong_buffer: int = Field(
+        0,
+        ge=0,
+        description="DAPO's soft overlong punishment: completions longer than max_tokens - "
+        "overlong_buffer lose up to overlong_penalty_factor of reward, linearly, before "
+        "advantages; 0 disables it (verl reward_model.overlong_buffer.len; TRL "
+        "get_soft_overlong_punishment's soft_punish_cache).",
+    )
+    overlong_penalty_factor: float = Field(
+        1.0,
+        ge=0,
+        description="The most reward the overlong buffer takes away (verl "
+        "overlong_buffer.penalty_factor; 1 in DAPO and TRL).",
     )
     kl_penalty_coef: float = Field(
         0.01,

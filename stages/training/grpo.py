@@ -27,6 +27,21 @@ Where it departs from plain GRPO (DeepSeekMath):
 - The KL coefficient is the trainer's `kl_penalty_coef`, changed only by the policies between steps.
 - Log-probs are of the temperature-1 policy whatever the sampling temperature.
 
+Options (the `[grpo]` fields; the README's table names each one's paper and TRL / verl setting):
+- `loss_agg="dr-grpo"`: agg = sum over tokens / (completions x sampling.max_tokens) (Dr. GRPO).
+- `importance_level="sequence"`: ratio_i = exp(mean_t(logp_t - old_t)), one per completion (GSPO).
+- `delta`: the unclipped ratio is min(ratio_t, delta) (two-sided clipping, INTELLECT-2).
+- `kl_estimator="k3-bias-corrected"`: kl_t * ratio_t (the tokens were sampled from `old`).
+- `std_estimator` / `std_eps`: the std of `scale_rewards` (population or Bessel) and its eps.
+- `num_iterations`: passes over one batch, each `num_substeps` minibatches; past the first
+  update `old_t` is the sampler's log-prob, as with `num_substeps > 1`.
+- `overlong_filter`: truncated completions are left out of the loss (their rows are not
+  trained, so under sequence-mean or dr-grpo they leave the denominator too; TRL keeps them
+  there with a zero mask: the two agree under token-mean).
+- `overlong_buffer` / `overlong_penalty_factor`: DAPO's soft overlong punishment is added to the
+  rewards before the advantages. Zero-variance groups are still judged by the verifier's rewards
+  (as verl's DAPO filters on accuracy), and the step's metrics report those rewards.
+
 Defaults, decided (issue 20) and not changed by it, so runs and their gates read as before:
 - The advantage's std is the population std (divide by N) with eps 1e-6; TRL uses Bessel's
   (N - 1) with eps 1e-4. Ours are larger by sqrt(N / (N - 1)), x1.069 at the default group of
@@ -55,7 +70,13 @@ import numpy as np
 from mlx.utils import tree_map
 
 from stages.training.config import GRPOConfig
-from stages.training.grpo_loss import advantages, grpo_loss, k3, micro_loss_and_grad
+from stages.training.grpo_loss import (
+    advantages,
+    grpo_loss,
+    k3,
+    micro_loss_and_grad,
+    overlong_penalty,
+)
 from stages.training.logprobs import (
     pad_batch,
     pad_logprobs,
@@ -171,7 +192,12 @@ def train_step(
             f"rewards shape {rewards.shape} does not match {len(groups_G)} groups of sizes {sizes}"
         )
     mx.random.seed(derive_seed(config.seed, "train", state.step, attempt))
-    adv_GN = advantages(rewards, config.scale_rewards)
+    lengths_GN = np.array([[len(r.tokens) for r in g.rollouts_N] for g in groups_G])
+    shaped_GN = rewards + overlong_penalty(
+        lengths_GN.reshape(-1), config.sampling.max_tokens, config.overlong_buffer,
+        config.overlong_penalty_factor,
+    ).reshape(rewards.shape)  # fmt: skip
+    adv_GN = advantages(shaped_GN, config.scale_rewards, config.std_eps, config.std_estimator)
     varied_G = np.ptp(rewards, axis=1) > 0
     keep_G = varied_G if config.drop_zero_variance_groups else np.ones_like(varied_G)
     rollouts = [r for g in groups_G for r in g.rollouts_N]
@@ -191,6 +217,11 @@ def train_step(
     if reduce is None:
         chunks = [c for c in chunks if len(c)]  # ranks keep empty ones: every rank must reduce
     rows_C = [np.array([g * n + i for g in c for i in range(n)], dtype=int) for c in chunks]
+    if config.overlong_filter:
+        truncated_B = np.array([r.truncated for r in rollouts], dtype=bool)
+        rows_C = [rows[~truncated_B[rows]] for rows in rows_C]
+        if reduce is None:
+            rows_C = [rows for rows in rows_C if len(rows)]
     # KL and entropy metrics cover every rollout under the weights as sampled. The first
     # substep's gradient pass sees those weights and gives its rows' metrics; the other rows
     # (dropped groups, later substeps) get a no-grad pass next to the reference's.
@@ -200,7 +231,8 @@ def train_step(
         state, tokens_BT, mask_BT, ends_B, others, config.micro_batches
     )
     losses, clip_fracs, grad_norms, trained_tokens = [], [], [], 0
-    for c, rows in enumerate(rows_C):
+    # num_iterations passes over the same minibatches; only the first sees the sampled weights
+    for c, rows in enumerate(rows_C * config.num_iterations):
         if reduce is not None:
             token_share, loss_share = _shares(mask_BT, rows, reduce, config.loss_agg)
             if loss_share is None:
@@ -210,7 +242,8 @@ def train_step(
         chunk_tokens = max(float(completion_B[rows].sum()), 1.0)
         parts = split_rows(rows, config.micro_batches)
         grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
-        has_old = config.num_substeps > 1  # the sampler's log-probs are the PPO ratio's base
+        # past the first update the sampler's log-probs are the PPO ratio's base
+        has_old = config.num_substeps > 1 or config.num_iterations > 1
         loss_and_grad = micro_loss_and_grad(state, config, kl_penalty_coef, with_metrics, has_old)
         for part in parts:
             rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, part)

@@ -17,18 +17,35 @@ from stages.training.logprobs import token_logprobs
 from stages.training.types import TrainerState
 
 
-def advantages(rewards_GN: np.ndarray, scale_rewards: str, eps: float = 1e-6) -> np.ndarray:
-    """Group-relative advantages `A_GN` (see the module docstring)."""
+def advantages(
+    rewards_GN: np.ndarray, scale_rewards: str, eps: float = 1e-6, std_estimator: str = "population"
+) -> np.ndarray:
+    """Group-relative advantages `A_GN` (see `grpo.py`'s docstring); `std_estimator` population
+    divides the squared deviations by N, bessel by N - 1."""
     if rewards_GN.ndim != 2:
         raise ValueError(f"rewards must be [groups, group_size], got shape {rewards_GN.shape}")
+    if std_estimator not in ("population", "bessel"):
+        raise ValueError(f"unknown std_estimator {std_estimator!r}: use population or bessel")
+    ddof = 1 if std_estimator == "bessel" else 0
     centred_GN = rewards_GN - rewards_GN.mean(axis=1, keepdims=True)
     if scale_rewards == "group":
-        return centred_GN / (rewards_GN.std(axis=1, keepdims=True) + eps)
+        return centred_GN / (rewards_GN.std(axis=1, ddof=ddof, keepdims=True) + eps)
     if scale_rewards == "batch":
-        return centred_GN / (rewards_GN.std() + eps)
+        return centred_GN / (rewards_GN.std(ddof=ddof) + eps)
     if scale_rewards == "none":
         return centred_GN
     raise ValueError(f"unknown scale_rewards {scale_rewards!r}: use group, batch or none")
+
+
+def overlong_penalty(
+    lengths_B: np.ndarray, max_tokens: int, buffer: int, factor: float
+) -> np.ndarray:
+    """DAPO's soft overlong punishment, <= 0, added to the rewards before advantages: 0 up to
+    `max_tokens - buffer` tokens, then falling linearly to `-factor` at `max_tokens`."""
+    if buffer == 0:
+        return np.zeros(len(lengths_B))
+    over_B = np.asarray(lengths_B, dtype=np.float64) - (max_tokens - buffer)
+    return -factor * np.clip(over_B / buffer, 0.0, 1.0)
 
 
 def k3(ref_BT: mx.array, logp_BT: mx.array, mask_BT: mx.array | None = None) -> mx.array:
@@ -42,7 +59,7 @@ def k3(ref_BT: mx.array, logp_BT: mx.array, mask_BT: mx.array | None = None) -> 
     return mx.exp(log_ratio_BT) - log_ratio_BT - 1.0
 
 
-def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str) -> mx.array:
+def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str, max_tokens: int) -> mx.array:
     # `where`, not a product: 0 * inf is NaN, and a padded slot may hold anything.
     masked_BT = mx.where(mask_BT > 0, values_BT, 0.0)
     if loss_agg == "token-mean":
@@ -50,7 +67,9 @@ def _aggregate(values_BT: mx.array, mask_BT: mx.array, loss_agg: str) -> mx.arra
     if loss_agg == "sequence-mean":
         per_seq_B = masked_BT.sum(axis=1) / mx.maximum(mask_BT.sum(axis=1), 1.0)
         return per_seq_B.mean()
-    raise ValueError(f"unknown loss_agg {loss_agg!r}: use token-mean or sequence-mean")
+    if loss_agg == "dr-grpo":
+        return masked_BT.sum() / (mask_BT.shape[0] * max_tokens)
+    raise ValueError(f"unknown loss_agg {loss_agg!r}: use token-mean, sequence-mean or dr-grpo")
 
 
 def grpo_loss(
@@ -116,17 +135,26 @@ def loss_from_logprobs(
     their log-ratios are set to 0 first, so neither the loss nor its gradient can be NaN."""
     on_BT = mask_BT > 0
     old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
-    ratio_BT = mx.exp(mx.where(on_BT, logp_BT - old_BT, 0.0))
-    unclipped_BT = ratio_BT * adv_B[:, None]
+    log_ratio_BT = mx.where(on_BT, logp_BT - old_BT, 0.0)
+    if config.importance_level == "sequence":  # GSPO: one ratio per completion, [B, 1]
+        log_ratio_BT = log_ratio_BT.sum(axis=1, keepdims=True) / mx.maximum(
+            mask_BT.sum(axis=1, keepdims=True), 1.0
+        )
+    ratio_BT = mx.exp(log_ratio_BT)
+    bounded_BT = ratio_BT if config.delta is None else mx.minimum(ratio_BT, config.delta)
+    unclipped_BT = bounded_BT * adv_B[:, None]
     clipped_BT = (
         mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
     )
     per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
     if isinstance(kl_coef, mx.array) or kl_coef > 0:
-        per_token_BT = per_token_BT + kl_coef * k3(ref_BT, logp_BT, mask_BT)
+        kl_BT = k3(ref_BT, logp_BT, mask_BT)
+        if config.kl_estimator == "k3-bias-corrected":
+            kl_BT = kl_BT * ratio_BT  # the tokens came from old, not from the policy
+        per_token_BT = per_token_BT + kl_coef * kl_BT
     if config.entropy_coef > 0:
         per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
-    loss = _aggregate(per_token_BT, mask_BT, config.loss_agg)
+    loss = _aggregate(per_token_BT, mask_BT, config.loss_agg, config.sampling.max_tokens)
     return loss, (on_BT & (clipped_BT < unclipped_BT)).astype(mx.float32).sum()
 
 
