@@ -97,7 +97,7 @@ def _step(sft_model_dir, groups, rewards, config, steps=2, kl_penalty_coefs=()):
     return metrics, dict(tree_flatten(state.model.parameters()))
 
 
-@pytest.mark.parametrize("loss_agg", ["token-mean", "sequence-mean"])
+@pytest.mark.parametrize("loss_agg", ["token-mean", "sequence-mean", "dr-grpo"])
 @pytest.mark.parametrize("num_substeps", [1, 2])
 def test_micro_batches_give_the_one_pass_update(
     sft_model_dir, scored, small_grpo, loss_agg, num_substeps
