@@ -166,10 +166,11 @@ class GRPOConfig(BaseModel):
     )
     kl_estimator: Literal["k3", "k3-bias-corrected"] = Field(
         "k3",
-        description="k3: the k3 KL estimate as a loss term (DeepSeekMath; TRL "
-        "use_bias_correction_kl=False, verl kl_loss_type='low_var_kl'); k3-bias-corrected: "
-        "k3 times the importance ratio, unbiased off-policy (DeepSeek-V3.2; TRL "
-        "use_bias_correction_kl=True).",
+        description="k3: the k3 KL estimate as a loss term, whose gradient follows the forward "
+        "KL(ref||pi) (DeepSeekMath; TRL use_bias_correction_kl=False, verl "
+        "kl_loss_type='low_var_kl'); k3-bias-corrected: k3 times the differentiable importance "
+        "ratio, whose gradient is the reverse KL(pi||ref)'s, on- and off-policy (DeepSeek-V3.2; "
+        "TRL use_bias_correction_kl=True, TRL's default).",
     )
     num_iterations: int = Field(
         1,

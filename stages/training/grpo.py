@@ -31,7 +31,8 @@ Options (the `[grpo]` fields; the README's table names each one's paper and TRL 
 - `loss_agg="dr-grpo"`: agg = sum over tokens / (completions x sampling.max_tokens) (Dr. GRPO).
 - `importance_level="sequence"`: ratio_i = exp(mean_t(logp_t - old_t)), one per completion (GSPO).
 - `delta`: the unclipped ratio is min(ratio_t, delta) (two-sided clipping, INTELLECT-2).
-- `kl_estimator="k3-bias-corrected"`: kl_t * ratio_t (the tokens were sampled from `old`).
+- `kl_estimator="k3-bias-corrected"`: kl_t * ratio_t; through the ratio's gradient (there even
+  when its value is 1) the KL term's gradient becomes that of the reverse KL(pi || ref).
 - `std_estimator` / `std_eps`: the std of `scale_rewards` (population or Bessel) and its eps.
 - `num_iterations`: passes over one batch, each `num_substeps` minibatches; past the first
   update `old_t` is the sampler's log-prob, as with `num_substeps > 1`.

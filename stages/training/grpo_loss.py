@@ -150,7 +150,7 @@ def loss_from_logprobs(
     if isinstance(kl_coef, mx.array) or kl_coef > 0:
         kl_BT = k3(ref_BT, logp_BT, mask_BT)
         if config.kl_estimator == "k3-bias-corrected":
-            kl_BT = kl_BT * ratio_BT  # the tokens came from old, not from the policy
+            kl_BT = kl_BT * ratio_BT  # its gradient makes the KL's the reverse KL's, ratio 1 or not
         per_token_BT = per_token_BT + kl_coef * kl_BT
     if config.entropy_coef > 0:
         per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
