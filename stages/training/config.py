@@ -160,9 +160,9 @@ class GRPOConfig(BaseModel):
     delta: float | None = Field(
         None,
         gt=1,
-        description="Upper bound on the unclipped ratio of two-sided clipping (INTELLECT-2; "
-        "TRL delta, verl clip_ratio_c is the same bound for negative advantages only); "
-        "None disables it.",
+        description="Upper bound on the unclipped ratio, two-sided clipping (INTELLECT-2; TRL "
+        "delta). It binds only where the advantage is negative, so above 1 + clip_eps_high it "
+        "is verl's dual-clip clip_ratio_c. None disables it.",
     )
     kl_estimator: Literal["k3", "k3-bias-corrected"] = Field(
         "k3",

@@ -178,3 +178,19 @@ def test_a_second_pass_over_the_batch_is_off_policy_and_clips(sft_model_dir, pro
         clip_fracs.append(train_step(state, groups, rewards, passes_config).clip_frac)
     assert clip_fracs[0] == 0.0
     assert clip_fracs[1] > 0.0  # the mean over both passes: the second one clipped
+
+
+def test_delta_is_verls_dual_clip_when_above_one_plus_clip_high():
+    # verl's compute_policy_loss (dual-clip), written out: for A < 0 the loss is capped at -A * c
+    rng = np.random.default_rng(0)
+    logp = mx.array(rng.normal(-1.0, 0.5, (6, 5)).astype(np.float32))
+    old = logp - mx.array(rng.normal(0.0, 0.8, (6, 5)).astype(np.float32))
+    adv = mx.array([1.0, -1.0, 0.5, -2.0, -0.3, 0.8])
+    mask = mx.ones((6, 5))
+    ratio = np.exp(np.array(logp - old))
+    a = np.array(adv)[:, None]
+    clipped = np.maximum(-a * ratio, -a * np.clip(ratio, 0.8, 1.28))
+    verl = np.where(a < 0, np.minimum(-a * 2.0, clipped), clipped).mean()
+    assert (ratio[np.array(adv) < 0] > 2.0).any()  # the cap binds somewhere
+    ours = _loss_and_grad(logp, mask, adv, logp, old, GRPOConfig(delta=2.0), 0.0)[0]
+    assert abs(ours - verl) < 1e-5
