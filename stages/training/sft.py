@@ -57,6 +57,33 @@ def _masked_ce(model: nn.Module, tokens_BT: mx.array, mask_BT: mx.array) -> mx.a
     return -(logp_BT * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
 
 
+def make_step(
+    model: nn.Module, optimizer: optim.Optimizer, max_grad_norm: float, compiled: bool = True
+) -> tuple[Callable[[mx.array, mx.array], mx.array], list[Any]]:
+    """One SFT update `step(tokens_BT, mask_BT) -> loss` and the state it reads and writes.
+
+    Compiled (as mlx-lm's trainer does, over model, optimizer and RNG state), mlx fuses the
+    step's elementwise ops and skips rebuilding its graph; one trace per batch shape is cached,
+    so batches of a few widths cost a few traces. `optimizer.learning_rate` may be set between
+    steps: it is optimizer state, an input of the compiled step, not a constant baked into it.
+    """
+    # The compiled step must see the state it updates (init keeps any state already there).
+    optimizer.init(model.trainable_parameters())
+    loss_and_grad = nn.value_and_grad(model, _masked_ce)
+    state = [model.state, optimizer.state, mx.random.state]
+
+    def step(tokens_BT: mx.array, mask_BT: mx.array) -> mx.array:
+        loss, grads = loss_and_grad(model, tokens_BT, mask_BT)
+        if max_grad_norm > 0:
+            grads, _ = optim.clip_grad_norm(grads, max_grad_norm)
+        optimizer.update(model, grads)
+        return loss
+
+    if compiled:
+        step = mx.compile(step, inputs=state, outputs=state)
+    return step, state
+
+
 def sft(
     model: nn.Module,
     tokenizer: Any,
@@ -64,11 +91,15 @@ def sft(
     config: SFTConfig,
     on_progress: ProgressFn | None = None,
     optimizer: optim.Optimizer | None = None,
+    compiled: bool = True,
 ) -> list[float]:
     """Train `model` in place for `config.steps` steps; return the loss of every step.
 
     `on_progress` receives {"step", "loss", "learning_rate", "tokens_per_s", "elapsed_s"} every
-    `report_every` steps and after the last one.
+    `report_every` steps and after the last one. Losses stay on the device until then: reading
+    one back each step would make Python wait for every step to finish before it builds the
+    next batch, where `mx.async_eval` lets the two overlap. `compiled=False` runs the same step
+    uncompiled (the benchmark's baseline).
     """
     optimizer = optimizer or optim.AdamW(
         learning_rate=config.learning_rate, weight_decay=config.weight_decay
@@ -77,18 +108,12 @@ def sft(
         lambda text: tuple(encode_prompt(tokenizer, text, config.use_chat_template))
     )
     encode_c = lru_cache(maxsize=None)(lambda text: tuple(encode_completion(tokenizer, text)))
-    loss_and_grad = nn.value_and_grad(model, _masked_ce)
-
-    def step_fn(tokens_BT: mx.array, mask_BT: mx.array) -> tuple[mx.array, mx.array]:
-        loss, grads = loss_and_grad(model, tokens_BT, mask_BT)
-        if config.max_grad_norm > 0:
-            grads, _ = optim.clip_grad_norm(grads, config.max_grad_norm)
-        optimizer.update(model, grads)
-        return loss, mask_BT.sum()
+    model.train()
+    step_fn, state = make_step(model, optimizer, config.max_grad_norm, compiled)
 
     losses: list[float] = []
+    pending: list[mx.array] = []
     start, tokens_seen = time.perf_counter(), 0
-    model.train()
     for step in range(config.steps):
         mx.random.seed(derive_seed(config.seed, "sft", step))
         pairs = batch_fn(step)
@@ -101,21 +126,24 @@ def sft(
             step, config.lr_schedule, config.warmup_steps, config.steps, config.min_lr_ratio
         )
         optimizer.learning_rate = lr
-        loss, _ = step_fn(tokens_BT, mask_BT)
-        mx.eval(loss, model.parameters(), optimizer.state)
-        losses.append(loss.item())
+        pending.append(step_fn(tokens_BT, mask_BT))
+        mx.async_eval(pending[-1], state)
         tokens_seen += tokens_BT.size
-        if on_progress and ((step + 1) % config.report_every == 0 or step + 1 == config.steps):
-            elapsed = time.perf_counter() - start
-            on_progress(
-                {
-                    "step": step,
-                    "loss": losses[-1],
-                    "learning_rate": lr,
-                    "tokens_per_s": tokens_seen / max(elapsed, 1e-9),
-                    "elapsed_s": elapsed,
-                }
-            )
+        if (step + 1) % config.report_every == 0 or step + 1 == config.steps:
+            losses += mx.stack(pending).tolist()  # the one host sync per report
+            pending = []
+            if on_progress:
+                elapsed = time.perf_counter() - start
+                on_progress(
+                    {
+                        "step": step,
+                        "loss": losses[-1],
+                        "learning_rate": lr,
+                        "tokens_per_s": tokens_seen / max(elapsed, 1e-9),
+                        "elapsed_s": elapsed,
+                    }
+                )
+    mx.eval(state)
     model.eval()
     return losses
 

@@ -83,3 +83,18 @@ def test_lr_schedule_warms_up_then_decays_to_the_floor():
 def test_derived_seeds_differ_by_step_and_attempt_and_are_stable():
     assert derive_seed(0, "grpo", 1, 0) == derive_seed(0, "grpo", 1, 0)
     assert len({derive_seed(0, "grpo", s, a) for s in range(3) for a in range(3)}) == 9
+
+
+def test_compiled_sft_step_trains_exactly_like_the_eager_one(tmp_path):
+    """The compiled step (and the losses read back per report, not per step) change no number:
+    same losses at every step, same final weights; one loss per step whatever report_every."""
+    path = build_embedded_model(ModelConfig(), tmp_path / "m")
+    config = SFTConfig(steps=23, warmup_steps=5, weight_decay=0.1, report_every=10)
+    runs = {}
+    for compiled in (True, False):
+        model, tokenizer = load_model(path)
+        losses = sft(model, tokenizer, epoch_batches(EXAMPLES, 16), config, compiled=compiled)
+        runs[compiled] = losses, dict(tree_flatten(model.parameters()))
+    (losses, weights), (eager_losses, eager_weights) = runs[True], runs[False]
+    assert len(losses) == 23 and losses == eager_losses
+    assert all(np.array_equal(np.array(weights[k]), np.array(eager_weights[k])) for k in weights)
