@@ -98,8 +98,8 @@ def sft(
     `on_progress` receives {"step", "loss", "learning_rate", "tokens_per_s", "elapsed_s"} every
     `report_every` steps and after the last one. Losses stay on the device until then: reading
     one back each step would make Python wait for every step to finish before it builds the
-    next batch, where `mx.async_eval` lets the two overlap. `compiled=False` runs the same step
-    uncompiled (the benchmark's baseline).
+    next batch, where `mx.async_eval` lets the two overlap (Python waits for step i-1 once
+    step i is queued). `compiled=False` runs the same step uncompiled (the benchmark's baseline).
     """
     optimizer = optimizer or optim.AdamW(
         learning_rate=config.learning_rate, weight_decay=config.weight_decay
@@ -128,9 +128,11 @@ def sft(
         optimizer.learning_rate = lr
         pending.append(step_fn(tokens_BT, mask_BT))
         mx.async_eval(pending[-1], state)
+        if len(pending) > 1:
+            mx.eval(pending[-2])  # run at most one step ahead of the device: bounded memory
         tokens_seen += tokens_BT.size
         if (step + 1) % config.report_every == 0 or step + 1 == config.steps:
-            losses += mx.stack(pending).tolist()  # the one host sync per report
+            losses += mx.stack(pending).tolist()  # the one read-back per report
             pending = []
             if on_progress:
                 elapsed = time.perf_counter() - start
