@@ -1,6 +1,7 @@
 """Every event a run can record: frozen pydantic models named in the past tense.
 
-An event's payload holds JSON-native values only. `schema_version` is a class constant stored in its
+Defining a subclass of `Event` registers it in `EVENT_TYPES` under its class name (the `type` column);
+two classes of one name are refused. An event's payload holds JSON-native values only. `schema_version` is a class constant stored in its
 own column; when a payload's shape changes, bump it and register an upcaster in `store.upcasters`
 that turns the stored old form into the new one on read. Old rows are never rewritten.
 """
@@ -13,11 +14,25 @@ from pydantic import BaseModel, ConfigDict, Field
 
 JSON = dict[str, Any]
 
+# Stored type name -> the class that reads it; filled by `Event.__pydantic_init_subclass__`.
+EVENT_TYPES: dict[str, type[Event]] = {}
+
 
 class Event(BaseModel):
     # NaN/inf are not JSON: a non-finite metric must be recorded as null with a flag beside it.
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
     schema_version: ClassVar[int] = 1
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        known = EVENT_TYPES.get(cls.__name__)
+        if known is not None and known is not cls:
+            raise TypeError(
+                f"event type {cls.__name__!r} is already defined in {known.__module__}: "
+                "stored rows name their class, so a name means one class"
+            )
+        EVENT_TYPES[cls.__name__] = cls
 
     @classmethod
     def type_name(cls) -> str:
@@ -281,40 +296,3 @@ class ThroughputCalibrated(Event):
     per_rank: list[JSON]
     split: list[int]
     reason: str = ""
-
-
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.__name__: cls
-    for cls in (
-        RunStarted,
-        StateChanged,
-        RunPaused,
-        RunResumed,
-        RunFailed,
-        RunCompleted,
-        RunRewound,
-        RunBranched,
-        LeaseAcquired,
-        SupervisorActed,
-        StageStarted,
-        BaselineRecorded,
-        TasksDesigned,
-        VerifierCalibrated,
-        TrainingSetBuilt,
-        SFTCompleted,
-        RolloutsSampled,
-        VerdictsRecorded,
-        MetricsRecorded,
-        StepFailed,
-        EvalRecorded,
-        CheckpointSaved,
-        GateEvaluated,
-        PolicyDecided,
-        HyperparametersChanged,
-        RolledBack,
-        FaultInjected,
-        TrainingStoppedEarly,
-        ThroughputCalibrated,
-        IsolationWaived,
-    )
-}

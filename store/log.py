@@ -16,11 +16,11 @@ from typing import Any
 
 import orjson
 import sqlalchemy as sa
-from sqlalchemy import event as sa_event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
-from sqlmodel import Field, SQLModel, create_engine
+from sqlmodel import Field, SQLModel
 
+from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
@@ -119,41 +119,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def _sqlite_url(target: str) -> str:
-    if "://" in target:
-        return target
-    path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
-
-
 class EventLog:
     """A store of many runs' logs. `url`: a path / `sqlite:///...` file or `postgresql://...`."""
 
     def __init__(self, url: str | Path) -> None:
-        url = _sqlite_url(str(url))
-        if url.startswith("postgresql://"):
-            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
-        self.url = url
-        self.is_sqlite = url.startswith("sqlite")
+        self.backend = backend_for(url)
+        self.url = self.backend.url
         try:
-            if self.is_sqlite:
-                self.engine = create_engine(url, connect_args={"timeout": 30})
-                sa_event.listen(self.engine, "connect", _sqlite_on_connect)
-                sa_event.listen(self.engine, "begin", _sqlite_on_begin)
-            else:
-                self.engine = create_engine(url, pool_pre_ping=True)
+            self.engine = self.backend.engine()
             SQLModel.metadata.create_all(self.engine, tables=[_TABLE])
-            mark = "?" if self.is_sqlite else "%s"
-            self._last_sql = (
-                f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
-            )
-            self._insert_sql = (
-                f"INSERT INTO events ({', '.join(_COLUMNS)}) "
-                f"VALUES ({', '.join([mark] * len(_COLUMNS))})"
-            )
         except (DBAPIError, ModuleNotFoundError) as e:
-            raise StoreError(f"cannot open event store {url}: {e}") from e
+            raise StoreError(f"cannot open event store {self.url}: {e}") from e
+        mark = self.backend.mark
+        self._last_sql = (
+            f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
+        )
+        self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({', '.join([mark] * len(_COLUMNS))})"
 
     def close(self) -> None:
         self.engine.dispose()
@@ -237,7 +218,7 @@ class EventLog:
         batch: int = 5000,
     ) -> Iterator[StoredEvent]:
         """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`."""
-        mark = "?" if self.is_sqlite else "%s"
+        mark = self.backend.mark
         sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark} AND seq >= {mark}"
         params: list = [run_id, from_seq]
         if to_seq is not None:
@@ -250,19 +231,8 @@ class EventLog:
             sql += f" AND type IN ({', '.join([mark] * len(types))})"
             params.extend(types)
         sql += " ORDER BY seq"
-        # Plain SQL on the driver's own cursor: folding a long run is dominated by per-row cost.
         with self.engine.connect() as conn:
-            if self.is_sqlite:
-                cursor = conn.connection.driver_connection.cursor()
-                cursor.execute(sql, params)
-                while rows := cursor.fetchmany(batch):
-                    yield from (StoredEvent(*row) for row in rows)
-                cursor.close()
-                return
-            result = conn.execution_options(stream_results=True, yield_per=batch).exec_driver_sql(
-                sql, tuple(params)
-            )
-            for row in result:
+            for row in self.backend.stream(conn, sql, params, batch):
                 yield StoredEvent(*row)
 
     def require(self, run_id: str) -> int:
@@ -335,21 +305,3 @@ def _row_tuple(stored: StoredEvent) -> tuple:
         stored.run_id, stored.seq, stored.type, stored.schema_version, stored.recorded_at,
         stored.prev_hash, stored.hash, stored.payload,
     )  # fmt: skip
-
-
-def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
-    # Let SQLAlchemy's "begin" hook issue BEGIN IMMEDIATE itself (pysqlite would defer it).
-    dbapi_conn.isolation_level = None
-    cursor = dbapi_conn.cursor()
-    # Larger pages suit ~1 KB rows (only takes effect when the file is created).
-    cursor.execute("PRAGMA page_size=16384")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # WAL + NORMAL survives a killed process; only a power cut may lose the last commits.
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
-
-
-def _sqlite_on_begin(conn: Any) -> None:
-    # IMMEDIATE takes the write lock up front, so two writers serialise instead of deadlocking.
-    conn.exec_driver_sql("BEGIN IMMEDIATE")

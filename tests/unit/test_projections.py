@@ -106,6 +106,26 @@ def test_every_event_class_is_registered() -> None:
     assert classes == set(events.EVENT_TYPES)
 
 
+def test_defining_an_event_class_registers_it_and_a_second_class_of_that_name_is_refused() -> None:
+    import pytest
+
+    from store.events import EVENT_TYPES, Event
+    from store.upcasters import decode
+
+    class ToyRecorded(Event):
+        value: int
+
+    try:
+        assert EVENT_TYPES["ToyRecorded"] is ToyRecorded
+        assert decode("ToyRecorded", 1, {"value": 3}) == ToyRecorded(value=3)
+        with pytest.raises(TypeError, match="ToyRecorded"):
+
+            class ToyRecorded(Event):  # noqa: F811 (the point: a second class of one name)
+                other: str
+    finally:
+        EVENT_TYPES.pop("ToyRecorded", None)
+
+
 def test_an_event_is_stored_as_its_full_json_form() -> None:
     # The log serialises an event's field dict directly; it must equal the model's own dump.
     import orjson
