@@ -33,6 +33,7 @@ def _verdict(
     evidence: list[int | None],
     detail: str = "",
     extra_ok: bool = True,
+    judges_checkpoint: bool = False,
 ) -> GateEvaluated:
     passed = value is not None and extra_ok and _COMPARE[comparator](value, threshold)
     if value is None and not detail:
@@ -47,6 +48,7 @@ def _verdict(
         passed=passed,
         evidence_seqs=[seq for seq in evidence if seq is not None],
         detail=detail,
+        judges_checkpoint=judges_checkpoint,
     )
 
 
@@ -183,6 +185,7 @@ def capability_retention(state: RunState, config: GateConfig) -> list[GateEvalua
             "capability_retention", "evaluation", "capability_retention", value, ">=",
             config.min_capability_retention, [state.last_eval.get("seq"), state.baseline_seq],
             f"retention per benchmark: {detail} (worst: {worst})" if ratios else "",
+            judges_checkpoint=True,  # passing it makes the evaluated checkpoint a rollback target
         )
     ]  # fmt: skip
 

@@ -224,9 +224,12 @@ class CheckpointSaved(Event):
 
 
 class GateEvaluated(Event):
-    """v2 renamed v1's `evidence` to `evidence_seqs` and added `detail` (see store.upcasters)."""
+    """A stage gate's verdict. `judges_checkpoint`: the verdict also judges the run's latest
+    checkpoint, and a pass makes it the last good one (a rollback target).
+    v2 renamed v1's `evidence` to `evidence_seqs` and added `detail`; v3 added `judges_checkpoint`
+    (see store.upcasters)."""
 
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
     gate: str
     stage: str
     metric: str
@@ -236,6 +239,7 @@ class GateEvaluated(Event):
     passed: bool
     evidence_seqs: list[int] = Field(default_factory=list)
     detail: str = ""
+    judges_checkpoint: bool = False
 
 
 # --- policies ----------------------------------------------------------------------------------

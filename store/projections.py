@@ -81,10 +81,8 @@ class RunState:
     baseline_capability: dict = field(default_factory=dict)
     baseline_seq: int | None = None
     last_eval: dict = field(default_factory=dict)  # {"step", "verify_rate", "capability", "seq"}
-    best_verify_rate: float | None = None
     latest_checkpoint: CheckpointRef | None = None
     last_good_checkpoint: CheckpointRef | None = None
-    checkpoints: tuple[CheckpointRef, ...] = ()
     # Policy inputs. They hold raw values, never thresholded ones, so that folding is independent of
     # the policy config and `rlvr replay` under other thresholds sees the same state.
     lineage: tuple[CheckpointRef, ...] = ()  # checkpoints of the live trajectory (rollback cuts it)
@@ -93,13 +91,12 @@ class RunState:
     metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
     early_entropy: tuple[float, ...] = ()  # the first EARLY_ENTROPY finite entropies of the run
     decision_seqs: dict = field(default_factory=dict)  # "policy:action" -> seq of the latest
-    last_rollback_seq: int = 0  # latest rollback decision or RolledBack
+    last_rollback_seq: int = 0  # latest RolledBack (a rollback decision's consequence)
     step_failures: dict = field(default_factory=dict)  # "step:kind" -> StepFailed count
     gates: dict = field(default_factory=dict)  # gate name -> GateRecord (latest)
     stage_seqs: dict = field(default_factory=dict)  # stage result type -> seq of its latest event
     stage_results: dict = field(default_factory=dict)  # stage result type -> its small fields
     last_metrics: dict = field(default_factory=dict)
-    last_metrics_seq: int | None = None
     decisions: dict = field(default_factory=dict)  # "policy:action" -> count
     rollbacks: int = 0
     failure_reason: str | None = None
@@ -111,7 +108,6 @@ class RunState:
     supervisor_restarts: int = 0
     last_supervisor_action_at: str | None = None
     finished: bool = False
-    extra: dict = field(default_factory=dict)
 
 
 def _merge(mapping: dict, key: str, value: Any) -> dict:
@@ -205,7 +201,6 @@ def _baseline(s: RunState, e: StoredEvent) -> None:
     s.baseline_capability = p["capability"]
     s.baseline_seq = e.seq
     s.baseline_checkpoint = p.get("checkpoint")
-    s.best_verify_rate = p["verify_rate"]
     s.stage_seqs = _merge(s.stage_seqs, e.type, e.seq)
 
 
@@ -227,7 +222,6 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
     s.step = max(s.step, p["step"])
     s.last_metrics = p["metrics"]
-    s.last_metrics_seq = e.seq
     s.metrics_window = (
         *s.metrics_window[-(METRICS_WINDOW - 1) :],
         MetricsRef(p["step"], e.seq, p["metrics"]),
@@ -247,8 +241,6 @@ def _step_failed(s: RunState, e: StoredEvent) -> None:
 
 def _eval(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
-    if s.best_verify_rate is None or p["verify_rate"] > s.best_verify_rate:
-        s.best_verify_rate = p["verify_rate"]
     s.last_eval = {**p, "seq": e.seq}
     ref = EvalRef(p["step"], e.seq, p["verify_rate"], p["capability"], p.get("checkpoint"))
     s.evals = (*s.evals, ref)
@@ -258,7 +250,6 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
     ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
     s.latest_checkpoint = ref
-    s.checkpoints = (*s.checkpoints, ref)
     lr = s.hyperparameters.get("learning_rate")
     s.lineage = (*s.lineage, replace(ref, learning_rate=None if lr is None else float(lr)))
 
@@ -270,10 +261,9 @@ def _gate(s: RunState, e: StoredEvent) -> None:
         p["passed"], e.seq,
     )  # fmt: skip
     s.gates = _merge(s.gates, p["gate"], record)
-    # A checkpoint whose evals passed the retention gate is a safe place to roll back to.
-    if p["gate"] == "capability_retention" and s.latest_checkpoint is not None:
+    # A checkpoint whose evals passed a gate that judges checkpoints is a safe place to roll back to.
+    if p["judges_checkpoint"] and s.latest_checkpoint is not None:
         ref = replace(s.latest_checkpoint, evals_passed=p["passed"])
-        s.checkpoints = tuple(ref if c.seq == ref.seq else c for c in s.checkpoints)
         s.latest_checkpoint = ref
         if p["passed"]:
             s.last_good_checkpoint = ref
@@ -284,8 +274,6 @@ def _policy(s: RunState, e: StoredEvent) -> None:
     key = f"{p['policy']}:{p['action']}"
     s.decisions = _merge(s.decisions, key, s.decisions.get(key, 0) + 1)
     s.decision_seqs = _merge(s.decision_seqs, key, e.seq)
-    if p["action"] == "rollback":
-        s.last_rollback_seq = e.seq
 
 
 def _hyperparameters(s: RunState, e: StoredEvent) -> None:

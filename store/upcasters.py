@@ -59,6 +59,16 @@ def _run_started_v1_to_v2(payload: Payload) -> Payload:
     return {**payload, "config": config}
 
 
+# Before v3 the one gate that judged checkpoints was the evaluation stage's retention gate: a fact
+# about stored history, kept here so old logs fold to the same last good checkpoint.
+_V2_CHECKPOINT_GATES = frozenset({"capability_retention"})
+
+
+@upcaster("GateEvaluated", 2)
+def _gate_evaluated_v2_to_v3(payload: Payload) -> Payload:
+    return {**payload, "judges_checkpoint": payload["gate"] in _V2_CHECKPOINT_GATES}
+
+
 def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
     """The payload in the current version's shape (unchanged when already current)."""
     cls = EVENT_TYPES.get(type_name)

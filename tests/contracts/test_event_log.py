@@ -160,6 +160,20 @@ def test_a_stored_old_version_is_upcast_on_read(event_log: EventLog) -> None:
     assert project(event_log.read(run)).gates["verifiability"].passed is True
 
 
+def test_a_v2_retention_verdict_still_marks_its_checkpoint_good(event_log: EventLog) -> None:
+    # v2 rows have no `judges_checkpoint`: the upcaster says which gate judged checkpoints then.
+    rows = [
+        StoredEvent(**{**row, "payload": json.dumps(row["payload"])})
+        for row in map(json.loads, (FIXTURES / "gate_evaluated_v2.jsonl").read_text().splitlines())
+    ]
+    with event_log.engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM events WHERE run_id = :r"), {"r": rows[0].run_id})
+    event_log.import_rows(rows)
+    gate = next(event_log.read(rows[0].run_id, types=["GateEvaluated"])).event
+    assert isinstance(gate, GateEvaluated) and gate.judges_checkpoint is True
+    assert project(event_log.read(rows[0].run_id)).last_good_checkpoint.digest == "a" * 64
+
+
 def test_export_then_import_into_another_store_round_trips(
     event_log: EventLog, run_id: str, tmp_path: Path
 ) -> None:

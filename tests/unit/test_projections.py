@@ -62,16 +62,23 @@ def test_hyperparameter_changes_accumulate(tmp_path: Path) -> None:
     assert state.hyperparameters == {"learning_rate": 5e-5, "kl_penalty_coef": 0.02}
 
 
-def test_a_passed_retention_gate_marks_the_checkpoint_good(tmp_path: Path) -> None:
+def test_a_passed_gate_that_judges_checkpoints_marks_the_checkpoint_good(tmp_path: Path) -> None:
+    # The projection reads the verdict's own flag, not the gate's name: renaming it changes nothing.
     log = _log(tmp_path)
-    gate = dict(stage="evaluation", metric="capability_retention", threshold=0.95, comparator=">=")
+    gate = dict(stage="evaluation", metric="retention", threshold=0.95, comparator=">=")
     log.append("r", [CheckpointSaved(step=10, checkpoint="a" * 64)], 2)
     log.append(
-        "r", [GateEvaluated(gate="capability_retention", value=0.99, passed=True, **gate)], 3
+        "r",
+        [GateEvaluated(gate="any_name", value=0.99, passed=True, judges_checkpoint=True, **gate)],
+        3,
     )
     log.append("r", [CheckpointSaved(step=20, checkpoint="b" * 64)], 4)
+    log.append("r", [GateEvaluated(gate="other", value=0.99, passed=True, **gate)], 5)
+    assert project(log.read("r")).last_good_checkpoint.digest == "a" * 64
     log.append(
-        "r", [GateEvaluated(gate="capability_retention", value=0.80, passed=False, **gate)], 5
+        "r",
+        [GateEvaluated(gate="any_name", value=0.80, passed=False, judges_checkpoint=True, **gate)],
+        6,
     )
     state = project(log.read("r"))
     assert state.last_good_checkpoint.digest == "a" * 64
