@@ -3,7 +3,8 @@
 The machine only validates: given the state the log folds to, may this trigger fire (with this gate
 result / target)? It never performs side effects; the command handler appends the `StateChanged`
 event, and the state is whatever the log says. (transitions does not undo a state change when a
-callback raises, which is why nothing here has callbacks.)
+callback raises, which is why nothing here has callbacks.) A rollback or an early stop is not a
+state change: the RL stages record them as events and stay where they are.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ STAGES: tuple[str, ...] = (
 )
 TERMINAL: tuple[str, ...] = ("completed", "failed")
 STATES: tuple[str, ...] = ("created", *STAGES, *TERMINAL, "paused")
-ROLLBACK_TARGETS: tuple[str, ...] = ("rlvr_optimization", "iterative_training")
 
 
 def _transition_table() -> list[dict[str, Any]]:
@@ -38,8 +38,6 @@ def _transition_table() -> list[dict[str, Any]]:
         table.append(
             {"trigger": "advance", "source": source, "dest": dest, "conditions": "gate_passed"}
         )
-    # Iterative training may stop early (recorded); evaluation then decides.
-    table.append({"trigger": "stop_early", "source": "iterative_training", "dest": "evaluation"})
     live = ["created", *STAGES]
     table.append({"trigger": "pause", "source": live, "dest": "paused"})
     table.append({"trigger": "fail", "source": [*live, "paused"], "dest": "failed"})
@@ -50,15 +48,6 @@ def _transition_table() -> list[dict[str, Any]]:
                 "source": "paused",
                 "dest": stage,
                 "conditions": "targets_" + stage,
-            }
-        )
-    for target in ROLLBACK_TARGETS:
-        table.append(
-            {
-                "trigger": "rollback",
-                "source": ["rlvr_optimization", "iterative_training", "evaluation"],
-                "dest": target,
-                "conditions": "targets_" + target,
             }
         )
     return table

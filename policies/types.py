@@ -25,7 +25,7 @@ Actions and their parameters (what the runner must do):
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,7 +40,6 @@ Action = Literal[
     "pause",
     "fail",
 ]
-ACTIONS: tuple[str, ...] = get_args(Action)
 
 # After one of these, no later policy looks at the same event: the step is void or the run stops.
 EXCLUSIVE_ACTIONS = frozenset(

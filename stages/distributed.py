@@ -192,13 +192,6 @@ class World:
             self.comm_s += time.perf_counter() - start
         return out
 
-    def sum_floats(self, values: Sequence[float], what: str) -> list[float]:
-        import mlx.core as mx
-        import numpy as np
-
-        summed = self._sum(mx.array(np.asarray(values, dtype=np.float32)), what)
-        return [float(v) for v in np.array(summed)]
-
     def gather_json(self, obj: Any, what: str, timeout_s: float | None = -1.0) -> list[Any]:
         """Every rank's `obj`, in rank order, on every rank."""
         import mlx.core as mx

@@ -1,6 +1,6 @@
 """Built-in task generators, deterministic for a given seed, and the train/held-out split.
 
-The quickstart families (see FACTS.md, "RL on a tiny model"): `a+b=` / `a-b=` with a in 0..99 and
+The quickstart families: `a+b=` / `a-b=` with a in 0..99 and
 b in 0..9 (2,000 problems, flagged by carry/borrow), and reversing a 3-digit string (1,000 problems),
 the capability benchmark that RL never trains on. Prompts are short plain strings: "12+7=" -> "19".
 """

@@ -1,4 +1,4 @@
-"""The embedded end-to-end recipe that shows an RL gain on a laptop CPU (see FACTS.md):
+"""The embedded end-to-end recipe that shows an RL gain on a laptop CPU:
 
 `a+b=` / `a-b=` with a in 0..99, b in 0..9 (2,000 problems, 1,600 train / 400 held-out). The SFT
 teacher makes a *systematic* error, "forgets the carry": on carry/borrow problems it is off by ten

@@ -16,7 +16,6 @@ from typing import Any
 import mlx.core as mx
 import mlx.nn as nn
 import mlx.optimizers as optim
-from mlx.utils import tree_flatten
 
 from stages.training.config import SFTConfig
 from stages.training.logprobs import pad_batch, token_logprobs
@@ -148,8 +147,3 @@ def sft(
     mx.eval(state)
     model.eval()
     return losses
-
-
-def trainable_parameter_count(model: nn.Module) -> int:
-    """Number of trainable scalars (for reports)."""
-    return sum(v.size for _, v in tree_flatten(model.trainable_parameters()))

@@ -5,7 +5,7 @@ Shapes in names: `_N` samples of one group, `_G` groups of a batch, `_T` tokens.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,4 +91,3 @@ RewardFn = Callable[[list[Any], list[str]], list[float]]
 
 ProgressFn = Callable[[dict[str, Any]], None]
 StepFn = Callable[[StepMetrics], None]
-PromptBatchFn = Callable[[int], Sequence[Any]]
