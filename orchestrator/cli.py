@@ -18,7 +18,7 @@ from orchestrator import logging as rlvr_logging
 from orchestrator.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.check_command import check
 from orchestrator.commands import load_state, start_run
-from orchestrator.config import load_config
+from orchestrator.config import load_config, run_store
 from orchestrator.errors import ConfigError, OrchestratorError
 from orchestrator.lifecycle import branch as branch_run
 from orchestrator.lifecycle import drive
@@ -27,6 +27,7 @@ from orchestrator.machine import STAGES
 from orchestrator.registry import product_stages
 from orchestrator.replay import replay_command
 from orchestrator.report import report_command
+from orchestrator.sinks import backfill
 from orchestrator.status_view import detail_table, health, run_detail
 from orchestrator.summary import print_summary, run_summary
 from orchestrator.supervisor import (
@@ -103,7 +104,7 @@ def run(
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
     stages = _stages()
-    log = EventLog(store or cfg.store or Path(cfg.log_path) / "events.db")
+    log = EventLog(run_store(store, cfg))
     run_id, _ = start_run(log, cfg, config_path=str(config), overrides=overrides)
     err.print(
         f"run [bold]{run_id}[/] started; log in {log.url}, run directory {Path(cfg.log_path) / run_id}"
@@ -295,6 +296,32 @@ def _read_export(path: Path) -> list[StoredEvent]:
         except (json.JSONDecodeError, TypeError, KeyError) as e:
             raise OrchestratorError(f"{path}:{number}: not an exported event ({e})") from e
     return rows
+
+
+@app.command()
+def sink(
+    run_id: Annotated[str, typer.Argument(help="The run whose metrics to write.")],
+    to: Annotated[str, typer.Option("--to", help="tensorboard or wandb.")],
+    directory: Annotated[
+        Path | None,
+        typer.Argument(help="TensorBoard log dir; for W&B its local files (default: run dir)."),
+    ] = None,
+    project: Annotated[
+        str | None, typer.Option("--project", help="W&B project (default: the run's).")
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="W&B display name (default: the run's).")
+    ] = None,
+    store: StoreOption = None,
+) -> None:
+    """Write a recorded run's metrics to TensorBoard event files or a W&B run (the history the run
+    kept: spans abandoned by a rewind left out)."""
+    log = open_store(store)
+    state = load_state(log, run_id)
+    steps = backfill(log.read(run_id), state.config, run_id, to, directory, project, name)
+    err.print(
+        f"run {run_id}: {steps} steps written to {to}" + (f" in {directory}" if directory else "")
+    )
 
 
 @app.command()

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from orchestrator.config import RunConfig, config_hash
 from orchestrator.logging import redact
 from orchestrator.machine import validate
+from orchestrator.sinks import check_installed
 from store.events import Event, RunStarted, StateChanged
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
@@ -37,6 +38,7 @@ def start_run(
     run_id: str | None = None,
 ) -> tuple[str, list[StoredEvent]]:
     """Record the resolved config (secrets redacted) and its hash as the run's first event."""
+    check_installed(config.model_dump(mode="json"))  # a sink it cannot feed: refused, not started
     run_id = run_id or new_run_id(config.run_name)
     started = RunStarted(
         config=redact(config.model_dump(mode="json")),

@@ -51,10 +51,19 @@ class RunConfig(BaseModel):
         gt=0,
         description="A driver's lease lasts this long unless renewed; a supervisor may take over after.",
     )
-    wandb_project: str | None = Field(
-        None, description="Weights & Biases project (optional metric sink)."
+    tensorboard: bool = Field(
+        False,
+        description="Write TensorBoard event files to <log_path>/<run id>/tensorboard as the run goes "
+        "(needs the tensorboard extra).",
     )
-    wandb_name: str | None = Field(None, description="Weights & Biases run name.")
+    wandb_project: str | None = Field(
+        None,
+        description="Log metrics to this Weights & Biases project as the run goes (the wandb extra; "
+        "WANDB_MODE=offline keeps the run local).",
+    )
+    wandb_name: str | None = Field(
+        None, description="Weights & Biases display name (default: the run id)."
+    )
     model: ModelConfig = Field(
         default_factory=ModelConfig, description="The model: embedded or a path / repo id."
     )
@@ -221,6 +230,12 @@ def _get(data: Any, path: tuple[str, ...]) -> Any:
             return _MISSING
         data = data[part]
     return data
+
+
+def run_store(store: str | None, config: RunConfig) -> str:
+    """Where a new run's log goes: `--store` / RLVR_STORE, else the config's `store`, else a SQLite
+    file in `log_path`."""
+    return str(store or config.store or Path(config.log_path) / "events.db")
 
 
 def config_hash(config: RunConfig) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.commands import load_state, start_run, transition
-from orchestrator.config import RunConfig, load_config
+from orchestrator.config import RunConfig, load_config, run_store
 from orchestrator.errors import OrchestratorError
 from orchestrator.lease import release_held_leases
 from orchestrator.lifecycle import config_of, drive
@@ -38,6 +38,7 @@ from store.blobs import BlobStore
 from store.events import Event, RunPaused
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
+from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.distributed")
 DISTRIBUTED_STAGES = ("rlvr_optimization", "iterative_training")
@@ -66,10 +67,7 @@ def _decode(rows: list[dict[str, Any]]) -> list[StoredEvent]:
 
 def _readable(rows: list[StoredEvent], from_seq: int) -> list[StoredEvent]:
     """`Driver.read` over rows in memory: the spans that rewinds abandoned left out."""
-    abandoned = [(r.event.to_seq, r.seq) for r in rows if r.type == "RunRewound"]
-    return [
-        r for r in rows if r.seq >= from_seq and not any(lo < r.seq < hi for lo, hi in abandoned)
-    ]
+    return Rewinds.of(rows).kept(r for r in rows if r.seq >= from_seq)
 
 
 class LeaderDriver(Driver):
@@ -231,7 +229,7 @@ def run_launched(
         return False
     if not world.leader:
         _exit_follower(Follower(world, stages).follow())
-    log = EventLog(store or cfg.store or Path(cfg.log_path) / "events.db")
+    log = EventLog(run_store(store, cfg))
     run_id, _ = start_run(log, cfg, config_path=str(config_path), overrides=overrides)
     log_.warning("distributed run started", run_id=run_id, ranks=world.size)
     finish(

@@ -8,7 +8,8 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from orchestrator.logging import configure, get_logger
 from orchestrator.machine import STAGES
 from orchestrator.runner import Driver
 from orchestrator.signals import StopRequest, graceful_signals
+from orchestrator.sinks import SinkFeed, open_sinks
 from stages.types import Stage
 from store.blobs import BlobStore
 from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
@@ -60,8 +62,13 @@ def drive(
     run_dir = log_root / run_id
     configure(json_file=run_dir / "driver.jsonl")
     # Signals are handled before the lease is taken and until after it is released: a SIGTERM
-    # in between would otherwise kill the process with the lease still held.
-    with graceful_signals(stop), LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease:
+    # in between would otherwise kill the process with the lease still held. Sinks open first:
+    # a missing package refuses the run before the lease is taken.
+    with (
+        _feeding_sinks(log, config, run_dir, run_id),
+        graceful_signals(stop),
+        LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease,
+    ):
         marks: list = []
         if rewind_to is not None:
             marks.append(RunRewound(to_seq=rewind_to, reason=f"resume --from {rewind_to}"))
@@ -81,6 +88,21 @@ def drive(
             release_lease=lease.release,
         )
         return driver.run()
+
+
+@contextmanager
+def _feeding_sinks(log: EventLog, config: RunConfig, run_dir: Path, run_id: str) -> Iterator[None]:
+    """The run's metric sinks follow every batch this driver appends, until it stops."""
+    feed = SinkFeed(open_sinks(config.model_dump(mode="json"), run_dir, run_id))
+    if not feed.sinks:
+        yield
+        return
+    log.observers.append(feed)
+    try:
+        yield
+    finally:
+        log.observers.remove(feed)
+        feed.close()
 
 
 def resume(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orchestrator.why import LogIndex, StoreOption, abandoned_by, entries
+from orchestrator.why import LogIndex, StoreOption, entries
 from stages.rl.tunables import BY_NAME
 from store.log import StoredEvent
 from store.projections import initial_hyperparameters, project
@@ -62,7 +62,7 @@ class _Data:
         self.thresholds: dict[str, set[tuple[str, float]]] = {}
         self.hyper_steps: list[tuple[int, dict[str, Any]]] = []
         for e in idx.log:
-            self._take(e, abandoned_by(e.seq, idx.spans) is not None)
+            self._take(e, idx.rewinds.abandoned_by(e.seq) is not None)
 
     def _threshold(self, metric: str, label: str, value: float | None) -> None:
         if value is not None:
@@ -296,13 +296,13 @@ def build_report(events: Iterable[StoredEvent], out_dir: Path) -> Path:
         ("parent", f"{state.parent[0]} @ seq {state.parent[1]}" if state.parent else "none"),
         ("rollbacks", state.rollbacks), ("failure", state.failure_reason or "none"),
         ("last good checkpoint", state.last_good_checkpoint.digest[:16] if state.last_good_checkpoint else "none"),
-        ("abandoned spans", ", ".join(f"seqs {a}..{b} (rewound at {r})" for a, b, r in idx.spans) or "none"),
+        ("abandoned spans", ", ".join(f"seqs {a}..{b} (rewound at {r})" for a, b, r in idx.rewinds.as_tuples()) or "none"),
     ]  # fmt: skip
     gate_rows = []
     for e in idx.log:
         if e.type != "GateEvaluated":
             continue
-        p, gone = e.payload, abandoned_by(e.seq, idx.spans) is not None
+        p, gone = e.payload, idx.rewinds.abandoned_by(e.seq) is not None
         verdict = f'<span class="{"pass" if p["passed"] else "fail"}">{"pass" if p["passed"] else "FAIL"}</span>'
         gate_rows.append([
             _e(e.seq) + (' <span class="gone">abandoned</span>' if gone else ""), _e(p["stage"]),

@@ -24,6 +24,7 @@ from store.blobs import BlobStore
 from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
+from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.runner")
 
@@ -80,11 +81,8 @@ class Driver:
 
     def read(self, from_seq: int) -> list[StoredEvent]:
         """The run's events from `from_seq`, without the spans that rewinds abandoned."""
-        rows = list(self.log.read(self.run_id, from_seq=from_seq))
-        abandoned = [
-            (r.event.to_seq, r.seq) for r in self.log.read(self.run_id, types=["RunRewound"])
-        ]
-        return [r for r in rows if not any(lo < r.seq < hi for lo, hi in abandoned)]
+        rewinds = Rewinds.of(self.log.read(self.run_id, types=["RunRewound"]))
+        return rewinds.kept(self.log.read(self.run_id, from_seq=from_seq))
 
     def state_at(self, seq: int) -> RunState:
         return project(self.log.read(self.run_id, to_seq=seq))

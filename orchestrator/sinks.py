@@ -1,26 +1,35 @@
-"""Optional metric sinks: TensorBoard event files and Weights & Biases.
+"""Metric sinks: TensorBoard event files and a Weights & Biases run, fed from the event log.
 
-Both are fed by replaying `MetricsRecorded` / `EvalRecorded` from the event log, so they are views
-that can be rebuilt at any time, never the source of truth. Spans abandoned by a rewind are left
-out: a sink shows the history the run kept. A sink whose package is missing is skipped with one
-warning line.
+They are views, never the source of truth. A driver feeds each appended batch's metrics to the
+sinks its run asks for (`tensorboard = true`: `<run dir>/tensorboard`; `wandb_project`: a W&B run
+with the orchestrator's run id, named `wandb_name`), and `rlvr sink RUN --to tensorboard DIR`
+(or `--to wandb`) writes a recorded run again. Written live, a sink shows the steps as they ran;
+written back from the log, it shows the history the run kept (spans abandoned by a rewind left out).
+Scalars: `train/<metric>`, `eval/verify_rate`, `eval/capability/<benchmark>`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
 
+import orjson
+
+from orchestrator.errors import OrchestratorError
 from orchestrator.logging import get_logger, redact
-from orchestrator.why import abandoned_by, abandoned_spans, entries
 from store.log import StoredEvent
+from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.sinks")
+_METRIC_TYPES = ("MetricsRecorded", "EvalRecorded")
+
+
+class SinkError(OrchestratorError):
+    """A sink cannot be opened (its package is missing, or it lacks a setting)."""
 
 
 @dataclass
@@ -38,48 +47,65 @@ class MetricSink(Protocol):
     def close(self) -> None: ...
 
 
-def metric_rows(events: Iterable[StoredEvent]) -> list[StepScalars]:
-    """Per-step scalars (`train/<metric>`, `eval/verify_rate`, `eval/capability/<benchmark>`)."""
-    log = entries(events)
-    spans = abandoned_spans(log)
-    rows: dict[int, StepScalars] = {}
-    for e in log:
-        if e.type not in ("MetricsRecorded", "EvalRecorded") or abandoned_by(e.seq, spans):
+def step_scalars(rows: Iterable[StoredEvent]) -> list[StepScalars]:
+    """One `StepScalars` per metrics or eval event among `rows`, in log order."""
+    out = []
+    for stored in rows:
+        if stored.type not in _METRIC_TYPES:
             continue
-        p = e.payload
-        row = rows.setdefault(p["step"], StepScalars(p["step"]))
-        row.walltime = datetime.fromisoformat(e.recorded_at).timestamp()
-        if e.type == "MetricsRecorded":
-            row.scalars.update(
-                {f"train/{k}": float(v) for k, v in p["metrics"].items() if v is not None}
-            )
+        p = orjson.loads(stored.payload)
+        row = StepScalars(
+            p["step"], walltime=datetime.fromisoformat(stored.recorded_at).timestamp()
+        )
+        if stored.type == "MetricsRecorded":
+            row.scalars = {f"train/{k}": float(v) for k, v in p["metrics"].items() if v is not None}
         else:
-            row.scalars["eval/verify_rate"] = float(p["verify_rate"])
+            row.scalars = {"eval/verify_rate": float(p["verify_rate"])}
             row.scalars.update(
                 {f"eval/capability/{k}": float(v) for k, v in p["capability"].items()}
             )
-    return [rows[step] for step in sorted(rows)]
+        out.append(row)
+    return out
 
 
-def export_metrics(events: Iterable[StoredEvent], sink: MetricSink, after_step: int = -1) -> int:
-    """Replay the log's metrics into `sink` (steps after `after_step`); the last step written."""
-    last = after_step
-    for row in metric_rows(events):
-        if row.step > after_step:
-            sink.log(row)
-            last = row.step
-    return last
+def metric_rows(rows: Iterable[StoredEvent]) -> list[StepScalars]:
+    """A whole log's scalars, one row per step (training metrics and eval merged), abandoned
+    spans left out; a step trained again after a rollback keeps its latest values."""
+    rows = list(rows)
+    merged: dict[int, StepScalars] = {}
+    for row in step_scalars(Rewinds.of(rows).kept(rows)):
+        into = merged.setdefault(row.step, StepScalars(row.step))
+        into.scalars.update(row.scalars)
+        into.walltime = row.walltime
+    return [merged[step] for step in sorted(merged)]
+
+
+def write_all(rows: Iterable[StoredEvent], sink: MetricSink) -> int:
+    """Write a whole log into `sink` (`rlvr sink`); how many steps were written."""
+    written = metric_rows(rows)
+    for row in written:
+        sink.log(row)
+    return len(written)
+
+
+def _import(module: str, extra: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise SinkError(
+            f"{module} is not installed: pip install 'rlvr-orchestrator[{extra}]'"
+        ) from e
 
 
 class TensorBoardSink:
-    """TensorBoard event files under `logdir`, written with tensorboardX."""
+    """TensorBoard event files under `logdir` (written with tensorboardX)."""
 
     name = "tensorboard"
 
-    def __init__(self, logdir: Path, module: ModuleType | None = None) -> None:
-        tbx = module or importlib.import_module("tensorboardX")
+    def __init__(self, logdir: Path) -> None:
+        tensorboardx = _import("tensorboardX", "tensorboard")
         self.logdir = Path(logdir)
-        self.writer = tbx.SummaryWriter(logdir=str(self.logdir), flush_secs=5)
+        self.writer = tensorboardx.SummaryWriter(logdir=str(self.logdir), flush_secs=5)
 
     def log(self, row: StepScalars) -> None:
         for tag, value in row.scalars.items():
@@ -90,7 +116,8 @@ class TensorBoardSink:
 
 
 class WandbSink:
-    """A Weights & Biases run named after the orchestrator's run (resumed when it exists)."""
+    """A W&B run whose id is the orchestrator's run id (resumed when it exists). W&B takes each
+    step once, in increasing order: a step trained again after a rollback is not sent twice."""
 
     name = "wandb"
 
@@ -98,63 +125,111 @@ class WandbSink:
         self,
         project: str,
         run_id: str,
-        name: str | None = None,
-        config: Mapping[str, Any] | None = None,
-        directory: Path | None = None,
-        module: ModuleType | None = None,
+        name: str | None,
+        config: Mapping[str, Any],
+        directory: Path,
     ) -> None:
-        wandb = module or importlib.import_module("wandb")
+        wandb = _import("wandb", "wandb")
+        directory.mkdir(parents=True, exist_ok=True)
         self.run = wandb.init(
             project=project,
             id=run_id,
             name=name or run_id,
             resume="allow",
-            config=redact(dict(config or {})),
-            dir=str(directory) if directory else None,
+            config=redact(dict(config)),
+            dir=str(directory),
         )
+        self.last_step = -1
 
     def log(self, row: StepScalars) -> None:
+        if row.step < self.last_step:
+            return
         self.run.log(dict(row.scalars), step=row.step)
+        self.last_step = row.step
 
     def close(self) -> None:
         self.run.finish()
 
 
-def _installed(module: str, sink: str, hint: str) -> bool:
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        log_.warning(f"{module} is not installed: skipping the {sink} sink ({hint})")
-        return False
-    return True
+def check_installed(config: Mapping[str, Any]) -> None:
+    """Refuse a run (before anything is written) whose sinks this install cannot serve."""
+    if config.get("tensorboard"):
+        _import("tensorboardX", "tensorboard")
+    if config.get("wandb_project"):
+        _import("wandb", "wandb")
 
 
-def open_sinks(
-    config: Mapping[str, Any], run_dir: Path, run_id: str, tensorboard: bool = True
-) -> list[MetricSink]:
-    """The sinks this run asks for and this install can serve: TensorBoard (when `tensorboard`)
-    and W&B (when `wandb_project` is set)."""
+def open_sinks(config: Mapping[str, Any], run_dir: Path, run_id: str) -> list[MetricSink]:
+    """The sinks a run's (JSON) config asks for."""
     sinks: list[MetricSink] = []
-    if tensorboard and _installed("tensorboardX", "TensorBoard", "pip install tensorboardX"):
-        sinks.append(TensorBoardSink(Path(run_dir) / "tensorboard"))
-    project = config.get("wandb_project")
-    if project and _installed("wandb", "Weights & Biases", "pip install wandb"):
+    if config.get("tensorboard"):
+        sinks.append(TensorBoardSink(run_dir / "tensorboard"))
+    if config.get("wandb_project"):
         sinks.append(
-            WandbSink(project, run_id, config.get("wandb_name"), config, directory=Path(run_dir))
+            WandbSink(config["wandb_project"], run_id, config.get("wandb_name"), config, run_dir)
         )
     return sinks
 
 
-def export_run(
-    events: Iterable[StoredEvent], config: Mapping[str, Any], run_dir: Path, run_id: str
-) -> list[str]:
-    """Open the configured sinks, replay the whole log into each, close them; their names."""
-    stored = list(events)
-    names = []
-    for sink in open_sinks(config, run_dir, run_id):
+class SinkFeed:
+    """Feeds each appended batch to the run's sinks (an `EventLog` observer). A sink that fails is
+    closed and dropped with one warning: the run goes on, the log still holds every metric."""
+
+    def __init__(self, sinks: Sequence[MetricSink]) -> None:
+        self.sinks = list(sinks)
+
+    def __call__(self, rows: Sequence[StoredEvent]) -> None:
+        scalars = step_scalars(rows)
+        if not scalars:
+            return
+        for sink in list(self.sinks):
+            try:
+                for row in scalars:
+                    sink.log(row)
+            except Exception as e:  # a sink is a view: losing it must not stop training
+                log_.warning("metric sink failed: dropped", sink=sink.name, error=str(e))
+                self.sinks.remove(sink)
+                self._close(sink)
+
+    def close(self) -> None:
+        for sink in self.sinks:
+            self._close(sink)
+        self.sinks = []
+
+    @staticmethod
+    def _close(sink: MetricSink) -> None:
         try:
-            export_metrics(stored, sink)
-        finally:
             sink.close()
-        names.append(sink.name)
-    return names
+        except Exception as e:
+            log_.warning("metric sink did not close cleanly", sink=sink.name, error=str(e))
+
+
+def backfill(
+    rows: Iterable[StoredEvent],
+    config: Mapping[str, Any],
+    run_id: str,
+    to: str,
+    directory: Path | None,
+    project: str | None = None,
+    name: str | None = None,
+) -> int:
+    """`rlvr sink`: write a recorded run into a new sink; how many steps were written."""
+    if to == "tensorboard":
+        if directory is None:
+            raise SinkError(
+                "--to tensorboard needs a directory: rlvr sink RUN --to tensorboard DIR"
+            )
+        sink: MetricSink = TensorBoardSink(directory)
+    elif to == "wandb":
+        project = project or config.get("wandb_project")
+        if not project:
+            raise SinkError(f"run {run_id} names no wandb_project: pass --project")
+        run_dir = Path(config.get("log_path", "runs")) / run_id
+        sink = WandbSink(project, run_id, name or config.get("wandb_name"), config,
+                         directory or run_dir)  # fmt: skip
+    else:
+        raise SinkError(f"--to {to!r}: expected tensorboard or wandb")
+    try:
+        return write_all(rows, sink)
+    finally:
+        sink.close()

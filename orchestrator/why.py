@@ -23,6 +23,7 @@ from orchestrator.errors import OrchestratorError
 from store.events import EVENT_TYPES
 from store.log import StoredEvent
 from store.projections import initial_hyperparameters
+from store.rewinds import Rewinds
 from store.upcasters import upcast
 
 CONSEQUENCES = (
@@ -59,19 +60,6 @@ def entries(events: Iterable[StoredEvent]) -> list[Entry]:
             payload = upcast(stored.type, stored.schema_version, payload)
         out.append(Entry(stored.seq, stored.type, stored.recorded_at, payload))
     return out
-
-
-def abandoned_spans(log: list[Entry]) -> list[tuple[int, int, int]]:
-    """(first seq, last seq, seq of the RunRewound) for every span a rewind abandoned."""
-    return [
-        (e.payload["to_seq"] + 1, e.seq - 1, e.seq)
-        for e in log
-        if e.type == "RunRewound" and e.seq - 1 > e.payload["to_seq"]
-    ]
-
-
-def abandoned_by(seq: int, spans: list[tuple[int, int, int]]) -> int | None:
-    return next((rewind for first, last, rewind in spans if first <= seq <= last), None)
 
 
 def steps_by_seq(log: list[Entry]) -> dict[int, int]:
@@ -158,7 +146,7 @@ class LogIndex:
         self.log = log
         self.by_seq = {e.seq: e for e in log}
         self.steps = steps_by_seq(log)
-        self.spans = abandoned_spans(log)
+        self.rewinds = Rewinds.of(log)
 
     def before(self, seq: int, type_name: str) -> Entry | None:
         return next((e for e in reversed(self.log) if e.seq < seq and e.type == type_name), None)
@@ -299,7 +287,7 @@ def _item(idx: LogIndex, e: Entry) -> Item:
         detail = p.get("reason", "")
     return Item(
         e.seq, kind, name, step, passed, metric, value, threshold, comparator, headline,
-        detail, _story(evidence, then), evidence, then, abandoned_by(e.seq, idx.spans),
+        detail, _story(evidence, then), evidence, then, idx.rewinds.abandoned_by(e.seq),
     )  # fmt: skip
 
 
@@ -354,7 +342,7 @@ def explain(
                 e.type == "RunFailed" and not failed_gates & set(e.payload.get("evidence_seqs", []))
             )
         ]
-    return Explanation(run_id, [_item(idx, e) for e in chosen], idx.spans)
+    return Explanation(run_id, [_item(idx, e) for e in chosen], idx.rewinds.as_tuples())
 
 
 def _target(idx: LogIndex, seq: int) -> Entry:

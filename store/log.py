@@ -8,7 +8,7 @@ stale writer gets `ConcurrencyError` with nothing written. Each row carries
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -134,7 +134,10 @@ class EventLog:
         self._last_sql = (
             f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
         )
-        self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({', '.join([mark] * len(_COLUMNS))})"
+        marks = ", ".join([mark] * len(_COLUMNS))
+        self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
+        # Called with each committed batch (a driver's live metric sinks): views, never the truth.
+        self.observers: list[Callable[[list[StoredEvent]], None]] = []
 
     def close(self) -> None:
         self.engine.dispose()
@@ -172,6 +175,8 @@ class EventLog:
             raise ConcurrencyError(f"run {run_id}: a concurrent writer appended first") from e
         except DBAPIError as e:
             raise StoreError(f"append to run {run_id} failed: {e.orig}") from e
+        for observe in self.observers:
+            observe(rows)
         return rows
 
     def _insert(self, conn: sa.Connection, rows: list[StoredEvent]) -> None:

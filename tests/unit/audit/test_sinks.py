@@ -1,23 +1,99 @@
-"""Metric sinks are views of the log: replaying it writes the same scalars every time."""
+"""Metric sinks are views of the log, written live by the driver or back-filled by `rlvr sink`.
+
+Each test reads the written files back with the tools' own readers: TensorBoard's event
+accumulator, and W&B offline mode's run file (its record framing, parsed with wandb's own
+protobuf definitions).
+"""
 
 from __future__ import annotations
 
 import struct
+import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from orchestrator.sinks import (
-    StepScalars,
-    TensorBoardSink,
-    WandbSink,
-    export_metrics,
-    metric_rows,
-    open_sinks,
-)
-from store.log import StoredEvent
+from orchestrator.commands import start_run
+from orchestrator.config import RunConfig
+from orchestrator.lifecycle import drive
+from orchestrator.sinks import metric_rows
+from store.events import EvalRecorded, MetricsRecorded, RunRewound, RunStarted
+from store.log import EventLog, StoredEvent
+from tests.scenario.fake_stages import FakeStages
+
+RLVR = [sys.executable, "-c", "from orchestrator.cli import main; main()"]
+
+
+def _tensorboard_scalars(logdir: Path) -> dict[str, dict[int, float]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out: dict[str, dict[int, float]] = {}
+    for events_file in sorted(logdir.glob("events.out.tfevents.*")):
+        acc = EventAccumulator(str(events_file), size_guidance={"scalars": 0})
+        acc.Reload()
+        for tag in acc.Tags()["scalars"]:
+            for scalar in acc.Scalars(tag):
+                out.setdefault(tag, {})[scalar.step] = scalar.value
+    return out
+
+
+def _wandb_records(run_file: Path) -> list:
+    """Every record of a W&B run file: a 7-byte header, then records framed as checksum (4),
+    length (2), kind (1: full, 2: first, 3: middle, 4: last) in 32 KiB blocks."""
+    from wandb.proto import wandb_internal_pb2
+
+    data, block = run_file.read_bytes(), 32768
+    assert data[:4] == b":W&B"
+    at, records, pending = 7, [], b""
+    while at + 7 <= len(data):
+        if block - at % block < 7:  # a block's tail too short for a header is padding
+            at += block - at % block
+            continue
+        length, kind = struct.unpack("<HB", data[at + 4 : at + 7])
+        if length == 0 and kind == 0:
+            break
+        pending += data[at + 7 : at + 7 + length]
+        at += 7 + length
+        if kind in (1, 4):
+            record = wandb_internal_pb2.Record()
+            record.ParseFromString(pending)
+            records.append(record)
+            pending = b""
+    return records
+
+
+def _wandb_run(directory: Path) -> tuple[dict, dict[int, dict[str, float]]]:
+    import json
+
+    [run_file] = directory.glob("wandb/offline-run-*/run-*.wandb")
+    run, history = {}, {}
+    for record in _wandb_records(run_file):
+        kind = record.WhichOneof("record_type")
+        if kind == "run":
+            config = {u.key: json.loads(u.value_json) for u in record.run.config.update}
+            run = {"id": record.run.run_id, "project": record.run.project,
+                   "name": record.run.display_name, "config": config}  # fmt: skip
+        elif kind == "history":
+            items = {
+                i.key or "/".join(i.nested_key): json.loads(i.value_json)
+                for i in record.history.item
+            }
+            history[items.pop("_step")] = {k: v for k, v in items.items() if not k.startswith("_")}
+    return run, history
+
+
+def _rewound_log(tmp_path: Path) -> tuple[EventLog, str]:
+    """kl 0.1 .. 0.4 at steps 1..4, a rewind to step 2 (seq 3), then step 3 again with kl 0.9."""
+    log = EventLog(tmp_path / "events.db")
+    config = {"log_path": str(tmp_path), "wandb_project": "from-config", "judge_api_key": "sk-x"}
+    log.append("r", [RunStarted(config=config, config_hash="h")], 0)
+    for step in range(1, 5):
+        log.append("r", [MetricsRecorded(step=step, metrics={"kl": step / 10, "nan": None})], step)
+    log.append("r", [EvalRecorded(step=4, verify_rate=0.5, capability={"reverse": 1.0})], 5)
+    log.append("r", [RunRewound(to_seq=3)], 6)
+    log.append("r", [MetricsRecorded(step=3, metrics={"kl": 0.9})], 7)
+    return log, "r"
 
 
 def test_metric_rows_merge_each_steps_training_metrics_and_evals(
@@ -32,69 +108,107 @@ def test_metric_rows_merge_each_steps_training_metrics_and_evals(
     assert all(r.walltime is not None for r in rows)
 
 
-def _tfrecords(path: Path) -> list[bytes]:
-    data, out, at = path.read_bytes(), [], 0
-    while at < len(data):
-        (length,) = struct.unpack("<Q", data[at : at + 8])
-        out.append(data[at + 12 : at + 12 + length])
-        at += 12 + length + 4
-    return out
+def test_rlvr_sink_backfills_tensorboard_with_the_history_the_run_kept(tmp_path: Path) -> None:
+    log, run_id = _rewound_log(tmp_path)
+    out = tmp_path / "tb"
+    result = subprocess.run(
+        [*RLVR, "sink", run_id, "--to", "tensorboard", str(out), "--store", str(tmp_path / "events.db")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "3 steps written to tensorboard" in result.stderr
+    scalars = _tensorboard_scalars(out)
+    # Steps 3 (first try), 4 and step 4's eval were abandoned by the rewind; a null is not a value.
+    assert scalars["train/kl"] == pytest.approx({1: 0.1, 2: 0.2, 3: 0.9})
+    assert "eval/verify_rate" not in scalars and "train/nan" not in scalars
 
 
-def test_the_tensorboard_sink_writes_event_files_with_every_scalar(
-    chaos_events: list[StoredEvent], tmp_path: Path
+def test_rlvr_sink_without_a_directory_for_tensorboard_is_one_clear_error(tmp_path: Path) -> None:
+    _rewound_log(tmp_path)
+    result = subprocess.run(
+        [*RLVR, "sink", "r", "--to", "tensorboard", "--store", str(tmp_path / "events.db")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: --to tensorboard needs a directory: rlvr sink RUN --to tensorboard DIR"
+    )
+
+
+def test_rlvr_sink_backfills_an_offline_wandb_run(tmp_path: Path) -> None:
+    _rewound_log(tmp_path)
+    out = tmp_path / "wb"
+    result = subprocess.run(
+        [*RLVR, "sink", "r", "--to", "wandb", str(out), "--name", "rewound", "--store",
+         str(tmp_path / "events.db")],
+        capture_output=True, text=True, timeout=180, env={**_env(), "WANDB_MODE": "offline"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    run, history = _wandb_run(out)
+    assert (run["id"], run["project"], run["name"]) == ("r", "from-config", "rewound")
+    assert run["config"]["judge_api_key"] == "***"  # redacted as in the log's own config
+    assert history == {1: {"train/kl": 0.1}, 2: {"train/kl": 0.2}, 3: {"train/kl": 0.9}}
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "WANDB_SILENT": "true"}
+
+
+def test_a_run_writes_tensorboard_and_wandb_as_it_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("tensorboardX")
-    from tensorboardX.proto import event_pb2
-
-    sink = TensorBoardSink(tmp_path / "tb")
-    assert export_metrics(chaos_events, sink) == 40
-    sink.close()
-    [events_file] = (tmp_path / "tb").glob("events.out.tfevents.*")
-    scalars = {}
-    for record in _tfrecords(events_file):
-        event = event_pb2.Event.FromString(record)
-        for value in event.summary.value:
-            scalars[(value.tag, event.step)] = value.simple_value
-    assert scalars[("train/kl", 4)] == pytest.approx(0.16)
-    assert scalars[("eval/capability/reverse", 20)] == pytest.approx(0.9)
-    assert len({tag for tag, _ in scalars}) >= 10
-
-
-class _FakeWandbRun:
-    def __init__(self) -> None:
-        self.logged: list[tuple[dict, int]] = []
-        self.finished = False
-
-    def log(self, data: dict, step: int) -> None:
-        self.logged.append((data, step))
-
-    def finish(self) -> None:
-        self.finished = True
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    log = EventLog(tmp_path / "events.db")
+    config = RunConfig(
+        log_path=str(tmp_path), tensorboard=True, wandb_project="proj", wandb_name="live"
+    )
+    run_id, _ = start_run(log, config)
+    state = drive(log, run_id, config, FakeStages().registry())
+    assert state.state == "completed" and log.observers == []
+    logged = metric_rows(log.read(run_id))
+    assert logged, "the fake stages record metrics"
+    scalars = _tensorboard_scalars(tmp_path / run_id / "tensorboard")
+    assert scalars["train/kl"] == pytest.approx(
+        {r.step: r.scalars["train/kl"] for r in logged if "train/kl" in r.scalars}
+    )
+    run, history = _wandb_run(tmp_path / run_id)
+    assert (run["id"], run["project"], run["name"]) == (run_id, "proj", "live")
+    assert {step: h["train/kl"] for step, h in history.items() if "train/kl" in h} == pytest.approx(
+        {r.step: r.scalars["train/kl"] for r in logged if "train/kl" in r.scalars}
+    )
 
 
-def test_the_wandb_sink_logs_each_step_once_in_order_with_a_redacted_config(
-    chaos_events: list[StoredEvent],
+def test_a_run_asking_for_a_sink_this_install_lacks_is_refused_before_it_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = _FakeWandbRun()
-    inits: list[dict] = []
-    fake = SimpleNamespace(init=lambda **kw: inits.append(kw) or run)
-    sink = WandbSink(
-        "proj", "run-1", config={"judge": {"api_key": "sk-live-abcdef123456"}}, module=fake
-    )  # type: ignore[arg-type]
-    export_metrics(chaos_events, sink, after_step=30)
-    sink.close()
-    assert [step for _, step in run.logged] == list(range(31, 41)) and run.finished
-    assert inits[0]["project"] == "proj" and inits[0]["id"] == "run-1"
-    assert inits[0]["config"] == {"judge": {"api_key": "***"}}
+    from orchestrator.sinks import SinkError
+
+    monkeypatch.setitem(sys.modules, "tensorboardX", None)  # imports as if not installed
+    log = EventLog(tmp_path / "events.db")
+    with pytest.raises(SinkError, match=r"tensorboardX is not installed: pip install"):
+        start_run(log, RunConfig(log_path=str(tmp_path), tensorboard=True))
+    assert log.runs() == []
 
 
-def test_a_missing_sink_package_is_skipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    # A None entry in sys.modules makes the import fail as if the package were not installed.
-    monkeypatch.setitem(sys.modules, "tensorboardX", None)
-    monkeypatch.setitem(sys.modules, "wandb", None)
-    assert open_sinks({"wandb_project": "proj"}, tmp_path, "run-1") == []
+def test_a_failing_sink_is_dropped_and_the_run_goes_on(tmp_path: Path) -> None:
+    from orchestrator.sinks import SinkFeed, StepScalars
 
+    class Broken:
+        name = "broken"
+        closed = False
 
-def test_step_scalars_default_to_no_walltime() -> None:
-    assert StepScalars(3).walltime is None and StepScalars(3).scalars == {}
+        def log(self, row: StepScalars) -> None:
+            raise OSError("disk full")
+
+        def close(self) -> None:
+            Broken.closed = True
+
+    log, run_id = _rewound_log(tmp_path)
+    feed = SinkFeed([Broken()])
+    log.observers.append(feed)
+    log.append(run_id, [MetricsRecorded(step=4, metrics={"kl": 0.1})], 8)
+    assert feed.sinks == [] and Broken.closed
+    assert log.last_seq(run_id) == 9
