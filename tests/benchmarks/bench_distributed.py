@@ -33,7 +33,7 @@ def job(steps: int, overrides: list[str]) -> None:
     import numpy as np
 
     from orchestrator.config import load_config
-    from orchestrator.distributed import launched_world
+    from orchestrator.driver.distributed import launched_world
     from stages.common import task_suite
     from stages.distributed import World
     from stages.rl.logged_step import step_events

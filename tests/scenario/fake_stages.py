@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from orchestrator.machine import STAGES
+from orchestrator.driver.machine import STAGES
 from stages.types import StageContext, StageError, StageInterrupted
 from store.events import (
     BaselineRecorded,

@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from orchestrator.commands import start_run
 from orchestrator.config import RunConfig
-from orchestrator.lifecycle import drive
+from orchestrator.driver.commands import start_run
+from orchestrator.driver.lifecycle import drive
 from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages
 

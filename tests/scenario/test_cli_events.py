@@ -9,14 +9,14 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from orchestrator.commands import start_run
 from orchestrator.config import RunConfig
-from orchestrator.runner import Driver
+from orchestrator.driver.commands import start_run
+from orchestrator.driver.runner import Driver
 from store.blobs import BlobStore
 from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages
 
-RLVR = [sys.executable, "-c", "from orchestrator.cli import main; main()"]
+RLVR = [sys.executable, "-c", "from orchestrator.cli.app import main; main()"]
 
 
 def _rlvr(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:

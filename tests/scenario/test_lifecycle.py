@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands import load_state, start_run
 from orchestrator.config import RunConfig
+from orchestrator.driver.commands import load_state, start_run
+from orchestrator.driver.lease import LeaseKeeper, release_held_leases
+from orchestrator.driver.lifecycle import branch, drive, resume
+from orchestrator.driver.runner import Driver
+from orchestrator.driver.signals import StopRequest
+from orchestrator.driver.supervisor import SupervisorConfig, scan
 from orchestrator.errors import LeaseHeldError, OrchestratorError
-from orchestrator.lease import LeaseKeeper, release_held_leases
-from orchestrator.lifecycle import branch, drive, resume
-from orchestrator.runner import Driver
-from orchestrator.signals import StopRequest
-from orchestrator.supervisor import SupervisorConfig, scan
 from store.leases import LeaseTable
 from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands import load_state, start_run, transition
 from orchestrator.config import RunConfig
+from orchestrator.driver.commands import load_state, start_run, transition
+from orchestrator.driver.runner import Driver
 from orchestrator.errors import IllegalTransitionError
-from orchestrator.runner import Driver
 from store.blobs import BlobStore
 from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages

@@ -80,7 +80,7 @@ def step_job(out: Path) -> None:
     from mlx.utils import tree_flatten
 
     from orchestrator.config import load_config
-    from orchestrator.distributed import launched_world
+    from orchestrator.driver.distributed import launched_world
     from stages.common import task_suite
     from stages.distributed import World
     from stages.rl.logged_step import step_events

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands import start_run
 from orchestrator.config import load_config
+from orchestrator.driver.commands import start_run
 from store.log import EventLog
 from tests.slow.runs import (
     QUICKSTART,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.report import PLOTS, build_report
+from orchestrator.audit.report import PLOTS, build_report
 from tests.unit.audit.chaos_log import chaos_run
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-RLVR = [sys.executable, "-c", "from orchestrator.cli import main; main()"]
+RLVR = [sys.executable, "-c", "from orchestrator.cli.app import main; main()"]
 
 
 def _rlvr(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:

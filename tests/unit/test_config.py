@@ -58,7 +58,7 @@ def test_a_missing_file_is_named(tmp_path: Path) -> None:
 
 
 def test_the_shipped_supervisor_config_loads() -> None:
-    from orchestrator.supervisor import load_supervisor_config
+    from orchestrator.driver.supervisor import load_supervisor_config
 
     config = load_supervisor_config(
         Path(__file__).resolve().parents[2] / "configs" / "supervisor.toml"
@@ -67,7 +67,7 @@ def test_the_shipped_supervisor_config_loads() -> None:
 
 
 def test_a_bad_supervisor_config_names_the_field(tmp_path: Path) -> None:
-    from orchestrator.supervisor import load_supervisor_config
+    from orchestrator.driver.supervisor import load_supervisor_config
 
     path = tmp_path / "sup.toml"
     path.write_text('[[schedule]]\nconfig = "x.toml"\n')

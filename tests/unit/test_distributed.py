@@ -95,7 +95,7 @@ def test_a_completion_does_not_depend_on_which_rank_sampled_it(tiny) -> None:
 
 
 def test_auto_batch_size_resolves_to_the_recorded_peak(tmp_path: Path) -> None:
-    from orchestrator.calibrate_command import auto_overrides
+    from orchestrator.cli.calibrate_command import auto_overrides
 
     config = tmp_path / "run.toml"
     config.write_text(f'log_path = "{tmp_path}"\n[grpo.sampling]\nbatch_size = "auto"\n')

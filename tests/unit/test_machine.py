@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from orchestrator.driver.machine import STAGES, validate
 from orchestrator.errors import IllegalTransitionError
-from orchestrator.machine import STAGES, validate
 
 
 def test_each_stage_advances_to_the_next_only_with_a_passed_gate() -> None:

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.commands import start_run
 from orchestrator.config import RunConfig
-from orchestrator.runner import Driver
+from orchestrator.driver.commands import start_run
+from orchestrator.driver.runner import Driver
 from stages.types import StageContext
 from store.blobs import BlobStore
 from store.events import (

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands import start_run
 from orchestrator.config import RunConfig
-from orchestrator.runner import Driver
+from orchestrator.driver.commands import start_run
+from orchestrator.driver.runner import Driver
 from store.blobs import BlobStore
 from store.log import EventLog, StoredEvent
 from tests.scenario.fake_stages import FakeStages

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator import logging as rlvr_logging
-from orchestrator.commands import start_run
 from orchestrator.config import RunConfig
+from orchestrator.driver.commands import start_run
 from orchestrator.logging import redact
 from store.log import EventLog
 

@@ -9,7 +9,7 @@ import typer
 from PIL import Image
 from typer.testing import CliRunner
 
-from orchestrator.report import PLOTS, build_report, report_command
+from orchestrator.audit.report import PLOTS, build_report, report_command
 from store.log import EventLog, StoredEvent
 
 

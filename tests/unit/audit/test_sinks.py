@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.commands import start_run
+from orchestrator.audit.sinks import metric_rows
 from orchestrator.config import RunConfig
-from orchestrator.lifecycle import drive
-from orchestrator.sinks import metric_rows
+from orchestrator.driver.commands import start_run
+from orchestrator.driver.lifecycle import drive
 from store.events import EvalRecorded, MetricsRecorded, RunRewound, RunStarted
 from store.log import EventLog, StoredEvent
 from tests.scenario.fake_stages import FakeStages
 
-RLVR = [sys.executable, "-c", "from orchestrator.cli import main; main()"]
+RLVR = [sys.executable, "-c", "from orchestrator.cli.app import main; main()"]
 
 
 def _tensorboard_scalars(logdir: Path) -> dict[str, dict[int, float]]:
@@ -184,7 +184,7 @@ def test_a_run_writes_tensorboard_and_wandb_as_it_goes(
 def test_a_run_asking_for_a_sink_this_install_lacks_is_refused_before_it_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orchestrator.sinks import SinkError
+    from orchestrator.audit.sinks import SinkError
 
     monkeypatch.setitem(sys.modules, "tensorboardX", None)  # imports as if not installed
     log = EventLog(tmp_path / "events.db")
@@ -194,7 +194,7 @@ def test_a_run_asking_for_a_sink_this_install_lacks_is_refused_before_it_starts(
 
 
 def test_a_failing_sink_is_dropped_and_the_run_goes_on(tmp_path: Path) -> None:
-    from orchestrator.sinks import SinkFeed, StepScalars
+    from orchestrator.audit.sinks import SinkFeed, StepScalars
 
     class Broken:
         name = "broken"

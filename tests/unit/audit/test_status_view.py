@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from orchestrator.commands import load_state, transition
+from orchestrator.audit.status_view import detail_table, run_detail
 from orchestrator.config import RunConfig
-from orchestrator.status_view import detail_table, run_detail
+from orchestrator.driver.commands import load_state, transition
 from store.events import LeaseAcquired, RunStarted
 from store.log import EventLog
 

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
+from orchestrator.audit.why import Explanation, explain, print_explanation, why_command
 from orchestrator.errors import OrchestratorError
-from orchestrator.why import Explanation, explain, print_explanation, why_command
 from store.events import GateEvaluated, RunRewound, VerifierCalibrated
 from store.log import EventLog, StoredEvent
 from tests.scenario.fake_stages import FakeStages

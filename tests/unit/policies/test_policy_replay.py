@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from orchestrator.audit.replay import CAVEAT, identical, policy_config_for, replay, replay_command
 from orchestrator.config import RunConfig
-from orchestrator.replay import CAVEAT, identical, policy_config_for, replay, replay_command
 from policies.config import PolicyConfig
 from policies.engine import with_decisions
 from store.events import (

@@ -9,9 +9,9 @@ import pytest
 
 import stages.rl.step as one_step
 import stages.training.grpo as grpo
-from orchestrator.commands import load_state, start_run, transition
 from orchestrator.config import load_config
-from orchestrator.runner import Driver
+from orchestrator.driver.commands import load_state, start_run, transition
+from orchestrator.driver.runner import Driver
 from stages.rl.loop import RLLoop
 from stages.tasks.generators import generate_arithmetic
 from stages.training.config import ModelConfig

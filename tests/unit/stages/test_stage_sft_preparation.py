@@ -7,9 +7,9 @@ from pathlib import Path
 import mlx.core as mx
 from mlx.utils import tree_flatten
 
-from orchestrator.commands import start_run, transition
 from orchestrator.config import load_config
-from orchestrator.runner import Driver
+from orchestrator.driver.commands import start_run, transition
+from orchestrator.driver.runner import Driver
 from stages.common import base_model_path
 from stages.sft_preparation import SFTPreparation
 from stages.training.model import load_model

@@ -6,7 +6,7 @@ import typer
 from openai_server import ScriptedOpenAIServer
 from typer.testing import CliRunner
 
-from orchestrator.check_command import check
+from orchestrator.cli.check_command import check
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "verifiers"
 

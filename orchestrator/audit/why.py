@@ -413,7 +413,7 @@ def why_command(
     store: StoreOption = None,
 ) -> None:
     """Explain a gate, a policy decision or a rollback from the log: evidence and what followed."""
-    from orchestrator.cli import open_store  # cli imports this module: import at call time
+    from orchestrator.cli.app import open_store  # cli imports this module: import at call time
 
     log = open_store(store)
     log.require(run_id)

@@ -15,15 +15,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from orchestrator.commands import load_state, new_run_id
+from orchestrator.audit.sinks import SinkFeed, open_sinks
 from orchestrator.config import RunConfig, apply_overrides
+from orchestrator.driver.commands import load_state, new_run_id
+from orchestrator.driver.lease import LeaseKeeper
+from orchestrator.driver.machine import STAGES
+from orchestrator.driver.runner import Driver
+from orchestrator.driver.signals import StopRequest, graceful_signals
 from orchestrator.errors import ConfigError, OrchestratorError
-from orchestrator.lease import LeaseKeeper
 from orchestrator.logging import configure, get_logger
-from orchestrator.machine import STAGES
-from orchestrator.runner import Driver
-from orchestrator.signals import StopRequest, graceful_signals
-from orchestrator.sinks import SinkFeed, open_sinks
 from stages.types import Stage
 from store.blobs import BlobStore
 from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
@@ -56,7 +56,7 @@ def drive(
     driver_factory: Callable[..., Driver] = Driver,
 ) -> RunState:
     """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
-    (`driver_factory`: orchestrator.distributed's rank-0 driver under mlx.launch)."""
+    (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch)."""
     stop = stop or StopRequest()
     log_root = Path(config.log_path)
     run_dir = log_root / run_id

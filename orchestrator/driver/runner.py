@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from orchestrator.commands import load_state, transition
 from orchestrator.config import RunConfig
+from orchestrator.driver.commands import load_state, transition
+from orchestrator.driver.machine import STAGES
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import bind, get_logger
-from orchestrator.machine import STAGES
 from policies.consequences import consequences
 from policies.engine import with_decisions
 from policies.gates import evaluate

@@ -34,7 +34,7 @@ def graceful_signals(stop: StopRequest) -> Iterator[StopRequest]:
         name = signal.Signals(signum).name
         if stop():
             log_.warning("second signal: exiting now", signal=name)
-            from orchestrator.lease import release_held_leases
+            from orchestrator.driver.lease import release_held_leases
 
             release_held_leases(f"second {name}")
             os._exit(128 + signum)

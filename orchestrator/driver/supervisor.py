@@ -19,10 +19,10 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from orchestrator.commands import load_state, transition
+from orchestrator.driver.commands import load_state, transition
+from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
 from orchestrator.logging import get_logger
-from orchestrator.machine import STAGES
 from store.events import RunFailed, SupervisorActed
 from store.leases import LeaseTable
 from store.log import EventLog

@@ -23,15 +23,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from orchestrator.commands import load_state, start_run, transition
 from orchestrator.config import RunConfig, load_config, run_store
+from orchestrator.driver.commands import load_state, start_run, transition
+from orchestrator.driver.lease import release_held_leases
+from orchestrator.driver.lifecycle import config_of, drive
+from orchestrator.driver.lifecycle import resume as resume_run
+from orchestrator.driver.machine import STAGES
+from orchestrator.driver.runner import Driver
 from orchestrator.errors import OrchestratorError
-from orchestrator.lease import release_held_leases
-from orchestrator.lifecycle import config_of, drive
-from orchestrator.lifecycle import resume as resume_run
 from orchestrator.logging import get_logger
-from orchestrator.machine import STAGES
-from orchestrator.runner import Driver
 from stages.distributed import DistributedConfig, RankLost, World
 from stages.types import Stage, StageContext, StageError, StageInterrupted
 from store.blobs import BlobStore

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orchestrator.why import LogIndex, StoreOption, entries
+from orchestrator.audit.why import LogIndex, StoreOption, entries
 from stages.rl.tunables import BY_NAME
 from store.log import StoredEvent
 from store.projections import initial_hyperparameters, project
@@ -353,7 +353,7 @@ def report_command(
     store: StoreOption = None,
 ) -> None:
     """Write an HTML report with plots of a run; it opens in a browser with no server or network."""
-    from orchestrator.cli import open_store  # cli imports this module: import at call time
+    from orchestrator.cli.app import open_store  # cli imports this module: import at call time
 
     log = open_store(store)
     log.require(run_id)

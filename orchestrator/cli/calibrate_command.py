@@ -131,7 +131,7 @@ def calibrate_command(
     repeats: Annotated[int, typer.Option("--repeats", help="Timed runs per size (median).")] = 2,
 ) -> None:  # fmt: skip
     """Measure sampling and training throughput over batch sizes; record the peaks."""
-    from orchestrator.distributed import launched_world
+    from orchestrator.driver.distributed import launched_world
 
     cfg = load_config(config, [o for o in overrides or [] if not o.endswith("=auto")])
     result = measure(cfg, [int(s) for s in sizes.split(",") if s.strip()], repeats)

@@ -10,10 +10,10 @@ import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from orchestrator.audit.sinks import check_installed
 from orchestrator.config import RunConfig, config_hash
+from orchestrator.driver.machine import validate
 from orchestrator.logging import redact
-from orchestrator.machine import validate
-from orchestrator.sinks import check_installed
 from store.events import Event, RunStarted, StateChanged
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project

@@ -13,30 +13,30 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from orchestrator import distributed
 from orchestrator import logging as rlvr_logging
-from orchestrator.calibrate_command import auto_overrides, calibrate_command
-from orchestrator.check_command import check
-from orchestrator.commands import load_state, start_run
+from orchestrator.audit.replay import replay_command
+from orchestrator.audit.report import report_command
+from orchestrator.audit.sinks import backfill
+from orchestrator.audit.status_view import detail_table, health, run_detail
+from orchestrator.audit.summary import print_summary, run_summary
+from orchestrator.audit.why import why_command
+from orchestrator.cli.calibrate_command import auto_overrides, calibrate_command
+from orchestrator.cli.check_command import check
 from orchestrator.config import load_config, run_store
-from orchestrator.errors import ConfigError, OrchestratorError
-from orchestrator.lifecycle import branch as branch_run
-from orchestrator.lifecycle import drive
-from orchestrator.lifecycle import resume as resume_run
-from orchestrator.machine import STAGES
-from orchestrator.registry import product_stages
-from orchestrator.replay import replay_command
-from orchestrator.report import report_command
-from orchestrator.sinks import backfill
-from orchestrator.status_view import detail_table, health, run_detail
-from orchestrator.summary import print_summary, run_summary
-from orchestrator.supervisor import (
+from orchestrator.driver import distributed
+from orchestrator.driver.commands import load_state, start_run
+from orchestrator.driver.lifecycle import branch as branch_run
+from orchestrator.driver.lifecycle import drive
+from orchestrator.driver.lifecycle import resume as resume_run
+from orchestrator.driver.machine import STAGES
+from orchestrator.driver.registry import product_stages
+from orchestrator.driver.supervisor import (
     load_supervisor_config,
     scan,
     subprocess_launcher,
     supervise_forever,
 )
-from orchestrator.why import why_command
+from orchestrator.errors import ConfigError, OrchestratorError
 from stages.types import Stage, StageError
 from store.errors import StoreError
 from store.log import EventLog, StoredEvent
