@@ -12,11 +12,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from orchestrator.audit.why import LogIndex, StoreOption, entries
+from orchestrator.audit.why import LogIndex, entries
 from stages.rl.tunables import BY_NAME
 from store.log import StoredEvent
 from store.projections import initial_hyperparameters, project
@@ -342,23 +340,3 @@ def build_report(events: Iterable[StoredEvent], out_dir: Path) -> Path:
     path = out_dir / "index.html"
     path.write_text(page, encoding="utf-8")
     return path
-
-
-def report_command(
-    run_id: Annotated[str, typer.Argument(help="The run to report on.")],
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Output directory (default: the run directory's report/)."),
-    ] = None,
-    store: StoreOption = None,
-) -> None:
-    """Write an HTML report with plots of a run; it opens in a browser with no server or network."""
-    from orchestrator.cli.app import open_store  # cli imports this module: import at call time
-
-    log = open_store(store)
-    log.require(run_id)
-    events = list(log.read(run_id))
-    if out is None:
-        log_path = entries(events[:1])[0].payload.get("config", {}).get("log_path", "runs")
-        out = Path(log_path) / run_id / "report"
-    typer.echo(str(build_report(events, out)))

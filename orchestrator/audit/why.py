@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
 import orjson
-import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.tree import Tree
@@ -395,30 +394,3 @@ def print_explanation(explanation: Explanation, console: Console) -> None:
                 if len(ev.details) > 20:
                     node.add(f"... {len(ev.details) - 20} more (see --json)")
         console.print(tree)
-
-
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store", envvar="RLVR_STORE", help="Event store: SQLite path or postgresql:// URL."
-    ),
-]
-
-
-def why_command(
-    run_id: Annotated[str, typer.Argument(help="The run to explain.")],
-    gate: Annotated[str | None, typer.Option("--gate", help="Explain this gate.")] = None,
-    seq: Annotated[int | None, typer.Option("--seq", help="Explain the event at this seq.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    store: StoreOption = None,
-) -> None:
-    """Explain a gate, a policy decision or a rollback from the log: evidence and what followed."""
-    from orchestrator.cli.app import open_store  # cli imports this module: import at call time
-
-    log = open_store(store)
-    log.require(run_id)
-    explanation = explain(list(log.read(run_id)), gate=gate, seq=seq)
-    if as_json:
-        typer.echo(json.dumps(explanation.to_json()))
-        return
-    print_explanation(explanation, Console())

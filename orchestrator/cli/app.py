@@ -3,28 +3,22 @@ traceback); nothing is appended to a run's log when a command is refused."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from orchestrator import logging as rlvr_logging
-from orchestrator.audit.replay import replay_command
-from orchestrator.audit.report import report_command
-from orchestrator.audit.sinks import backfill
-from orchestrator.audit.status_view import detail_table, health, run_detail
 from orchestrator.audit.summary import print_summary, run_summary
-from orchestrator.audit.why import why_command
 from orchestrator.cli.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.cli.check_command import check
+from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
+from orchestrator.cli.read_commands import COMMANDS
 from orchestrator.config import load_config, run_store
 from orchestrator.driver import distributed
-from orchestrator.driver.commands import load_state, start_run
+from orchestrator.driver.commands import start_run
 from orchestrator.driver.lifecycle import branch as branch_run
 from orchestrator.driver.lifecycle import drive
 from orchestrator.driver.lifecycle import resume as resume_run
@@ -39,7 +33,7 @@ from orchestrator.driver.supervisor import (
 from orchestrator.errors import ConfigError, OrchestratorError
 from stages.types import Stage, StageError
 from store.errors import StoreError
-from store.log import EventLog, StoredEvent
+from store.log import EventLog
 
 app = typer.Typer(
     add_completion=False,
@@ -47,25 +41,7 @@ app = typer.Typer(
     help="Event-sourced orchestrator for RLVR fine-tuning runs.",
     pretty_exceptions_enable=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
 _debug = False
-
-StoreOption = Annotated[
-    str | None,
-    typer.Option(
-        "--store", envvar="RLVR_STORE", help="Event store: SQLite path or postgresql:// URL."
-    ),
-]
-DEFAULT_STORE = "runs/events.db"
-
-
-def open_store(store: str | None) -> EventLog:
-    """The store a read command looks at; a missing SQLite file is an error, not a new store."""
-    target = store or DEFAULT_STORE
-    if "://" not in target and not Path(target).is_file():
-        raise OrchestratorError(f"no event store at {target} (pass --store or set RLVR_STORE)")
-    return EventLog(target)
 
 
 @app.callback()
@@ -165,7 +141,8 @@ def supervise(
     cfg = load_supervisor_config(config)
     log = open_store(store)
     target = store or DEFAULT_STORE
-    log_dir = Path(target).parent / "supervisor" if "://" not in target else Path("supervisor-logs")
+    local = log.backend.local_file()
+    log_dir = local.parent / "supervisor" if local is not None else Path("supervisor-logs")
     if once:
         for action in scan(log, cfg, subprocess_launcher(target, log_dir)):
             out.print(f"{action.run_id}: {action.action} ({action.detail})")
@@ -173,168 +150,10 @@ def supervise(
     supervise_forever(log, target, cfg, log_dir)
 
 
-@app.command()
-def replay(
-    run_id: Annotated[str, typer.Argument(help="The run to replay.")],
-    config: Annotated[Path | None, typer.Option("--config", help="Other settings (TOML).")] = None,
-    overrides: Annotated[list[str] | None, typer.Argument(help="key=value overrides.")] = None,
-    store: StoreOption = None,
-) -> None:
-    """Show what (other) policy settings would decide on an existing log, beside what was decided."""
-    replay_command(run_id, config, overrides or [], open_store(store), out)
-
-
 app.command("check")(check)
 app.command("calibrate")(calibrate_command)
-app.command("why")(why_command)
-app.command("report")(report_command)
-
-
-@app.command()
-def status(
-    run_id: Annotated[str | None, typer.Argument(help="A run id; all runs when left out.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    store: StoreOption = None,
-) -> None:
-    """Every run (state, step, last metrics, lease holder / health, parent), or one run in detail."""
-    log = open_store(store)
-    if run_id is not None:
-        log.require(run_id)
-        summary = next(s for s in log.runs() if s.run_id == run_id)
-        state = load_state(log, run_id)
-        detail = {**run_detail(state, summary), **run_summary(state, store_url=log.url)}
-        if as_json:
-            print(json.dumps(detail))
-            return
-        out.print(detail_table(run_detail(state, summary)))  # the summary has its own "gates"
-        print_summary(run_summary(state, store_url=log.url), out)
-        return
-    rows = []
-    for summary in log.runs():
-        state = load_state(log, summary.run_id)
-        rows.append(
-            {
-                "run_id": summary.run_id,
-                "state": state.state,
-                "step": state.step,
-                "last_metrics": {
-                    k: state.last_metrics.get(k)
-                    for k in ("reward_mean", "kl", "verify_rate")
-                    if k in state.last_metrics
-                },
-                "last_event": summary.last_type,
-                "last_event_at": summary.last_recorded_at,
-                "lease_holder": state.lease_owner,
-                "health": health(state),
-                "parent": f"{state.parent[0]}@{state.parent[1]}" if state.parent else None,
-            }
-        )
-    if as_json:
-        print(json.dumps(rows))
-        return
-    table = Table("run", "state", "step", "last metrics", "last event", "at", "health", "parent")
-    for row in rows:
-        metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
-        table.add_row(
-            row["run_id"], row["state"], str(row["step"]), metrics or "-", row["last_event"],
-            row["last_event_at"][:19], row["health"], row["parent"] or "-",
-        )  # fmt: skip
-    out.print(table)
-
-
-@app.command()
-def events(
-    target: Annotated[str, typer.Argument(help="RUN, or `export RUN`, or `import FILE.jsonl`.")],
-    argument: Annotated[
-        str | None, typer.Argument(help="The run (export) or file (import).")
-    ] = None,
-    type_: Annotated[
-        list[str] | None, typer.Option("--type", help="Only events of this type.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
-    store: StoreOption = None,
-) -> None:
-    """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
-    if target == "import":
-        if argument is None:
-            raise OrchestratorError("usage: rlvr events import run.jsonl")
-        rows = _read_export(Path(argument))
-        n = EventLog(store or DEFAULT_STORE).import_rows(rows)
-        err.print(f"imported {n} events from {argument}; hash chain verified")
-        return
-    log = open_store(store)
-    if target == "export":
-        if argument is None:
-            raise OrchestratorError("usage: rlvr events export RUN > run.jsonl")
-        log.require(argument)
-        for stored in log.read(argument):
-            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
-        return
-    log.require(target)
-    for stored in log.read(target, types=type_ or None):
-        if as_json:
-            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
-        else:
-            out.print(
-                f"{stored.seq:>6}  {stored.recorded_at[:19]}  [bold]{stored.type}[/]  {stored.payload[:160]}",
-                highlight=False,
-                markup=True,
-            )
-
-
-def _read_export(path: Path) -> list[StoredEvent]:
-    if not path.is_file():
-        raise OrchestratorError(f"{path}: no such file")
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            data["payload"] = json.dumps(data["payload"])
-            rows.append(StoredEvent(**data))
-        except (json.JSONDecodeError, TypeError, KeyError) as e:
-            raise OrchestratorError(f"{path}:{number}: not an exported event ({e})") from e
-    return rows
-
-
-@app.command()
-def sink(
-    run_id: Annotated[str, typer.Argument(help="The run whose metrics to write.")],
-    to: Annotated[str, typer.Option("--to", help="tensorboard or wandb.")],
-    directory: Annotated[
-        Path | None,
-        typer.Argument(help="TensorBoard log dir; for W&B its local files (default: run dir)."),
-    ] = None,
-    project: Annotated[
-        str | None, typer.Option("--project", help="W&B project (default: the run's).")
-    ] = None,
-    name: Annotated[
-        str | None, typer.Option("--name", help="W&B display name (default: the run's).")
-    ] = None,
-    store: StoreOption = None,
-) -> None:
-    """Write a recorded run's metrics to TensorBoard event files or a W&B run (the history the run
-    kept: spans abandoned by a rewind left out)."""
-    log = open_store(store)
-    state = load_state(log, run_id)
-    steps = backfill(log.read(run_id), state.config, run_id, to, directory, project, name)
-    err.print(
-        f"run {run_id}: {steps} steps written to {to}" + (f" in {directory}" if directory else "")
-    )
-
-
-@app.command()
-def verify(
-    run_id: Annotated[str, typer.Argument(help="The run to check.")], store: StoreOption = None
-) -> None:
-    """Walk a run's hash chain; name the first bad seq."""
-    report = open_store(store).verify(run_id)
-    if report.ok:
-        out.print(f"run {run_id}: hash chain intact ({report.n_events} events)")
-        return
-    err.print(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
-    raise typer.Exit(code=1)
+for command in COMMANDS:
+    app.command()(command)
 
 
 def main() -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import typer
 from PIL import Image
 from typer.testing import CliRunner
 
-from orchestrator.audit.report import PLOTS, build_report, report_command
+from orchestrator.audit.report import PLOTS, build_report
+from orchestrator.cli.app import app
 from store.log import EventLog, StoredEvent
 
 
@@ -66,9 +66,6 @@ def test_report_command_writes_the_page_where_asked(
     loose_verifier_run: tuple[EventLog, str], tmp_path: Path
 ) -> None:
     log, run_id = loose_verifier_run
-    app = typer.Typer()
-    app.command("report")(report_command)
-    app.command("unused")(lambda: None)
     store = log.url.removeprefix("sqlite:///")
     result = CliRunner().invoke(
         app, ["report", run_id, "--out", str(tmp_path / "r"), "--store", store]

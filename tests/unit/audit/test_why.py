@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from orchestrator.audit.why import Explanation, explain, print_explanation, why_command
+from orchestrator.audit.why import Explanation, explain, print_explanation
+from orchestrator.cli.app import app
 from orchestrator.errors import OrchestratorError
 from store.events import GateEvaluated, RunRewound, VerifierCalibrated
 from store.log import EventLog, StoredEvent
@@ -151,9 +151,6 @@ def test_why_command_prints_a_tree_for_people_and_json_for_machines(
     loose_verifier_run: tuple[EventLog, str],
 ) -> None:
     log, run_id = loose_verifier_run
-    app = typer.Typer()
-    app.command("why")(why_command)
-    app.command("unused")(lambda: None)  # two commands, so `why` is a sub-command as in rlvr
     store = log.url.removeprefix("sqlite:///")
     runner = CliRunner()
     text = runner.invoke(app, ["why", run_id, "--store", store], env={"COLUMNS": "200"})

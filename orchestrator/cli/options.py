@@ -1,0 +1,33 @@
+"""What every command shares: the `--store` option and the rule for opening a store to read,
+and the consoles (results on stdout, errors and progress on stderr)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from orchestrator.errors import OrchestratorError
+from store.backends import backend_for
+from store.log import EventLog
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store", envvar="RLVR_STORE", help="Event store: SQLite path or postgresql:// URL."
+    ),
+]
+DEFAULT_STORE = "runs/events.db"
+
+
+def open_store(store: str | None) -> EventLog:
+    """The store a read command looks at; a missing SQLite file is an error, not a new store."""
+    target = store or DEFAULT_STORE
+    path = backend_for(target).local_file()
+    if path is not None and not path.is_file():
+        raise OrchestratorError(f"no event store at {target} (pass --store or set RLVR_STORE)")
+    return EventLog(target)
