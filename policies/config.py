@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from store.projections import EARLY_ENTROPY, METRICS_WINDOW
+from store.projections import EARLY_METRICS, METRICS_WINDOW
 
 
 class GateConfig(BaseModel):
@@ -151,7 +151,7 @@ class EntropyPolicyConfig(BaseModel):
     early_steps: int = Field(
         5,
         ge=1,
-        le=EARLY_ENTROPY,
+        le=EARLY_METRICS,
         description="The floor is relative to the mean entropy of the run's first this many steps.",
     )
     floor_ratio: float = Field(

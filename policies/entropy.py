@@ -41,7 +41,7 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
     window = since(state, max(state.last_rollback_seq, last_recovery))
     if not window or window[-1].seq != event.seq:
         return []
-    early = state.early_entropy[: cfg.early_steps]
+    early = state.early_metrics.get("entropy", ())[: cfg.early_steps]
     floor = cfg.floor_ratio * sum(early) / len(early) if len(early) == cfg.early_steps else None
 
     def low_entropy(metrics: dict) -> bool:

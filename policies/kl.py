@@ -51,7 +51,8 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         )
         target = rollback_target(
             state, run[0].step, config.rollback.max_capability_drop, require_passed=False,
-            healthy=lambda ref: ref.kl is None or ref.kl <= cfg.limit,
+            healthy=lambda ref: ref.metrics_after.get("kl") is None
+            or ref.metrics_after["kl"] <= cfg.limit,
         )  # fmt: skip
         decisions = [
             rollback_or_fail(
@@ -67,16 +68,14 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
             )
         ]
         why = "after the KL rollback"
-        if (
-            target is not None
-            and target.learning_rate is not None
-            and "learning_rate" in cfg.adjust
-        ):
+        saved_lr = None if target is None else target.hyperparameters.get("learning_rate")
+        if saved_lr is not None and "learning_rate" in cfg.adjust:
+            saved_lr = float(saved_lr)
             current = hyperparameter(state, "learning_rate")
-            if current is not None and target.learning_rate < current:
-                changes = _changes(state, kl, cfg, lr_base=target.learning_rate)
+            if current is not None and saved_lr < current:
+                changes = _changes(state, kl, cfg, lr_base=saved_lr)
                 why += (
-                    f" (learning rate scaled from the {target.learning_rate:.4g} in force at the "
+                    f" (learning rate scaled from the {saved_lr:.4g} in force at the "
                     f"checkpoint of step {target.step})"
                 )
         if target is not None and changes:

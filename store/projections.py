@@ -24,10 +24,10 @@ class CheckpointRef:
     digest: str
     seq: int
     evals_passed: bool | None = None
-    # In `lineage` only: the learning rate in force when it was saved, and the KL measured on the
-    # first step trained from it (the KL of these very weights), once that step is logged.
-    learning_rate: float | None = None
-    kl: float | None = None
+    # In `lineage` only: the hyper-parameters in force when it was saved, and each metric's first
+    # value on the steps trained from it (measured on these very weights), once logged.
+    hyperparameters: dict = field(default_factory=dict)
+    metrics_after: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ class MetricsRef:
 
 # How much metric history the fold keeps for the policies' windows (their configs are capped to it).
 METRICS_WINDOW = 64
-EARLY_ENTROPY = 32
+EARLY_METRICS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +89,8 @@ class RunState:
     baseline_checkpoint: str | None = None
     evals: tuple[EvalRef, ...] = ()
     metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
-    early_entropy: tuple[float, ...] = ()  # the first EARLY_ENTROPY finite entropies of the run
+    # metric name -> its first EARLY_METRICS finite values in the run (a policy's early baseline)
+    early_metrics: dict = field(default_factory=dict)
     decision_seqs: dict = field(default_factory=dict)  # "policy:action" -> seq of the latest
     last_rollback_seq: int = 0  # latest RolledBack (a rollback decision's consequence)
     step_failures: dict = field(default_factory=dict)  # "step:kind" -> StepFailed count
@@ -226,11 +227,21 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
         *s.metrics_window[-(METRICS_WINDOW - 1) :],
         MetricsRef(p["step"], e.seq, p["metrics"]),
     )
-    if s.lineage and s.lineage[-1].kl is None and p["metrics"].get("kl") is not None:
-        s.lineage = (*s.lineage[:-1], replace(s.lineage[-1], kl=p["metrics"]["kl"]))
-    entropy = p["metrics"].get("entropy")
-    if entropy is not None and len(s.early_entropy) < EARLY_ENTROPY:
-        s.early_entropy = (*s.early_entropy, entropy)
+    metrics = p["metrics"]
+    if s.lineage:
+        after = s.lineage[-1].metrics_after
+        first = {k: v for k, v in metrics.items() if v is not None and k not in after}
+        if first:
+            ref = replace(s.lineage[-1], metrics_after={**after, **first})
+            s.lineage = (*s.lineage[:-1], ref)
+    early = s.early_metrics
+    grown = {
+        k: (*early.get(k, ()), v)
+        for k, v in metrics.items()
+        if v is not None and len(early.get(k, ())) < EARLY_METRICS
+    }
+    if grown:
+        s.early_metrics = {**early, **grown}
 
 
 def _step_failed(s: RunState, e: StoredEvent) -> None:
@@ -250,8 +261,7 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
     ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
     s.latest_checkpoint = ref
-    lr = s.hyperparameters.get("learning_rate")
-    s.lineage = (*s.lineage, replace(ref, learning_rate=None if lr is None else float(lr)))
+    s.lineage = (*s.lineage, replace(ref, hyperparameters=s.hyperparameters))
 
 
 def _gate(s: RunState, e: StoredEvent) -> None:

@@ -149,3 +149,36 @@ def test_the_walker_sees_imports_inside_functions_and_cycles_through_them(tmp_pa
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
     graph = {"store.log": {"policies.kl"}, "policies.kl": set()}
     assert _violations(graph, "store", ("policies",)) == ["store.log imports policies.kl"]
+
+
+def _gate_names() -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse((ROOT / "policies" / "gates.py").read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_verdict":
+            first = node.args[0]
+        elif isinstance(node, ast.keyword) and node.arg == "gate":
+            first = node.value
+        else:
+            continue
+        if isinstance(first, ast.Constant):
+            names.add(first.value)
+    return names
+
+
+def test_the_store_names_no_gate_and_no_policy_action() -> None:
+    # The projection learns what it needs from the events' own fields (`judges_checkpoint`,
+    # `RolledBack`); upcasters describe stored history and may name what old rows meant.
+    from typing import get_args
+
+    from policies.types import Action
+
+    above = _gate_names() | set(get_args(Action))
+    assert {"capability_retention", "rollback", "false_positive_rate"} <= above
+    named = sorted(
+        f"{path.name}:{node.lineno} {node.value!r}"
+        for path in (ROOT / "store").glob("*.py")
+        if path.name != "upcasters.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in above
+    )
+    assert named == []

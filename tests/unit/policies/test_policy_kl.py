@@ -115,7 +115,7 @@ def test_a_kl_rollback_skips_a_checkpoint_whose_own_kl_was_over_the_limit(run) -
     run.checkpoint(2)
     run.step(_step(2, 0.11))  # checkpoint 2's: already over the limit
     run.step(_step(3, 0.09))
-    assert run.state.lineage[-1].kl == pytest.approx(0.11)
+    assert run.state.lineage[-1].metrics_after["kl"] == pytest.approx(0.11)
     decisions = []
     for step in (4, 5, 6):
         decisions = run.step(_step(step, 0.2))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from store.events import PolicyDecided, RolledBack, StepFailed
-from store.projections import EARLY_ENTROPY, METRICS_WINDOW
+from store.projections import EARLY_METRICS, METRICS_WINDOW
 
 
 def test_the_metrics_window_keeps_the_latest_steps_and_the_earliest_entropies(run) -> None:
@@ -11,7 +11,9 @@ def test_the_metrics_window_keeps_the_latest_steps_and_the_earliest_entropies(ru
         run.metrics(step, entropy=float(step))
     assert len(run.state.metrics_window) == METRICS_WINDOW
     assert run.state.metrics_window[-1].step == METRICS_WINDOW + 10
-    assert run.state.early_entropy == tuple(float(s) for s in range(1, EARLY_ENTROPY + 1))
+    assert run.state.early_metrics["entropy"] == tuple(
+        float(s) for s in range(1, EARLY_METRICS + 1)
+    )
 
 
 def test_a_rollback_cuts_the_lineage_back_to_its_checkpoint(run) -> None:
@@ -37,4 +39,4 @@ def test_decisions_and_failures_are_counted(run) -> None:
 def test_a_nonfinite_metric_is_stored_as_null_with_its_flag(run) -> None:
     run.metrics(1, loss=None, nonfinite_loss=1.0)
     assert run.state.last_metrics["loss"] is None
-    assert run.state.early_entropy == (1.0,)
+    assert run.state.early_metrics["entropy"] == (1.0,)
