@@ -1,4 +1,5 @@
-"""The append-only event log on sqlmodel: SQLite (WAL, default) or PostgreSQL.
+"""The append-only event log on sqlmodel, written once over `store.backends`: SQLite (WAL,
+default) or PostgreSQL.
 
 Rows are keyed by `(run_id, seq)`: a writer appends with the `seq` it expects to be last, and a
 stale writer gets `ConcurrencyError` with nothing written. Each row carries

@@ -1,0 +1,33 @@
+"""The one rule from a store path or URL to a database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from store.backends import PostgresBackend, SQLiteBackend, backend_for
+from store.errors import StoreError
+from store.log import EventLog
+
+
+def test_a_path_is_a_sqlite_file_and_naming_it_creates_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "not-yet" / "events.db"
+    backend = backend_for(target)
+    assert isinstance(backend, SQLiteBackend) and backend.local_file() == target
+    assert not target.parent.exists()  # a reader can refuse a missing store before creating it
+    EventLog(target)
+    assert target.is_file()
+
+
+def test_a_sqlite_url_is_kept_and_a_postgresql_url_uses_psycopg() -> None:
+    assert backend_for("sqlite:///runs/x.db").local_file() == Path("runs/x.db")
+    postgres = backend_for("postgresql://postgres@127.0.0.1:5432/test")
+    assert isinstance(postgres, PostgresBackend) and postgres.local_file() is None
+    assert postgres.url == "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+    assert (SQLiteBackend.mark, PostgresBackend.mark) == ("?", "%s")
+
+
+def test_another_scheme_is_refused_with_what_is_accepted() -> None:
+    with pytest.raises(StoreError, match="unsupported event store 'mysql://h/db': use a SQLite"):
+        backend_for("mysql://h/db")
