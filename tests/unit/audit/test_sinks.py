@@ -148,6 +148,13 @@ def test_rlvr_sink_backfills_an_offline_wandb_run(tmp_path: Path) -> None:
     assert (run["id"], run["project"], run["name"]) == ("r", "from-config", "rewound")
     assert run["config"]["judge_api_key"] == "***"  # redacted as in the log's own config
     assert history == {1: {"train/kl": 0.1}, 2: {"train/kl": 0.2}, 3: {"train/kl": 0.9}}
+    other = subprocess.run(
+        [*RLVR, "sink", "r", "--to", "wandb", str(tmp_path / "wb2"), "--project", "other",
+         "--store", str(tmp_path / "events.db")],
+        capture_output=True, text=True, timeout=180, env={**_env(), "WANDB_MODE": "offline"},
+    )  # fmt: skip
+    assert other.returncode == 0, other.stderr
+    assert _wandb_run(tmp_path / "wb2")[0]["project"] == "other"
 
 
 def _env() -> dict[str, str]:
