@@ -10,6 +10,7 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,8 @@ def _wandb_records(run_file: Path) -> list:
             at += block - at % block
             continue
         length, kind = struct.unpack("<HB", data[at + 4 : at + 7])
-        if length == 0 and kind == 0:
-            break
+        if (length == 0 and kind == 0) or at + 7 + length > len(data):
+            break  # the end, or a record still being written
         pending += data[at + 7 : at + 7 + length]
         at += 7 + length
         if kind in (1, 4):
@@ -67,8 +68,15 @@ def _wandb_run(directory: Path) -> tuple[dict, dict[int, dict[str, float]]]:
     import json
 
     [run_file] = directory.glob("wandb/offline-run-*/run-*.wandb")
+    # W&B's service process writes the file; `finish()` may return before its last records land.
+    deadline = time.monotonic() + 60
+    records = _wandb_records(run_file)
+    while not any(r.WhichOneof("record_type") == "exit" for r in records):
+        assert time.monotonic() < deadline, f"{run_file}: no exit record after 60 s"
+        time.sleep(0.5)
+        records = _wandb_records(run_file)
     run, history = {}, {}
-    for record in _wandb_records(run_file):
+    for record in records:
         kind = record.WhichOneof("record_type")
         if kind == "run":
             config = {u.key: json.loads(u.value_json) for u in record.run.config.update}
