@@ -124,8 +124,9 @@ def test_the_rubric_config_runs_every_stage_against_a_local_openai_compatible_ju
     assert_ran_end_to_end(events, "rubric")
     assert judge.requests and {r["model"] for r in judge.requests} == {"local-judge"}
     assert all(r["temperature"] == 0.0 for r in judge.requests)
-    # The raw TAB inside a criterion reached the judge intact.
-    assert any("\t" in r["messages"][1]["content"] for r in judge.requests)
+    # The raw TAB inside a criterion reached the judge intact (inside the JSON-encoded message).
+    criteria = [c["text"] for r in judge.requests for c in json.loads(r["messages"][1]["content"])["rubrics"]]  # fmt: skip
+    assert any("\t" in text for text in criteria)
     calibrated = payloads(events, "VerifierCalibrated")[0]
     assert calibrated["false_positive_rate"] < 0.05 and calibrated["n_right"] == 0
     print(f"rubric: {seconds:.0f} s, {len(judge.requests)} judge calls")
