@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stages.tasks.generators import generate_arithmetic, generate_reversal, split_tasks
+from stages.tasks.families import FAMILIES
+from stages.tasks.generators import generate_reversal, split_tasks
 from stages.tasks.loaders import load_tasks
 from stages.tasks.types import Task, TaskFormatError
 from stages.types import StageContext, StageError
@@ -31,17 +32,20 @@ def task_suite(ctx: StageContext) -> TaskSuite:
     if "tasks" in ctx.workspace:
         return ctx.workspace["tasks"]
     data = ctx.config.data
+    family = FAMILIES[data.task_family]
     if data.data_path:
         try:
-            tasks = load_tasks(
-                data.data_path, None if data.task_family == "arithmetic" else data.task_family
-            )
+            # A family without a file format (arithmetic) takes a file of whatever family it holds.
+            tasks = load_tasks(data.data_path, family.name if family.file_format else None)
         except (TaskFormatError, OSError) as e:
             raise StageError(str(e)) from e
-    elif data.task_family == "arithmetic":
-        tasks = generate_arithmetic(difficulty=data.difficulty, seed=data.data_seed)
     else:
-        raise StageError(f"task_family {data.task_family!r} needs data.data_path (a task file)")
+        generated = family.generate(
+            {"difficulty": str(data.difficulty), "seed": str(data.data_seed)}
+        )
+        if generated is None:
+            raise StageError(f"task_family {data.task_family!r} needs data.data_path (a task file)")
+        tasks = generated
     train, heldout = split_tasks(tasks, data.train_ratio, data.data_seed)
     cap_train, cap_heldout = {}, {}
     for name in data.capability_benchmarks:

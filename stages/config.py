@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class DataConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    task_family: Literal["arithmetic", "math", "qa", "code", "rubric"] = Field(
-        "arithmetic", description="Task family; selects the default verifier."
+    task_family: str = Field(
+        "arithmetic",
+        description="Task family (stages.tasks.families: arithmetic, math, qa, code, rubric, "
+        "reverse); selects the loader and the default verifier.",
     )
     data_path: str | None = Field(
         None, description="Task file (JSON/JSONL); none means the built-in arithmetic generator."
@@ -33,6 +35,13 @@ class DataConfig(BaseModel):
     capability_heldout: int = Field(
         200, gt=0, description="Held-out items per capability benchmark."
     )
+
+    @field_validator("task_family")
+    @classmethod
+    def _known_family(cls, name: str) -> str:
+        from stages.tasks.families import check_family
+
+        return check_family(name)
 
 
 class TeacherConfig(BaseModel):

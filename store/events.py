@@ -44,12 +44,16 @@ class Event(BaseModel):
 
 class RunStarted(Event):
     """First event of every run: the resolved config and its hash. v2: the GRPO config lost the
-    trainer's adaptive KL controller (see store.upcasters)."""
+    trainer's adaptive KL controller; v3: the start values of the tunable settings are a field of
+    their own, so that the store reads no config layout (see store.upcasters)."""
 
-    schema_version: ClassVar[int] = 2
+    schema_version: ClassVar[int] = 3
 
     config: JSON
     config_hash: str
+    # Each tunable setting (stages/rl/tunables.py) as the config starts it, by its one name:
+    # what `HyperparametersChanged` events then change.
+    hyperparameters: JSON = Field(default_factory=dict)
     config_path: str | None = None
     overrides: list[str] = Field(default_factory=list)
     parent_run_id: str | None = None

@@ -164,25 +164,10 @@ def project(events: Iterable[StoredEvent], state: RunState | None = None) -> Run
 
 def _run_started(s: RunState, e: StoredEvent) -> None:
     p = _payload(e)
-    config = p["config"]
-    s.config = config
+    s.config = p["config"]
     s.config_hash = p["config_hash"]
     s.parent = (p["parent_run_id"], p["parent_seq"]) if p.get("parent_run_id") else None
-    s.hyperparameters = initial_hyperparameters(config)
-
-
-def initial_hyperparameters(config: dict) -> dict:
-    """The knobs policies adjust, as the recorded config starts them (before any change)."""
-    grpo = config.get("grpo") or {}
-    sampling = grpo.get("sampling") or {}
-    initial = {
-        "learning_rate": grpo.get("learning_rate"),
-        "kl_penalty_coef": grpo.get("kl_penalty_coef"),
-        "entropy_coef": grpo.get("entropy_coef"),
-        "group_size": grpo.get("group_size"),
-        "temperature": sampling.get("temperature"),
-    }
-    return {k: v for k, v in initial.items() if v is not None}
+    s.hyperparameters = dict(p["hyperparameters"])
 
 
 def _state_changed(s: RunState, e: StoredEvent) -> None:

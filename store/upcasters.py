@@ -59,6 +59,30 @@ def _run_started_v1_to_v2(payload: Payload) -> Payload:
     return {**payload, "config": config}
 
 
+# Before v3 RunStarted did not carry the tunable settings' start values: they are read from the
+# config layout of those runs (the GRPO config; stages/rl/tunables.py's table, as it then was).
+_V2_TUNABLE_KEYS = {
+    "learning_rate": ("grpo", "learning_rate"),
+    "kl_penalty_coef": ("grpo", "kl_penalty_coef"),
+    "temperature": ("grpo", "sampling", "temperature"),
+    "entropy_coef": ("grpo", "entropy_coef"),
+    "group_size": ("grpo", "group_size"),
+    "micro_batches": ("grpo", "micro_batches"),
+}
+
+
+@upcaster("RunStarted", 2)
+def _run_started_v2_to_v3(payload: Payload) -> Payload:
+    start: Payload = {}
+    for name, path in _V2_TUNABLE_KEYS.items():
+        value: Any = payload["config"]
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is not None:
+            start[name] = value
+    return {**payload, "hyperparameters": start}
+
+
 # Before v3 the one gate that judged checkpoints was the evaluation stage's retention gate: a fact
 # about stored history, kept here so old logs fold to the same last good checkpoint.
 _V2_CHECKPOINT_GATES = frozenset({"capability_retention"})

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.audit.why import LogIndex, entries
 from stages.rl.tunables import BY_NAME
 from store.log import StoredEvent
-from store.projections import initial_hyperparameters, project
+from store.projections import project
 
 if TYPE_CHECKING:  # matplotlib takes about a second to import: only `rlvr report` loads it
     from matplotlib.axes import Axes
@@ -69,7 +69,7 @@ class _Data:
     def _take(self, e: Any, abandoned: bool) -> None:
         p, step = e.payload, self.idx.steps[e.seq]
         if e.type == "RunStarted":
-            self.hyper_steps.append((0, initial_hyperparameters(p["config"])))
+            self.hyper_steps.append((0, dict(p["hyperparameters"])))
         elif e.type == "MetricsRecorded":
             for name, value in p["metrics"].items():
                 if value is not None:

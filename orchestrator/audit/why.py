@@ -21,7 +21,6 @@ from rich.tree import Tree
 from orchestrator.errors import OrchestratorError
 from store.events import EVENT_TYPES
 from store.log import StoredEvent
-from store.projections import initial_hyperparameters
 from store.rewinds import Rewinds
 from store.upcasters import upcast
 
@@ -156,7 +155,7 @@ class LogIndex:
             if e.seq >= seq:
                 break
             if e.type == "RunStarted":
-                values = initial_hyperparameters(e.payload["config"])
+                values = dict(e.payload["hyperparameters"])
             elif e.type == "HyperparametersChanged":
                 values.update(e.payload["changes"])
             elif e.type == "MetricsRecorded":

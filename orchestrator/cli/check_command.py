@@ -1,6 +1,10 @@
 """`rlvr check --verifier math|code|qa|rubric|exact FILE.jsonl`: run a verifier over a user's own
 response/reference pairs. One JSON verdict per input line on stdout, a summary on stderr. A bad
-line stops the command before anything runs, with file:line and the field at fault."""
+line stops the command before anything runs, with file:line and the field at fault.
+
+Each line's reference has the shape of the task family checked by that verifier kind
+(`TaskFamily.check_reference`); `--verifier` also takes a family's name (e.g. `reverse`), for its
+shape and its verifier."""
 
 from __future__ import annotations
 
@@ -11,54 +15,26 @@ from typing import Annotated, Any
 
 import typer
 
+from stages.tasks.families import FAMILIES, TaskFamily, family_for_kind, verifier_kinds
+from stages.tasks.types import RecordError, record_text
 from stages.verifiers.registry import build_verifier, parse_verifier_config
-from stages.verifiers.types import CodeReference, QAReference, RubricReference, VerifierError
-
-KINDS = ("math", "code", "qa", "rubric", "exact")
+from stages.verifiers.types import VerifierError
 
 
-class _BadLine(Exception):
-    pass
+def input_family(verifier: str) -> TaskFamily | None:
+    """The family whose input shape a `--verifier` value reads: the first family checked by that
+    verifier kind, or the family of that name; None when it is neither."""
+    if verifier in verifier_kinds():
+        return family_for_kind(verifier)
+    return FAMILIES.get(verifier)
 
 
-def _text(obj: dict[str, Any], field: str) -> str:
-    if field not in obj:
-        raise _BadLine(f"field {field!r} missing")
-    value = obj[field]
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and field == "reference":
-        return str(value)
-    if not isinstance(value, str):
-        raise _BadLine(f"field {field!r} must be a string, got {type(value).__name__}")
-    return value
-
-
-def _reference(kind: str, obj: dict[str, Any]) -> Any:
-    if kind in ("math", "exact"):
-        return _text(obj, "reference")
-    if kind == "code":
-        tests = obj.get("tests", obj.get("reference"))
-        if isinstance(tests, list) and all(isinstance(t, str) for t in tests):
-            return CodeReference(tests="\n".join(tests))  # MBPP's test_list shape
-        return CodeReference(tests=_text(obj, "tests" if "tests" in obj else "reference"))
-    if kind == "qa":
-        ref = obj.get("reference")
-        if isinstance(ref, dict):
-            try:
-                return QAReference(**ref)
-            except (TypeError, ValueError) as e:
-                raise _BadLine(f"field 'reference': {e}") from e
-        aliases = obj.get("aliases", obj.get("answer_aliases", []))
-        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise _BadLine("field 'aliases' must be a list of strings")
-        return QAReference(answer=_text(obj, "reference"), aliases=aliases)
-    rubrics = obj.get("rubrics")
-    if not isinstance(rubrics, list) or not rubrics or not all(isinstance(r, str) for r in rubrics):
-        raise _BadLine("field 'rubrics' must be a non-empty list of strings")
-    return RubricReference(prompt=str(obj.get("prompt", "")), rubrics=rubrics)
-
-
-def read_pairs(kind: str, file: Path) -> list[tuple[str, Any]]:
-    """Parse every line or raise typer.Exit(2) after one clear message naming file:line."""
+def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
+    """Parse every line (references in the shape `input_family(verifier)` reads) or raise
+    typer.Exit(2) after one clear message naming file:line."""
+    family = input_family(verifier)
+    if family is None:
+        raise ValueError(f"no task family reads --verifier {verifier!r} input")
     try:
         lines = file.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
@@ -71,11 +47,11 @@ def read_pairs(kind: str, file: Path) -> list[tuple[str, Any]]:
         try:
             obj = json.loads(line, strict=False)
             if not isinstance(obj, dict):
-                raise _BadLine("expected a JSON object")
+                raise RecordError("expected a JSON object")
             # A task file's own `solution` is checked when there is no response (stage 2's check).
             field = "solution" if "response" not in obj and "solution" in obj else "response"
-            pairs.append((_text(obj, field), _reference(kind, obj)))
-        except (json.JSONDecodeError, _BadLine) as e:
+            pairs.append((record_text(obj, field), family.check_reference(obj)))
+        except (json.JSONDecodeError, RecordError) as e:
             msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
             typer.echo(f"error: {file}:{number}: {msg}", err=True)
             raise typer.Exit(code=2) from e
@@ -83,7 +59,12 @@ def read_pairs(kind: str, file: Path) -> list[tuple[str, Any]]:
 
 
 def check(
-    verifier: Annotated[str, typer.Option(help="Verifier kind: math, code, qa, rubric or exact.")],
+    verifier: Annotated[
+        str,
+        typer.Option(
+            help="Verifier kind: math, code, qa, rubric or exact (or a task family's name)."
+        ),
+    ],
     file: Annotated[
         Path, typer.Argument(help="JSONL of {response, reference} (+ tests / rubrics).")
     ],
@@ -100,12 +81,16 @@ def check(
     ] = "isolated",
 ) -> None:
     """Run a verifier over response/reference pairs and print one verdict per line."""
-    if verifier not in KINDS:
+    family = input_family(verifier)
+    if family is None:
         typer.echo(
-            f"error: --verifier must be one of {', '.join(KINDS)}, got {verifier!r}", err=True
+            f"error: --verifier must be one of {', '.join(verifier_kinds())} "
+            f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
+            err=True,
         )
         raise typer.Exit(code=2)
     pairs = read_pairs(verifier, file)
+    verifier = family.verifier_kind
     settings: dict[str, Any] = {"kind": verifier}
     if verifier == "rubric":
         settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)

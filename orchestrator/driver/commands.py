@@ -14,6 +14,7 @@ from orchestrator.audit.sinks import check_installed
 from orchestrator.config import RunConfig, config_hash
 from orchestrator.driver.machine import validate
 from orchestrator.logging import redact
+from stages.rl.tunables import start_values
 from store.events import Event, RunStarted, StateChanged
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
@@ -43,6 +44,7 @@ def start_run(
     started = RunStarted(
         config=redact(config.model_dump(mode="json")),
         config_hash=config_hash(config),
+        hyperparameters=start_values(config.grpo),
         config_path=config_path,
         overrides=[str(redact(o)) for o in overrides],
     )

@@ -24,11 +24,12 @@ from orchestrator.driver.runner import Driver
 from orchestrator.driver.signals import StopRequest, graceful_signals
 from orchestrator.errors import ConfigError, OrchestratorError
 from orchestrator.logging import configure, get_logger
+from stages.rl.tunables import start_values
 from stages.types import Stage
 from store.blobs import BlobStore
 from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
 from store.log import EventLog
-from store.projections import RunState, initial_hyperparameters, project
+from store.projections import RunState, project
 
 log_ = get_logger("rlvr.lifecycle")
 
@@ -159,9 +160,9 @@ def branch(log: EventLog, parent_id: str, at_seq: int, overrides: Sequence[str])
     ]
     # Knobs the trainer carries in its checkpoint (LR, KL coefficient, ...) would otherwise come
     # back from the restored checkpoint: the branch changes them from here on, as a policy would.
-    before = initial_hyperparameters(config_of(state).model_dump(mode="json"))
+    before = start_values(config_of(state).grpo)
     branched = replace(state, config_overrides=(*state.config_overrides, *overrides))
-    after = initial_hyperparameters(config_of(branched).model_dump(mode="json"))
+    after = start_values(config_of(branched).grpo)
     changes = {k: v for k, v in after.items() if before.get(k) != v}
     if changes:
         marks.append(

@@ -64,11 +64,17 @@ def _replaced(model: BaseModel, path: list[str], value: Any) -> Any:
 
 
 def setting(config: GRPOConfig, name: str) -> Any:
-    """A config-held tunable's value in `config` (the GRPO config in force)."""
+    """A tunable's value in `config` (the GRPO config in force; for a trainer-held one, the value
+    the trainer starts from)."""
     value: Any = config
     for part in BY_NAME[name].config.split(".")[1:]:
         value = getattr(value, part)
     return value
+
+
+def start_values(config: GRPOConfig) -> dict[str, Any]:
+    """Every tunable as `config` starts it: `RunStarted.hyperparameters`."""
+    return {t.name: setting(config, t.name) for t in TUNABLES}
 
 
 def table_markdown() -> str:

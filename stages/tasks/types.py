@@ -1,12 +1,16 @@
-"""The task contract shared by loaders, generators, verifiers and the training stage."""
+"""The task contract shared by loaders, generators, verifiers and the training stage, and the
+calibration candidates and `rlvr check` records a task family (`stages.tasks.families`) makes."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Family = Literal["math", "qa", "code", "rubric", "arithmetic", "reverse"]
+# A registered family's name (`stages.tasks.families.FAMILIES`); the family's own loader or
+# generator sets it, and `family()` there rejects one not registered.
+Family = str
 
 
 class TaskFormatError(ValueError):
@@ -37,7 +41,7 @@ class Task(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     task_id: str = Field(description="Unique, stable id (splits and events refer to it).")
-    family: Family = Field(description="Task family; selects the verifier.")
+    family: Family = Field(description="Task family (a registered name); selects the verifier.")
     prompt: str = Field(description="What the model is given.")
     answer: str | None = Field(None, description="Reference answer, where the family has one.")
     category: str = Field("", description="Sub-population for coverage and per-category metrics.")
@@ -48,3 +52,35 @@ class Task(BaseModel):
     tests: str | None = Field(None, description="Python tests a code answer must pass.")
     rubrics: list[str] = Field(default_factory=list, description="Criteria for the rubric judge.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="JSON-native extras.")
+
+
+class Candidate(BaseModel):
+    """A calibration response whose truth is known (stage 3), made by the task's family."""
+
+    task_id: str = Field(description="Task the candidate answers.")
+    kind: str = Field(
+        description="How it was made: perturbed, wrong_sign, other_task, empty, hedge, ..."
+    )
+    text: str = Field(description="The candidate response.")
+    correct: bool = Field(description="Whether a sound verifier must accept it.")
+    known_hack: bool = Field(
+        False,
+        description="A probe of a known reward-hack or known-wrong kind: with "
+        "`gates.zero_tolerance_hacks` a single pass fails the verification gate.",
+    )
+
+
+class RecordError(ValueError):
+    """A line of `rlvr check` input lacks a field or has one of the wrong shape."""
+
+
+def record_text(obj: Mapping[str, Any], field: str) -> str:
+    """A string field of a `rlvr check` record (a numeric `reference` is taken as its text)."""
+    if field not in obj:
+        raise RecordError(f"field {field!r} missing")
+    value = obj[field]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and field == "reference":
+        return str(value)
+    if not isinstance(value, str):
+        raise RecordError(f"field {field!r} must be a string, got {type(value).__name__}")
+    return value

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from stages.tasks.families import FAMILIES
 from stages.tasks.types import Task
 from stages.verifiers.code_verifier import CodeVerifier
 from stages.verifiers.config import (
@@ -45,15 +46,6 @@ _BUILDERS: dict[type, Any] = {
     CodeVerifierConfig: CodeVerifier,
     QAVerifierConfig: QAVerifier,
     JudgeConfig: _rubric_judge,
-}
-# The verifier kind each task family uses by default.
-FAMILY_KIND = {
-    "math": "math",
-    "arithmetic": "math",
-    "reverse": "exact",
-    "qa": "qa",
-    "code": "code",
-    "rubric": "rubric",
 }
 
 
@@ -107,35 +99,17 @@ def build_verifier(config: VerifierConfig | Mapping[str, Any]) -> Verifier:
 
 
 def default_config(family: str) -> VerifierConfig:
-    if family not in FAMILY_KIND:
+    """The verifier config of a task family's default kind."""
+    if family not in FAMILIES:
         raise VerifierError(f"no verifier for task family {family!r}")
-    return parse_verifier_config({"kind": FAMILY_KIND[family]})
+    return parse_verifier_config({"kind": FAMILIES[family].verifier_kind})
 
 
 def reference_for(task: Task) -> str | QAReference | CodeReference | RubricReference:
     """What the task's verifier checks a response against; VerifierError when the task lacks it."""
-    if task.family in ("math", "arithmetic", "reverse"):
-        if task.answer is None:
-            raise VerifierError(f"task {task.task_id}: family {task.family} needs an answer")
-        return task.answer
-    if task.family == "qa":
-        if task.answer is None:
-            raise VerifierError(f"task {task.task_id}: a QA task needs an answer")
-        return QAReference(
-            answer=task.answer,
-            aliases=task.aliases,
-            num_hops=task.num_hops,
-            supporting_ids=[p.idx for p in task.paragraphs if p.is_supporting],
-        )
-    if task.family == "code":
-        if not task.tests:
-            raise VerifierError(f"task {task.task_id}: a code task needs tests")
-        return CodeReference(tests=task.tests)
-    if task.family == "rubric":
-        if not task.rubrics:
-            raise VerifierError(f"task {task.task_id}: a rubric task needs rubrics")
-        return RubricReference(prompt=task.prompt, rubrics=task.rubrics)
-    raise VerifierError(f"task {task.task_id}: unknown family {task.family!r}")
+    if task.family not in FAMILIES:
+        raise VerifierError(f"task {task.task_id}: unknown family {task.family!r}")
+    return FAMILIES[task.family].reference(task)
 
 
 def verify_tasks(

@@ -178,3 +178,20 @@ def test_the_store_names_no_gate_and_no_policy_action() -> None:
         if isinstance(node, ast.Constant) and node.value in above
     )
     assert named == []
+
+
+def test_the_store_reads_no_config_layout() -> None:
+    # RunStarted carries the tunables' start values (computed by the driver from
+    # stages/rl/tunables.py); only upcasters may name where old configs kept them.
+    from stages.rl.tunables import TUNABLES
+
+    layout = {part for t in TUNABLES for part in t.config.split(".")[:-1]}
+    assert layout == {"grpo", "sampling"}
+    named = sorted(
+        f"{path.name}:{node.lineno} {node.value!r}"
+        for path in (ROOT / "store").glob("*.py")
+        if path.name != "upcasters.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in layout
+    )
+    assert named == []

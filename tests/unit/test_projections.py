@@ -25,7 +25,11 @@ def _log(tmp_path: Path) -> EventLog:
     log.append(
         "r",
         [
-            RunStarted(config={"grpo": {"learning_rate": 1e-4}}, config_hash="h"),
+            RunStarted(
+                config={"grpo": {"learning_rate": 1e-4}},
+                config_hash="h",
+                hyperparameters={"learning_rate": 1e-4},
+            ),
             StateChanged(trigger="start", source="created", dest="sft_preparation"),
         ],
         0,

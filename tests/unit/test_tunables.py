@@ -61,3 +61,31 @@ def test_a_run_recorded_with_the_trainers_kl_controller_still_loads() -> None:
     payload = upcast("RunStarted", 1, {"config": config, "config_hash": "x"})
     assert "kl_controller" not in payload["config"]["grpo"]
     RunConfig.model_validate(payload["config"])
+
+
+def test_a_new_run_records_every_tunables_start_value_and_the_projection_copies_it(
+    tmp_path: Path,
+) -> None:
+    from orchestrator.driver.commands import start_run
+    from store.log import EventLog
+    from store.projections import project
+
+    config = RunConfig.model_validate({"grpo": {"learning_rate": 3e-5, "micro_batches": 2}})
+    log = EventLog(tmp_path / "e.db")
+    run_id, _ = start_run(log, config)
+    started = next(iter(log.read(run_id)))
+    assert started.type == "RunStarted" and started.schema_version == 3
+    expected = {t.name: setting(config.grpo, t.name) for t in TUNABLES}
+    assert expected["learning_rate"] == 3e-5 and expected["micro_batches"] == 2
+    assert project(log.read(run_id)).hyperparameters == expected
+
+
+def test_an_old_run_started_row_gets_the_start_values_its_config_held() -> None:
+    config = RunConfig.model_validate(
+        {"grpo": {"learning_rate": 2e-5, "sampling": {"temperature": 0.7}}}
+    ).model_dump(mode="json")
+    for version in (1, 2):
+        payload = upcast("RunStarted", version, {"config": config, "config_hash": "x"})
+        grpo = RunConfig.model_validate(payload["config"]).grpo
+        assert payload["hyperparameters"] == {t.name: setting(grpo, t.name) for t in TUNABLES}
+    assert upcast("RunStarted", 2, {"config": {}, "config_hash": "x"})["hyperparameters"] == {}

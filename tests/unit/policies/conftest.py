@@ -68,7 +68,9 @@ class PolicyRun:
 
     def start(self, capability: float = 1.0, baseline_checkpoint: bool = True) -> PolicyRun:
         self.append(
-            RunStarted(config=RECORDED_CONFIG, config_hash="h" * 64),
+            RunStarted(
+                config=RECORDED_CONFIG, config_hash="h" * 64, hyperparameters=HYPERPARAMETERS
+            ),
             StateChanged(trigger="start", source="created", dest="sft_preparation"),
             BaselineRecorded(
                 verify_rate=0.5,

@@ -30,10 +30,11 @@ from store.log import EventLog
 from store.projections import project
 
 RUN = "chaos"
-# RunConfig's shape: the fold reads the starting knobs from its grpo section.
 RECORDED_CONFIG = {
     "grpo": {"learning_rate": 1e-4, "kl_penalty_coef": 0.01, "sampling": {"temperature": 1.0}}
 }
+# The starting knobs, as the driver records them on RunStarted (the fold copies them).
+HYPERPARAMETERS = {"learning_rate": 1e-4, "kl_penalty_coef": 0.01, "temperature": 1.0}
 
 
 def _metrics(step: int) -> dict[str, float | None]:
@@ -61,6 +62,7 @@ def _drive(log: EventLog, config: PolicyConfig, steps: int = 30) -> None:
                     "policies": config.model_dump(),
                 },
                 config_hash="h" * 64,
+                hyperparameters=HYPERPARAMETERS,
             ),
             StateChanged(trigger="start", source="created", dest="sft_preparation"),
             BaselineRecorded(

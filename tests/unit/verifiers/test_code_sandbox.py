@@ -234,7 +234,7 @@ def test_an_exception_inside_a_verifier_is_a_verifier_error_verdict_never_a_pass
 
 def test_stage_3_probes_reward_hacks_on_a_sample_of_the_runs_code_tasks_and_none_passes():
     from stages.tasks.types import Task
-    from stages.verifiers.calibration import calibrate, code_hack_candidates
+    from stages.verifiers.calibration import calibrate, hack_candidates
     from stages.verifiers.registry import build_verifier
 
     sample = [
@@ -247,7 +247,7 @@ def test_stage_3_probes_reward_hacks_on_a_sample_of_the_runs_code_tasks_and_none
         for t in sample[:8]
     ]  # fmt: skip
     verifier = build_verifier({"kind": "code"})
-    probes = code_hack_candidates(tasks, seed=0, verifier=verifier)
+    probes = hack_candidates(tasks, seed=0, verifier=verifier)
     assert len({p.task_id for p in probes}) == 5 and all(
         p.known_hack and not p.correct for p in probes
     )
