@@ -149,7 +149,7 @@ def test_a_branch_with_another_lr_completes_and_leaves_the_parent_byte_for_byte(
     child_state = state(store, child)
     assert child_state.state == "completed" and child_state.parent == (parent, at)
     assert any(
-        e.event.metrics.get("learning_rate") == 5e-5
+        e.event.metrics.get("learning_rate_scheduled") == 5e-5  # the rate the step applied
         for e in events(store, child, "MetricsRecorded")[5:]
     )
     after = rlvr("events", "export", parent, "--store", str(store), cwd=tmp_path, check=True).stdout
