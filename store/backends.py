@@ -8,6 +8,7 @@ stream a large result; `EventLog` is written once against that.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,7 +20,7 @@ from sqlmodel import create_engine
 from store.errors import StoreError
 
 
-class Backend:
+class Backend(ABC):
     """How the event log talks to one kind of database."""
 
     name: ClassVar[str]
@@ -28,14 +29,15 @@ class Backend:
     def __init__(self, url: str) -> None:
         self.url = url
 
+    @abstractmethod
     def engine(self) -> sa.Engine:
-        raise NotImplementedError
+        """A SQLAlchemy engine for `self.url`, set up for this database."""
 
+    @abstractmethod
     def stream(
         self, conn: sa.Connection, sql: str, params: Sequence[Any], batch: int
     ) -> Iterator[tuple]:
         """Rows of `sql` in batches of `batch`, never the whole result in memory."""
-        raise NotImplementedError
 
     def local_file(self) -> Path | None:
         """The database file when the store is one on this machine (a reader checks it exists)."""
