@@ -16,7 +16,7 @@ from stages.common import TaskSuite, base_model_path, evaluate, task_suite
 from stages.config import TeacherConfig
 from stages.progress import progress
 from stages.tasks.types import Task
-from stages.types import StageContext, StageError
+from stages.types import StageContext, StageError, StageInterrupted
 from store.events import BaselineRecorded, Event, SFTCompleted
 
 
@@ -65,7 +65,7 @@ class SFTPreparation:
         if ctx.state().baseline_seq is not None:
             return  # recorded before an interruption; the gate decides next
         from stages.training.checkpoint import save_model_to_blobs
-        from stages.training.errors import TrainingError
+        from stages.training.errors import TrainingError, TrainingInterrupted
         from stages.training.model import prepare_model
         from stages.training.sft import sft
 
@@ -86,7 +86,13 @@ class SFTPreparation:
                     curve.append([float(p["step"] + 1), p["loss"]])
                     report.last = p  # type: ignore[attr-defined]
 
-                sft(model, tokenizer, batches, config.sft, on_progress=report)
+                try:
+                    sft(model, tokenizer, batches, config.sft, on_progress=report,
+                        should_stop=ctx.should_stop)  # fmt: skip
+                except TrainingInterrupted as e:
+                    # Nothing of stage 1 is logged yet: a resume runs it again from the start.
+                    # The pause's reason is the driver's (SIGTERM, lease lost), as in the RL loop.
+                    raise StageInterrupted from e
             last = getattr(report, "last", {})
             done.append(
                 SFTCompleted(

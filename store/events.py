@@ -288,6 +288,16 @@ class RolledBack(Event):
     reason: str = ""
 
 
+class CatchUpDiverged(Event):
+    """A resume recomputed a logged step (restored checkpoint + the log's rewards and decisions)
+    and got other figures than the log holds: the weights would not be the uninterrupted run's, so
+    the run is paused rather than continued on them."""
+
+    step: int
+    checkpoint: str | None  # the checkpoint the catch-up started from (None: the base model)
+    metrics: JSON  # name -> {"logged": value, "recomputed": value}, for the figures that differ
+
+
 class IsolationWaived(Event):
     """The run's config asked for untrusted code to run without a sandbox (verifier.sandbox =
     "unisolated"); recorded by each driver that builds such a verifier."""

@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlmodel import Field, SQLModel
 
+from store import batches
 from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
@@ -128,7 +129,7 @@ class EventLog:
         self.url = self.backend.url
         try:
             self.engine = self.backend.engine()
-            SQLModel.metadata.create_all(self.engine, tables=[_TABLE])
+            SQLModel.metadata.create_all(self.engine, tables=[_TABLE, batches.TABLE])
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e
         mark = self.backend.mark
@@ -145,8 +146,16 @@ class EventLog:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def append(self, run_id: str, events: Sequence[Event], expected_seq: int) -> list[StoredEvent]:
-        """Append `events` after `expected_seq` in one transaction, or raise and write nothing."""
+    def append(
+        self,
+        run_id: str,
+        events: Sequence[Event],
+        expected_seq: int,
+        batch_ends: Sequence[int] = (),
+    ) -> list[StoredEvent]:
+        """Append `events` after `expected_seq` in one transaction, or raise and write nothing.
+        The append is recorded as one batch (store/batches.py); `batch_ends` (a branch copying its
+        parent's history) splits it at those seqs as well."""
         if not events:
             return []
         # Event fields are JSON-native by contract, so the field dict serialises directly
@@ -170,6 +179,7 @@ class EventLog:
                     )
                     prev = digest
                 self._insert(conn, rows)
+                batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
                 crashpoint("store_transaction")  # rows written, transaction not committed
         except SAIntegrityError as e:
             # Another writer inserted the same (run_id, seq) between our read and our insert.
@@ -184,8 +194,10 @@ class EventLog:
         # A plain executemany: the ORM's per-row parameter building costs more than SQLite's insert.
         conn.exec_driver_sql(self._insert_sql, [_row_tuple(r) for r in rows])
 
-    def import_rows(self, rows: Iterable[StoredEvent]) -> int:
-        """Insert already-hashed rows (from an export) verbatim, after checking their chain."""
+    def import_rows(self, rows: Iterable[StoredEvent], batch_ends: Sequence[int] = ()) -> int:
+        """Insert already-hashed rows (from an export) verbatim, after checking their chain.
+        `batch_ends`: the seqs the export marked as ends of batches; without them the run's
+        boundaries are unknown and cuts into it are refused (store/batches.py)."""
         # Store the canonical text, whatever spacing the export used: the hash covers that form.
         rows = [_canonical_row(r) for r in rows]
         if not rows:
@@ -202,6 +214,9 @@ class EventLog:
         try:
             with self.engine.begin() as conn:
                 self._insert(conn, rows)
+                if batch_ends:
+                    ends = sorted({e for e in batch_ends if e < rows[-1].seq})
+                    batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, ends))
         except SAIntegrityError as e:
             raise ConcurrencyError(f"run {run_id} was written while importing") from e
         return len(rows)
@@ -240,6 +255,16 @@ class EventLog:
         with self.engine.connect() as conn:
             for row in self.backend.stream(conn, sql, params, batch):
                 yield StoredEvent(*row)
+
+    def cut_at(self, run_id: str, seq: int) -> batches.Cut:
+        """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py."""
+        with self.engine.connect() as conn:
+            return batches.cut_at(conn, run_id, seq)
+
+    def batch_ends(self, run_id: str, to_seq: int | None = None) -> list[int]:
+        """The recorded last seqs of a run's batches (up to `to_seq`), in order."""
+        with self.engine.connect() as conn:
+            return [last for _, last in batches.spans_of(conn, run_id, to_seq)]
 
     def require(self, run_id: str) -> int:
         """The run's last seq; `UnknownRunError` when the store has no such run."""
@@ -293,6 +318,15 @@ def verify_rows(run_id: str, rows: Iterable[StoredEvent]) -> VerifyReport:
             return VerifyReport(run_id, n, row.seq, "content does not match its hash (edited?)")
         prev, expected, n = row.hash, expected + 1, n + 1
     return VerifyReport(run_id, n, None, "ok")
+
+
+def _spans(first: int, last: int, ends: Sequence[int]) -> list[tuple[int, int]]:
+    """Seqs `first..last` cut into (first, last) spans after each of `ends` inside it."""
+    spans, start = [], first
+    for end in sorted(e for e in ends if first <= e < last):
+        spans.append((start, end))
+        start = end + 1
+    return [*spans, (start, last)]
 
 
 def _canonical_row(row: StoredEvent) -> StoredEvent:

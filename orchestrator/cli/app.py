@@ -62,6 +62,10 @@ def _stages() -> dict[str, Stage]:
     return stages
 
 
+def _note(message: str) -> None:
+    err.print(f"note: {message}", markup=False, highlight=False)
+
+
 def _finish(run_id: str, state, log: EventLog) -> None:
     print_summary(run_summary(state, store_url=log.url), out)
     if state.state == "failed":
@@ -104,9 +108,8 @@ def resume(
         return
     log = open_store(store)
     factory = distributed.driver_for(log, run_id)
-    _finish(
-        run_id, resume_run(log, run_id, _stages(), from_seq=from_seq, driver_factory=factory), log
-    )
+    state = resume_run(log, run_id, _stages(), from_seq=from_seq, driver_factory=factory, say=_note)
+    _finish(run_id, state, log)
 
 
 @app.command()
@@ -121,7 +124,7 @@ def branch(
     """Start a new run whose history is the parent's up to SEQ, with overrides; the parent is untouched."""
     log = open_store(store)
     stages = _stages()
-    child = branch_run(log, run_id, at, overrides or [])
+    child, at = branch_run(log, run_id, at, overrides or [], say=_note)
     err.print(f"branched [bold]{child}[/] from {run_id} at seq {at}")
     _finish(child, resume_run(log, child, stages), log)
 

@@ -136,8 +136,8 @@ def events(
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
-        rows = _read_export(Path(argument))
-        n = EventLog(store or DEFAULT_STORE).import_rows(rows)
+        rows, batch_ends = _read_export(Path(argument))
+        n = EventLog(store or DEFAULT_STORE).import_rows(rows, batch_ends)
         err.print(f"imported {n} events from {argument}; hash chain verified")
         return
     log = open_store(store)
@@ -145,8 +145,13 @@ def events(
         if argument is None:
             raise OrchestratorError("usage: rlvr events export RUN > run.jsonl")
         log.require(argument)
+        # The last row of each appended batch says so, so an import keeps the run's cut points.
+        ends = set(log.batch_ends(argument))
         for stored in log.read(argument):
-            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
+            row = stored.to_json()
+            if stored.seq in ends:
+                row["batch_end"] = True
+            sys.stdout.write(json.dumps(row, sort_keys=True) + "\n")
         return
     log.require(target)
     for stored in log.read(target, types=type_ or None):
@@ -160,20 +165,23 @@ def events(
             )
 
 
-def _read_export(path: Path) -> list[StoredEvent]:
+def _read_export(path: Path) -> tuple[list[StoredEvent], list[int]]:
+    """The exported rows, and the seqs marked as ends of batches (none in older exports)."""
     if not path.is_file():
         raise OrchestratorError(f"{path}: no such file")
-    rows = []
+    rows, batch_ends = [], []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
             data["payload"] = json.dumps(data["payload"])
+            if data.pop("batch_end", False) is True:
+                batch_ends.append(data["seq"])
             rows.append(StoredEvent(**data))
         except (json.JSONDecodeError, TypeError, KeyError) as e:
             raise OrchestratorError(f"{path}:{number}: not an exported event ({e})") from e
-    return rows
+    return rows, batch_ends
 
 
 def sink(

@@ -3,6 +3,8 @@
 - resume: fold the log, take the lease (a live owner refuses us), continue where the log ends.
 - rewind (`resume --from SEQ`): append `RunRewound`; the fold skips the abandoned span.
 - branch: a new run whose history is the parent's up to SEQ, plus `RunBranched` with overrides.
+A cut point (SEQ) is the end of an appended batch: one inside a batch is rounded down to the end
+of the batch before it, and `say` is told (store/batches.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from orchestrator.errors import ConfigError, OrchestratorError
 from orchestrator.logging import configure, get_logger
 from stages.rl.tunables import start_values
 from stages.types import Stage
+from store.batches import CutError
 from store.blobs import BlobStore
 from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
 from store.log import EventLog
@@ -114,11 +117,13 @@ def resume(
     from_seq: int | None = None,
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
+    say: Callable[[str], None] = log_.warning,
 ) -> RunState:
     state = load_state(log, run_id)
     if from_seq is not None:
         if not 1 <= from_seq < state.last_seq:
             raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{state.last_seq}")
+        from_seq = cut_point(log, run_id, from_seq, say)
         at = project(log.read(run_id, to_seq=from_seq))
         if at.state not in (*STAGES, "paused", "created"):
             raise OrchestratorError(
@@ -141,11 +146,30 @@ def resume(
     )
 
 
-def branch(log: EventLog, parent_id: str, at_seq: int, overrides: Sequence[str]) -> str:
-    """Copy the parent's history up to `at_seq` into a new run (parent untouched); record overrides."""
+def cut_point(log: EventLog, run_id: str, seq: int, say: Callable[[str], None]) -> int:
+    """`seq` when it ends an appended batch, else the end of the batch before it (said)."""
+    try:
+        cut = log.cut_at(run_id, seq)
+    except CutError as e:
+        raise OrchestratorError(str(e)) from e
+    if cut.rounded:
+        say(cut.note(run_id))
+    return cut.seq
+
+
+def branch(
+    log: EventLog,
+    parent_id: str,
+    at_seq: int,
+    overrides: Sequence[str],
+    say: Callable[[str], None] = log_.warning,
+) -> tuple[str, int]:
+    """Copy the parent's history up to `at_seq` (rounded down to a batch's end) into a new run,
+    parent untouched, and record the overrides. The child's id and the seq it was cut at."""
     last = log.require(parent_id)
     if not 1 <= at_seq <= last:
         raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
+    at_seq = cut_point(log, parent_id, at_seq, say)
     history = list(log.read(parent_id, to_seq=at_seq))
     state = project(history)
     if state.state not in (*STAGES, "paused", "created"):
@@ -170,8 +194,9 @@ def branch(log: EventLog, parent_id: str, at_seq: int, overrides: Sequence[str])
                 changes=changes, reason=f"branch overrides: {' '.join(overrides)}"
             )
         )
-    log.append(child, [*events, *marks], 0)
-    return child
+    # The copied history keeps the parent's batch boundaries, so the child can be cut there too.
+    log.append(child, [*events, *marks], 0, batch_ends=log.batch_ends(parent_id, to_seq=at_seq))
+    return child, at_seq
 
 
 def _validate_overrides(state: RunState, overrides: Sequence[str]) -> None:

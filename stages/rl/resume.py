@@ -15,8 +15,8 @@ from stages.rl.logged_step import step_events
 from stages.rl.session import RLSession
 from stages.tasks.types import Task
 from stages.training.types import TrainerState
-from stages.types import StageError
-from store.events import MetricsRecorded
+from stages.types import StageError, StageInterrupted
+from store.events import CatchUpDiverged, MetricsRecorded
 from store.log import StoredEvent
 
 log_ = structlog.get_logger("rlvr.rl")
@@ -36,8 +36,26 @@ def open_trainer(session: RLSession) -> TrainerState:
         session.trainer, since = restore(session, checkpoint.digest, keep=None), checkpoint.seq
     at = ctx.state_at(since)
     tasks = curriculum_of(ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}))
-    catch_up(session, ctx.read(since + 1), tasks)
+    try:
+        catch_up(session, ctx.read(since + 1), tasks)
+    except Diverged as e:
+        session.trainer = None  # weights that are not the log's: never train on or save them
+        ctx.emit([CatchUpDiverged(
+            step=e.step, checkpoint=checkpoint.digest if checkpoint else None, metrics=e.metrics
+        )])  # fmt: skip
+        raise StageInterrupted(
+            f"resume could not reproduce step {e.step} from the log "
+            f"({', '.join(sorted(e.metrics))} differ): paused rather than train on other weights"
+        ) from e
     return session.trainer
+
+
+class Diverged(Exception):
+    """A recomputed step's figures differ from the logged ones."""
+
+    def __init__(self, step: int, metrics: dict) -> None:
+        super().__init__(f"step {step}: {sorted(metrics)}")
+        self.step, self.metrics = step, metrics
 
 
 def _first_step_seq(session: RLSession) -> int:
@@ -68,12 +86,14 @@ def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]
             attempt = int(logged.metrics.get("attempt") or 0)
             events = step_events(session, tasks, attempt, logged_rewards=rewards)
             recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
-            drift = {k for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")
+            drift = {k: {"logged": logged.metrics[k], "recomputed": recomputed.get(k)}
+                     for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")
                      and recomputed.get(k) != logged.metrics[k]}  # fmt: skip
             if drift:
-                log_.warning(
+                log_.error(
                     "catch-up step differs from the log", step=logged.step, metrics=sorted(drift)
                 )
+                raise Diverged(logged.step, drift)
             replayed += 1
         elif row.type in ("HyperparametersChanged", "RolledBack"):
             apply(session, [row])

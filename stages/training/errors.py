@@ -3,3 +3,7 @@
 
 class TrainingError(Exception):
     """A training, sampling or checkpoint operation failed (bad model files, bad checkpoint, ...)."""
+
+
+class TrainingInterrupted(TrainingError):
+    """A stop was requested (SIGTERM, a pause) and training stopped between two steps."""

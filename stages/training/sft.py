@@ -18,6 +18,7 @@ import mlx.nn as nn
 import mlx.optimizers as optim
 
 from stages.training.config import SFTConfig
+from stages.training.errors import TrainingInterrupted
 from stages.training.logprobs import pad_batch, token_logprobs
 from stages.training.model import encode_completion, encode_prompt
 from stages.training.schedule import derive_seed, lr_multiplier
@@ -91,8 +92,11 @@ def sft(
     on_progress: ProgressFn | None = None,
     optimizer: optim.Optimizer | None = None,
     compiled: bool = True,
+    should_stop: Callable[[], bool] | None = None,
 ) -> list[float]:
     """Train `model` in place for `config.steps` steps; return the loss of every step.
+    `should_stop` is asked before each step: when it says stop, `TrainingInterrupted` is raised
+    (a pause must not wait for thousands of steps).
 
     `on_progress` receives {"step", "loss", "learning_rate", "tokens_per_s", "elapsed_s"} every
     `report_every` steps and after the last one. Losses stay on the device until then: reading
@@ -114,6 +118,8 @@ def sft(
     pending: list[mx.array] = []
     start, tokens_seen = time.perf_counter(), 0
     for step in range(config.steps):
+        if should_stop is not None and should_stop():
+            raise TrainingInterrupted(f"stop requested at SFT step {step} of {config.steps}")
         mx.random.seed(derive_seed(config.seed, "sft", step))
         pairs = batch_fn(step)
         if not pairs:

@@ -91,7 +91,7 @@ def test_a_branch_copies_history_up_to_seq_and_leaves_the_parent_untouched(tmp_p
     drive(log, run_id, config, FakeStages().registry())
     parent_before = [e.hash for e in log.read(run_id)]
     at = next(e.seq for e in log.read(run_id, types=["MetricsRecorded"]) if e.event.step == 14)
-    child = branch(log, run_id, at, ["seed=9"])
+    child, _ = branch(log, run_id, at, ["seed=9"])
     state = resume(log, child, FakeStages().registry())
     assert state.state == "completed" and state.parent == (run_id, at)
     parent_events = [e.event for e in log.read(run_id, to_seq=at)]
@@ -145,7 +145,7 @@ def test_a_branch_that_changes_a_trainer_knob_records_the_change_after_the_branc
     log, run_id, config = _started(tmp_path)
     drive(log, run_id, config, FakeStages().registry())
     at = next(e.seq for e in log.read(run_id, types=["MetricsRecorded"]) if e.event.step == 14)
-    child = branch(log, run_id, at, ["learning_rate=5e-5", "seed=3"])
+    child, _ = branch(log, run_id, at, ["learning_rate=5e-5", "seed=3"])
     tail = [e for e in log.read(child) if e.seq > at]
     assert [e.type for e in tail] == ["RunBranched", "HyperparametersChanged"]
     assert tail[1].event.changes == {"learning_rate": 5e-5}
@@ -204,3 +204,25 @@ def test_a_second_sigterm_exits_at_once_and_releases_the_lease(tmp_path: Path) -
     job.send_signal(signal.SIGTERM)
     assert job.wait(timeout=30) == 128 + signal.SIGTERM, job.stderr.read()[-2000:]
     assert LeaseTable(log).get(run_id) is None  # a resume can start now, not after the TTL
+
+
+def test_sigterm_during_sft_pauses_the_run_between_two_sft_steps(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    job = subprocess.Popen([sys.executable, "-m", "tests.scenario.sft_driver", str(tmp_path)],
+                           cwd=root, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.time() + 120
+        while not (tmp_path / "ready").exists():  # stage 1 is running its (million-step) SFT
+            assert job.poll() is None, job.stderr.read()[-2000:]
+            assert time.time() < deadline, "the driver never reached SFT"
+            time.sleep(0.1)
+        time.sleep(1.0)
+        job.send_signal(signal.SIGTERM)
+        assert job.wait(timeout=60) == 0, job.stderr.read()[-2000:]
+    finally:
+        job.kill()  # a driver that did not stop must not run on after the test
+    log = EventLog(tmp_path / "events.db")
+    state = load_state(log, (tmp_path / "run_id").read_text())
+    assert state.state == "paused" and state.paused_from == "sft_preparation"
+    assert "SIGTERM" in [e.event.reason for e in log.read(state.run_id, types=["RunPaused"])][-1]
+    assert not list(log.read(state.run_id, types=["SFTCompleted", "BaselineRecorded"]))

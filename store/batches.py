@@ -1,0 +1,108 @@
+"""Batch boundaries: which seqs end an appended batch, so a cut point (`resume --from`, `branch
+--at`) never splits one (a decision from its consequence, a step's rollouts from its metrics).
+
+A side table `batches(run_id, first_seq, last_seq)`, one row per `EventLog.append`, written in the
+append's transaction; the `events` table is unchanged, so databases written before it keep
+working. Logs without the record (written before it existed, or imported from an export that did
+not carry it) are read this way: the seqs before a run's first recorded batch are a legacy span
+whose inner boundaries are unknown, so a cut inside it is refused with a message naming the span;
+the seq just before the first recorded batch is a boundary (every append was atomic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from store.errors import StoreError
+
+
+class BatchRow(SQLModel, table=True):
+    __tablename__ = "batches"
+
+    run_id: str = Field(primary_key=True, max_length=200)
+    last_seq: int = Field(primary_key=True)
+    first_seq: int
+
+
+TABLE = BatchRow.__table__
+
+
+class CutError(StoreError):
+    """A cut point that cannot be honoured (unknown boundaries, or none at or before it)."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Where a cut asked for at `asked` lands: the end of the last whole batch at or before it."""
+
+    asked: int
+    seq: int
+    batch_first: int | None = None  # the batch `asked` falls inside, when it was rounded down
+    batch_last: int | None = None
+
+    @property
+    def rounded(self) -> bool:
+        return self.seq != self.asked
+
+    def note(self, run_id: str) -> str:
+        return (
+            f"seq {self.asked} of run {run_id} is inside a batch appended as one (seqs "
+            f"{self.batch_first}..{self.batch_last}); cutting at seq {self.seq}, the end of the "
+            "batch before it"
+        )
+
+
+def record(conn: sa.Connection, run_id: str, spans: Iterable[tuple[int, int]]) -> None:
+    """Record the (first_seq, last_seq) spans of batches written in `conn`'s transaction."""
+    rows = [{"run_id": run_id, "first_seq": a, "last_seq": b} for a, b in spans]
+    if rows:
+        conn.execute(sa.insert(TABLE), rows)
+
+
+def spans_of(conn: sa.Connection, run_id: str, to_seq: int | None = None) -> list[tuple[int, int]]:
+    """The recorded (first_seq, last_seq) spans of a run, in order, up to `to_seq`."""
+    query = sa.select(TABLE.c.first_seq, TABLE.c.last_seq).where(TABLE.c.run_id == run_id)
+    if to_seq is not None:
+        query = query.where(TABLE.c.last_seq <= to_seq)
+    return [(a, b) for a, b in conn.execute(query.order_by(TABLE.c.last_seq))]
+
+
+def cut_at(conn: sa.Connection, run_id: str, seq: int) -> Cut:
+    """`seq` if it ends a batch, else the end of the last whole batch before it (see `Cut`)."""
+    c = TABLE.c
+    ended = conn.execute(
+        sa.select(c.first_seq).where(c.run_id == run_id, c.last_seq == seq)
+    ).first()
+    if ended is not None:
+        return Cut(seq, seq)
+    first_recorded = conn.execute(
+        sa.select(sa.func.min(c.first_seq)).where(c.run_id == run_id)
+    ).scalar()
+    if first_recorded is not None and seq == first_recorded - 1:
+        return Cut(seq, seq)  # the legacy span's end: the append after it was atomic
+    if first_recorded is None or seq < first_recorded:
+        known = (
+            "no batch boundaries are recorded for it"
+            if first_recorded is None
+            else f"seqs 1..{first_recorded - 1} were written before batch boundaries were "
+            f"recorded (cut at {first_recorded - 1} or later)"
+        )
+        raise CutError(
+            f"cannot cut run {run_id} at seq {seq}: {known} (an old log, or an import of an "
+            "export that did not carry them), so a cut there could split a batch"
+        )
+    inside = conn.execute(
+        sa.select(c.first_seq, c.last_seq)
+        .where(c.run_id == run_id, c.first_seq <= seq, c.last_seq > seq)
+        .limit(1)
+    ).first()
+    if inside is None:
+        raise CutError(f"cannot cut run {run_id} at seq {seq}: the run has no such seq")
+    first, last = inside
+    if first == 1:
+        raise CutError(f"cannot cut run {run_id} at seq {seq}: it is inside the run's first batch")
+    return Cut(seq, first - 1, first, last)

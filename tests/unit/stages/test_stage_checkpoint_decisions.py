@@ -1,0 +1,139 @@
+"""A checkpoint holds the settings in force after its step's decisions, so a resume from it (or
+from a cut just before it) ends on the uninterrupted run's weights; a catch-up that cannot
+reproduce the log pauses the run with an event instead of training on other weights.
+
+The real RL loop on a tiny model, with the KL policy adjusting LR and KL coefficient on every
+step (checkpoint steps included); evals are faked (they need stages 1-4's held-out sets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import stages.rl.loop as rl_loop
+import stages.rl.step as one_step
+from orchestrator.config import load_config
+from orchestrator.driver.commands import load_state, start_run, transition
+from orchestrator.driver.runner import Driver
+from stages.common import task_suite
+from stages.data_generation import curriculum_of
+from stages.rl.loop import RLLoop
+from stages.training.checkpoint import read_checkpoint_state
+from stages.training.model import prepare_model
+from stages.types import StageInterrupted
+from store.blobs import BlobStore
+from store.events import RunRewound, TrainingSetBuilt
+from store.log import EventLog
+from store.projections import project
+
+ROOT = Path(__file__).resolve().parents[3]
+STEPS = 4
+
+
+def _driver(tmp_path: Path, log: EventLog, run_id: str, config) -> Driver:
+    driver = Driver(
+        log, run_id, config, {}, run_dir=tmp_path / run_id, blobs=BlobStore(tmp_path / "blobs")
+    )
+    driver.workspace["base_model_path"] = tmp_path / "base"
+    return driver
+
+
+@pytest.fixture
+def trained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A run trained `STEPS` steps, checkpoints every 2, the KL policy acting on every step."""
+    config = load_config(
+        ROOT / "configs" / "quickstart.toml",
+        [f"log_path={tmp_path}", "grpo.groups_per_batch=4", "grpo.group_size=4",
+         "save_every=2", "eval_every=2", "policies.kl.limit=1e-12", "policies.kl.window=1",
+         "policies.kl.adjust_every_steps=1", "policies.kl.rollback_after_steps=64",
+         "policies.rollback.enabled=false", "policies.entropy.enabled=false",
+         # An untrained model earns no reward: the entropy bonus alone moves it off the reference.
+         "grpo.entropy_coef=0.5", "grpo.drop_zero_variance_groups=false", "grpo.learning_rate=1e-2"],
+    )  # fmt: skip
+    log = EventLog(tmp_path / "events.db")
+    run_id, _ = start_run(log, config)
+    transition(log, run_id, "start")
+    while load_state(log, run_id).state != "rlvr_optimization":
+        transition(log, run_id, "advance", gate_passed=True)
+    monkeypatch.setattr(
+        rl_loop, "evaluate", lambda ctx, model, tokenizer: (0.5, {"reverse": 1.0}, 10)
+    )
+    prepare_model(config.model, tmp_path / "base")
+    driver = _driver(tmp_path, log, run_id, config)
+    ctx = driver.context()
+    ids = [t.task_id for t in task_suite(ctx).train[:16]]
+    ctx.emit([TrainingSetBuilt(n_candidates=16, n_kept=16, coverage={},
+                               pass_rates=dict.fromkeys(ids, 0.5))])  # fmt: skip
+    _train(driver, STEPS)
+    return tmp_path, log, run_id, config
+
+
+def _driver(tmp_path: Path, log: EventLog, run_id: str, config) -> Driver:
+    """A driver process's view of the run (a fresh one: nothing in memory but the base model)."""
+    driver = Driver(
+        log, run_id, config, {}, run_dir=tmp_path / run_id, blobs=BlobStore(tmp_path / "blobs")
+    )
+    driver.workspace["base_model_path"] = tmp_path / "base"
+    return driver
+
+
+def _train(driver: Driver, until_step: int) -> None:
+    ctx = driver.context()
+    tasks = curriculum_of(ctx, driver.state.stage_results["TrainingSetBuilt"]["pass_rates"])
+    RLLoop(ctx).run(tasks, until_step=until_step)
+
+
+def _end_of_batch_before(log: EventLog, run_id: str, seq: int) -> int:
+    return max(end for end in log.batch_ends(run_id) if end < seq)
+
+
+def test_each_checkpoint_holds_the_settings_its_steps_decisions_left(trained) -> None:
+    tmp_path, log, run_id, _ = trained
+    rows = list(log.read(run_id))
+    saved = [r for r in rows if r.type == "CheckpointSaved"]
+    changed_on = {r.seq for r in rows if r.type == "HyperparametersChanged"}
+    assert len(saved) == STEPS // 2
+    for row in saved:
+        # The batch before the checkpoint's (its step) changed LR and KL coefficient.
+        step_batch = _end_of_batch_before(log, run_id, row.seq)
+        assert step_batch in changed_on
+        in_force = project(log.read(run_id, to_seq=row.seq)).hyperparameters
+        blob = read_checkpoint_state(BlobStore(tmp_path / "blobs"), row.event.checkpoint)
+        for name in ("learning_rate", "kl_penalty_coef"):
+            assert row.event.hyperparameters[name] == in_force[name]
+            assert blob[name] == in_force[name]
+
+
+def test_a_resume_cut_between_a_changing_step_and_its_checkpoint_ends_on_the_same_weights(
+    trained,
+) -> None:
+    tmp_path, log, run_id, config = trained
+    rows = list(log.read(run_id))
+    first, final = [r for r in rows if r.type == "CheckpointSaved"]
+    cut = _end_of_batch_before(log, run_id, first.seq)  # the step batch: decisions applied
+    log.append(run_id, [RunRewound(to_seq=cut, reason="test")], expected_seq=log.last_seq(run_id))
+    _train(_driver(tmp_path, log, run_id, config), STEPS)
+    again = [r for r in log.read(run_id, from_seq=len(rows) + 1) if r.type == "CheckpointSaved"]
+    assert [r.event.checkpoint for r in again] == [first.event.checkpoint, final.event.checkpoint]
+
+
+def test_a_catch_up_that_differs_from_the_log_pauses_with_an_event(
+    trained, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp_path, log, run_id, config = trained
+    rows = list(log.read(run_id))
+    step_3 = next(r.seq for r in rows if r.type == "RolloutsSampled" and r.event.step == 3)
+    # Cut after step 2: the resume restores the checkpoint of step 2 and recomputes step 2.
+    log.append(run_id, [RunRewound(to_seq=_end_of_batch_before(log, run_id, step_3),
+                                   reason="test")], expected_seq=log.last_seq(run_id))  # fmt: skip
+    # Another sampler than the one that wrote the log (as after an mlx upgrade).
+    monkeypatch.setattr(one_step, "step_seed", lambda config, step, attempt: 987654 + step)
+    with pytest.raises(StageInterrupted, match="could not reproduce step 2"):
+        _train(_driver(tmp_path, log, run_id, config), STEPS)
+    (diverged,) = log.read(run_id, types=["CatchUpDiverged"])
+    assert diverged.event.step == 2 and diverged.event.checkpoint == next(
+        r.event.checkpoint for r in rows if r.type == "CheckpointSaved"
+    )
+    assert "kl" in diverged.event.metrics
+    assert not [r for r in log.read(run_id, from_seq=diverged.seq) if r.type == "CheckpointSaved"]
