@@ -88,3 +88,18 @@ def test_status_of_one_run_as_a_person_types_it(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr[-3000:]
     assert f"run {run_id}" in shown.stdout and "completed" in shown.stdout
     assert "capability_retention pass" in shown.stdout  # the gates row of the detail table
+
+
+def test_branch_refuses_a_cut_where_the_store_records_no_batch_boundaries(tmp_path: Path) -> None:
+    from store import batches
+
+    store, run_id = _finished_run(tmp_path)
+    log = EventLog(store)
+    with log.engine.begin() as conn:  # as in a database written before boundaries were recorded
+        conn.execute(sa.delete(batches.TABLE).where(batches.TABLE.c.run_id == run_id))
+    result = _rlvr("branch", run_id, "--at", "5", "--store", store)
+    assert result.returncode != 0
+    assert (
+        result.stderr.startswith("error:") and "no batch boundaries are recorded" in result.stderr
+    )
+    assert [r.run_id for r in log.runs()] == [run_id]  # nothing written

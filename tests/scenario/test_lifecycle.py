@@ -226,3 +226,20 @@ def test_sigterm_during_sft_pauses_the_run_between_two_sft_steps(tmp_path: Path)
     assert state.state == "paused" and state.paused_from == "sft_preparation"
     assert "SIGTERM" in [e.event.reason for e in log.read(state.run_id, types=["RunPaused"])][-1]
     assert not list(log.read(state.run_id, types=["SFTCompleted", "BaselineRecorded"]))
+
+
+def test_a_cut_inside_a_batch_rounds_down_to_the_batch_before_and_says_so(tmp_path: Path) -> None:
+    log, run_id, config = _started(tmp_path)
+    drive(log, run_id, config, FakeStages().registry())
+    # The first of a batch [CheckpointSaved, EvalRecorded]: a cut there would keep the checkpoint
+    # without the eval (and the decisions) appended with it.
+    inside = next(log.read(run_id, types=["CheckpointSaved"])).seq
+    notes: list[str] = []
+    child, at = branch(log, run_id, inside, [], say=notes.append)
+    assert at == inside - 1 and f"cutting at seq {at}" in notes[0]
+    assert load_state(log, child).parent == (run_id, at)
+    assert log.batch_ends(child)[:-1] == log.batch_ends(run_id, to_seq=at)  # the child's own cuts
+
+    state = resume(log, run_id, FakeStages().registry(), from_seq=inside, say=notes.append)
+    assert state.state == "completed" and len(notes) == 2
+    assert next(log.read(run_id, types=["RunRewound"])).event.to_seq == inside - 1
