@@ -137,3 +137,12 @@ def test_a_catch_up_that_differs_from_the_log_pauses_with_an_event(
     )
     assert "kl" in diverged.event.metrics
     assert not [r for r in log.read(run_id, from_seq=diverged.seq) if r.type == "CheckpointSaved"]
+
+
+def test_a_distributed_catch_up_allows_float_summation_noise_and_nothing_more() -> None:
+    from stages.rl.resume import _differs
+
+    assert _differs(0.1, 0.1 + 1e-12, distributed=False)  # a world of one: exactly the log
+    assert not _differs(0.1, 0.1 + 1e-9, distributed=True)  # another reduction order
+    assert _differs(0.1, 0.11, distributed=True)
+    assert _differs(0.1, None, distributed=True)
