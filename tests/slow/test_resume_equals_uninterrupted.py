@@ -58,8 +58,8 @@ def _files(workdir: Path, digest: str) -> int:
 
 
 def _final_digest(store: Path, run_id: str) -> str:
-    (completed,) = events(store, run_id, "RunCompleted")
-    return completed.event.final_checkpoint
+    # The last: a run rewound after it completed completes again (the first stays in the log).
+    return events(store, run_id, "RunCompleted")[-1].event.final_checkpoint
 
 
 def _batches(store: Path, run_id: str) -> list[list[StoredEvent]]:
