@@ -47,7 +47,11 @@ def trained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         [f"log_path={tmp_path}", "grpo.groups_per_batch=4", "grpo.group_size=4",
          "save_every=2", "eval_every=2", "policies.kl.limit=1e-12", "policies.kl.window=1",
          "policies.kl.adjust_every_steps=1", "policies.kl.rollback_after_steps=64",
-         "policies.rollback.enabled=false", "policies.entropy.enabled=false",
+         "policies.rollback.enabled=false", "policies.entropy.rollback=false",
+         # Every group of an untrained model has equal (zero) rewards: the entropy policy raises
+         # the temperature (an override of the GRPO config, kept in the checkpoint's meta).
+         "policies.entropy.early_steps=1", "policies.entropy.consecutive_steps=1",
+         "policies.entropy.max_temperature=50.0", "policies.entropy.max_recoveries=10",
          # An untrained model earns no reward: the entropy bonus alone moves it off the reference.
          "grpo.entropy_coef=0.5", "grpo.drop_zero_variance_groups=false", "grpo.learning_rate=1e-2"],
     )  # fmt: skip
@@ -101,8 +105,10 @@ def test_each_checkpoint_holds_the_settings_its_steps_decisions_left(trained) ->
         in_force = project(log.read(run_id, to_seq=row.seq)).hyperparameters
         blob = read_checkpoint_state(BlobStore(tmp_path / "blobs"), row.event.checkpoint)
         for name in ("learning_rate", "kl_penalty_coef"):
-            assert row.event.hyperparameters[name] == in_force[name]
             assert blob[name] == in_force[name]
+        saved = {**row.event.hyperparameters, **blob["meta"]["overrides"]}
+        assert saved == {k: in_force[k] for k in saved}
+    assert "temperature" in blob["meta"]["overrides"]  # the entropy policy's, saved with it
 
 
 def test_a_resume_cut_between_a_changing_step_and_its_checkpoint_ends_on_the_same_weights(
