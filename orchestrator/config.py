@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
@@ -96,6 +96,14 @@ class RunConfig(BaseModel):
         default_factory=DistributedConfig,
         description="Data-parallel RL across the ranks mlx.launch starts (split, calibration).",
     )
+
+    @model_validator(mode="after")
+    def _reward_components_of_the_family(self) -> RunConfig:
+        from stages.rl.rewards import check_weights
+        from stages.tasks.families import family
+
+        check_weights(self.grpo.reward_weights, family(self.data.task_family))
+        return self
 
 
 # Sections whose shape depends on a discriminator (verifier.kind): checked when validated.

@@ -181,6 +181,22 @@ class RolloutsSampled(Event):
     # Every rollout's reward (None: excluded, e.g. a judge error), so a resume can replay the step
     # without asking a non-deterministic judge again.
     rewards: list[list[float | None]] = Field(default_factory=list)
+    # With `grpo.reward_weights`: every rollout's value of each reward component, by name (the
+    # rewards above are their weighted sum), so a resume replays the `reward_<name>` metrics too.
+    components: dict[str, list[list[float | None]]] = Field(default_factory=dict)
+
+
+class BatchRefilled(Event):
+    """One extra sampling round of dynamic sampling (`grpo.dynamic_sampling`): the fresh prompts
+    a step sampled to replace groups whose rewards were all equal, and every rollout's reward,
+    so a resume replays the round without asking the verifier again. Appended with its step."""
+
+    step: int
+    attempt: int = 0
+    round: int  # 1 for the first extra round
+    task_ids: list[str]
+    rewards: list[list[float | None]]  # None: excluded, as in RolloutsSampled
+    n_varied: int  # groups of this round whose rewards differ
 
 
 class VerdictsRecorded(Event):

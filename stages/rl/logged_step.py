@@ -1,25 +1,38 @@
 """One step as the run logs it: the split over ranks settled, the one step run, and the events
-that describe it (`RolloutsSampled`, `VerdictsRecorded`, `MetricsRecorded`), the same on every
-rank (rank 0 appends them)."""
+that describe it (`RolloutsSampled`, dynamic sampling's `BatchRefilled` rounds,
+`VerdictsRecorded`, `MetricsRecorded`), the same on every rank (rank 0 appends them)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from stages.common import verifier
+from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
 from stages.rl.split import drift, plan_split
 from stages.rl.step import rl_step
 from stages.tasks.types import Task
-from store.events import Event, MetricsRecorded, RolloutsSampled, VerdictsRecorded
+from store.events import (
+    BatchRefilled,
+    Event,
+    MetricsRecorded,
+    RolloutsSampled,
+    VerdictsRecorded,
+)
 
 
 def step_events(
-    session: RLSession, tasks: Sequence[Task], attempt: int, logged_rewards: list | None = None
+    session: RLSession,
+    tasks: Sequence[Task],
+    attempt: int,
+    logged_rewards: list | None = None,
+    logged: Sequence[Event] = (),
 ) -> list[Event]:
     """Sample, verify and train step `session.trainer.step`; the events describing it. With
     `logged_rewards` (catch-up) the verifier is not asked again and nothing new is measured into
-    the log: a split decided meanwhile waits in `world.pending` for the next live step."""
+    the log: a split decided meanwhile waits in `world.pending` for the next live step. `logged`:
+    the step's `RolloutsSampled` and `BatchRefilled` events (catch-up), for the reward components
+    and refill rounds they hold."""
     from stages.verifiers.registry import verify_tasks
 
     trainer, world, config = session.trainer, session.world, session.grpo_config()
@@ -32,16 +45,27 @@ def step_events(
     if split is not None:
         (out if live else world.pending).append(split)
     checker = verifier(session.ctx)
+    sampled = next((e for e in logged if isinstance(e, RolloutsSampled)), None)
     result = rl_step(
-        trainer, prompts, config, lambda records, texts: verify_tasks(checker, records, texts),
+        trainer, prompts, config,
+        lambda records, texts: weigh(
+            verify_tasks(checker, records, texts), records, texts, config.reward_weights
+        ),
         world=world, attempt=attempt, logged_rewards=logged_rewards, keyed=session.keyed,
-        keep_samples=session.config.pipeline.sample_rollouts,
+        keep_samples=session.config.pipeline.sample_rollouts, refill_pool=tasks,
+        logged_components=sampled.components if sampled is not None else None,
+        logged_refills=[e.model_dump() for e in logged if isinstance(e, BatchRefilled)]
+        if not live else None,
     )  # fmt: skip
+    step = result.update.step
     out += [
         RolloutsSampled(
-            step=result.update.step, attempt=attempt, n_groups=len(result.rewards_GN),
+            step=step, attempt=attempt, n_groups=len(result.rewards_GN),
             group_size=config.group_size, samples=result.samples, rewards=result.rewards_GN,
+            components=result.components,
         ),
+        *(BatchRefilled(step=step, attempt=attempt, round=r.round, task_ids=r.task_ids,
+                        rewards=r.rewards, n_varied=r.n_varied) for r in result.refills),
         VerdictsRecorded(
             step=result.update.step, verifier=checker.name, n_passed=result.n_passed,
             n_total=result.n_total, n_errors=result.n_errors, verdicts=result.verdicts,

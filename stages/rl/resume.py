@@ -72,12 +72,14 @@ def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]
 
     trainer = session.trainer
     assert trainer is not None
-    replayed, rewards = 0, None
+    replayed, rewards, step_rows = 0, None, []
     for row in after:
         if row.type == "TrainingSetBuilt":
             tasks = curriculum_of(session.ctx, row.event.pass_rates)
         elif row.type == "RolloutsSampled":
-            rewards = row.event.rewards
+            rewards, step_rows = row.event.rewards, [row.event]
+        elif row.type == "BatchRefilled":
+            step_rows.append(row.event)
         elif row.type == "MetricsRecorded":
             logged = row.event
             if logged.step != trainer.step:
@@ -85,7 +87,7 @@ def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]
                     f"cannot catch up: the log has step {logged.step}, the trainer {trainer.step}"
                 )
             attempt = int(logged.metrics.get("attempt") or 0)
-            events = step_events(session, tasks, attempt, logged_rewards=rewards)
+            events = step_events(session, tasks, attempt, logged_rewards=rewards, logged=step_rows)
             recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
             drift = {k: {"logged": logged.metrics[k], "recomputed": recomputed.get(k)}
                      for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")

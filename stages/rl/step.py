@@ -10,6 +10,12 @@ timings go into the figures as `rank{r}_*_s` when there are several ranks.
 
 - A verdict with `excluded` (a judge error) is not a zero: its group is left out of the update.
 - `scale_rewards = "batch"` (a std over the whole batch) is not supported across ranks.
+- `dynamic_sampling` refills the batch in extra sampling rounds (stages/rl/refill.py); the
+  step's reward figures describe the batch as drawn (round 0), so a collapse of reward variance
+  stays visible to the policies, and `trained_groups` / `refill_rounds` say what was trained on.
+  Not supported across ranks.
+- `reward_weights`: `score`'s verdicts carry their components (stages/rl/rewards.py); each
+  component's mean is a figure `reward_<name>`, and `verify_rate` reads `correctness`.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from stages.distributed import DistributedConfig, World, apportion, offsets
+from stages.rl.refill import Round, refill
+from stages.rl.rewards import CORRECTNESS, components_of
 from stages.rl.sampling import sample_groups_keyed
 from stages.rl.tunables import TUNABLES, setting
 from stages.training.config import GRPOConfig
@@ -41,6 +49,8 @@ Score = Callable[[list[Any], list[str]], Sequence[Verdict]]
 class StepResult:
     groups: list[RolloutGroup]  # this rank's groups
     rewards_GN: list[list[float | None]]  # every rank's, in prompt order; None: excluded
+    components: dict[str, list[list[float | None]]]  # every rank's, by reward component
+    refills: list[Round]  # dynamic sampling's extra rounds (a world of one)
     update: StepMetrics  # what `train_step` reported on this rank
     metrics: dict[str, float | None]  # the step's figures across ranks (finite or None + flag)
     samples: list[dict]  # the first `keep_samples` groups, for the log
@@ -88,47 +98,71 @@ def rl_step(
     logged_rewards: list | None = None,
     keyed: bool = False,
     keep_samples: int = 0,
+    refill_pool: Sequence[Any] | None = None,
+    logged_components: dict | None = None,
+    logged_refills: Sequence[dict] | None = None,
 ) -> StepResult:
     """Sample, score and train step `trainer.step` on `prompts` (the whole step's, every rank the
     same list). `keyed`: the split-invariant sampler. With `logged_rewards` (a resume's catch-up)
-    `score` is not called: the log's rewards are used."""
+    `score` is not called: the log's rewards (its reward components, its refill rounds' rewards)
+    are used. `refill_pool`: where dynamic sampling draws fresh prompts (default: `prompts`)."""
     world = world or World(None, DistributedConfig())
     if config.scale_rewards == "batch" and world.size > 1:
         raise StageError("grpo.scale_rewards = 'batch' is not supported across ranks")
+    if config.dynamic_sampling and world.size > 1:
+        raise StageError("grpo.dynamic_sampling is not supported across ranks")
     step, n = trainer.step, config.group_size
     counts = apportion(len(prompts), world.weights or [1.0] * world.size)
     lo = offsets(counts)[world.rank]
     mine = list(prompts[lo : lo + counts[world.rank]])
     comm_before, start = world.comm_s, time.perf_counter()
-    seed = step_seed(config, step, attempt)
-    if keyed:
-        groups, stats = sample_groups_keyed(
-            trainer.model, trainer.tokenizer, mine, lo, config.sampling, n, seed
-        )
-    else:
-        groups, stats = sample_groups(
-            trainer.model, trainer.tokenizer, mine, config.sampling, n, seed
-        )
+
+    def sample(records: list[Any], seed: int) -> tuple[list[RolloutGroup], dict[str, float]]:
+        if keyed:
+            return sample_groups_keyed(
+                trainer.model, trainer.tokenizer, records, lo, config.sampling, n, seed
+            )
+        return sample_groups(trainer.model, trainer.tokenizer, records, config.sampling, n, seed)
+
+    def verify(groups: list[RolloutGroup]) -> tuple[Sequence[Verdict], list[list]]:
+        flat = [g.prompt for g in groups for _ in g.rollouts_N]
+        verdicts = score(flat, [r.text for g in groups for r in g.rollouts_N])
+        rows = [[None if v.excluded else v.reward for v in verdicts[g * n : (g + 1) * n]]
+                for g in range(len(groups))]  # fmt: skip
+        return verdicts, rows
+
+    groups, stats = sample(mine, step_seed(config, step, attempt))
     crashpoint("sampling")
     verdicts: Sequence[Verdict] = []
     if logged_rewards is None:
-        flat = [g.prompt for g in groups for _ in g.rollouts_N]
-        verdicts = score(flat, [r.text for g in groups for r in g.rollouts_N])
-        rewards_GN = [[None if v.excluded else v.reward for v in verdicts[g * n : (g + 1) * n]]
-                      for g in range(len(groups))]  # fmt: skip
+        verdicts, rewards_GN = verify(groups)
+        components = components_of(verdicts, n)
     else:
         rewards_GN = logged_rewards[lo : lo + len(groups)]
+        components = {k: v[lo : lo + len(groups)] for k, v in (logged_components or {}).items()}
+    trained, trained_rewards = groups, rewards_GN
+    rounds: list[Round] = []
+    if config.dynamic_sampling:
+        trained, trained_rewards, rounds, extra = refill(
+            config, step, attempt, groups, rewards_GN,
+            prompts if refill_pool is None else refill_pool, sample,
+            lambda new: verify(new)[1], logged_refills,
+        )  # fmt: skip
+        stats = dict(stats, sample_tokens=stats["sample_tokens"] + extra["sample_tokens"])
+        if not trained:  # nothing varied in any round: train_step drops them all, as without
+            trained, trained_rewards = groups, rewards_GN
     crashpoint("verification")
     sample_s = throttle(world, time.perf_counter() - start)
-    usable = [g for g, row in enumerate(rewards_GN) if None not in row]
+    usable = [g for g, row in enumerate(trained_rewards) if None not in row]
     update = train_step(
-        trainer, [groups[g] for g in usable], [rewards_GN[g] for g in usable], config, attempt,
-        dict(stats, sample_s=sample_s), reduce=world.sum_tree if world.size > 1 else None,
+        trainer, [trained[g] for g in usable], [trained_rewards[g] for g in usable], config,
+        attempt, dict(stats, sample_s=sample_s), reduce=world.sum_tree if world.size > 1 else None,
     )  # fmt: skip
     crashpoint("optimizer")  # the update is applied in memory, nothing appended yet
     train_s = throttle(world, update.train_s - (world.comm_s - comm_before))
     local = {
         "rewards": rewards_GN,
+        "components": components,
         "samples": [
             {"task_id": g.prompt.task_id, "prompt": g.prompt_text,
              "completions": [r.text for r in g.rollouts_N], "rewards": rewards_GN[i]}
@@ -147,18 +181,24 @@ def rl_step(
     }  # fmt: skip
     ranks = world.gather_json(local, "step summary")
     rewards_all = [row for r in ranks for row in r["rewards"]]
+    components_all = {k: [row for r in ranks for row in r["components"][k]] for k in components}
     errors = sum(row.count(None) for row in rewards_all)
     lengths = [x for r in ranks for x in r["lengths"]]
+    verified_GN = components_all.get(CORRECTNESS, rewards_all)
+    metrics = _figures(config, update, ranks, rewards_all, attempt)
+    metrics.update(finite(_component_figures(config, components_all, len(rounds))))
     return StepResult(
         groups=groups,
         rewards_GN=rewards_all,
+        components=components_all,
+        refills=rounds,
         update=update,
-        metrics=_figures(config, update, ranks, rewards_all, attempt),
+        metrics=metrics,
         samples=[s for r in ranks for s in r["samples"]],
         verdicts=[v for r in ranks for v in r["verdicts"]],
         n_passed=sum(
             1
-            for row in rewards_all
+            for row in verified_GN
             for x in row
             if x is not None and x >= config.verified_threshold
         ),
@@ -184,7 +224,10 @@ def _figures(
             reward_mean=float(scored.mean()), reward_std=float(scored.std()),
             verify_rate=float((scored >= config.verified_threshold).mean()),
             zero_variance_frac=float(1.0 - varied.mean()),
-            trained_groups=float(varied.sum() if config.drop_zero_variance_groups else len(scored)),
+            trained_groups=float(
+                update.trained_groups if config.dynamic_sampling
+                else varied.sum() if config.drop_zero_variance_groups else len(scored)
+            ),
         )  # fmt: skip
     sample_s = max(r["sample_s"] for r in ranks)
     train_s = max(r["train_s"] for r in ranks)
@@ -210,6 +253,23 @@ def _figures(
                 rank["train_s"],
             )
     return finite(values)
+
+
+def _component_figures(
+    config: GRPOConfig, components_GN: dict[str, list[list]], refill_rounds: int
+) -> dict[str, float]:
+    """Each reward component's mean over the scored rollouts (`reward_<name>`), `verify_rate` on
+    correctness when the reward is a weighted sum, and dynamic sampling's extra rounds."""
+    values: dict[str, float] = {}
+    for name, rows in components_GN.items():
+        scored = np.array([row for row in rows if None not in row], dtype=np.float64)
+        if len(scored):
+            values[f"reward_{name}"] = float(scored.mean())
+            if name == CORRECTNESS:
+                values["verify_rate"] = float((scored >= config.verified_threshold).mean())
+    if config.dynamic_sampling:
+        values["refill_rounds"] = float(refill_rounds)
+    return values
 
 
 def finite(values: dict[str, Any]) -> dict[str, float | None]:

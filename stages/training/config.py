@@ -5,7 +5,7 @@ temperature, kl_penalty_coef, num_substeps)."""
 from __future__ import annotations
 
 import string
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -208,6 +208,33 @@ class GRPOConfig(BaseModel):
     drop_zero_variance_groups: bool = Field(
         True, description="Leave groups whose rewards are all equal out of the update."
     )
+    dynamic_sampling: bool = Field(
+        False,
+        description="Leave groups whose verifier rewards are all equal out of the batch and refill "
+        "it with groups of fresh prompts, sampled in extra rounds until groups_per_batch groups "
+        "vary or max_refill_rounds rounds are spent (then the step trains on those it has). Each "
+        "round is logged (`BatchRefilled`) with its prompts and rewards, so a resume replays it "
+        "(DAPO dynamic sampling, Yu et al. 2025; verl algorithm.filter_groups.enable, with "
+        "max_num_gen_batches = 1 + max_refill_rounds; TRL's GRPOTrainer has none). Implies "
+        "drop_zero_variance_groups. Not supported across ranks.",
+    )
+    max_refill_rounds: int = Field(
+        2,
+        ge=0,
+        le=64,
+        description="dynamic_sampling: the most extra sampling rounds one step may spend "
+        "refilling its batch; each round samples as many fresh prompts as groups are missing.",
+    )
+    reward_weights: dict[str, Annotated[float, Field(ge=-100, le=100, allow_inf_nan=False)]] = (
+        Field(
+            default_factory=dict,
+            description="Weights of the task family's reward components (e.g. correctness = 1.0, "
+            "format = 0.1; `rlvr` lists a family's components in its error for an unknown one): the "
+            "reward is their weighted sum, each component's mean is a step metric "
+            "`reward_<name>`. Empty: correctness alone, weight 1 (TRL reward_weights with "
+            "multi_objective_aggregation='sum_then_normalize'; verl: a custom reward function).",
+        )
+    )
     verified_threshold: float = Field(
         1.0, description="A rollout counts as verified when its reward >= this."
     )
@@ -215,3 +242,7 @@ class GRPOConfig(BaseModel):
     sampling: SamplingConfig = Field(
         default_factory=SamplingConfig, description="How completions are sampled."
     )
+
+    def __hash__(self) -> int:
+        # Configs key the compiled-loss cache; `reward_weights` (a dict) has no hash of its own.
+        return hash(self.model_dump_json())

@@ -53,8 +53,9 @@ Defaults, decided (issue 20) and not changed by it, so runs and their gates read
   signal: skipping them saves their gradient pass, the largest cost of a step. The price, on
   purpose: their KL and entropy terms leave that step's update too, and the normaliser counts
   only the kept groups' tokens, so the step is larger than TRL's (which keeps them, with zero
-  advantage) by total tokens / kept tokens. The batch is not refilled as DAPO's dynamic sampling
-  does; the step simply trains on fewer groups (`StepMetrics.trained_groups`).
+  advantage) by total tokens / kept tokens. The batch is not refilled unless
+  `dynamic_sampling` is on (DAPO; stages/rl/refill.py, off by default: its extra rounds cost
+  sampling time); otherwise the step simply trains on fewer groups (`trained_groups`).
 """
 
 from __future__ import annotations
@@ -200,7 +201,8 @@ def train_step(
     ).reshape(rewards.shape)  # fmt: skip
     adv_GN = advantages(shaped_GN, config.scale_rewards, config.std_eps, config.std_estimator)
     varied_G = np.ptp(rewards, axis=1) > 0
-    keep_G = varied_G if config.drop_zero_variance_groups else np.ones_like(varied_G)
+    dropping = config.drop_zero_variance_groups or config.dynamic_sampling
+    keep_G = varied_G if dropping else np.ones_like(varied_G)
     rollouts = [r for g in groups_G for r in g.rollouts_N]
     prompts_B = [r.prompt_tokens for r in rollouts]
     tokens_BT, mask_BT = pad_batch(prompts_B, [r.tokens for r in rollouts])

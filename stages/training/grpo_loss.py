@@ -79,12 +79,12 @@ def grpo_loss(
     adv_B: mx.array,
     ref_BT: mx.array,
     old_BT: mx.array | None,
-    kl_coef: float,
+    kl_penalty_coef: float,
     config: GRPOConfig,
 ) -> tuple[mx.array, mx.array]:
     """The loss of the module docstring and the fraction of completion tokens that were clipped."""
     loss, clipped, _, _ = _micro_loss(
-        model, tokens_BT, mask_BT, adv_B, ref_BT, old_BT, kl_coef, config, 1.0, False
+        model, tokens_BT, mask_BT, adv_B, ref_BT, old_BT, kl_penalty_coef, config, 1.0, False
     )
     return loss, clipped / mx.maximum(mask_BT.sum(), 1.0)
 
@@ -96,21 +96,21 @@ def _micro_loss(
     adv_B: mx.array,
     ref_BT: mx.array,
     old_BT: mx.array | None,
-    kl_coef: float | mx.array,
+    kl_penalty_coef: float | mx.array,
     config: GRPOConfig,
     share: float | mx.array,
     with_metrics: bool,
 ) -> tuple[mx.array, mx.array, mx.array, mx.array]:
     """`share` (of its substep's loss) times the loss of the module docstring over one
     micro-batch; its count of clipped tokens; with `with_metrics`, its sums of k3 KL and entropy
-    over completion tokens (from the same forward, not differentiated). `kl_coef` and `share`
+    over completion tokens (from the same forward, not differentiated). `kl_penalty_coef` and `share`
     may be arrays (the compiled path: their values must not be looked at while tracing)."""
     bonus = config.entropy_coef > 0
     logp_BT, entropy_BT = token_logprobs(
         model, tokens_BT, with_entropy=bonus or with_metrics, entropy_grad=bonus
     )
     loss, clipped = loss_from_logprobs(
-        logp_BT, entropy_BT, mask_BT, adv_B, ref_BT, old_BT, kl_coef, config
+        logp_BT, entropy_BT, mask_BT, adv_B, ref_BT, old_BT, kl_penalty_coef, config
     )
     loss = loss * share if isinstance(share, mx.array) or share != 1.0 else loss
     kl_sum = entropy_sum = mx.array(0.0)
@@ -127,7 +127,7 @@ def loss_from_logprobs(
     adv_B: mx.array,
     ref_BT: mx.array,
     old_BT: mx.array | None,
-    kl_coef: float | mx.array,
+    kl_penalty_coef: float | mx.array,
     config: GRPOConfig,
 ) -> tuple[mx.array, mx.array]:
     """The loss of the module docstring from the policy's per-token log-probs and entropies,
@@ -147,11 +147,11 @@ def loss_from_logprobs(
         mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
     )
     per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
-    if isinstance(kl_coef, mx.array) or kl_coef > 0:
+    if isinstance(kl_penalty_coef, mx.array) or kl_penalty_coef > 0:
         kl_BT = k3(ref_BT, logp_BT, mask_BT)
         if config.kl_estimator == "k3-bias-corrected":
             kl_BT = kl_BT * ratio_BT  # its gradient makes the KL's the reverse KL's, ratio 1 or not
-        per_token_BT = per_token_BT + kl_coef * kl_BT
+        per_token_BT = per_token_BT + kl_penalty_coef * kl_BT
     if config.entropy_coef > 0:
         per_token_BT = per_token_BT - config.entropy_coef * entropy_BT
     loss = _aggregate(per_token_BT, mask_BT, config.loss_agg, config.sampling.max_tokens)
@@ -159,7 +159,11 @@ def loss_from_logprobs(
 
 
 def micro_loss_and_grad(
-    state: TrainerState, config: GRPOConfig, kl_coef: float, with_metrics: bool, has_old: bool
+    state: TrainerState,
+    config: GRPOConfig,
+    kl_penalty_coef: float,
+    with_metrics: bool,
+    has_old: bool,
 ) -> Callable[..., tuple[tuple[mx.array, ...], Any]]:
     """`f(tokens_BT, mask_BT, adv_B, ref_BT, old_BT, share)` -> ((loss, clipped, kl_sum,
     entropy_sum), grads) of `_micro_loss` for `state.model`, compiled with `config.compile_loss`.
@@ -172,9 +176,9 @@ def micro_loss_and_grad(
     value_and_grad = nn.value_and_grad(state.model, _micro_loss)
     if not config.compile_loss:
         return lambda tokens, mask, adv, ref, old, share: value_and_grad(
-            state.model, tokens, mask, adv, ref, old, kl_coef, config, share, with_metrics
+            state.model, tokens, mask, adv, ref, old, kl_penalty_coef, config, share, with_metrics
         )
-    kl_on = kl_coef > 0
+    kl_on = kl_penalty_coef > 0
     key = ("compiled_micro_loss", config, with_metrics, has_old, kl_on)
     if key not in state.extra:
         model = state.model
@@ -188,7 +192,7 @@ def micro_loss_and_grad(
 
         state.extra[key] = compiled
     compiled = state.extra[key]
-    kl = mx.array(kl_coef, dtype=mx.float32)
+    kl = mx.array(kl_penalty_coef, dtype=mx.float32)
     return lambda tokens, mask, adv, ref, old, share: compiled(
         tokens, mask, adv, ref, kl, mx.array(share, dtype=mx.float32),
         *(() if old is None else (old,)),

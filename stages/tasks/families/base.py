@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -60,6 +60,12 @@ class TaskFamily:
     def check_reference(self, record: Mapping[str, Any]) -> Any:
         """The reference of one `rlvr check` input line; RecordError when it is malformed."""
         return record_text(record, "reference")
+
+    # -- reward components -----------------------------------------------------------------------
+    def reward_components(self) -> dict[str, Callable[[str, Task], float]]:
+        """Rewards besides the verifier's (`correctness`) that `grpo.reward_weights` may weigh, by
+        name: each maps (response, task) to [0, 1], reading the response as hostile input."""
+        return {}
 
     # -- calibration -----------------------------------------------------------------------------
     def near_misses(

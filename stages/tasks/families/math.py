@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,16 @@ class MathFamily(TaskFamily):
             category=str(obj.get("category", "")),
             difficulty=int(obj.get("difficulty", 0) or 0),
         )
+
+    def reward_components(self) -> dict[str, Callable[[str, Task], float]]:
+        return {"format": self.stated_final}
+
+    def stated_final(self, response: str, task: Task) -> float:
+        """`format`: 1 when the response states one final answer in a final form (`\\boxed{}`,
+        an `Answer:` line, `####`) that extraction accepts: no conflicting or hedged finals."""
+        from stages.verifiers.math_extract import extract_answer
+
+        return float(extract_answer(response, ("boxed", "answer_line")).text is not None)
 
     def near_misses(
         self, task: Task, other_answers: Sequence[str], rng: random.Random
