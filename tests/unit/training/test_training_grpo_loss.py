@@ -17,7 +17,9 @@ from stages.training.types import Rollout, RolloutGroup
 
 def _loss_and_grad(logp, mask, adv, ref, old, config, kl_penalty_coef=0.04):
     def f(lp):
-        return loss_from_logprobs(lp, mx.zeros_like(lp), mask, adv, ref, old, kl_penalty_coef, config)[0]
+        return loss_from_logprobs(
+            lp, mx.zeros_like(lp), mask, adv, ref, old, kl_penalty_coef, config
+        )[0]
 
     loss, grad = mx.value_and_grad(f)(logp)
     return loss.item(), np.array(grad)
