@@ -6,6 +6,10 @@ logged `PolicyDecided` is paired with the event it was decided on (its first evi
 run's own settings the two columns must be identical; with other settings they show where the run
 would have gone differently. No training, no writes.
 
+It first lists the GRPO settings the run trained with (the recorded config, with a branch's
+overrides): the loss and sampling options that no policy changes. The tunable ones start there and
+change only by the `HyperparametersChanged` events the table shows.
+
 Caveat: the log is one trajectory. Once the replayed settings decide something the run did not (or
 the reverse), the later events no longer show what those settings would have caused.
 """
@@ -110,6 +114,18 @@ def policy_config_for(
         raise ConfigError(f"{where}: {first['msg']} (got {first.get('input')!r})") from e
 
 
+def grpo_settings(recorded: dict[str, Any], branched: list[str]) -> dict[str, Any]:
+    """The run's GRPO settings, flattened (`sampling.temperature`), as recorded and branched."""
+    grpo = apply_overrides(copy.deepcopy(recorded), branched).get("grpo", {})
+    flat: dict[str, Any] = {}
+    for key, value in grpo.items():
+        if isinstance(value, dict) and key != "reward_weights":
+            flat.update({f"{key}.{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
 def replay_command(
     run_id: str,
     config: Path | None,
@@ -125,6 +141,13 @@ def replay_command(
     settings = policy_config_for(recorded, config, [*branched, *overrides])
     rows = replay(store.read(run_id), settings)
 
+    in_force = grpo_settings(recorded, branched)
+    if in_force:
+        console.print(
+            "GRPO settings in force: "
+            + ", ".join(f"{k}={v!r}" for k, v in sorted(in_force.items())),
+            soft_wrap=True, highlight=False, markup=False,
+        )  # fmt: skip
     source = "the run's own settings" if own else f"{config or 'the recorded config'}"
     if overrides:
         source += " with " + " ".join(overrides)

@@ -109,5 +109,7 @@ def test_a_resumed_run_replays_its_refill_rounds_and_ends_on_the_same_weights(
         )
         assert np.allclose(combined, np.array(p["rewards"]))
         assert m["reward_format"] == pytest.approx(np.mean(p["components"]["format"]))
+        correct = np.array(p["components"]["correctness"]) >= 1.0
+        assert m["verify_rate"] == pytest.approx(correct.mean())  # not the weighted reward's
     live, replayed = _weights(reference), _weights(resumed)
     assert all(np.array_equal(live[k], replayed[k]) for k in live)
