@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
@@ -102,7 +103,14 @@ class RunConfig(BaseModel):
         from stages.rl.rewards import check_weights
         from stages.tasks.families import family
 
-        check_weights(self.grpo.reward_weights, family(self.data.task_family))
+        try:
+            check_weights(self.grpo.reward_weights, family(self.data.task_family))
+        except ValueError as e:  # located at the field, so the error names it and its value
+            raise ValidationError.from_exception_data(
+                "RunConfig",
+                [{"type": PydanticCustomError("reward_component", str(e)),
+                  "loc": ("grpo", "reward_weights"), "input": self.grpo.reward_weights}],
+            ) from e  # fmt: skip
         return self
 
 

@@ -26,7 +26,7 @@ def check_weights(weights: Mapping[str, float], family: Any) -> None:
     unknown = [name for name in weights if name not in known]
     if unknown:
         raise ValueError(
-            f"grpo.reward_weights names {', '.join(map(repr, unknown))}: task family "
+            f"no reward component {', '.join(map(repr, unknown))}: task family "
             f"{family.name!r} offers {', '.join(known)}"
         )
 

@@ -59,7 +59,9 @@ def test_an_excluded_verdict_has_no_reward_to_weigh() -> None:
 
 def test_a_component_the_family_does_not_offer_is_refused_when_the_config_loads() -> None:
     with pytest.raises(
-        ConfigError, match="'style': task family 'arithmetic' offers correctness, format"
+        ConfigError,
+        match="reward_weights: no reward component 'style': task family 'arithmetic' offers "
+        "correctness, format \\(got \\{'style': 1.0\\}\\)$",
     ):
         load_config(None, ["grpo.reward_weights={style=1.0}"])
     with pytest.raises(
