@@ -39,6 +39,11 @@ Options (the `[grpo]` fields; the README's table names each one's paper and TRL 
 - `overlong_filter`: truncated completions are left out of the loss (their rows are not
   trained, so under sequence-mean or dr-grpo they leave the denominator too; TRL keeps them
   there with a zero mask: the two agree under token-mean).
+- `dynamic_sampling` / `max_refill_rounds` (DAPO): the step (stages/rl/refill.py) replaces
+  zero-variance groups with groups of fresh prompts before calling `train_step`, which then
+  drops whatever still has no variance, as under `drop_zero_variance_groups`.
+- `reward_weights`: the rewards `train_step` gets are already the weighted sum of the task
+  family's components (stages/rl/rewards.py); nothing here changes.
 - `overlong_buffer` / `overlong_penalty_factor`: DAPO's soft overlong punishment is added to the
   rewards before the advantages. Zero-variance groups are still judged by the verifier's rewards
   (as verl's DAPO filters on accuracy), and the step's metrics report those rewards.
