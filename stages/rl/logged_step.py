@@ -31,11 +31,15 @@ def step_events(
     """Sample, verify and train step `session.trainer.step`; the events describing it. With
     `logged_rewards` (catch-up) the verifier is not asked again and nothing new is measured into
     the log: a split decided meanwhile waits in `world.pending` for the next live step. `logged`:
-    the step's `RolloutsSampled` and `BatchRefilled` events (catch-up), for the reward components
-    and refill rounds they hold."""
+    the step's `RolloutsSampled`, `BatchRefilled` and `MetricsRecorded` events (catch-up), for
+    the reward components and refill rounds they hold and whether dynamic sampling was on (a
+    branch may have turned it on or off since)."""
     from stages.verifiers.registry import verify_tasks
 
     trainer, world, config = session.trainer, session.world, session.grpo_config()
+    ran = next((e for e in logged if isinstance(e, MetricsRecorded)), None)
+    if ran is not None:  # replay the step as it ran: with dynamic sampling iff it logged rounds
+        config = config.model_copy(update={"dynamic_sampling": "refill_rounds" in ran.metrics})
     assert trainer is not None, "open the session's trainer first (stages/rl/resume.py)"
     live = logged_rewards is None
     prompts = session.prompts(tasks, trainer.step)
@@ -67,10 +71,10 @@ def step_events(
         *(BatchRefilled(step=step, attempt=attempt, round=r.round, task_ids=r.task_ids,
                         rewards=r.rewards, n_varied=r.n_varied) for r in result.refills),
         VerdictsRecorded(
-            step=result.update.step, verifier=checker.name, n_passed=result.n_passed,
+            step=step, verifier=checker.name, n_passed=result.n_passed,
             n_total=result.n_total, n_errors=result.n_errors, verdicts=result.verdicts,
         ),
-        MetricsRecorded(step=result.update.step, metrics=result.metrics),
+        MetricsRecorded(step=step, metrics=result.metrics),
     ]  # fmt: skip
     drifted = drift(world, result.groups_per_s, len(prompts), result.update.step)
     if drifted is not None:

@@ -68,14 +68,23 @@ def refill(
     """The groups to train on (those of `groups` whose rewards vary, then those of extra rounds,
     at most `len(groups)`), their rewards, the extra rounds and their summed sampling stats.
     `logged` (a catch-up): each round's logged `task_ids` and `rewards`; the verifier is not
-    asked and a round whose prompts differ from the log's is refused."""
+    asked, the log's rounds are run (not the budget's) and a round whose prompts differ from
+    the log's is refused."""
     want = len(groups)
     chosen = [(g, row) for g, row in zip(groups, rewards_GN, strict=True) if varies(row)]
     rounds: list[Round] = []
     stats = {"sample_s": 0.0, "sample_tokens": 0.0}
-    for k in range(1, config.max_refill_rounds + 1):
+    # A replay runs the rounds the log holds, whatever the budget in force now (a branch may
+    # have changed it); each must still have been needed.
+    budget = config.max_refill_rounds if logged is None else len(logged)
+    for k in range(1, budget + 1):
         missing = want - len(chosen)
         if missing <= 0 or not pool:
+            if logged is not None:
+                raise StageError(
+                    f"cannot catch up step {step}: the log has {len(logged)} refill rounds, "
+                    f"the replay needed {k - 1}"
+                )
             break
         prompts = draw(pool, missing, derive_seed(config.seed, "refill", step, attempt, k))
         ids = [task_id(p) for p in prompts]
@@ -93,10 +102,5 @@ def refill(
         kept = [(g, row) for g, row in zip(new, rows, strict=True) if varies(row)]
         rounds.append(Round(round=k, task_ids=ids, rewards=rows, n_varied=len(kept)))
         chosen += kept
-    if logged is not None and len(logged) != len(rounds):
-        raise StageError(
-            f"cannot catch up step {step}: the log has {len(logged)} refill rounds, "
-            f"the replay {len(rounds)}"
-        )
     chosen = chosen[:want]
     return [g for g, _ in chosen], [row for _, row in chosen], rounds, stats

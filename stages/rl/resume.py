@@ -87,7 +87,9 @@ def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]
                     f"cannot catch up: the log has step {logged.step}, the trainer {trainer.step}"
                 )
             attempt = int(logged.metrics.get("attempt") or 0)
-            events = step_events(session, tasks, attempt, logged_rewards=rewards, logged=step_rows)
+            events = step_events(
+                session, tasks, attempt, logged_rewards=rewards, logged=[*step_rows, logged]
+            )
             recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
             drift = {k: {"logged": logged.metrics[k], "recomputed": recomputed.get(k)}
                      for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")

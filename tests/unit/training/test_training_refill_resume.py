@@ -36,8 +36,11 @@ SETTINGS = [
 TIMING = ("_s", "per_s")
 
 
-def _loop(tmp_path: Path, model_dir: Path, log: EventLog | None = None, run_id: str = ""):
-    config = load_config(ROOT / "configs" / "quickstart.toml", [f"log_path={tmp_path}", *SETTINGS])
+def _loop(
+    tmp_path: Path, model_dir: Path, log: EventLog | None = None, run_id: str = "", *extra: str
+):
+    settings = [f"log_path={tmp_path}", *SETTINGS, *extra]
+    config = load_config(ROOT / "configs" / "quickstart.toml", settings)
     if log is None:
         log = EventLog(tmp_path / "events.db")
         run_id, _ = start_run(log, config)
@@ -88,10 +91,17 @@ def test_a_resumed_run_replays_its_refill_rounds_and_ends_on_the_same_weights(
     def no_verifier(*args, **kwargs):
         raise AssertionError("catch-up must take the rewards from the log")
 
+    # A driver whose config turned dynamic sampling off since (a branch's override) replays
+    # the logged steps as they ran: with their refill rounds.
+    _, _, branched = _loop(tmp_path / "b", sft_model_dir, log_b, run_b,
+                           "grpo.dynamic_sampling=false", "grpo.max_refill_rounds=0")  # fmt: skip
     with monkeypatch.context() as patched:
         patched.setattr(registry, "verify_tasks", no_verifier)
         catch_up(second.session, list(log_b.read(run_b)), tasks)
-    assert second.session.trainer.step == 2
+        catch_up(branched.session, list(log_b.read(run_b)), tasks)
+    assert second.session.trainer.step == branched.session.trainer.step == 2
+    at_two, branched_at_two = _weights(second.session.trainer), _weights(branched.session.trainer)
+    assert all(np.array_equal(at_two[k], branched_at_two[k]) for k in at_two)
     resumed = second.run(tasks, until_step=3)
 
     logged = _logged(log_a, run_a)
