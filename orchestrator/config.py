@@ -99,19 +99,26 @@ class RunConfig(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _reward_components_of_the_family(self) -> RunConfig:
+    def _grpo_options_fit_the_run(self) -> RunConfig:
         from stages.rl.rewards import check_weights
         from stages.tasks.families import family
 
         try:
             check_weights(self.grpo.reward_weights, family(self.data.task_family))
-        except ValueError as e:  # located at the field, so the error names it and its value
-            raise ValidationError.from_exception_data(
-                "RunConfig",
-                [{"type": PydanticCustomError("reward_component", str(e)),
-                  "loc": ("grpo", "reward_weights"), "input": self.grpo.reward_weights}],
-            ) from e  # fmt: skip
+        except ValueError as e:
+            raise _field_error(("grpo", "reward_weights"), self.grpo.reward_weights, str(e)) from e
+        if self.grpo.dynamic_sampling and self.distributed.enabled:
+            raise _field_error(("grpo", "dynamic_sampling"), True,
+                               "not supported across ranks (distributed.enabled)")  # fmt: skip
         return self
+
+
+def _field_error(loc: tuple[str, ...], value: Any, message: str) -> ValidationError:
+    """A cross-section check's error located at its field, so it names the field and its value."""
+    return ValidationError.from_exception_data(
+        "RunConfig",
+        [{"type": PydanticCustomError("run_config", message), "loc": loc, "input": value}],
+    )
 
 
 # Sections whose shape depends on a discriminator (verifier.kind): checked when validated.

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from mlx.utils import tree_flatten
 
+from orchestrator.config import load_config
+from orchestrator.errors import ConfigError
 from stages.rl.step import rewards_as_verdicts, rl_step
 from stages.training.grpo import new_trainer_state
 from stages.training.model import load_model
@@ -97,3 +99,8 @@ def test_without_dynamic_sampling_no_round_is_sampled(sft_model_dir, prompts, sm
     assert result.refills == [] and "refill_rounds" not in result.metrics
     assert result.update.trained_groups == 0
     mx.clear_cache()
+
+
+def test_dynamic_sampling_across_ranks_is_refused_when_the_config_loads() -> None:
+    with pytest.raises(ConfigError, match="grpo.dynamic_sampling: not supported across ranks"):
+        load_config(None, ["grpo.dynamic_sampling=true", "distributed.enabled=true"])
