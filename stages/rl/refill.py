@@ -88,7 +88,7 @@ def refill(
             break
         prompts = draw(pool, missing, derive_seed(config.seed, "refill", step, attempt, k))
         ids = [task_id(p) for p in prompts]
-        if logged is not None and (k > len(logged) or list(logged[k - 1]["task_ids"]) != ids):
+        if logged is not None and list(logged[k - 1]["task_ids"]) != ids:
             raise StageError(
                 f"cannot catch up step {step}: refill round {k} of the log does not match "
                 "the prompts drawn now (a different curriculum?)"
