@@ -3,14 +3,18 @@ default) or PostgreSQL.
 
 Rows are keyed by `(run_id, seq)`: a writer appends with the `seq` it expects to be last, and a
 stale writer gets `ConcurrencyError` with nothing written. Each row carries
-`hash = sha256(prev_hash + canonical content)`, a per-run chain that `verify` walks.
+`hash = sha256(prev_hash + canonical content)`, a per-run chain. `read` is the one way rows come
+out, and it checks them (`store.verification`: incrementally, plus the keyed head of
+`store.keyed` when a key is configured); `verify` walks the whole chain. Transient database errors
+are retried with backoff (`store.retry`).
 """
 
 from __future__ import annotations
 
-import hashlib
+import logging
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,9 +30,31 @@ from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
+from store.keyed import KEY_ENV, ChainKey, Head
+from store.retry import RetryPolicy, is_transient, with_retries
 from store.upcasters import decode
+from store.verification import (
+    GENESIS_HASH,
+    VERIFIED_TABLE,
+    ChainBroken,
+    PrefixRecord,
+    VerifyReport,
+    canonical_json,
+    chain_hash,
+    row_problem,
+    verify_rows,
+)
 
-GENESIS_HASH = "0" * 64
+_log = logging.getLogger("rlvr.store")
+
+__all__ = [
+    "GENESIS_HASH",
+    "EventLog",
+    "StoredEvent",
+    "VerifyReport",
+    "canonical_json",
+    "chain_hash",
+]
 
 
 class EventRow(SQLModel, table=True):
@@ -59,21 +85,6 @@ _COLUMNS = [
 ]
 
 
-def canonical_json(payload: dict[str, Any]) -> str:
-    """One text per value: sorted keys, no spaces. (Events refuse NaN/inf at construction.)"""
-    try:
-        return orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
-    except TypeError as e:
-        raise StoreError(f"event payload is not JSON-native: {e}") from e
-
-
-def chain_hash(
-    prev_hash: str, run_id: str, seq: int, type_name: str, version: int, at: str, payload: str
-) -> str:
-    content = f"{prev_hash}\n{run_id}\n{seq}\n{type_name}\n{version}\n{at}\n{payload}"
-    return hashlib.sha256(content.encode()).hexdigest()
-
-
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
     run_id: str
@@ -97,18 +108,6 @@ class StoredEvent:
 
 
 @dataclass(frozen=True)
-class VerifyReport:
-    run_id: str
-    n_events: int
-    first_bad_seq: int | None
-    reason: str
-
-    @property
-    def ok(self) -> bool:
-        return self.first_bad_seq is None
-
-
-@dataclass(frozen=True)
 class RunSummary:
     run_id: str
     n_events: int
@@ -124,20 +123,26 @@ def _now() -> str:
 class EventLog:
     """A store of many runs' logs. `url`: a path / `sqlite:///...` file or `postgresql://...`."""
 
-    def __init__(self, url: str | Path) -> None:
+    def __init__(self, url: str | Path, retry: RetryPolicy | None = None) -> None:
         self.backend = backend_for(url)
         self.url = self.backend.url
+        self.retry = retry or RetryPolicy()
+        self.key = ChainKey.from_env()  # the keyed chain, when RLVR_CHAIN_KEY_FILE names a key
         try:
             self.engine = self.backend.engine()
-            SQLModel.metadata.create_all(self.engine, tables=[_TABLE, batches.TABLE])
+            SQLModel.metadata.create_all(
+                self.engine, tables=[_TABLE, VERIFIED_TABLE, batches.TABLE]
+            )
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e
         mark = self.backend.mark
         self._last_sql = (
             f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
         )
+        self._hash_sql = f"SELECT hash FROM events WHERE run_id = {mark} AND seq = {mark}"
         marks = ", ".join([mark] * len(_COLUMNS))
         self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
+        self._prefix = PrefixRecord(mark)
         # Called with each committed batch (a driver's live metric sinks): views, never the truth.
         self.observers: list[Callable[[list[StoredEvent]], None]] = []
 
@@ -154,6 +159,7 @@ class EventLog:
         batch_ends: Sequence[int] = (),
     ) -> list[StoredEvent]:
         """Append `events` after `expected_seq` in one transaction, or raise and write nothing.
+        Transient errors are retried; `StoreUnavailable` when the retries run out.
         The append is recorded as one batch (store/batches.py); `batch_ends` (a branch copying its
         parent's history) splits it at those seqs as well."""
         if not events:
@@ -161,31 +167,38 @@ class EventLog:
         # Event fields are JSON-native by contract, so the field dict serialises directly
         # (model_dump would first copy every nested list and dict).
         encoded = [(e.type_name(), e.schema_version, canonical_json(vars(e))) for e in events]
-        try:
+        tried: list[list[StoredEvent]] = []  # each attempt's rows: a lost reply may hide a commit
+
+        def attempt() -> list[StoredEvent]:
             with self.engine.begin() as conn:
                 last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
                 last_seq, prev = (last[0], last[1]) if last else (0, GENESIS_HASH)
                 if last_seq != expected_seq:
+                    landed = next((r for r in tried if r[-1].hash == prev), None)
+                    if landed is not None and landed[-1].seq == last_seq:
+                        return landed  # the connection died after our commit went through
                     raise ConcurrencyError(
                         f"run {run_id}: expected last seq {expected_seq}, the log is at {last_seq}"
                     )
-                rows = []
-                at = _now()
-                for offset, (type_name, version, payload) in enumerate(encoded, start=1):
-                    seq = last_seq + offset
-                    digest = chain_hash(prev, run_id, seq, type_name, version, at, payload)
-                    rows.append(
-                        StoredEvent(run_id, seq, type_name, version, at, prev, digest, payload)
-                    )
-                    prev = digest
+                rows = _chained(run_id, last_seq, prev, encoded)
+                tried.append(rows)
                 self._insert(conn, rows)
                 batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
+                self._prefix.extend(conn, run_id, (last_seq, prev), (rows[-1].seq, rows[-1].hash))
+                if self.key is not None:
+                    self.key.sign(run_id, rows[-1].seq, rows[-1].hash, pending=True)
                 crashpoint("store_transaction")  # rows written, transaction not committed
+            return rows
+
+        try:
+            rows = with_retries(f"append to run {run_id}", attempt, self.retry, _warn_retry)
         except SAIntegrityError as e:
             # Another writer inserted the same (run_id, seq) between our read and our insert.
             raise ConcurrencyError(f"run {run_id}: a concurrent writer appended first") from e
         except DBAPIError as e:
             raise StoreError(f"append to run {run_id} failed: {e.orig}") from e
+        if self.key is not None:
+            self.key.sign(run_id, rows[-1].seq, rows[-1].hash)
         for observe in self.observers:
             observe(rows)
         return rows
@@ -194,8 +207,12 @@ class EventLog:
         # A plain executemany: the ORM's per-row parameter building costs more than SQLite's insert.
         conn.exec_driver_sql(self._insert_sql, [_row_tuple(r) for r in rows])
 
-    def import_rows(self, rows: Iterable[StoredEvent], batch_ends: Sequence[int] = ()) -> int:
-        """Insert already-hashed rows (from an export) verbatim, after checking their chain.
+    def import_rows(
+        self, rows: Iterable[StoredEvent], head: Head | None, batch_ends: Sequence[int] = ()
+    ) -> int:
+        """Insert already-hashed rows (from an export) verbatim, after checking their chain and
+        that they end on the export's `head` (an export cut short does not). With a key, the head
+        must be signed by it, and becomes the imported run's keyed head.
         `batch_ends`: the seqs the export marked as ends of batches; without them the run's
         boundaries are unknown and cuts into it are refused (store/batches.py)."""
         # Store the canonical text, whatever spacing the export used: the hash covers that form.
@@ -209,26 +226,31 @@ class EventLog:
         report = verify_rows(run_id, rows)
         if not report.ok:
             raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
+        _check_export_head(run_id, rows[-1], head, self.key)
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
         try:
             with self.engine.begin() as conn:
                 self._insert(conn, rows)
+                self._prefix.advance(conn, run_id, rows[-1].seq, rows[-1].hash)
                 if batch_ends:
                     ends = sorted({e for e in batch_ends if e < rows[-1].seq})
                     batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, ends))
         except SAIntegrityError as e:
             raise ConcurrencyError(f"run {run_id} was written while importing") from e
+        if self.key is not None and head is not None:
+            self.key.adopt(head)
         return len(rows)
 
     # --- reading ---------------------------------------------------------------------------
 
     def last_seq(self, run_id: str) -> int:
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                sa.select(sa.func.max(_TABLE.c.seq)).where(_TABLE.c.run_id == run_id)
-            ).scalar()
-        return value or 0
+        def query() -> int:
+            with self.engine.connect() as conn:
+                last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
+            return last[0] if last else 0
+
+        return with_retries(f"read run {run_id}", query, self.retry, _warn_retry)
 
     def read(
         self,
@@ -238,7 +260,41 @@ class EventLog:
         to_seq: int | None = None,
         batch: int = 5000,
     ) -> Iterator[StoredEvent]:
-        """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`."""
+        """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`.
+        The chain is checked first (`ChainBroken` names the first bad seq) and each row handed out
+        is re-hashed; a transient error mid-stream resumes after the last row handed out."""
+        self.check_chain(run_id)
+        types = None if types is None else list(types)
+        if types == []:
+            return
+        expected, prev = from_seq, None
+        delays = iter(self.retry.delays())
+        while True:
+            try:
+                for row in self._stream(run_id, expected, types, to_seq, batch):
+                    problem = row_problem(row)
+                    if types is None and row.seq != expected:
+                        problem = f"seq {expected} is missing (next is {row.seq})"
+                    elif (
+                        prev is not None and row.seq == prev.seq + 1 and row.prev_hash != prev.hash
+                    ):
+                        problem = "prev_hash does not match the previous event"
+                    if problem is not None:
+                        raise ChainBroken(run_id, min(row.seq, expected), problem)
+                    yield row
+                    expected, prev = row.seq + 1, row
+                return
+            except DBAPIError as e:
+                delay = next(delays, None)
+                if delay is None or not is_transient(e):
+                    raise StoreError(f"read of run {run_id} failed: {e.orig}") from e
+                _warn_retry(e, delay)
+                time.sleep(delay)
+
+    def _stream(
+        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
+    ) -> Iterator[StoredEvent]:
+        """The rows as stored, unchecked."""
         mark = self.backend.mark
         sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark} AND seq >= {mark}"
         params: list = [run_id, from_seq]
@@ -246,15 +302,59 @@ class EventLog:
             sql += f" AND seq <= {mark}"
             params.append(to_seq)
         if types is not None:
-            types = list(types)
-            if not types:
-                return
             sql += f" AND type IN ({', '.join([mark] * len(types))})"
             params.extend(types)
         sql += " ORDER BY seq"
         with self.engine.connect() as conn:
             for row in self.backend.stream(conn, sql, params, batch):
                 yield StoredEvent(*row)
+
+    def check_chain(self, run_id: str) -> None:
+        """Walk the rows past the verified prefix, check the prefix's end still holds and the
+        keyed head (with a key); then record the new prefix. `ChainBroken` on a break."""
+
+        def walk() -> tuple[int, str] | None:
+            with self.engine.connect() as conn:
+                last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
+                last_seq = last[0] if last else 0
+                record = self._prefix.get(conn, run_id)
+                start = record or (0, GENESIS_HASH)
+                if record is not None and record[0] > last_seq:
+                    reason = (
+                        f"the log ends at seq {last_seq} but was verified up to seq {record[0]}"
+                    )
+                    raise ChainBroken(run_id, last_seq + 1, reason + " (rows deleted)")
+                if record is not None and self._hash_at(conn, run_id, record[0]) != record[1]:
+                    raise ChainBroken(
+                        run_id, record[0], "changed since it was verified (rewritten?)"
+                    )
+                if self.key is not None:
+                    self.key.check(run_id, last_seq, lambda seq: self._hash_at(conn, run_id, seq))
+                if last_seq <= start[0]:
+                    return None
+                mark = self.backend.mark
+                sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark} AND seq > {mark} ORDER BY seq"
+                rows = (
+                    StoredEvent(*r)
+                    for r in self.backend.stream(conn, sql, [run_id, start[0]], 5000)
+                )
+                report = verify_rows(run_id, rows, first_seq=start[0] + 1, prev=start[1])
+                if not report.ok:
+                    raise ChainBroken(run_id, report.first_bad_seq, report.reason)
+                return report.last_seq, report.last_hash
+
+        verified = with_retries(f"check run {run_id}", walk, self.retry, _warn_retry)
+        if verified is None:
+            return
+        try:
+            with self.engine.begin() as conn:
+                self._prefix.advance(conn, run_id, *verified)
+        except DBAPIError as e:  # a read-only store is still readable: the next read walks again
+            _log.warning("could not record the verified prefix of %s: %s", run_id, e.orig)
+
+    def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
+        row = conn.exec_driver_sql(self._hash_sql, (run_id, seq)).first()
+        return row[0] if row else None
 
     def cut_at(self, run_id: str, seq: int) -> batches.Cut:
         """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py."""
@@ -289,35 +389,70 @@ class EventLog:
             .join(_TABLE, (_TABLE.c.run_id == last.c.run_id) & (_TABLE.c.seq == last.c.last_seq))
             .order_by(_TABLE.c.recorded_at)
         )
-        with self.engine.connect() as conn:
-            return [RunSummary(*row) for row in conn.execute(query)]
+
+        def query_runs() -> list[RunSummary]:
+            with self.engine.connect() as conn:
+                return [RunSummary(*row) for row in conn.execute(query)]
+
+        return with_retries("list runs", query_runs, self.retry, _warn_retry)
 
     def verify(self, run_id: str) -> VerifyReport:
-        self.require(run_id)
-        return verify_rows(run_id, self.read(run_id))
-
-
-def verify_rows(run_id: str, rows: Iterable[StoredEvent]) -> VerifyReport:
-    """Walk the chain: contiguous seqs from 1, each prev_hash the last hash, each hash recomputed."""
-    prev, expected, n = GENESIS_HASH, 1, 0
-    for row in rows:
-        if row.seq != expected:
-            return VerifyReport(
-                run_id, n, expected, f"seq {expected} is missing (next is {row.seq})"
-            )
-        if row.prev_hash != prev:
-            return VerifyReport(run_id, n, row.seq, "prev_hash does not match the previous event")
+        """Walk the whole chain from genesis (not only past the verified prefix), then the
+        verified prefix's and the keyed head's claims about where the log ends."""
+        last = self.require(run_id)
+        report = verify_rows(run_id, self._stream(run_id, 1, None, None, 5000))
+        if not report.ok:
+            return report
         try:
-            payload = canonical_json(orjson.loads(row.payload))
-        except orjson.JSONDecodeError:
-            return VerifyReport(run_id, n, row.seq, "payload is not valid JSON")
-        digest = chain_hash(
-            prev, run_id, row.seq, row.type, row.schema_version, row.recorded_at, payload
+            with self.engine.connect() as conn:
+                record = self._prefix.get(conn, run_id)
+                if record is not None and record[0] > last:
+                    reason = f"the log ends at seq {last} but was verified up to seq {record[0]}"
+                    raise ChainBroken(run_id, last + 1, reason + " (rows deleted)")
+                if self.key is not None:
+                    self.key.check(run_id, last, lambda seq: self._hash_at(conn, run_id, seq))
+        except ChainBroken as e:
+            return replace(report, first_bad_seq=e.seq, reason=e.reason)
+        return report
+
+
+def _chained(
+    run_id: str, last_seq: int, prev: str, encoded: list[tuple[str, int, str]]
+) -> list[StoredEvent]:
+    rows = []
+    at = _now()
+    for offset, (type_name, version, payload) in enumerate(encoded, start=1):
+        seq = last_seq + offset
+        digest = chain_hash(prev, run_id, seq, type_name, version, at, payload)
+        rows.append(StoredEvent(run_id, seq, type_name, version, at, prev, digest, payload))
+        prev = digest
+    return rows
+
+
+def _check_export_head(
+    run_id: str, last: StoredEvent, head: Head | None, key: ChainKey | None
+) -> None:
+    if head is None:
+        raise StoreError(
+            f"import refused: the export of run {run_id} has no head line after seq {last.seq} "
+            "(cut short, or exported before heads existed)"
         )
-        if digest != row.hash:
-            return VerifyReport(run_id, n, row.seq, "content does not match its hash (edited?)")
-        prev, expected, n = row.hash, expected + 1, n + 1
-    return VerifyReport(run_id, n, None, "ok")
+    if (head.run_id, head.seq, head.hash) != (run_id, last.seq, last.hash):
+        raise StoreError(
+            f"import refused: the export's head is seq {head.seq} of {head.run_id} but its rows "
+            f"end at seq {last.seq} of {run_id} (cut short or spliced)"
+        )
+    if key is not None and head.mac is None:
+        raise StoreError(
+            f"import refused: run {run_id}'s export has no keyed head and {KEY_ENV} is set "
+            "(unset it to import the run unkeyed)"
+        )
+    if key is not None and not key.authentic(head):
+        raise StoreError(f"import refused: run {run_id}'s export head does not match the key")
+
+
+def _warn_retry(error: BaseException, delay: float) -> None:
+    _log.warning("transient store error, retrying in %.2f s: %s", delay, error)
 
 
 def _spans(first: int, last: int, ends: Sequence[int]) -> list[tuple[int, int]]:

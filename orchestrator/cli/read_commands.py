@@ -20,7 +20,8 @@ from orchestrator.audit.why import explain, print_explanation
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.driver.commands import load_state
 from orchestrator.errors import OrchestratorError
-from store.log import EventLog, StoredEvent
+from store.exports import export_lines, read_export
+from store.log import EventLog
 
 
 def replay(
@@ -136,22 +137,18 @@ def events(
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
-        rows, batch_ends = _read_export(Path(argument))
-        n = EventLog(store or DEFAULT_STORE).import_rows(rows, batch_ends)
-        err.print(f"imported {n} events from {argument}; hash chain verified")
+        rows, head, batch_ends = read_export(Path(argument))
+        target_log = EventLog(store or DEFAULT_STORE)
+        n = target_log.import_rows(rows, head, batch_ends)
+        keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"
+        err.print(f"imported {n} events from {argument}; hash chain verified {keyed}")
         return
     log = open_store(store)
     if target == "export":
         if argument is None:
             raise OrchestratorError("usage: rlvr events export RUN > run.jsonl")
         log.require(argument)
-        # The last row of each appended batch says so, so an import keeps the run's cut points.
-        ends = set(log.batch_ends(argument))
-        for stored in log.read(argument):
-            row = stored.to_json()
-            if stored.seq in ends:
-                row["batch_end"] = True
-            sys.stdout.write(json.dumps(row, sort_keys=True) + "\n")
+        sys.stdout.writelines(export_lines(log, argument))
         return
     log.require(target)
     for stored in log.read(target, types=type_ or None):
@@ -163,25 +160,6 @@ def events(
                 highlight=False,
                 markup=True,
             )
-
-
-def _read_export(path: Path) -> tuple[list[StoredEvent], list[int]]:
-    """The exported rows, and the seqs marked as ends of batches (none in older exports)."""
-    if not path.is_file():
-        raise OrchestratorError(f"{path}: no such file")
-    rows, batch_ends = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            data["payload"] = json.dumps(data["payload"])
-            if data.pop("batch_end", False) is True:
-                batch_ends.append(data["seq"])
-            rows.append(StoredEvent(**data))
-        except (json.JSONDecodeError, TypeError, KeyError) as e:
-            raise OrchestratorError(f"{path}:{number}: not an exported event ({e})") from e
-    return rows, batch_ends
 
 
 def sink(

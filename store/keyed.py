@@ -1,0 +1,175 @@
+"""The optional keyed chain: an HMAC'd head per batch, kept outside the store.
+
+Set `RLVR_CHAIN_KEY_FILE` to a file holding a secret (at least 16 bytes). Each append then signs
+`(run_id, seq, hash)` of its batch's last row with HMAC-SHA256 and writes it to a head file in
+`<key file>.heads/`, next to the key and outside the store. Because each row's hash covers every
+row before it, a valid head at seq N vouches for rows 1..N. A read then also requires:
+
+- the log reaches the head's seq (a deleted tail is caught),
+- the row at the head's seq has the head's hash (rows rewritten with a recomputed chain are caught),
+- no rows after the head (rows forged past it are caught), except the one batch whose head was
+  written as `pending` just before its commit (a crash between commit and signing).
+
+Heads only move forward. Someone who can write the store but not read the key can no longer
+produce a log that verifies; someone who holds the key can.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from store.errors import IntegrityError, StoreError
+from store.verification import ChainBroken
+
+KEY_ENV = "RLVR_CHAIN_KEY_FILE"
+MIN_KEY_BYTES = 16
+
+
+@dataclass(frozen=True)
+class Head:
+    run_id: str
+    seq: int
+    hash: str
+    mac: str | None  # None: an unkeyed head (an export made without a key)
+
+    def to_json(self) -> dict:
+        return {"run_id": self.run_id, "seq": self.seq, "hash": self.hash, "mac": self.mac}
+
+
+class ChainKey:
+    def __init__(self, path: Path) -> None:
+        try:
+            self.secret = path.read_bytes().strip()
+        except OSError as e:
+            raise StoreError(f"{KEY_ENV}={path}: cannot read the chain key: {e}") from e
+        if len(self.secret) < MIN_KEY_BYTES:
+            raise StoreError(
+                f"{KEY_ENV}={path}: the chain key is {len(self.secret)} bytes "
+                f"(needs at least {MIN_KEY_BYTES})"
+            )
+        self.heads_dir = path.with_name(path.name + ".heads")
+
+    @classmethod
+    def from_env(cls) -> ChainKey | None:
+        path = os.environ.get(KEY_ENV)
+        return cls(Path(path)) if path else None
+
+    def mac(self, run_id: str, seq: int, hash_: str) -> str:
+        message = f"{run_id}\n{seq}\n{hash_}".encode()
+        return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
+
+    def signed(self, run_id: str, seq: int, hash_: str) -> Head:
+        return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))
+
+    def authentic(self, head: Head) -> bool:
+        return head.mac is not None and hmac.compare_digest(
+            head.mac, self.mac(head.run_id, head.seq, head.hash)
+        )
+
+    # --- the head files ----------------------------------------------------------------------
+
+    def _path(self, run_id: str) -> Path:
+        # Run ids may hold characters a file name must not: name the file by a digest.
+        return self.heads_dir / (hashlib.sha256(run_id.encode()).hexdigest()[:32] + ".json")
+
+    def heads(self, run_id: str) -> tuple[Head | None, Head | None]:
+        """The run's signed head and its pending one (the batch being committed), each checked."""
+        path = self._path(run_id)
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            return None, None
+        except (OSError, ValueError) as e:
+            raise IntegrityError(f"run {run_id}: keyed head {path} is unreadable: {e}") from e
+        found = []
+        for name in ("head", "pending"):
+            part = data.get(name)
+            head = Head(run_id, part["seq"], part["hash"], part["mac"]) if part else None
+            if head is not None and not self.authentic(head):
+                raise IntegrityError(
+                    f"run {run_id}: keyed head {path} does not match the key (edited, or signed "
+                    "with another key)"
+                )
+            found.append(head)
+        return found[0], found[1]
+
+    def sign(self, run_id: str, seq: int, hash_: str, *, pending: bool = False) -> None:
+        """Record `seq`/`hash_` as the run's head (or as the batch about to commit)."""
+        head, _ = self.heads(run_id)
+        if head is not None and seq < head.seq:
+            raise IntegrityError(
+                f"run {run_id}: the keyed head is at seq {head.seq}; refusing to move it back "
+                f"to {seq}"
+            )
+        new = self.signed(run_id, seq, hash_)
+        if pending:
+            self._write(run_id, head, new)
+        else:
+            self._write(run_id, new, None)
+
+    def adopt(self, head: Head) -> None:
+        """Keep an imported run's authentic head."""
+        if not self.authentic(head):
+            raise IntegrityError(f"run {head.run_id}: the export's head does not match the key")
+        self._write(head.run_id, head, None)
+
+    def _write(self, run_id: str, head: Head | None, pending: Head | None) -> None:
+        data = {
+            "head": head.to_json() if head else None,
+            "pending": pending.to_json() if pending else None,
+        }
+        self.heads_dir.mkdir(parents=True, exist_ok=True)
+        path = self._path(run_id)
+        temp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+        with temp.open("w") as f:
+            json.dump(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+
+    # --- checking a log against its head -------------------------------------------------------
+
+    def check(self, run_id: str, last_seq: int, hash_at: Callable[[int], str | None]) -> None:
+        """Raise `ChainBroken` naming the first seq the keyed head does not vouch for; return when
+        the log is exactly what was signed."""
+        head, pending = self.heads(run_id)
+        if head is None and pending is None:
+            if last_seq:
+                raise ChainBroken(
+                    run_id, 1, f"no keyed head in {self.heads_dir} (written without the key?)"
+                )
+            return None
+        signed_seq = head.seq if head else 0
+        if head is not None:
+            if last_seq < head.seq:
+                raise ChainBroken(
+                    run_id,
+                    last_seq + 1,
+                    f"the log ends at seq {last_seq} but the keyed head is at seq {head.seq} "
+                    "(rows deleted)",
+                )
+            if hash_at(head.seq) != head.hash:
+                raise ChainBroken(
+                    run_id,
+                    head.seq,
+                    "does not match the keyed head (rows rewritten with a recomputed chain?)",
+                )
+        if last_seq > signed_seq:
+            if (
+                pending is not None
+                and pending.seq == last_seq
+                and hash_at(last_seq) == pending.hash
+            ):
+                return  # the batch committed; the process stopped before promoting its head
+            raise ChainBroken(
+                run_id,
+                signed_seq + 1,
+                f"seqs {signed_seq + 1}..{last_seq} are not covered by the keyed head "
+                "(appended without the key?)",
+            )

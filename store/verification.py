@@ -1,0 +1,158 @@
+"""Checking the hash chain on every read, incrementally.
+
+A side table, `verified_prefix(run_id, seq, hash)`, records how far each run's chain has been walked
+and the hash it ended on. A read walks only the rows past that record (the writer advances it in
+the append transaction, so a driver's own reads walk nothing), checks that the recorded row still
+has the recorded hash and that the log has not become shorter, and re-hashes every row it hands
+out. A break raises `ChainBroken` naming the seq. The long-runs snapshots hang off this record.
+
+What this catches: accidental and careless edits (a changed payload, a deleted or truncated row).
+What it cannot catch without a key: someone who can write the store recomputing the chain and this
+record. That is `store.keyed`'s job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from store.errors import IntegrityError, StoreError
+
+GENESIS_HASH = "0" * 64
+
+
+class VerifiedPrefix(SQLModel, table=True):
+    __tablename__ = "verified_prefix"
+
+    run_id: str = Field(primary_key=True, max_length=200)
+    seq: int  # every row up to here chains correctly from genesis
+    hash: str = Field(max_length=64)  # ... and this was the hash of row `seq` when it was walked
+    verified_at: str
+
+
+VERIFIED_TABLE = VerifiedPrefix.__table__
+
+
+class ChainBroken(IntegrityError):
+    """A read found the run's hash chain broken; nothing past the check was handed out."""
+
+    def __init__(self, run_id: str, seq: int, reason: str) -> None:
+        super().__init__(
+            f"run {run_id}: hash chain broken at seq {seq}: {reason} "
+            f"(refusing to read it; `rlvr verify {run_id}` walks the whole chain)"
+        )
+        self.run_id = run_id
+        self.seq = seq
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    run_id: str
+    n_events: int
+    first_bad_seq: int | None
+    reason: str
+    last_seq: int = 0  # the last row that chained correctly, and its hash
+    last_hash: str = GENESIS_HASH
+
+    @property
+    def ok(self) -> bool:
+        return self.first_bad_seq is None
+
+
+def canonical_json(payload: dict[str, Any]) -> str:
+    """One text per value: sorted keys, no spaces. (Events refuse NaN/inf at construction.)"""
+    try:
+        return orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError as e:
+        raise StoreError(f"event payload is not JSON-native: {e}") from e
+
+
+def chain_hash(
+    prev_hash: str, run_id: str, seq: int, type_name: str, version: int, at: str, payload: str
+) -> str:
+    content = f"{prev_hash}\n{run_id}\n{seq}\n{type_name}\n{version}\n{at}\n{payload}"
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def row_problem(row: Any) -> str | None:
+    """Why a stored row does not match its own hash, or None. Rows are stored in canonical form, so
+    the stored text hashes directly; only a mismatch pays for re-canonicalising."""
+    args = (row.prev_hash, row.run_id, row.seq, row.type, row.schema_version, row.recorded_at)
+    if chain_hash(*args, row.payload) == row.hash:
+        return None
+    try:
+        payload = canonical_json(orjson.loads(row.payload))
+    except orjson.JSONDecodeError:
+        return "payload is not valid JSON"
+    if chain_hash(*args, payload) == row.hash:
+        return None
+    return "content does not match its hash (edited?)"
+
+
+def verify_rows(
+    run_id: str, rows: Iterable[Any], *, first_seq: int = 1, prev: str = GENESIS_HASH
+) -> VerifyReport:
+    """Walk the chain: contiguous seqs from `first_seq`, each prev_hash the last hash (`prev` for
+    the first), each hash recomputed."""
+    expected, n, last = first_seq, 0, (first_seq - 1, prev)
+    for row in rows:
+        if row.seq != expected:
+            reason = f"seq {expected} is missing (next is {row.seq})"
+            return VerifyReport(run_id, n, expected, reason, *last)
+        if row.prev_hash != prev:
+            reason = "prev_hash does not match the previous event"
+            return VerifyReport(run_id, n, row.seq, reason, *last)
+        problem = row_problem(row)
+        if problem is not None:
+            return VerifyReport(run_id, n, row.seq, problem, *last)
+        prev, expected, n = row.hash, expected + 1, n + 1
+        last = (row.seq, row.hash)
+    return VerifyReport(run_id, n, None, "ok", *last)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+class PrefixRecord:
+    """Reads and advances `verified_prefix` rows; `mark` is the driver's parameter placeholder."""
+
+    def __init__(self, mark: str) -> None:
+        self._get_sql = f"SELECT seq, hash FROM verified_prefix WHERE run_id = {mark}"
+        # Monotonic: a record only ever moves forward (a slower reader cannot move it back).
+        self._advance_sql = (
+            "INSERT INTO verified_prefix (run_id, seq, hash, verified_at) "
+            f"VALUES ({mark}, {mark}, {mark}, {mark}) ON CONFLICT (run_id) DO UPDATE SET "
+            "seq = excluded.seq, hash = excluded.hash, verified_at = excluded.verified_at "
+            "WHERE verified_prefix.seq < excluded.seq"
+        )
+        # The writer's step: its batch chains from a row that was verified (or from genesis).
+        self._extend_sql = (
+            f"UPDATE verified_prefix SET seq = {mark}, hash = {mark}, verified_at = {mark} "
+            f"WHERE run_id = {mark} AND seq = {mark} AND hash = {mark}"
+        )
+
+    def get(self, conn: sa.Connection, run_id: str) -> tuple[int, str] | None:
+        row = conn.exec_driver_sql(self._get_sql, (run_id,)).first()
+        return (row[0], row[1]) if row else None
+
+    def advance(self, conn: sa.Connection, run_id: str, seq: int, hash_: str) -> None:
+        conn.exec_driver_sql(self._advance_sql, (run_id, seq, hash_, _now()))
+
+    def extend(
+        self, conn: sa.Connection, run_id: str, from_: tuple[int, str], to: tuple[int, str]
+    ) -> None:
+        """Within an append: move the record from the batch's parent row to its last row, when the
+        parent was the verified end (a new run starts its record here)."""
+        if from_[0] == 0:
+            self.advance(conn, run_id, *to)
+            return
+        conn.exec_driver_sql(self._extend_sql, (*to, _now(), run_id, *from_))
