@@ -47,13 +47,19 @@ class Backend(ABC):
 class SQLiteBackend(Backend):
     name = "sqlite"
     mark = "?"
+    # How long a writer waits for another's lock before SQLite reports "database is locked"
+    # (then `store.retry` backs off and tries again).
+    busy_timeout_s: ClassVar[float] = 30.0
 
     def engine(self) -> sa.Engine:
         path = self.local_file()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(self.url, connect_args={"timeout": 30})
-        sa_event.listen(engine, "connect", _sqlite_on_connect)
+        engine = create_engine(self.url, connect_args={"timeout": self.busy_timeout_s})
+        busy_ms = int(self.busy_timeout_s * 1000)
+        sa_event.listen(
+            engine, "connect", lambda conn, record: _sqlite_on_connect(conn, record, busy_ms)
+        )
         sa_event.listen(engine, "begin", _sqlite_on_begin)
         return engine
 
@@ -106,7 +112,7 @@ def backend_for(target: str | Path) -> Backend:
     return SQLiteBackend(f"sqlite:///{target}")
 
 
-def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
+def _sqlite_on_connect(dbapi_conn: Any, _record: Any, busy_ms: int) -> None:
     # Let SQLAlchemy's "begin" hook issue BEGIN IMMEDIATE itself (pysqlite would defer it).
     dbapi_conn.isolation_level = None
     cursor = dbapi_conn.cursor()
@@ -115,7 +121,7 @@ def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     # WAL + NORMAL survives a killed process; only a power cut may lose the last commits.
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
     cursor.close()
 
 

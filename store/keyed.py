@@ -173,3 +173,27 @@ class ChainKey:
                 f"seqs {signed_seq + 1}..{last_seq} are not covered by the keyed head "
                 "(appended without the key?)",
             )
+
+
+def check_export_head(
+    run_id: str, last_seq: int, last_hash: str, head: Head | None, key: ChainKey | None
+) -> None:
+    """An import's rows must end where the export's head line says (a cut export does not); with a
+    key, the head must be signed by it."""
+    if head is None:
+        raise StoreError(
+            f"import refused: the export of run {run_id} has no head line after seq {last_seq} "
+            "(cut short, or exported before heads existed)"
+        )
+    if (head.run_id, head.seq, head.hash) != (run_id, last_seq, last_hash):
+        raise StoreError(
+            f"import refused: the export's head is seq {head.seq} of {head.run_id} but its rows "
+            f"end at seq {last_seq} of {run_id} (cut short or spliced)"
+        )
+    if key is not None and head.mac is None:
+        raise StoreError(
+            f"import refused: the export of run {run_id} has no keyed head and {KEY_ENV} is set "
+            "(unset it to import the run unkeyed)"
+        )
+    if key is not None and not key.authentic(head):
+        raise StoreError(f"import refused: the export head of run {run_id} does not match the key")

@@ -30,7 +30,7 @@ from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
-from store.keyed import KEY_ENV, ChainKey, Head
+from store.keyed import ChainKey, Head, check_export_head
 from store.retry import RetryPolicy, is_transient, with_retries
 from store.upcasters import decode
 from store.verification import (
@@ -41,8 +41,10 @@ from store.verification import (
     VerifyReport,
     canonical_json,
     chain_hash,
+    check_end,
     row_problem,
     verify_rows,
+    walk_from,
 )
 
 _log = logging.getLogger("rlvr.store")
@@ -139,6 +141,7 @@ class EventLog:
         self._last_sql = (
             f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
         )
+        self._select_sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark}"
         self._hash_sql = f"SELECT hash FROM events WHERE run_id = {mark} AND seq = {mark}"
         marks = ", ".join([mark] * len(_COLUMNS))
         self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
@@ -171,8 +174,7 @@ class EventLog:
 
         def attempt() -> list[StoredEvent]:
             with self.engine.begin() as conn:
-                last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
-                last_seq, prev = (last[0], last[1]) if last else (0, GENESIS_HASH)
+                last_seq, prev = self._last(conn, run_id)
                 if last_seq != expected_seq:
                     landed = next((r for r in tried if r[-1].hash == prev), None)
                     if landed is not None and landed[-1].seq == last_seq:
@@ -226,7 +228,7 @@ class EventLog:
         report = verify_rows(run_id, rows)
         if not report.ok:
             raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
-        _check_export_head(run_id, rows[-1], head, self.key)
+        check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, self.key)
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
         try:
@@ -247,10 +249,14 @@ class EventLog:
     def last_seq(self, run_id: str) -> int:
         def query() -> int:
             with self.engine.connect() as conn:
-                last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
-            return last[0] if last else 0
+                return self._last(conn, run_id)[0]
 
         return with_retries(f"read run {run_id}", query, self.retry, _warn_retry)
+
+    def _last(self, conn: sa.Connection, run_id: str) -> tuple[int, str]:
+        """The run's last seq and hash (0 and the genesis hash for a run with no rows)."""
+        last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
+        return (last[0], last[1]) if last else (0, GENESIS_HASH)
 
     def read(
         self,
@@ -296,7 +302,7 @@ class EventLog:
     ) -> Iterator[StoredEvent]:
         """The rows as stored, unchecked."""
         mark = self.backend.mark
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark} AND seq >= {mark}"
+        sql = f"{self._select_sql} AND seq >= {mark}"
         params: list = [run_id, from_seq]
         if to_seq is not None:
             sql += f" AND seq <= {mark}"
@@ -315,33 +321,17 @@ class EventLog:
 
         def walk() -> tuple[int, str] | None:
             with self.engine.connect() as conn:
-                last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
-                last_seq = last[0] if last else 0
+                last_seq = self._last(conn, run_id)[0]
                 record = self._prefix.get(conn, run_id)
+                check_end(
+                    run_id, last_seq, record, lambda s: self._hash_at(conn, run_id, s), self.key
+                )
                 start = record or (0, GENESIS_HASH)
-                if record is not None and record[0] > last_seq:
-                    reason = (
-                        f"the log ends at seq {last_seq} but was verified up to seq {record[0]}"
-                    )
-                    raise ChainBroken(run_id, last_seq + 1, reason + " (rows deleted)")
-                if record is not None and self._hash_at(conn, run_id, record[0]) != record[1]:
-                    raise ChainBroken(
-                        run_id, record[0], "changed since it was verified (rewritten?)"
-                    )
-                if self.key is not None:
-                    self.key.check(run_id, last_seq, lambda seq: self._hash_at(conn, run_id, seq))
                 if last_seq <= start[0]:
                     return None
-                mark = self.backend.mark
-                sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark} AND seq > {mark} ORDER BY seq"
-                rows = (
-                    StoredEvent(*r)
-                    for r in self.backend.stream(conn, sql, [run_id, start[0]], 5000)
-                )
-                report = verify_rows(run_id, rows, first_seq=start[0] + 1, prev=start[1])
-                if not report.ok:
-                    raise ChainBroken(run_id, report.first_bad_seq, report.reason)
-                return report.last_seq, report.last_hash
+                sql = f"{self._select_sql} AND seq > {self.backend.mark} ORDER BY seq"
+                rows = self.backend.stream(conn, sql, [run_id, start[0]], 5000)
+                return walk_from(run_id, start, (StoredEvent(*r) for r in rows))
 
         verified = with_retries(f"check run {run_id}", walk, self.retry, _warn_retry)
         if verified is None:
@@ -406,11 +396,7 @@ class EventLog:
         try:
             with self.engine.connect() as conn:
                 record = self._prefix.get(conn, run_id)
-                if record is not None and record[0] > last:
-                    reason = f"the log ends at seq {last} but was verified up to seq {record[0]}"
-                    raise ChainBroken(run_id, last + 1, reason + " (rows deleted)")
-                if self.key is not None:
-                    self.key.check(run_id, last, lambda seq: self._hash_at(conn, run_id, seq))
+                check_end(run_id, last, record, lambda s: self._hash_at(conn, run_id, s), self.key)
         except ChainBroken as e:
             return replace(report, first_bad_seq=e.seq, reason=e.reason)
         return report
@@ -427,28 +413,6 @@ def _chained(
         rows.append(StoredEvent(run_id, seq, type_name, version, at, prev, digest, payload))
         prev = digest
     return rows
-
-
-def _check_export_head(
-    run_id: str, last: StoredEvent, head: Head | None, key: ChainKey | None
-) -> None:
-    if head is None:
-        raise StoreError(
-            f"import refused: the export of run {run_id} has no head line after seq {last.seq} "
-            "(cut short, or exported before heads existed)"
-        )
-    if (head.run_id, head.seq, head.hash) != (run_id, last.seq, last.hash):
-        raise StoreError(
-            f"import refused: the export's head is seq {head.seq} of {head.run_id} but its rows "
-            f"end at seq {last.seq} of {run_id} (cut short or spliced)"
-        )
-    if key is not None and head.mac is None:
-        raise StoreError(
-            f"import refused: run {run_id}'s export has no keyed head and {KEY_ENV} is set "
-            "(unset it to import the run unkeyed)"
-        )
-    if key is not None and not key.authentic(head):
-        raise StoreError(f"import refused: run {run_id}'s export head does not match the key")
 
 
 def _warn_retry(error: BaseException, delay: float) -> None:

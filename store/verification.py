@@ -14,7 +14,7 @@ record. That is `store.keyed`'s job.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -116,6 +116,34 @@ def verify_rows(
         prev, expected, n = row.hash, expected + 1, n + 1
         last = (row.seq, row.hash)
     return VerifyReport(run_id, n, None, "ok", *last)
+
+
+def check_end(
+    run_id: str,
+    last_seq: int,
+    record: tuple[int, str] | None,
+    hash_at: Callable[[int], str | None],
+    key: Any,
+) -> None:
+    """What the verified prefix (and the keyed head, with a `store.keyed.ChainKey`) say about the
+    log's end: it has not become shorter, and the rows they name still have their hashes."""
+    if record is not None:
+        seq, hash_ = record
+        if seq > last_seq:
+            reason = f"the log ends at seq {last_seq} but was verified up to seq {seq}"
+            raise ChainBroken(run_id, last_seq + 1, reason + " (rows deleted)")
+        if hash_at(seq) != hash_:
+            raise ChainBroken(run_id, seq, "changed since it was verified (rewritten?)")
+    if key is not None:
+        key.check(run_id, last_seq, hash_at)
+
+
+def walk_from(run_id: str, start: tuple[int, str], rows: Iterable[Any]) -> tuple[int, str]:
+    """Walk `rows` (those after the verified prefix `start`); the new verified end."""
+    report = verify_rows(run_id, rows, first_seq=start[0] + 1, prev=start[1])
+    if not report.ok:
+        raise ChainBroken(run_id, report.first_bad_seq, report.reason)
+    return report.last_seq, report.last_hash
 
 
 def _now() -> str:

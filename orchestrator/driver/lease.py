@@ -90,8 +90,12 @@ class LeaseKeeper:
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
             self._scheduler = None
-        if not self.lost.is_set():
+        if self.lost.is_set():
+            return
+        try:
             self.table.release(self.run_id, self.owner)
+        except Exception as e:  # the store is down: the lease expires after its TTL instead
+            log_.error("lease release failed: it expires after its TTL", error=str(e))
 
     def __enter__(self) -> LeaseKeeper:
         self.acquire()

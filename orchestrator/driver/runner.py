@@ -24,6 +24,7 @@ from store.blobs import BlobStore
 from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
+from store.retry import StoreUnavailable
 from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.runner")
@@ -118,8 +119,29 @@ class Driver:
             if self.should_stop():
                 self._pause(self.stop_reason())
                 break
-            self._run_stage(self.state.state)
+            try:
+                self._run_stage(self.state.state)
+            except StoreUnavailable as e:
+                self._pause_for_store(e)
+                break
         return self.state
+
+    def _pause_for_store(self, error: StoreUnavailable) -> None:
+        """The store's retries ran out mid-stage: nothing of the failed batch was written. Pause
+        with the reason once the store answers again; if it still does not, leave the lease to
+        expire so a supervisor resumes the run."""
+        reason = f"event store unavailable: {error}"
+        log_.error("store unavailable", reason=reason)
+        try:
+            # Refold: a batch whose commit reply was lost may be in the log after all.
+            self.state = load_state(self.log, self.run_id)
+            if self.state.state in STAGES:
+                self._pause(reason)
+        except StoreUnavailable as again:
+            raise StoreUnavailable(
+                f"{reason}; the pause could not be recorded either ({again}): run {self.run_id} "
+                "is left to its lease, which expires so that `rlvr supervise` resumes it"
+            ) from error
 
     def _pause(self, reason: str) -> None:
         log_.warning("run paused", reason=reason)

@@ -1,0 +1,181 @@
+"""Every read checks the chain it reads, incrementally; a keyed head catches what an unkeyed chain
+cannot. Run against every backend (SQLite file, PostgreSQL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+import store.log
+from store.events import MetricsRecorded, RunStarted, StateChanged
+from store.exports import export_lines, read_export
+from store.keyed import KEY_ENV, ChainKey
+from store.log import EventLog
+from store.verification import ChainBroken, walk_from
+from tests.tampering import edit_payload, forge_chain, truncate, write_key
+
+
+def _steps(log: EventLog, run_id: str, n: int) -> None:
+    """A synthetic run: its opening, then `n` one-event batches."""
+    opening = [
+        RunStarted(config={"seed": 1}, config_hash="abc"),
+        StateChanged(trigger="start", source="created", dest="sft_preparation"),
+    ]
+    log.append(run_id, opening, expected_seq=0)
+    for step in range(1, n + 1):
+        event = MetricsRecorded(step=step, metrics={"kl": 0.01 * step})
+        log.append(run_id, [event], expected_seq=step + 1)
+
+
+@pytest.fixture
+def keyed_log(store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    log = EventLog(store_url)
+    yield log
+    log.close()
+
+
+def test_every_read_refuses_an_edited_row_naming_its_seq(event_log: EventLog, run_id: str) -> None:
+    _steps(event_log, run_id, 5)
+    assert len(list(event_log.read(run_id))) == 7  # the whole chain is now the verified prefix
+    edit_payload(event_log, run_id, 4, {"step": 2, "metrics": {"kl": 0.0}})
+    for read in (
+        lambda: list(event_log.read(run_id)),
+        lambda: list(event_log.read(run_id, types=["MetricsRecorded"])),
+        lambda: list(event_log.read(run_id, to_seq=4)),
+    ):
+        with pytest.raises(ChainBroken, match="broken at seq 4: content does not match") as e:
+            read()
+        assert e.value.seq == 4
+    assert list(event_log.read(run_id, to_seq=3))  # rows before the edit still read
+
+
+def test_a_read_walks_only_the_rows_past_the_verified_prefix(
+    event_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _steps(event_log, run_id, 3)
+    with event_log.engine.begin() as conn:  # as an imported or old run: nothing verified yet
+        conn.execute(sa.text("DELETE FROM verified_prefix WHERE run_id = :r"), {"r": run_id})
+    walked: list[list[int]] = []
+
+    def counting_walk(run_id: str, start: tuple[int, str], rows) -> tuple[int, str]:
+        rows = list(rows)
+        walked.append([r.seq for r in rows])
+        return walk_from(run_id, start, rows)
+
+    monkeypatch.setattr(store.log, "walk_from", counting_walk)
+    list(event_log.read(run_id, types=["RunStarted"]))
+    list(event_log.read(run_id, types=["RunStarted"]))
+    event_log.append(run_id, [MetricsRecorded(step=4, metrics={})], expected_seq=5)
+    list(event_log.read(run_id))  # the writer moved the prefix with its batch: nothing to walk
+    fourth = next(event_log.read(run_id, from_seq=4)).hash
+    with event_log.engine.begin() as conn:  # a batch from a writer that did not move the prefix
+        conn.execute(
+            sa.text("UPDATE verified_prefix SET seq = 4, hash = :h WHERE run_id = :r"),
+            {"h": fourth, "r": run_id},
+        )
+    list(event_log.read(run_id, types=["RunStarted"]))
+    assert walked == [[1, 2, 3, 4, 5], [5, 6]]
+
+
+def test_a_deleted_tail_is_caught_while_the_verified_prefix_remembers_it(
+    event_log: EventLog, run_id: str
+) -> None:
+    _steps(event_log, run_id, 4)
+    truncate(event_log, run_id, keep=4, cover_tracks=False)
+    with pytest.raises(
+        ChainBroken, match="broken at seq 5: the log ends at seq 4 but was verified"
+    ):
+        list(event_log.read(run_id))
+    assert event_log.verify(run_id).first_bad_seq == 5
+
+
+def test_without_a_key_a_recomputed_chain_verifies(event_log: EventLog, run_id: str) -> None:
+    """What the README says the unkeyed chain cannot do: stop someone who can write the store."""
+    _steps(event_log, run_id, 4)
+    forge_chain(event_log, run_id, 4, {"metrics": {"kl": 0.0}})
+    assert event_log.verify(run_id).ok
+    assert next(event_log.read(run_id, from_seq=4)).event.metrics == {"kl": 0.0}
+
+
+def test_a_keyed_head_catches_a_forged_row_with_a_recomputed_chain(
+    keyed_log: EventLog, run_id: str
+) -> None:
+    _steps(keyed_log, run_id, 4)
+    assert keyed_log.verify(run_id).ok
+    forge_chain(keyed_log, run_id, 3, {"metrics": {"kl": 0.0}})
+    with pytest.raises(ChainBroken, match="broken at seq 6: does not match the keyed head"):
+        list(keyed_log.read(run_id))
+    assert keyed_log.verify(run_id).first_bad_seq == 6
+
+
+def test_a_keyed_head_catches_a_truncated_tail_even_with_tracks_covered(
+    keyed_log: EventLog, run_id: str
+) -> None:
+    _steps(keyed_log, run_id, 4)
+    truncate(keyed_log, run_id, keep=3, cover_tracks=True)
+    with pytest.raises(ChainBroken, match="broken at seq 4: the log ends at seq 3 but the keyed"):
+        list(keyed_log.read(run_id))
+
+
+def test_a_keyed_head_catches_rows_appended_without_the_key(
+    keyed_log: EventLog, run_id: str, store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _steps(keyed_log, run_id, 2)
+    monkeypatch.delenv(KEY_ENV)
+    unkeyed = EventLog(store_url)
+    unkeyed.append(run_id, [MetricsRecorded(step=3, metrics={})], expected_seq=4)
+    with pytest.raises(ChainBroken, match="seqs 5..5 are not covered by the keyed head"):
+        list(keyed_log.read(run_id))
+    unkeyed.close()
+
+
+def test_a_batch_committed_before_its_head_was_promoted_still_reads(
+    keyed_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crash between the commit and the head write leaves the pending head: the batch counts."""
+    _steps(keyed_log, run_id, 2)
+    sign = ChainKey.sign
+
+    def only_pending(self, run_id, seq, hash_, *, pending=False):
+        if pending:
+            sign(self, run_id, seq, hash_, pending=True)
+
+    monkeypatch.setattr(ChainKey, "sign", only_pending)
+    keyed_log.append(run_id, [MetricsRecorded(step=3, metrics={})], expected_seq=4)
+    assert [r.seq for r in keyed_log.read(run_id, from_seq=4)] == [4, 5]
+
+
+def test_an_export_cut_at_a_line_boundary_does_not_import(
+    event_log: EventLog, run_id: str, tmp_path: Path
+) -> None:
+    _steps(event_log, run_id, 3)
+    lines = list(export_lines(event_log, run_id))
+    other = EventLog(tmp_path / "other.db")
+    for cut in (lines[:-1], lines[:-2], [*lines[:-3], lines[-1]]):
+        path = tmp_path / "cut.jsonl"
+        path.write_text("".join(cut))
+        with pytest.raises(Exception, match="import refused"):
+            other.import_rows(*read_export(path))
+    assert other.runs() == []
+    path.write_text("".join(lines))
+    assert other.import_rows(*read_export(path)) == 5
+    assert other.verify(run_id).ok
+
+
+def test_a_keyed_export_imports_with_its_head_and_a_forged_head_does_not(
+    keyed_log: EventLog, run_id: str, tmp_path: Path
+) -> None:
+    _steps(keyed_log, run_id, 2)
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(export_lines(keyed_log, run_id)))
+    forged = tmp_path / "forged.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    forged.write_text("".join(lines[:-1]) + lines[-1].replace('"mac": "', '"mac": "0'))
+    other = EventLog(tmp_path / "other.db")  # shares the key
+    with pytest.raises(Exception, match="import refused: the export head of .* does not match"):
+        other.import_rows(*read_export(forged))
+    assert other.import_rows(*read_export(path)) == 4
+    assert [r.seq for r in other.read(run_id)] == [1, 2, 3, 4]

@@ -1,0 +1,65 @@
+"""What someone with write access to the store can do to a run's log, for the tests that catch it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import orjson
+import sqlalchemy as sa
+
+from store.log import EventLog, canonical_json, chain_hash
+
+
+def edit_payload(log: EventLog, run_id: str, seq: int, payload: dict) -> None:
+    """A careless edit: the row's payload changes, its hash does not."""
+    with log.engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE events SET payload = :p WHERE run_id = :r AND seq = :s"),
+            {"p": json.dumps(payload), "r": run_id, "s": seq},
+        )
+
+
+def forge_chain(log: EventLog, run_id: str, seq: int, change: dict) -> None:
+    """A careful forgery: row `seq`'s payload updated with `change`, and every hash from there on
+    recomputed, the verified-prefix record included: the unkeyed chain verifies."""
+    rows = list(log._stream(run_id, 1, None, None, 1000))
+    prev = rows[seq - 2].hash if seq > 1 else "0" * 64
+    with log.engine.begin() as conn:
+        for row in rows[seq - 1 :]:
+            payload = orjson.loads(row.payload)
+            if row.seq == seq:
+                payload.update(change)
+            text = canonical_json(payload)
+            digest = chain_hash(
+                prev, run_id, row.seq, row.type, row.schema_version, row.recorded_at, text
+            )
+            conn.execute(
+                sa.text(
+                    "UPDATE events SET payload = :p, prev_hash = :ph, hash = :h "
+                    "WHERE run_id = :r AND seq = :s"
+                ),
+                {"p": text, "ph": prev, "h": digest, "r": run_id, "s": row.seq},
+            )
+            prev = digest
+        conn.execute(
+            sa.text("UPDATE verified_prefix SET hash = :h WHERE run_id = :r"),
+            {"h": prev, "r": run_id},
+        )
+
+
+def truncate(log: EventLog, run_id: str, keep: int, *, cover_tracks: bool) -> None:
+    """Delete the rows after `keep`; with `cover_tracks`, move the verified prefix back too."""
+    with log.engine.begin() as conn:
+        conn.execute(
+            sa.text("DELETE FROM events WHERE run_id = :r AND seq > :k"), {"r": run_id, "k": keep}
+        )
+        if cover_tracks:
+            conn.execute(sa.text("DELETE FROM verified_prefix WHERE run_id = :r"), {"r": run_id})
+
+
+def write_key(directory: Path) -> Path:
+    path = directory / "chain.key"
+    path.write_bytes(os.urandom(32).hex().encode())
+    return path
