@@ -33,6 +33,7 @@ from store.blobs import BlobStore
 from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
 from store.log import EventLog
 from store.projections import RunState, project
+from store.verification import ChainBroken
 
 log_ = get_logger("rlvr.lifecycle")
 
@@ -169,6 +170,10 @@ def branch(
     last = log.require(parent_id)
     if not 1 <= at_seq <= last:
         raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
+    # The whole parent, not only the copied part: a branch must not launder a tampered log.
+    check = log.verify(parent_id)
+    if not check.ok:
+        raise ChainBroken(parent_id, check.first_bad_seq, check.reason)
     at_seq = cut_point(log, parent_id, at_seq, say)
     history = list(log.read(parent_id, to_seq=at_seq))
     state = project(history)
