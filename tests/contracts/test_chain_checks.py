@@ -179,3 +179,14 @@ def test_a_keyed_export_imports_with_its_head_and_a_forged_head_does_not(
         other.import_rows(*read_export(forged))
     assert other.import_rows(*read_export(path)) == 4
     assert [r.seq for r in other.read(run_id)] == [1, 2, 3, 4]
+
+
+def test_with_a_key_a_run_written_without_it_is_refused(
+    event_log: EventLog, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _steps(event_log, run_id, 1)
+    monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    keyed = EventLog(event_log.url)
+    with pytest.raises(ChainBroken, match="broken at seq 1: no keyed head in .*without the key"):
+        list(keyed.read(run_id))
+    keyed.close()

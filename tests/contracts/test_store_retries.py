@@ -4,9 +4,12 @@ with `pg_terminate_backend`, SQLite's write lock held by another connection."""
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from store.backends import SQLiteBackend
 from store.events import MetricsRecorded, RunStarted
@@ -102,3 +105,41 @@ def test_sqlite_append_gives_up_when_the_lock_is_never_released(
     ):
         log.append(run_id, _batch(1), expected_seq=1)
     assert log.last_seq(run_id) == 1 and log.verify(run_id).ok
+
+
+class _ReplyLost:
+    """The engine, except that the first transaction's commit goes through and its reply is lost
+    (as when the connection drops just after COMMIT reached the server)."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+        self.lost = False
+
+    def __getattr__(self, name: str):
+        return getattr(self.engine, name)
+
+    @contextmanager
+    def begin(self):
+        with self.engine.begin() as conn:
+            yield conn
+        if not self.lost:
+            self.lost = True
+            raise sa.exc.OperationalError(
+                "COMMIT", {}, sqlite3.OperationalError("database is locked")
+            )
+
+
+def test_a_batch_whose_commit_reply_was_lost_is_recognised_not_written_twice(
+    event_log: EventLog, run_id: str
+) -> None:
+    event_log.retry = QUICK
+    event_log.append(run_id, [RunStarted(config={}, config_hash="x")], expected_seq=0)
+    engine = event_log.engine
+    event_log.engine = _ReplyLost(engine)
+    try:
+        stored = event_log.append(run_id, _batch(1), expected_seq=1)
+    finally:
+        event_log.engine = engine
+    assert [r.seq for r in stored] == [2, 3, 4, 5, 6]
+    assert [r.seq for r in event_log.read(run_id)] == [1, 2, 3, 4, 5, 6]
+    assert event_log.verify(run_id).ok

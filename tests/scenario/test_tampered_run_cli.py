@@ -61,6 +61,7 @@ def edited(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, int]:
         ["why", "{run}"],
         ["report", "{run}"],
         ["replay", "{run}"],
+        ["events", "{run}"],
         ["resume", "{run}"],
         ["resume", "{run}", "--from", "3"],
         ["branch", "{run}", "--at", "3"],  # before the edit: the parent is still broken
