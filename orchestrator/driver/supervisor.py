@@ -26,6 +26,7 @@ from orchestrator.logging import get_logger
 from store.events import RunFailed, SupervisorActed
 from store.leases import LeaseTable
 from store.log import EventLog
+from store.verification import ChainBroken
 
 log_ = get_logger("rlvr.supervisor")
 
@@ -72,7 +73,7 @@ def load_supervisor_config(path: Path | None) -> SupervisorConfig:
 @dataclass(frozen=True)
 class Action:
     run_id: str
-    action: str  # restart | give_up | wait
+    action: str  # restart | give_up | wait | broken
     detail: str
 
 
@@ -86,7 +87,12 @@ def scan(log: EventLog, config: SupervisorConfig, launch: Callable[[str], None])
     leases = LeaseTable(log).all()
     actions = []
     for summary in log.runs():
-        state = load_state(log, summary.run_id)
+        try:
+            state = load_state(log, summary.run_id)
+        except ChainBroken as e:  # never restarted, and the other runs are still supervised
+            actions.append(Action(summary.run_id, "broken", str(e)))
+            log_.error("run log is broken: not restarting it", run_id=summary.run_id, reason=str(e))
+            continue
         if state.state not in ("created", *STAGES):
             continue  # finished, failed, or paused on purpose (a person or a policy decides)
         lease = leases.get(summary.run_id)

@@ -21,6 +21,7 @@ from orchestrator.errors import LeaseHeldError, OrchestratorError
 from store.leases import LeaseTable
 from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages
+from tests.tampering import edit_payload
 
 
 def _started(tmp_path: Path) -> tuple[EventLog, str, RunConfig]:
@@ -135,6 +136,20 @@ def test_the_supervisor_leaves_live_and_finished_runs_alone(tmp_path: Path) -> N
         assert scan(log, SupervisorConfig(grace_s=0), lambda _: None) == []
     drive(log, run_id, config, FakeStages().registry())
     assert scan(log, SupervisorConfig(grace_s=0), lambda _: None) == []
+
+
+def test_the_supervisor_skips_a_tampered_run_and_still_restarts_the_others(tmp_path: Path) -> None:
+    log, broken, _ = _started(tmp_path)
+    _, orphan, _ = _started(tmp_path)
+    for run_id in (broken, orphan):
+        LeaseTable(log).acquire(run_id, "dead-host:1", ttl_s=30)
+        LeaseTable(log).expire_now(run_id)
+    edit_payload(log, broken, 1, {"config": {}, "config_hash": "forged"})
+    launched: list[str] = []
+    actions = scan(log, SupervisorConfig(backoff_base_s=0, grace_s=0), launched.append)
+    assert {(a.run_id, a.action) for a in actions} == {(broken, "broken"), (orphan, "restart")}
+    assert launched == [orphan]
+    assert "hash chain broken at seq 1" in next(a.detail for a in actions if a.run_id == broken)
 
 
 def test_a_branch_that_changes_a_trainer_knob_records_the_change_after_the_branch_point(
