@@ -117,6 +117,13 @@ class ChainKey:
         """Keep an imported run's authentic head."""
         if not self.authentic(head):
             raise IntegrityError(f"run {head.run_id}: the export's head does not match the key")
+        current, _ = self.heads(head.run_id)
+        if current is not None and current.seq > head.seq:
+            raise IntegrityError(
+                f"run {head.run_id}: {self.heads_dir} already holds its head at seq {current.seq}, "
+                f"past this export's {head.seq} (heads are per key file: give each store its own "
+                "copy of the key at another path)"
+            )
         self._write(head.run_id, head, None)
 
     def _write(self, run_id: str, head: Head | None, pending: Head | None) -> None:

@@ -231,6 +231,8 @@ class EventLog:
         check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, self.key)
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
+        if self.key is not None and head is not None:
+            self.key.adopt(head)  # before the rows: a head it refuses leaves nothing imported
         try:
             with self.engine.begin() as conn:
                 self._insert(conn, rows)
@@ -240,8 +242,6 @@ class EventLog:
                     batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, ends))
         except SAIntegrityError as e:
             raise ConcurrencyError(f"run {run_id} was written while importing") from e
-        if self.key is not None and head is not None:
-            self.key.adopt(head)
         return len(rows)
 
     # --- reading ---------------------------------------------------------------------------

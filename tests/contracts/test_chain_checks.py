@@ -190,3 +190,17 @@ def test_with_a_key_a_run_written_without_it_is_refused(
     with pytest.raises(ChainBroken, match="broken at seq 1: no keyed head in .*without the key"):
         list(keyed.read(run_id))
     keyed.close()
+
+
+def test_an_import_never_moves_a_keyed_head_back(
+    keyed_log: EventLog, run_id: str, tmp_path: Path
+) -> None:
+    _steps(keyed_log, run_id, 2)
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(export_lines(keyed_log, run_id)))
+    keyed_log.append(run_id, [MetricsRecorded(step=3, metrics={})], expected_seq=4)
+    other = EventLog(tmp_path / "other.db")  # the same key file: the same heads
+    with pytest.raises(Exception, match="already holds its head at seq 5, past this export's 4"):
+        other.import_rows(*read_export(path))
+    assert other.runs() == []
+    assert [r.seq for r in keyed_log.read(run_id)] == [1, 2, 3, 4, 5]
