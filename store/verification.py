@@ -7,6 +7,8 @@ has the recorded hash and that the log has not become shorter, and re-hashes eve
 out. A break raises `ChainBroken` naming the seq. The long-runs snapshots hang off this record.
 
 What this catches: accidental and careless edits (a changed payload, a deleted or truncated row).
+A row below the prefix rewritten with its own hash recomputed breaks only the link to its successor:
+a whole-run read (every fold) and `rlvr verify` see that; a read of some types alone does not.
 What it cannot catch without a key: someone who can write the store recomputing the chain and this
 record. That is `store.keyed`'s job.
 """
