@@ -63,3 +63,14 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
         except (json.JSONDecodeError, TypeError, KeyError, ValueError) as e:
             raise StoreError(f"{path}:{number}: not an exported event ({e})") from e
     return rows, head, batch_ends
+
+
+def import_file(log: EventLog, path: Path) -> int:
+    """Import an export file into `log`; refused unless its rows end on its head line."""
+    rows, head, batch_ends = read_export(path)
+    if rows and head is None:
+        raise StoreError(
+            f"import refused: {path} has no head line after seq {rows[-1].seq} "
+            "(cut short, or exported before heads existed)"
+        )
+    return log.import_rows(rows, batch_ends, head=head)

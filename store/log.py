@@ -210,11 +210,16 @@ class EventLog:
         conn.exec_driver_sql(self._insert_sql, [_row_tuple(r) for r in rows])
 
     def import_rows(
-        self, rows: Iterable[StoredEvent], head: Head | None, batch_ends: Sequence[int] = ()
+        self,
+        rows: Iterable[StoredEvent],
+        batch_ends: Sequence[int] = (),
+        *,
+        head: Head | None = None,
     ) -> int:
-        """Insert already-hashed rows (from an export) verbatim, after checking their chain and
-        that they end on the export's `head` (an export cut short does not). With a key, the head
-        must be signed by it, and becomes the imported run's keyed head.
+        """Insert already-hashed rows (an export, or another store's run) verbatim, after checking
+        their chain and, given the export's `head`, that they end on it (an export cut short does
+        not; `store.exports.import_file` requires one). With a key, the head is required, must be
+        signed by it, and becomes the imported run's keyed head.
         `batch_ends`: the seqs the export marked as ends of batches; without them the run's
         boundaries are unknown and cuts into it are refused (store/batches.py)."""
         # Store the canonical text, whatever spacing the export used: the hash covers that form.
@@ -228,7 +233,8 @@ class EventLog:
         report = verify_rows(run_id, rows)
         if not report.ok:
             raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
-        check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, self.key)
+        if head is not None or self.key is not None:
+            check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, self.key)
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
         if self.key is not None and head is not None:

@@ -20,7 +20,7 @@ from orchestrator.audit.why import explain, print_explanation
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.driver.commands import load_state
 from orchestrator.errors import OrchestratorError
-from store.exports import export_lines, read_export
+from store.exports import export_lines, import_file
 from store.log import EventLog
 
 
@@ -137,9 +137,8 @@ def events(
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
-        rows, head, batch_ends = read_export(Path(argument))
         target_log = EventLog(store or DEFAULT_STORE)
-        n = target_log.import_rows(rows, head, batch_ends)
+        n = import_file(target_log, Path(argument))
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"
         err.print(f"imported {n} events from {argument}; hash chain verified {keyed}")
         return

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 import store.log
 from store.events import MetricsRecorded, RunStarted, StateChanged
-from store.exports import export_lines, read_export
+from store.exports import export_lines, import_file
 from store.keyed import KEY_ENV, ChainKey
 from store.log import EventLog
 from store.verification import ChainBroken, walk_from
@@ -158,10 +158,10 @@ def test_an_export_cut_at_a_line_boundary_does_not_import(
         path = tmp_path / "cut.jsonl"
         path.write_text("".join(cut))
         with pytest.raises(Exception, match="import refused"):
-            other.import_rows(*read_export(path))
+            import_file(other, path)
     assert other.runs() == []
     path.write_text("".join(lines))
-    assert other.import_rows(*read_export(path)) == 5
+    assert import_file(other, path) == 5
     assert other.verify(run_id).ok
 
 
@@ -176,8 +176,8 @@ def test_a_keyed_export_imports_with_its_head_and_a_forged_head_does_not(
     forged.write_text("".join(lines[:-1]) + lines[-1].replace('"mac": "', '"mac": "0'))
     other = EventLog(tmp_path / "other.db")  # shares the key
     with pytest.raises(Exception, match="import refused: the export head of .* does not match"):
-        other.import_rows(*read_export(forged))
-    assert other.import_rows(*read_export(path)) == 4
+        import_file(other, forged)
+    assert import_file(other, path) == 4
     assert [r.seq for r in other.read(run_id)] == [1, 2, 3, 4]
 
 
@@ -201,6 +201,6 @@ def test_an_import_never_moves_a_keyed_head_back(
     keyed_log.append(run_id, [MetricsRecorded(step=3, metrics={})], expected_seq=4)
     other = EventLog(tmp_path / "other.db")  # the same key file: the same heads
     with pytest.raises(Exception, match="already holds its head at seq 5, past this export's 4"):
-        other.import_rows(*read_export(path))
+        import_file(other, path)
     assert other.runs() == []
     assert [r.seq for r in keyed_log.read(run_id)] == [1, 2, 3, 4, 5]

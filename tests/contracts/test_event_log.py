@@ -18,16 +18,10 @@ from store.events import (
     RunStarted,
     StateChanged,
 )
-from store.keyed import Head
 from store.log import EventLog, StoredEvent
 from store.projections import project
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def _head_of(rows: list[StoredEvent]) -> Head:
-    """The unkeyed head an export of `rows` ends on."""
-    return Head(rows[-1].run_id, rows[-1].seq, rows[-1].hash, None)
 
 
 def _opening() -> list:
@@ -157,7 +151,7 @@ def test_a_stored_old_version_is_upcast_on_read(event_log: EventLog) -> None:
     run = rows[0].run_id
     with event_log.engine.begin() as conn:  # a fresh run id per backend keeps reruns independent
         conn.execute(sa.text("DELETE FROM events WHERE run_id = :r"), {"r": run})
-    event_log.import_rows(rows, _head_of(rows))
+    event_log.import_rows(rows)
     gate_row = next(event_log.read(run, types=["GateEvaluated"]))
     assert gate_row.schema_version == 1
     gate = gate_row.event
@@ -174,7 +168,7 @@ def test_a_v2_retention_verdict_still_marks_its_checkpoint_good(event_log: Event
     ]
     with event_log.engine.begin() as conn:
         conn.execute(sa.text("DELETE FROM events WHERE run_id = :r"), {"r": rows[0].run_id})
-    event_log.import_rows(rows, _head_of(rows))
+    event_log.import_rows(rows)
     gate = next(event_log.read(rows[0].run_id, types=["GateEvaluated"])).event
     assert isinstance(gate, GateEvaluated) and gate.judges_checkpoint is True
     assert project(event_log.read(rows[0].run_id)).last_good_checkpoint.digest == "a" * 64
@@ -194,7 +188,7 @@ def test_export_then_import_into_another_store_round_trips(
         StoredEvent(**{**d, "payload": json.dumps(d["payload"])}) for d in map(json.loads, exported)
     ]
     other = EventLog(tmp_path / "other.db")
-    assert other.import_rows(rows, _head_of(rows)) == 3
+    assert other.import_rows(rows) == 3
     assert list(other.read(run_id)) == list(event_log.read(run_id))
     assert other.verify(run_id).ok
 
@@ -206,7 +200,7 @@ def test_import_refuses_a_tampered_export(event_log: EventLog, run_id: str, tmp_
     tampered = [StoredEvent(**{**d, "payload": json.dumps(d["payload"])}) for d in rows]
     other = EventLog(tmp_path / "other.db")
     with pytest.raises(StoreError, match="seq 1"):
-        other.import_rows(tampered, _head_of(tampered))
+        other.import_rows(tampered)
     assert other.runs() == []
 
 
