@@ -12,18 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from stages.errors import StageError, StageInterrupted  # noqa: F401  (re-exported: their home was here)
 from store.blobs import BlobStore
 from store.events import Event
 from store.log import StoredEvent
 from store.projections import RunState
-
-
-class StageError(Exception):
-    """A stage could not do its work (bad data, a missing model); the run fails with this reason."""
-
-
-class StageInterrupted(Exception):
-    """A stage stopped at a safe point because `ctx.should_stop()` said so; the run is paused."""
 
 
 @dataclass

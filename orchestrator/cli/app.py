@@ -6,34 +6,26 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator import logging as rlvr_logging
-from orchestrator.audit.summary import print_summary, run_summary
 from orchestrator.cli.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.cli.check_command import check
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.cli.read_commands import COMMANDS
-from orchestrator.config import load_config, run_store
-from orchestrator.driver import distributed
-from orchestrator.driver.commands import start_run
-from orchestrator.driver.lifecycle import branch as branch_run
-from orchestrator.driver.lifecycle import drive
-from orchestrator.driver.lifecycle import resume as resume_run
-from orchestrator.driver.machine import STAGES
-from orchestrator.driver.registry import product_stages
-from orchestrator.driver.supervisor import (
-    load_supervisor_config,
-    scan,
-    subprocess_launcher,
-    supervise_forever,
-)
 from orchestrator.errors import ConfigError, OrchestratorError
-from stages.types import Stage, StageError
+from stages.errors import StageError
 from store.errors import StoreError
-from store.log import EventLog
+
+if TYPE_CHECKING:
+    from stages.types import Stage
+    from store.log import EventLog
+
+# Start-up stays light (`rlvr --help` and `rlvr check` in well under a second): what a command
+# needs beyond typer (the stages and mlx, the store and SQLAlchemy, pydantic configs, structlog,
+# apscheduler) is imported inside that command.
+
 
 app = typer.Typer(
     add_completion=False,
@@ -53,6 +45,9 @@ def _main(
 
 
 def _stages() -> dict[str, Stage]:
+    from orchestrator.driver.machine import STAGES
+    from orchestrator.driver.registry import product_stages
+
     stages = product_stages()
     missing = [s for s in STAGES if s not in stages]
     if missing:
@@ -67,6 +62,8 @@ def _note(message: str) -> None:
 
 
 def _finish(run_id: str, state, log: EventLog) -> None:
+    from orchestrator.audit.summary import print_summary, run_summary
+
     print_summary(run_summary(state, store_url=log.url), out)
     if state.state == "failed":
         raise typer.Exit(code=1)
@@ -79,6 +76,12 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Start a run from CONFIG and drive it through the seven stages."""
+    from orchestrator.config import load_config, run_store
+    from orchestrator.driver import distributed
+    from orchestrator.driver.commands import start_run
+    from orchestrator.driver.lifecycle import drive
+    from store.log import EventLog
+
     overrides = auto_overrides(config, overrides or [])  # grpo.sampling.batch_size = "auto"
     if distributed.run_launched(config, overrides, store, _stages(), _finish):
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
@@ -104,6 +107,9 @@ def resume(
     store: StoreOption = None,
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
+    from orchestrator.driver import distributed
+    from orchestrator.driver.lifecycle import resume as resume_run
+
     if distributed.resume_launched(run_id, from_seq, _stages(), lambda: open_store(store), _finish):
         return
     log = open_store(store)
@@ -122,6 +128,9 @@ def branch(
     store: StoreOption = None,
 ) -> None:
     """Start a new run whose history is the parent's up to SEQ, with overrides; the parent is untouched."""
+    from orchestrator.driver.lifecycle import branch as branch_run
+    from orchestrator.driver.lifecycle import resume as resume_run
+
     log = open_store(store)
     stages = _stages()
     child, at = branch_run(log, run_id, at, overrides or [], say=_note)
@@ -141,6 +150,13 @@ def supervise(
     store: StoreOption = None,
 ) -> None:
     """Restart runs whose driver died (lease expired), with backoff and a restart budget."""
+    from orchestrator.driver.supervisor import (
+        load_supervisor_config,
+        scan,
+        subprocess_launcher,
+        supervise_forever,
+    )
+
     cfg = load_supervisor_config(config)
     log = open_store(store)
     target = store or DEFAULT_STORE
@@ -160,6 +176,8 @@ for command in COMMANDS:
 
 
 def main() -> None:
+    from orchestrator import logging as rlvr_logging
+
     rlvr_logging.configure(level=os.environ.get("RLVR_LOG_LEVEL", "WARNING"))
     try:
         # Without standalone mode click returns an `Exit`'s code instead of exiting with it.

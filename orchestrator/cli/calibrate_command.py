@@ -20,13 +20,12 @@ import statistics
 import time
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from orchestrator.config import RunConfig, load_config
+if TYPE_CHECKING:  # the config (pydantic, every stage's settings) loads only when a command runs
+    from orchestrator.config import RunConfig
 
 DEFAULT_SIZES = "8,16,32,64,128,256,512"
 _KEY = "grpo.sampling.batch_size"
@@ -112,6 +111,8 @@ def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
             raw = value
     if raw != "auto":
         return overrides
+    from orchestrator.config import load_config
+
     kept = [o for o in overrides if o.partition("=")[0].strip() not in (_KEY, "batch_size")]
     config = load_config(config_path, [*kept, f"{_KEY}=512"])
     model_shape = _model(config)[2]
@@ -131,6 +132,10 @@ def calibrate_command(
     repeats: Annotated[int, typer.Option("--repeats", help="Timed runs per size (median).")] = 2,
 ) -> None:  # fmt: skip
     """Measure sampling and training throughput over batch sizes; record the peaks."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from orchestrator.config import load_config
     from orchestrator.driver.distributed import launched_world
 
     cfg = load_config(config, [o for o in overrides or [] if not o.endswith("=auto")])

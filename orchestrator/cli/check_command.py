@@ -11,19 +11,19 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from stages.tasks.families import FAMILIES, TaskFamily, family_for_kind, verifier_kinds
-from stages.tasks.types import RecordError, record_text
-from stages.verifiers.registry import build_verifier, parse_verifier_config
-from stages.verifiers.types import VerifierError
+if TYPE_CHECKING:  # the families and verifiers load when `check` runs, not for `rlvr --help`
+    from stages.tasks.families import TaskFamily
 
 
 def input_family(verifier: str) -> TaskFamily | None:
     """The family whose input shape a `--verifier` value reads: the first family checked by that
     verifier kind, or the family of that name; None when it is neither."""
+    from stages.tasks.families import FAMILIES, family_for_kind, verifier_kinds
+
     if verifier in verifier_kinds():
         return family_for_kind(verifier)
     return FAMILIES.get(verifier)
@@ -32,6 +32,8 @@ def input_family(verifier: str) -> TaskFamily | None:
 def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     """Parse every line (references in the shape `input_family(verifier)` reads) or raise
     typer.Exit(2) after one clear message naming file:line."""
+    from stages.tasks.types import RecordError, record_text
+
     family = input_family(verifier)
     if family is None:
         raise ValueError(f"no task family reads --verifier {verifier!r} input")
@@ -81,6 +83,10 @@ def check(
     ] = "isolated",
 ) -> None:
     """Run a verifier over response/reference pairs and print one verdict per line."""
+    from stages.tasks.families import FAMILIES, verifier_kinds
+    from stages.verifiers.registry import build_verifier, parse_verifier_config
+    from stages.verifiers.types import VerifierError
+
     family = input_family(verifier)
     if family is None:
         typer.echo(

@@ -3,14 +3,15 @@ and the consoles (results on stdout, errors and progress on stderr)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from orchestrator.errors import OrchestratorError
-from store.backends import backend_for
-from store.log import EventLog
+
+if TYPE_CHECKING:
+    from store.log import EventLog
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
@@ -26,6 +27,9 @@ DEFAULT_STORE = "runs/events.db"
 
 def open_store(store: str | None) -> EventLog:
     """The store a read command looks at; a missing SQLite file is an error, not a new store."""
+    from store.backends import backend_for  # SQLAlchemy: only for commands that open a store
+    from store.log import EventLog
+
     target = store or DEFAULT_STORE
     path = backend_for(target).local_file()
     if path is not None and not path.is_file():

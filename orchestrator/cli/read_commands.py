@@ -10,18 +10,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from orchestrator.audit.replay import replay_command
-from orchestrator.audit.sinks import backfill
-from orchestrator.audit.status_view import detail_table, health, run_detail
-from orchestrator.audit.summary import print_summary, run_summary
-from orchestrator.audit.why import explain, print_explanation
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
-from orchestrator.driver.commands import load_state
 from orchestrator.errors import OrchestratorError
-from store.exports import export_lines, import_file
-from store.log import EventLog
+
+# Each command imports what reads the log (the store and SQLAlchemy, the projections, pydantic
+# events) when it runs: `rlvr --help` and `rlvr check` never need them.
 
 
 def replay(
@@ -31,6 +25,8 @@ def replay(
     store: StoreOption = None,
 ) -> None:
     """Show what (other) policy settings would decide on an existing log, beside what was decided."""
+    from orchestrator.audit.replay import replay_command
+
     replay_command(run_id, config, overrides or [], open_store(store), out)
 
 
@@ -42,6 +38,8 @@ def why(
     store: StoreOption = None,
 ) -> None:
     """Explain a gate, a policy decision or a rollback from the log: evidence and what followed."""
+    from orchestrator.audit.why import explain, print_explanation
+
     log = open_store(store)
     log.require(run_id)
     explanation = explain(list(log.read(run_id)), gate=gate, seq=seq)
@@ -77,6 +75,12 @@ def status(
     store: StoreOption = None,
 ) -> None:
     """Every run (state, step, last metrics, lease holder / health, parent), or one run in detail."""
+    from rich.table import Table
+
+    from orchestrator.audit.status_view import detail_table, health, run_detail
+    from orchestrator.audit.summary import print_summary, run_summary
+    from orchestrator.driver.commands import load_state
+
     log = open_store(store)
     if run_id is not None:
         log.require(run_id)
@@ -134,6 +138,9 @@ def events(
     store: StoreOption = None,
 ) -> None:
     """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
+    from store.exports import export_lines, import_file
+    from store.log import EventLog
+
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
@@ -178,6 +185,9 @@ def sink(
 ) -> None:
     """Write a recorded run's metrics to TensorBoard event files or a W&B run (the history the run
     kept: spans abandoned by a rewind left out)."""
+    from orchestrator.audit.sinks import backfill
+    from orchestrator.driver.commands import load_state
+
     log = open_store(store)
     state = load_state(log, run_id)
     steps = backfill(log.read(run_id), state.config, run_id, to, directory, project, name)
