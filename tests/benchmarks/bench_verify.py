@@ -250,13 +250,69 @@ def run_code(workers: int) -> dict:
             "code_right": right, "code_isolation": isolation}  # fmt: skip
 
 
+# Blow-ups the verifier must end itself, and megabyte responses it must answer inside its limit: the
+# unit tests check the verdicts; the time each verdict took is measured here (no wall clock in unit
+# tests: they flake under load).
+BLOWUPS = ["\\boxed{9**9**9**9}", "\\boxed{9^{9^{9^{9}}}}", "\\boxed{(10^{10^{10}})!}"]
+MEGABYTES = ["\\boxed{" * 200_000, "$" * 1_000_000, "\\(" * 500_000, ("12 + " * 250_000) + "5"]
+
+
+def run_adversarial() -> dict:
+    """Seconds to each adversarial verdict: blow-ups under a 0.5 s limit, an echoed blow-up against
+    a number (decided without computing), megabyte responses under the default limit."""
+    blowup_limit = 0.5
+    verifier = MathVerifier(MathVerifierConfig(timeout_s=blowup_limit))
+    try:
+        verifier.verify("\\boxed{\\sqrt{8}}", "2\\sqrt{2}")  # start the sympy worker untimed
+        blowup_s = []
+        for bomb in BLOWUPS:
+            start = time.perf_counter()
+            verdict = verifier.verify(bomb, "\\sqrt{2}")
+            blowup_s.append(time.perf_counter() - start)
+            assert not verdict.passed, verdict
+        start = time.perf_counter()
+        echoed = verifier.verify("Answer: 9**9**9**9", "85")
+        echoed_s = time.perf_counter() - start
+        assert not echoed.passed, echoed
+    finally:
+        verifier.close()
+    verifier = MathVerifier(MathVerifierConfig())
+    try:
+        megabyte_s = []
+        for response in MEGABYTES:
+            start = time.perf_counter()
+            verdict = verifier.verify(response, "5")
+            megabyte_s.append(time.perf_counter() - start)
+            assert not verdict.passed, verdict
+        limit = verifier.config.timeout_s
+    finally:
+        verifier.close()
+    print(f"blow-ups under a {blowup_limit} s limit: " + ", ".join(f"{t:.2f} s" for t in blowup_s))
+    print(f"echoed blow-up against a number: {echoed_s * 1000:.1f} ms")
+    print(f"1 MB responses (limit {limit} s): " + ", ".join(f"{t:.2f} s" for t in megabyte_s))
+    return {
+        "blowup_limit_s": blowup_limit,
+        "blowup_verdict_max_s": round(max(blowup_s), 3),
+        "echoed_blowup_s": round(echoed_s, 4),
+        "megabyte_limit_s": limit,
+        "megabyte_verdict_max_s": round(max(megabyte_s), 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--code-only", action="store_true", help="Only the code section.")
+    parser.add_argument(
+        "--adversarial-only", action="store_true", help="Only the adversarial-input timings."
+    )
     args = parser.parse_args()
+    adversarial = run_adversarial()
+    if args.adversarial_only:
+        print(json.dumps(adversarial))
+        return
     code = run_code(args.workers)
     if args.code_only:
         print(json.dumps(code))
@@ -317,6 +373,7 @@ def main() -> None:
                 "mv_peer_agreement": round(m_peer["agreement"], 4),
                 "mv_speedup": round(mt_peer / mt_ours, 2),
                 **code,
+                **adversarial,
             }
         )
     )

@@ -1,5 +1,3 @@
-import time
-
 import pytest
 
 from stages.verifiers.config import MathVerifierConfig
@@ -104,24 +102,27 @@ def test_the_parser_rejects_anything_outside_the_grammar():
 @pytest.mark.parametrize(
     "bomb", ["\\boxed{9**9**9**9}", "\\boxed{9^{9^{9^{9}}}}", "\\boxed{(10^{10^{10}})!}"]
 )
-def test_exponent_blowups_time_out_quickly_and_the_verifier_recovers(bomb):
+def test_exponent_blowups_end_as_a_verdict_and_the_verifier_recovers(bomb):
+    # The verifier's own limit ends a blow-up as a "timeout" verdict (how long that takes is
+    # measured by tests/benchmarks/bench_verify.py: no wall clock in unit tests).
     v = MathVerifier(MathVerifierConfig(timeout_s=0.5))
     try:
-        # start the workers outside the timing (identical answers never reach them)
         assert v.verify("\\boxed{\\sqrt{8}}", "2\\sqrt{2}").details["path"] == "sympy"
-        start = time.monotonic()
         verdict = v.verify(bomb, "\\sqrt{2}")
-        assert time.monotonic() - start < 3.0
         assert not verdict.passed and verdict.status in ("timeout", "parse_error")
+        if verdict.status == "timeout":
+            assert "exceeded 0.5s" in verdict.reason
         assert v.verify("\\boxed{\\sqrt{8}}", "2\\sqrt{2}").passed
     finally:
         v.close()
 
 
 def test_an_echoed_blowup_against_a_number_fails_without_any_computation(verifier):
-    start = time.monotonic()
     verdict = verifier.verify("Answer: 9**9**9**9", "85")
-    assert time.monotonic() - start < 0.1 and not verdict.passed
+    assert not verdict.passed and verdict.status == "failed"
+    # Decided by the fast path (never sent to sympy's worker), for the reason that needs no arithmetic.
+    assert verdict.details["path"] == "fast"
+    assert verdict.reason == "reference is a number but the answer is an unevaluated expression"
 
 
 def test_a_batch_keeps_order_and_mixes_fast_and_symbolic_paths(verifier):
