@@ -1,5 +1,6 @@
 """Every shipped task-family config loads, validates, and points at a sample file that loads."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,43 @@ def test_code_and_qa_samples_keep_their_family_fields():
     assert {t.num_hops for t in qa} == {2, 3}
     assert all(any(p.is_supporting for p in t.paragraphs) for t in qa)
     assert any(t.aliases for t in qa)
+
+
+# Every config shipped in configs/, and how it is proven to work as shipped. Run configs: a slow
+# test runs each unshortened (no overrides but where the log goes and, for rubric, which local
+# judge answers) and requires every gate to pass. gpu_bench.toml is not a run config: it drives
+# tests/benchmarks/bench_gpu.py on a CUDA GPU, so here it is only loaded (both profiles);
+# supervisor.toml is `rlvr supervise --config`'s, loaded by tests/unit/test_config.py.
+RUN_CONFIG_TESTS = {
+    "quickstart": ("tests/slow/test_quickstart.py", 'rlvr("run", str(QUICKSTART)'),
+    "chaos": ("tests/slow/test_chaos.py", 'rlvr("run", str(CHAOS)'),
+    "math_latex": ("tests/slow/test_math_latex_config.py", '"configs/math_latex.toml"'),
+    "math": ("tests/slow/test_family_configs.py", 'run_family("math", tmp_path)'),
+    "qa": ("tests/slow/test_family_configs.py", 'run_family("qa", tmp_path)'),
+    "code": ("tests/slow/test_family_configs.py", 'run_family("code", tmp_path)'),
+    "rubric": ("tests/slow/test_family_configs.py", 'run_family(\n            "rubric", tmp_path,'),
+}
+NOT_RUN_CONFIGS = {"gpu_bench", "supervisor"}
+
+
+def test_every_shipped_config_is_accounted_for():
+    shipped = {p.stem for p in (ROOT / "configs").glob("*.toml")}
+    assert shipped == set(RUN_CONFIG_TESTS) | NOT_RUN_CONFIGS
+
+
+@pytest.mark.parametrize("name", sorted(RUN_CONFIG_TESTS))
+def test_each_run_config_loads_and_a_slow_test_runs_it_as_shipped(name):
+    load_config(ROOT / "configs" / f"{name}.toml")
+    test_file, call = RUN_CONFIG_TESTS[name]
+    source = (ROOT / test_file).read_text(encoding="utf-8")
+    assert call in source, f"{test_file} no longer runs configs/{name}.toml"
+    assert not re.search(r"\b(QUICK|SHORT)\b", source)  # no shortening overrides
+
+
+@pytest.mark.parametrize("profile", [None, "tiny"])
+def test_the_gpu_bench_config_loads_in_both_profiles(profile):
+    from tests.benchmarks.gpu.common import load_config as load_bench_config
+
+    config = load_bench_config(ROOT / "configs" / "gpu_bench.toml", profile)
+    assert config["model"]["hidden_size"] == (64 if profile else 896)
+    assert config["grpo"]["group_size"] > 0 and config["bench"]["steps"] > 0

@@ -35,6 +35,15 @@ def verifier():
         ("\\boxed{\\text{Even}}", "\\text{even}"),
         ("Answer: 0.333", "\\frac{1}{3}"),
         ("#### 42", "42"),
+        # What item 1 of the issue lists the grammar must read.
+        ("\\boxed{(p,q)=(3,2)}", "(3,2)"),
+        ("\\boxed{y = 2x + 1}", "y=2x+1"),
+        ("\\boxed{x = 5}", "5"),
+        ("Answer: 1.5 \\times 10^{3}", "1500"),
+        ("\\boxed{5 \\text{ cm}}", "5"),
+        ("\\boxed{\\frac{\\pi}{3}}", "\\frac{\\pi}{3}"),
+        ("\\[ 7 \\]", "7"),
+        ("\\boxed{3 \\text{ and } 4}", "3, 4"),
     ],
 )
 def test_right_answers_in_the_issue_pass(verifier, response, reference):
@@ -60,6 +69,8 @@ def test_right_answers_in_the_issue_pass(verifier, response, reference):
         ("3 or 4", "3", "hedge"),
         ("\\boxed{3 \\text{ or } 4}", "3", "hedge"),
         ("\\boxed{2}", "\\pm 2", "collection"),
+        ("\\boxed{(p,q)=(2,3)}", "(3,2)", "item differs"),
+        ("\\boxed{y = 2x - 1}", "y=2x+1", "different expression"),
     ],
 )
 def test_wrong_answers_in_the_issue_fail_with_a_reason_naming_the_kind(
