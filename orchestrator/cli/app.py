@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from stages.types import Stage
     from store.log import EventLog
 
-# Start-up stays light (`rlvr --help` and `rlvr check` in well under a second): what a command
-# needs beyond typer (the stages and mlx, the store and SQLAlchemy, pydantic configs, structlog,
-# apscheduler) is imported inside that command.
+# Start-up stays light (`rlvr --help` and `rlvr check` under a second): what a command needs
+# beyond typer (the stages and mlx, the store and SQLAlchemy, pydantic configs, apscheduler) is
+# imported inside that command; structlog is configured in `main` for every command.
 
 
 app = typer.Typer(
