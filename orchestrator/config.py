@@ -19,6 +19,7 @@ from pydantic_core import PydanticCustomError
 
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
+from policies.retention import CheckpointsConfig
 from stages.config import ChaosConfig, DataConfig, PipelineConfig, TeacherConfig
 from stages.distributed import DistributedConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
@@ -96,6 +97,10 @@ class RunConfig(BaseModel):
     distributed: DistributedConfig = Field(
         default_factory=DistributedConfig,
         description="Data-parallel RL across the ranks mlx.launch starts (split, calibration).",
+    )
+    checkpoints: CheckpointsConfig = Field(
+        default_factory=CheckpointsConfig,
+        description="Checkpoint retention (keep_last) and the run's checkpoint disk budget.",
     )
 
     @model_validator(mode="after")

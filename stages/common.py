@@ -93,7 +93,8 @@ def base_model_path(ctx: StageContext) -> Path:
 
     path = ctx.run_dir / "models" / digest[:16]
     if not (path / "config.json").exists():
-        materialise(ctx.blobs, digest, path)
+        # Hard links: the base model is stored once (in the blob store), not once more per run.
+        materialise(ctx.blobs, digest, path, link=True)
     ctx.workspace["base_model_path"] = path
     return path
 

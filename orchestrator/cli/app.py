@@ -104,17 +104,29 @@ def resume(
             "--from", help="Rewind in place: continue from this seq (nothing is deleted)."
         ),
     ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="key=value changes of operational settings (checkpoints.max_bytes, "
+            "checkpoints.keep_last, lease_ttl_s, ...), recorded in the log."
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
     from orchestrator.driver import distributed
     from orchestrator.driver.lifecycle import resume as resume_run
 
-    if distributed.resume_launched(run_id, from_seq, _stages(), lambda: open_store(store), _finish):
+    if distributed.resume_launched(
+        run_id, from_seq, _stages(), lambda: open_store(store), _finish, overrides or []
+    ):
         return
     log = open_store(store)
     factory = distributed.driver_for(log, run_id)
-    state = resume_run(log, run_id, _stages(), from_seq=from_seq, driver_factory=factory, say=_note)
+    state = resume_run(
+        log, run_id, _stages(), from_seq=from_seq, overrides=overrides or [],
+        driver_factory=factory, say=_note,
+    )  # fmt: skip
     _finish(run_id, state, log)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -243,6 +243,7 @@ def run_launched(
 def resume_launched(
     run_id: str, from_seq: int | None, stages: Mapping[str, Stage],
     open_store: Callable[[], EventLog], finish: Callable[[str, RunState, EventLog], None],
+    overrides: Sequence[str] = (),
 ) -> bool:  # fmt: skip
     """`rlvr resume` on every rank of an mlx.launch job; False when not launched with several ranks."""
     world = launched_world()
@@ -253,7 +254,10 @@ def resume_launched(
     log = open_store()
     world.configure(config_of(load_state(log, run_id)).distributed)
     factory = partial(LeaderDriver, world=world)
-    finish(run_id, resume_run(log, run_id, stages, from_seq=from_seq, driver_factory=factory), log)
+    state = resume_run(
+        log, run_id, stages, from_seq=from_seq, overrides=overrides, driver_factory=factory
+    )
+    finish(run_id, state, log)
     return True
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,13 @@ def save_model_to_blobs(model: Any, base_path: Path | str, blobs: BlobStore) -> 
         return blobs.put_tree(tmp)
 
 
-def materialise(blobs: BlobStore, digest: str, destination: Path | str) -> Path:
-    """Write a stored tree (model folder or checkpoint) to `destination`."""
+def materialise(
+    blobs: BlobStore, digest: str, destination: Path | str, *, link: bool = False
+) -> Path:
+    """Write a stored tree (model folder or checkpoint) to `destination` (`link`: hard links to
+    the blobs, for read-only use)."""
     try:
-        return blobs.get_tree(digest, destination)
+        return blobs.get_tree(digest, destination, link=link)
     except (StoreError, OSError, KeyError, ValueError) as e:
         raise TrainingError(f"cannot read tree {digest} from the blob store: {e}") from e
 
@@ -57,8 +61,10 @@ def save_checkpoint(
     model_config: ModelConfig,
     base_model_path: Path | str,
     meta: dict[str, Any] | None = None,
+    admit: Callable[[Path], None] | None = None,
 ) -> str:
-    """Write the checkpoint of `state` into `blobs`; return its manifest digest."""
+    """Write the checkpoint of `state` into `blobs`; return its manifest digest. `admit` sees the
+    written folder before anything reaches the blob store, and may refuse it by raising."""
     trainable = dict(tree_flatten(state.model.trainable_parameters()))
     reference = dict(tree_flatten(state.reference.parameters()))
     adapter = None
@@ -101,14 +107,17 @@ def save_checkpoint(
             str(folder / "reference.safetensors"), {k: reference[k] for k in sorted(trainable)}
         )
         (folder / "state.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+        if admit is not None:
+            admit(folder)
         return blobs.put_tree(folder)
 
 
 def read_checkpoint_state(blobs: BlobStore, digest: str) -> dict[str, Any]:
-    """The `state.json` record of a checkpoint, without loading any weights."""
-    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
-        folder = materialise(blobs, digest, tmp)
-        return json.loads((folder / "state.json").read_text())
+    """The `state.json` record of a checkpoint, reading that one small blob (no weights)."""
+    try:
+        return json.loads(blobs.get_bytes(blobs.manifest(digest)["state.json"]))
+    except (StoreError, KeyError, ValueError) as e:
+        raise TrainingError(f"checkpoint {digest} has no readable state.json: {e}") from e
 
 
 def restore_checkpoint(
