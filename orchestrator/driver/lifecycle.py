@@ -160,6 +160,7 @@ def resume(
     say: Callable[[str], None] = log_.warning,
 ) -> RunState:
     state = load_state(log, run_id)
+    overrides = operational_overrides(state, overrides)  # before anything is written
     if from_seq is not None:
         if not 1 <= from_seq < state.last_seq:
             raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{state.last_seq}")
@@ -174,7 +175,6 @@ def resume(
         raise OrchestratorError(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
-    overrides = operational_overrides(state, overrides)  # before anything is written
     config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
     return drive(
         log,

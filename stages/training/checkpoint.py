@@ -117,42 +117,42 @@ def read_checkpoint_state(blobs: BlobStore, digest: str) -> dict[str, Any]:
     try:
         return json.loads(blobs.get_bytes(blobs.manifest(digest)["state.json"]))
     except (StoreError, KeyError, ValueError) as e:
-        raise TrainingError(f"checkpoint {digest} has no readable state.json: {e}") from e
+        raise TrainingError(f"cannot read checkpoint {digest} (its state.json): {e}") from e
 
 
 def restore_checkpoint(
     blobs: BlobStore, digest: str, base_model_path: Path | str
 ) -> tuple[TrainerState, GRPOConfig, ModelConfig]:
     """Rebuild (state, GRPO config, model config) so that the next step equals the one an
-    uninterrupted run would take. `base_model_path` is the model the run started RL from."""
-    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
-        folder = materialise(blobs, digest, tmp)
-        try:
-            record = json.loads((folder / "state.json").read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise TrainingError(f"checkpoint {digest} has no readable state.json: {e}") from e
-        if record.get("format_version") != FORMAT_VERSION:
-            raise TrainingError(
-                f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
-                f"expected {FORMAT_VERSION}"
-            )
-        config = GRPOConfig.model_validate(_current_grpo(record["grpo_config"]))
-        model_config = ModelConfig.model_validate(record["model_config"])
-        model, tokenizer = load_model(base_model_path)
-        make_trainable(model, model_config)
-        reference = copy.deepcopy(model)
-        reference.load_weights(str(folder / "reference.safetensors"), strict=False)
-        weights = "adapters.safetensors" if record["fine_tune"] == "lora" else "model.safetensors"
-        model.load_weights(str(folder / weights), strict=False)
-        reference.freeze()
-        reference.eval()
-        optimizer = optim.AdamW(
-            learning_rate=config.learning_rate, weight_decay=config.weight_decay
+    uninterrupted run would take. `base_model_path` is the model the run started RL from.
+    The arrays load straight from their blobs (each verified first): no unpacked copy on disk."""
+    record = read_checkpoint_state(blobs, digest)
+    if record.get("format_version") != FORMAT_VERSION:
+        raise TrainingError(
+            f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
+            f"expected {FORMAT_VERSION}"
         )
-        optimizer.state = tree_unflatten(
-            list(mx.load(str(folder / "optimizer.safetensors")).items())
-        )
-        mx.eval(model.parameters(), reference.parameters(), optimizer.state)
+    weights = "adapters.safetensors" if record["fine_tune"] == "lora" else "model.safetensors"
+    try:
+        manifest = blobs.manifest(digest)
+        arrays = {
+            name: mx.load(str(blobs.path(manifest[name])), format="safetensors")
+            for name in (weights, "reference.safetensors", "optimizer.safetensors")
+        }
+    except (StoreError, KeyError, OSError, ValueError, RuntimeError) as e:
+        raise TrainingError(f"cannot read checkpoint {digest} from the blob store: {e}") from e
+    config = GRPOConfig.model_validate(_current_grpo(record["grpo_config"]))
+    model_config = ModelConfig.model_validate(record["model_config"])
+    model, tokenizer = load_model(base_model_path)
+    make_trainable(model, model_config)
+    reference = copy.deepcopy(model)
+    reference.load_weights(list(arrays["reference.safetensors"].items()), strict=False)
+    model.load_weights(list(arrays[weights].items()), strict=False)
+    reference.freeze()
+    reference.eval()
+    optimizer = optim.AdamW(learning_rate=config.learning_rate, weight_decay=config.weight_decay)
+    optimizer.state = tree_unflatten(list(arrays["optimizer.safetensors"].items()))
+    mx.eval(model.parameters(), reference.parameters(), optimizer.state)
     state = TrainerState(
         model=model,
         tokenizer=tokenizer,
