@@ -12,6 +12,7 @@ blobs (rollout text) are never touched.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,9 @@ def over_budget(state: RunState, config: Any, blobs: BlobStore, folder: Path) ->
             incoming += path.stat().st_size
     if now + incoming <= limit:
         return None
+    step = json.loads((folder / "state.json").read_text()).get("step", "next")
     return (
-        f"checkpoint budget: the step {state.step} checkpoint would bring the run's checkpoints "
+        f"checkpoint budget: the step {step} checkpoint would bring the run's checkpoints "
         f"to {now + incoming:,} bytes (retained {now:,} + new {incoming:,}), over "
         f"checkpoints.max_bytes = {limit:,}; resume with `rlvr resume {state.run_id} "
         "checkpoints.max_bytes=N` (a larger N) or a smaller checkpoints.keep_last"

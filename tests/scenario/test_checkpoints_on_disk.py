@@ -31,6 +31,7 @@ SHARED = b"reference weights: the same in every checkpoint" * 100
 def checkpoint_folder(root: Path, step: int) -> Path:
     folder = root / f"ckpt-{step}"
     folder.mkdir(parents=True)
+    (folder / "state.json").write_text(f'{{"step": {step}}}')
     (folder / "model.safetensors").write_bytes(step.to_bytes(4, "big") * 2048)  # 8 KiB, unique
     (folder / "reference.safetensors").write_bytes(SHARED)
     return folder
@@ -144,7 +145,7 @@ def test_a_checkpoint_over_the_budget_is_refused_with_the_reason(tmp_path: Path)
     )
     reason = over_budget(d.state, tight, blobs, checkpoint_folder(tmp_path / "d", 3))
     assert reason is not None
-    assert "over checkpoints.max_bytes = 20,000" in reason
+    assert "the step 3 checkpoint" in reason and "over checkpoints.max_bytes = 20,000" in reason
     assert f"rlvr resume {run_id} checkpoints.max_bytes=N" in reason
 
 

@@ -93,7 +93,7 @@ def test_the_run_pauses_when_its_first_checkpoint_would_exceed_the_budget(retain
     assert paused.state == "paused", first.stderr[-3000:]
     assert "Traceback" not in first.stderr
     reason = events(retained_run["store"], retained_run["run_id"], "RunPaused")[0].event.reason
-    assert "over checkpoints.max_bytes = 1,000" in reason
+    assert "the step 1 checkpoint" in reason and "over checkpoints.max_bytes = 1,000" in reason
     assert f"rlvr resume {retained_run['run_id']} checkpoints.max_bytes=N" in reason
     assert paused.latest_checkpoint is None  # refused, not written
 
@@ -157,3 +157,12 @@ def test_only_the_retained_checkpoints_are_left_on_disk(retained_run) -> None:
         blobs.check_tree(digest)
     assert list(blobs.root.glob(".tmp-*")) == []
     assert EventLog(store).verify(run_id).ok
+
+
+def test_the_base_model_is_stored_once(retained_run) -> None:
+    runs = retained_run["workdir"] / "runs"
+    blobs = BlobStore(runs / "blobs")
+    base = state(retained_run["store"], retained_run["run_id"]).baseline_checkpoint
+    copy = runs / retained_run["run_id"] / "models" / base[:16]
+    for rel, digest in blobs.manifest(base).items():
+        assert (copy / rel).samefile(blobs._path(digest)), rel
