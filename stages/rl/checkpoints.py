@@ -48,8 +48,17 @@ def restore(session: RLSession, digest: str, keep: TrainerState | None) -> Train
     if digest == ctx.state().baseline_checkpoint:
         # Step 0: the SFT'd base model itself (a model folder, not a trainer checkpoint).
         restored = fresh(session)
-    else:
+    elif keep is None:  # resume: the caller falls back to an older checkpoint
         restored, _, _ = restore_checkpoint(ctx.blobs, digest, base_model_path(ctx))
+    else:
+        from stages.training.errors import TrainingError
+
+        try:
+            restored, _, _ = restore_checkpoint(ctx.blobs, digest, base_model_path(ctx))
+        except (TrainingError, StoreError) as e:
+            # A rollback is in the log: going elsewhere would contradict it. Pause with the
+            # reason; the run continues once the blob is restored (e.g. from a backup).
+            raise StageInterrupted(f"rollback target {digest} is unreadable: {e}") from e
     if keep is None:
         meta = read_checkpoint_state(ctx.blobs, digest)["meta"]
         session.overrides = dict(meta.get("overrides", {}))
