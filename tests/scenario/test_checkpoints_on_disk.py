@@ -6,6 +6,7 @@ would exceed `checkpoints.max_bytes`, and resume accepts only operational overri
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from orchestrator.driver.lifecycle import drive, operational_overrides
 from orchestrator.driver.machine import STAGES
 from orchestrator.driver.runner import Driver, RunNotPaused
 from orchestrator.errors import ConfigError
+from orchestrator.logging import configure
 from stages.types import StageContext
 from store.blobs import BlobStore
 from store.events import BaselineRecorded, CheckpointSaved
@@ -166,7 +168,7 @@ def test_a_full_disk_pauses_the_run_with_the_reason(tmp_path: Path, small_disk: 
 
 
 def test_with_the_store_on_the_full_disk_the_run_stops_with_one_error(
-    tmp_path: Path, small_disk: Path
+    tmp_path: Path, small_disk: Path, capfd
 ) -> None:
     log = EventLog(small_disk / "events.db")
     config = RunConfig(log_path=str(small_disk), lease_ttl_s=5)
@@ -181,6 +183,14 @@ def test_with_the_store_on_the_full_disk_the_run_stops_with_one_error(
     message = str(caught.value)
     assert "the disk is full" in message and "pause could not be recorded" in message
     assert f"rlvr resume {run_id}" in message
+    # The run's own log file is on that disk too: one notice, not logging's traceback per line,
+    # and the next driver of this process can still set up its log.
+    for _ in range(3):
+        logging.getLogger("rlvr.runner").warning("a later line " + "x" * 8192)
+    configure(json_file=tmp_path / "next" / "driver.jsonl")
+    printed = capfd.readouterr().err
+    assert "Traceback" not in printed and "Logging error" not in printed
+    assert printed.count("lines dropped") <= 1
     assert list((small_disk / "blobs").glob(".tmp-*")) == []
 
 
