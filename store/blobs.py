@@ -15,9 +15,11 @@ import errno
 import hashlib
 import json
 import os
+import shutil
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from store.crashpoints import crashpoint
@@ -89,11 +91,14 @@ class BlobStore:
 
     # --- writing -------------------------------------------------------------------------------
 
-    def _tempfile(self) -> tuple[int, Path]:
+    @staticmethod
+    def _temp_name() -> str:
         # The writer's host and pid are in the name, so a later store can tell a crashed
         # writer's leftovers from a live writer's file.
-        name = f"{_TMP}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
-        path = self.root / name
+        return f"{_TMP}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
+
+    def _tempfile(self) -> tuple[int, Path]:
+        path = self.root / self._temp_name()
         try:
             return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), path
         except OSError as e:
@@ -148,14 +153,35 @@ class BlobStore:
         return self._write(chunks())
 
     def put_tree(self, directory: Path | str) -> str:
-        """Store every file under `directory`; return the hash of the manifest {relpath: sha256}."""
+        """Store every file under `directory`; return the hash of the manifest {relpath: sha256}.
+        A directory from `temp_dir` gives its files up: each is hashed and renamed into place
+        (no second copy written); any other directory is copied."""
         directory = Path(directory)
+        move = directory.parent == self.root and directory.name.startswith(_TMP)
         manifest = {}
         for path in sorted(directory.rglob("*")):
             if path.is_file():
-                manifest[str(path.relative_to(directory))] = self.put_file(path)
+                if move:
+                    digest = sha256_file(path)
+                    manifest[str(path.relative_to(directory))] = self._commit(path, digest)
+                else:
+                    manifest[str(path.relative_to(directory))] = self.put_file(path)
                 crashpoint("checkpoint")  # some files stored, the manifest not yet
         return self.put_bytes(json.dumps({"files": manifest}, sort_keys=True).encode())
+
+    @contextmanager
+    def temp_dir(self) -> Iterator[Path]:
+        """A scratch directory on the blob store's own disk (a checkpoint being written): removed
+        afterwards, or by the next store opened after a crash; `put_tree` moves its files."""
+        path = self.root / self._temp_name()
+        try:
+            path.mkdir()
+        except OSError as e:
+            raise self._write_error(e) from e
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -261,7 +287,7 @@ class BlobStore:
         return freed
 
     def remove_stale_temp_files(self) -> list[str]:
-        """Delete temp files whose writer is gone: a dead pid on this host, or untouched for a
+        """Delete temp files and directories whose writer is gone: a dead pid on this host, or untouched for a
         day from another host. Returns their names."""
         host, removed = socket.gethostname(), []
         for path in self.root.glob(f"{_TMP}*"):
@@ -272,7 +298,10 @@ class BlobStore:
                 else:  # another host, or the old unnamed form
                     stale = time.time() - path.stat().st_mtime > _FOREIGN_TMP_STALE_S
                 if stale:
-                    path.unlink()
+                    if path.is_dir():
+                        shutil.rmtree(path)
+                    else:
+                        path.unlink()
                     removed.append(path.name)
             except FileNotFoundError:
                 continue

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,9 +37,9 @@ FORMAT_VERSION = 1
 
 def save_model_to_blobs(model: Any, base_path: Path | str, blobs: BlobStore) -> str:
     """Store a full HF-layout model folder (e.g. the SFT'd embedded model); return its digest."""
-    with tempfile.TemporaryDirectory(prefix="rlvr-model-") as tmp:
-        save_model_dir(model, base_path, tmp)
-        return blobs.put_tree(tmp)
+    with blobs.temp_dir() as folder:
+        save_model_dir(model, base_path, folder)
+        return blobs.put_tree(folder)
 
 
 def materialise(
@@ -92,8 +91,8 @@ def save_checkpoint(
         "model_config": model_config.model_dump(mode="json"),
         "meta": meta or {},
     }
-    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
-        folder = Path(tmp)
+    # Written on the blob store's disk, whose files `put_tree` then renames into place.
+    with blobs.temp_dir() as folder:
         if adapter:
             save_weights(state.model, folder, adapter)
         else:

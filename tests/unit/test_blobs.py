@@ -130,3 +130,31 @@ def test_a_manifest_naming_a_path_outside_its_tree_is_refused(tmp_path: Path) ->
     with pytest.raises(IntegrityError, match="outside"):
         blobs.get_tree(evil, tmp_path / "dest")
     assert not (tmp_path / "escape").exists()
+
+
+def test_a_tree_written_in_a_temp_dir_is_moved_into_the_store_not_copied(tmp_path: Path) -> None:
+    blobs = BlobStore(tmp_path / "blobs")
+    with blobs.temp_dir() as folder:
+        assert folder.parent == blobs.root and folder.name.startswith(".tmp-")
+        (folder / "model.safetensors").write_bytes(os.urandom(4096))
+        inode = (folder / "model.safetensors").stat().st_ino
+        digest = blobs.put_tree(folder)
+        assert not (folder / "model.safetensors").exists()  # renamed, not copied
+    assert blobs._path(blobs.manifest(digest)["model.safetensors"]).stat().st_ino == inode
+    blobs.check_tree(digest)
+    assert _temp_files(blobs.root) == []
+
+
+def test_a_crashed_writers_temp_dir_is_removed_when_a_store_opens(tmp_path: Path) -> None:
+    root = tmp_path / "blobs"
+    left = root / f".tmp-{socket.gethostname()}-{_dead_pid()}-3" / "sub"
+    left.mkdir(parents=True)
+    (left / "x").write_bytes(b"half a checkpoint")
+    BlobStore(root)
+    assert _temp_files(root) == []
+
+
+def _dead_pid() -> str:
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    return child.stdout.strip()
