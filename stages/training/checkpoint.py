@@ -9,7 +9,8 @@ scheme, configs):
 - `reference.safetensors`: the reference policy's values of the trainable parameters (the blob
   store keeps one copy however many checkpoints share it).
 There is no RNG state to carry: every random draw of step s derives from (seed, s, attempt).
-The folder is written to a temp dir, then `put_tree` (blobs land under temp names, then rename).
+The folder is written to a temp dir on the blob store's disk, then `put_tree` hashes each file and
+renames it into place; restore loads the arrays straight from their (verified) blobs.
 """
 
 from __future__ import annotations
