@@ -158,3 +158,23 @@ def _dead_pid() -> str:
     child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                            capture_output=True, text=True, check=True)  # fmt: skip
     return child.stdout.strip()
+
+
+def test_blobs_are_streamed_never_held_whole_in_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    blobs = BlobStore(tmp_path / "blobs")
+    src = tmp_path / "src"
+    src.mkdir()
+    with open(src / "optimizer.safetensors", "wb") as f:
+        for _ in range(32):
+            f.write(os.urandom(1 << 20))
+    tracemalloc.start()
+    try:
+        digest = blobs.put_tree(src)
+        blobs.get_tree(digest, tmp_path / "out")
+        blobs.check_tree(digest)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"peak {peak / 2**20:.1f} MiB for a 32 MiB blob"
