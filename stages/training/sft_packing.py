@@ -8,10 +8,10 @@ of completion tokens, so the loss is the batch mean as before (same terms, other
 
 The loss reads log-probabilities only at completion targets, and every target position of a
 group lies at or after `start` (its shortest prompt's last position). `window_logits` computes,
-for mlx-lm llama models (the embedded model), the last transformer block's queries, attention
-output and MLP, and the LM head, only at positions `start..`: the earlier positions still feed
-the last block's keys and values, and every earlier block runs in full. Other models run their
-full forward and the logits are cut to the window.
+for mlx-lm llama models with full attention in every layer (the embedded model), the last block's
+queries, attention output and MLP, and the LM head, only at positions `start..`: the earlier
+positions still feed the last block's keys and values, and every earlier block runs in full.
+Other models run their full forward and the logits are cut to the window.
 """
 
 from __future__ import annotations
@@ -96,7 +96,8 @@ def pack_rows(
 def window_logits(model: nn.Module, inputs_BT: mx.array, start: int) -> mx.array:
     """`model(inputs_BT)[:, start:]`, with the last block's per-position work and the LM head
     done only at positions `start..` for mlx-lm llama models (see the module's docstring)."""
-    if not isinstance(model, llama.Model) or start <= 0:
+    # sliding-window layers take another mask: those models run the plain forward
+    if not isinstance(model, llama.Model) or model.model.swa_idx is not None or start <= 0:
         return model(inputs_BT)[:, start:]
     inner = model.model
     h = inner.embed_tokens(inputs_BT)

@@ -3,6 +3,7 @@ import mlx.nn as nn
 import numpy as np
 import pytest
 from mlx.utils import tree_flatten
+from mlx_lm.models import llama
 
 from stages.training.config import ModelConfig
 from stages.training.logprobs import pad_batch, token_logprobs
@@ -80,6 +81,19 @@ def test_window_logits_are_the_full_forward_cut_to_the_window(embedded):
         window = window_logits(model, inputs_BT, start)
         assert window.shape == full[:, start:].shape
         assert np.allclose(np.array(window), np.array(full[:, start:]), atol=1e-5)
+
+
+def test_a_sliding_window_llama_takes_the_full_forward_and_cuts_it():
+    args = llama.ModelArgs(
+        model_type="llama", hidden_size=32, num_hidden_layers=2, intermediate_size=64,
+        num_attention_heads=4, rms_norm_eps=1e-5, vocab_size=20,
+        layer_types=["full_attention", "sliding_attention"], sliding_window=3,
+    )  # fmt: skip
+    mx.random.seed(0)
+    model = llama.Model(args)
+    inputs_BT = mx.array([[3, 4, 5, 6, 7, 8, 9, 10]])
+    window = window_logits(model, inputs_BT, 4)
+    assert np.allclose(np.array(window), np.array(model(inputs_BT)[:, 4:]), atol=1e-6)
 
 
 def test_packed_loss_and_gradients_equal_the_padded_full_forward_ones(embedded):
