@@ -13,6 +13,7 @@ from rich.console import Console
 
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.errors import OrchestratorError
+from orchestrator.terminal import plain, visible
 
 # Each command imports what reads the log (the store and SQLAlchemy, the projections, pydantic
 # events) when it runs: `rlvr --help` and `rlvr check` never need them.
@@ -46,7 +47,7 @@ def why(
     if as_json:
         typer.echo(json.dumps(explanation.to_json()))
         return
-    print_explanation(explanation, Console())
+    print_explanation(explanation, Console(emoji=False))
 
 
 def report(
@@ -66,7 +67,7 @@ def report(
     if out is None:
         log_path = events[0].event.config.get("log_path", "runs")
         out = Path(log_path) / run_id / "report"
-    typer.echo(str(build_report(events, out)))
+    typer.echo(visible(build_report(events, out)))
 
 
 def status(
@@ -120,8 +121,9 @@ def status(
     for row in rows:
         metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
         table.add_row(
-            row["run_id"], row["state"], str(row["step"]), metrics or "-", row["last_event"],
-            row["last_event_at"][:19], row["health"], row["parent"] or "-",
+            plain(row["run_id"]), plain(row["state"]), str(row["step"]), plain(metrics or "-"),
+            plain(row["last_event"]), plain(row["last_event_at"][:19]), plain(row["health"]),
+            plain(row["parent"] or "-"),
         )  # fmt: skip
     out.print(table)
 
@@ -147,7 +149,7 @@ def events(
         target_log = EventLog(store or DEFAULT_STORE)
         n = import_file(target_log, Path(argument))
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"
-        err.print(f"imported {n} events from {argument}; hash chain verified {keyed}")
+        err.print(plain(f"imported {n} events from {argument}; hash chain verified {keyed}"))
         return
     log = open_store(store)
     if target == "export":
@@ -162,7 +164,8 @@ def events(
             sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
         else:
             out.print(
-                f"{stored.seq:>6}  {stored.recorded_at[:19]}  [bold]{stored.type}[/]  {stored.payload[:160]}",
+                f"{stored.seq:>6}  {plain(stored.recorded_at[:19])}  [bold]{plain(stored.type)}[/]"
+                f"  {plain(stored.payload[:160])}",
                 highlight=False,
                 markup=True,
             )
@@ -192,7 +195,8 @@ def sink(
     state = load_state(log, run_id)
     steps = backfill(log.read(run_id), state.config, run_id, to, directory, project, name)
     err.print(
-        f"run {run_id}: {steps} steps written to {to}" + (f" in {directory}" if directory else "")
+        plain(f"run {run_id}: {steps} steps written to {to}")
+        + (plain(f" in {directory}") if directory else "")
     )
 
 
@@ -202,9 +206,11 @@ def verify(
     """Walk a run's hash chain; name the first bad seq."""
     report = open_store(store).verify(run_id)
     if report.ok:
-        out.print(f"run {run_id}: hash chain intact ({report.n_events} events)")
+        out.print(plain(f"run {run_id}: hash chain intact ({report.n_events} events)"))
         return
-    err.print(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
+    err.print(
+        plain(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
+    )
     raise typer.Exit(code=1)
 
 

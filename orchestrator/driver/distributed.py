@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from orchestrator.config import RunConfig, load_config, run_store
+from orchestrator.config import RunConfig, check_data, load_config, run_store
 from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.lease import release_held_leases
 from orchestrator.driver.lifecycle import config_of, drive
@@ -224,6 +224,7 @@ def run_launched(
     """`rlvr run` on every rank of an mlx.launch job; False when not launched with several ranks."""
     overrides = [*overrides, "distributed.enabled=true"]
     cfg = load_config(config_path, overrides)
+    check_data(cfg)
     world = launched_world(cfg.distributed)
     if world is None:
         return False

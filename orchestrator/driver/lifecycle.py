@@ -15,10 +15,15 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from orchestrator.audit.sinks import SinkFeed, open_sinks
-from orchestrator.config import RunConfig, _resolve_override_key, apply_overrides
+from orchestrator.config import (
+    RunConfig,
+    _resolve_override_key,
+    apply_overrides,
+    check_data,
+    override_paths,
+    validate_config,
+)
 from orchestrator.driver.commands import load_state, new_run_id
 from orchestrator.driver.lease import LeaseKeeper
 from orchestrator.driver.machine import STAGES
@@ -47,12 +52,12 @@ log_ = get_logger("rlvr.lifecycle")
 def config_of(state: RunState) -> RunConfig:
     """The run's config: what RunStarted recorded plus any branch overrides."""
     data = apply_overrides(copy.deepcopy(dict(state.config)), list(state.config_overrides))
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(
-            f"run {state.run_id}: its recorded config no longer validates: {e}"
-        ) from e
+    return validate_config(
+        data,
+        source=f"run {state.run_id}'s recorded config",
+        overridden=override_paths(state.config_overrides),
+        overrides_source=f"run {state.run_id}'s recorded overrides",
+    )
 
 
 def drive(
@@ -176,6 +181,7 @@ def resume(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
     config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
+    check_data(config)  # the task file is read again: refused here if it went bad since
     return drive(
         log,
         run_id,
@@ -224,6 +230,7 @@ def branch(
             f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
         )
     _validate_overrides(state, overrides)  # before anything is written
+    check_data(config_of(replace(state, config_overrides=(*state.config_overrides, *overrides))))
     child = new_run_id(f"{config_of(state).run_name}-branch")
     events = [row.event for row in history]
     marks: list = [
@@ -248,10 +255,8 @@ def branch(
 
 def _validate_overrides(state: RunState, overrides: Sequence[str]) -> None:
     data = apply_overrides(copy.deepcopy(dict(state.config)), [*state.config_overrides, *overrides])
-    try:
-        RunConfig.model_validate(data)
-    except ValidationError as e:
-        first = e.errors()[0]
-        raise ConfigError(
-            f"command line: {'.'.join(map(str, first['loc']))}: {first['msg']}"
-        ) from e
+    validate_config(
+        data,
+        source=f"run {state.run_id}'s recorded config",
+        overridden=override_paths(overrides),
+    )
