@@ -200,7 +200,7 @@ class EntropyPolicyConfig(BaseModel):
         description="raise_temperature: multiply the sampling temperature by this.",
     )
     max_temperature: float = Field(
-        1.5, gt=0, le=10.0, description="raise_temperature: never sample hotter than this."
+        1.5, gt=0, le=100.0, description="raise_temperature: never sample hotter than this."
     )
     entropy_bonus: float = Field(
         0.01, gt=0, le=1000.0, description="entropy_bonus: add this to the entropy coefficient."

@@ -100,7 +100,9 @@ class SamplingConfig(BaseModel):
     max_tokens: int = Field(
         16, gt=0, le=131_072, description="Most tokens generated per completion."
     )
-    temperature: float = Field(1.0, ge=0, le=10.0, description="Sampling temperature; 0 is greedy.")
+    temperature: float = Field(
+        1.0, ge=0, le=100.0, description="Sampling temperature; 0 is greedy."
+    )
     top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling mass; 1 disables it.")
     use_chat_template: bool = Field(
         True, description="Wrap prompts in the tokenizer's chat template when it has one."
