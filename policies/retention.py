@@ -40,6 +40,7 @@ class CheckpointsConfig(BaseModel):
     max_bytes: int | None = Field(
         None,
         ge=1,
+        le=2**60,
         description="Bound on the bytes of a run's retained checkpoints: a checkpoint that would "
         "exceed it pauses the run instead (`rlvr resume RUN checkpoints.max_bytes=N`).",
     )
