@@ -196,7 +196,7 @@ class EntropyPolicyConfig(BaseModel):
     temperature_factor: float = Field(
         1.25,
         gt=1,
-        le=10.0,
+        le=100.0,
         description="raise_temperature: multiply the sampling temperature by this.",
     )
     max_temperature: float = Field(
