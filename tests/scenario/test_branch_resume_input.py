@@ -44,7 +44,8 @@ def _refused(result, expected: str) -> None:
 def _runs_named(store: str, run_id: str) -> list[str]:
     log = EventLog(store)
     try:
-        return sorted(s.run_id for s in log.runs() if s.run_id.startswith(run_id.split("-2")[0]))
+        name = "-".join(run_id.split("-")[:2])  # the run name: input-<hex>
+        return sorted(s.run_id for s in log.runs() if s.run_id.startswith(name))
     finally:
         log.close()
 
