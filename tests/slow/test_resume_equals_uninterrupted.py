@@ -1,13 +1,14 @@
 """Resume equals uninterrupted under every decision: a cut-down chaos run whose policies change the
-LR and KL coefficient (on a checkpoint step among others) and roll back twice, SIGKILLed at several
+LR and KL coefficient (on a checkpoint step among others) and roll back, SIGKILLed at several
 points and resumed, or cut with `branch --at` / `resume --from` at one batch boundary of each kind,
 ends on the uninterrupted run's final checkpoint, byte for byte.
 
 One uninterrupted run (module fixture) serves every assertion. The run (configs/chaos.toml, cut
-down by TINY) logs, in this order: an LR fault at step 5; a KL adjustment (LR and KL coefficient)
-at step 6; a capability rollback at the end of stage 5 (with an LR change, in the checkpoint's
-batch); in stage 6 a KL adjustment of LR and KL coefficient on step 8, whose checkpoint follows in
-the next batch; a KL rollback at step 10.
+down by TINY) logs, in this order: an LR fault at step 5; a KL adjustment of the LR and KL
+coefficient on step 6, whose checkpoint follows in the next batch; in stage 6, a KL rollback and
+another adjustment on step 8. Which steps the policies act on depends on the numerics:
+`test_the_run_decides_what_the_test_is_about` fails first, naming the kinds it found, if a change
+of the training step or of the machine moves them.
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ TINY = [
     "data.max_heldout=40",
     "data.capability_heldout=20",
     "grpo.groups_per_batch=8",
-    "save_every=3",
+    # Step 6 is where the KL policy answers the LR fault of step 5: a save every 7 steps puts a
+    # checkpoint right after that step (measured on an AMD EPYC and after the SFT step changed).
+    "save_every=7",
     "eval_every=3",
     "gates.max_category_share=1.0",
     "gates.min_verify_rate_gain=-1.0",
@@ -120,7 +123,7 @@ def test_the_run_decides_what_the_test_is_about(uninterrupted) -> None:
     _, store, run_id = uninterrupted
     changed = [e.event.changes for e in events(store, run_id, "HyperparametersChanged")]
     assert any({"learning_rate", "kl_penalty_coef"} <= set(c) for c in changed), changed
-    assert len(events(store, run_id, "RolledBack")) == 2
+    assert len(events(store, run_id, "RolledBack")) >= 1
     assert len(_boundaries(store, run_id)) == 6, _boundaries(store, run_id)
 
 
@@ -161,18 +164,20 @@ def test_sigkill_right_after_a_step_that_changed_settings_and_later_then_resume_
     assert _final_digest(store, run_id) == _final_digest(reference_store, reference_id)
 
 
-@pytest.mark.parametrize(
-    ("kind", "command"),
-    [
-        ("inside stage 1", "branch"),
-        ("after a plain step", "resume --from"),
-        ("after a decision", "branch"),
-        (CHANGED_ON_CHECKPOINT_STEP, "branch"),
-        (CHANGED_ON_CHECKPOINT_STEP, "resume --from"),
-        ("after a rollback", "resume --from"),
-        ("in stage 6", "branch"),
-    ],
-)
+BOUNDARY_KINDS = [
+    "inside stage 1",
+    "after a plain step",
+    "after a decision",
+    CHANGED_ON_CHECKPOINT_STEP,
+    "after a rollback",
+    "in stage 6",
+]
+
+
+# Both commands at a boundary of every kind: they share the cut and restore code, but each has its
+# own way in (a new child run vs a rewind in place) and the acceptance asks for each.
+@pytest.mark.parametrize("command", ["branch", "resume --from"])
+@pytest.mark.parametrize("kind", BOUNDARY_KINDS)
 def test_a_cut_at_a_batch_boundary_with_no_overrides_ends_on_the_parents_weights(
     uninterrupted, kind: str, command: str, tmp_path: Path
 ) -> None:
