@@ -370,6 +370,20 @@ class EventLog:
             raise UnknownRunError(f"no run {run_id!r} in {self.url} (latest runs: {known})")
         return last
 
+    def summary(self, run_id: str) -> RunSummary:
+        """One run's summary, read from its own rows only; `UnknownRunError` when absent."""
+        last = self.require(run_id)
+        with self.engine.connect() as conn:
+            n = conn.execute(
+                sa.select(sa.func.count()).where(_TABLE.c.run_id == run_id)
+            ).scalar_one()
+            type_name, at = conn.execute(
+                sa.select(_TABLE.c.type, _TABLE.c.recorded_at).where(
+                    (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == last)
+                )
+            ).one()
+        return RunSummary(run_id, n, last, type_name, at)
+
     def runs(self) -> list[RunSummary]:
         last = (
             sa.select(

@@ -3,16 +3,21 @@ report, replay, sink."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.errors import OrchestratorError
+
+if TYPE_CHECKING:
+    from store.log import EventLog, RunSummary
+    from store.projections import RunState
 
 # Each command imports what reads the log (the store and SQLAlchemy, the projections, pydantic
 # events) when it runs: `rlvr --help` and `rlvr check` never need them.
@@ -38,11 +43,11 @@ def why(
     store: StoreOption = None,
 ) -> None:
     """Explain a gate, a policy decision or a rollback from the log: evidence and what followed."""
-    from orchestrator.audit.why import explain, print_explanation
+    from orchestrator.audit.why import WHY_TYPES, explain, print_explanation
 
     log = open_store(store)
     log.require(run_id)
-    explanation = explain(list(log.read(run_id)), gate=gate, seq=seq)
+    explanation = explain(log.read(run_id, types=WHY_TYPES), gate=gate, seq=seq)
     if as_json:
         typer.echo(json.dumps(explanation.to_json()))
         return
@@ -58,15 +63,18 @@ def report(
     store: StoreOption = None,
 ) -> None:
     """Write an HTML report with plots of a run; it opens in a browser with no server or network."""
-    from orchestrator.audit.report import build_report  # matplotlib: only when reporting
+    from orchestrator.audit.report import REPORT_TYPES, build_report, sample_rows
+    from store.blobs import BlobStore
 
     log = open_store(store)
-    log.require(run_id)
-    events = list(log.read(run_id))
-    if out is None:
-        log_path = events[0].event.config.get("log_path", "runs")
-        out = Path(log_path) / run_id / "report"
-    typer.echo(str(build_report(events, out)))
+    state = _readable_state(log, run_id)
+    log_root = Path(state.config.get("log_path", "runs"))
+    out = out if out is not None else log_root / run_id / "report"
+    # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
+    events = heapq.merge(
+        log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
+    )
+    typer.echo(str(build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))))
 
 
 def status(
@@ -79,13 +87,12 @@ def status(
 
     from orchestrator.audit.status_view import detail_table, health, run_detail
     from orchestrator.audit.summary import print_summary, run_summary
-    from orchestrator.driver.commands import load_state
+    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
 
     log = open_store(store)
     if run_id is not None:
-        log.require(run_id)
-        summary = next(s for s in log.runs() if s.run_id == run_id)
-        state = load_state(log, run_id)
+        summary = log.summary(run_id)
+        state = _readable_state(log, run_id)
         detail = {**run_detail(state, summary), **run_summary(state, store_url=log.url)}
         if as_json:
             print(json.dumps(detail))
@@ -95,7 +102,11 @@ def status(
         return
     rows = []
     for summary in log.runs():
-        state = load_state(log, summary.run_id)
+        try:
+            state = load_state(log, summary.run_id)
+        except BROKEN_RUN_ERRORS as e:
+            rows.append(_broken_row(summary, e))
+            continue
         rows.append(
             {
                 "run_id": summary.run_id,
@@ -120,10 +131,36 @@ def status(
     for row in rows:
         metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
         table.add_row(
-            row["run_id"], row["state"], str(row["step"]), metrics or "-", row["last_event"],
+            row["run_id"], row["state"], str(row["step"] if row["step"] is not None else "-"),
+            metrics or "-", row["last_event"],
             row["last_event_at"][:19], row["health"], row["parent"] or "-",
         )  # fmt: skip
     out.print(table)
+    for row in rows:
+        if row["state"] == "unreadable":
+            err.print(f"run {row['run_id']} cannot be read: {row['error']}", markup=False)
+
+
+def _readable_state(log: EventLog, run_id: str) -> RunState:
+    """The run's folded state; a run whose log does not fold is named in one clear error."""
+    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
+    from store.errors import UnknownRunError
+
+    try:
+        return load_state(log, run_id)
+    except UnknownRunError:
+        raise
+    except BROKEN_RUN_ERRORS as e:
+        raise OrchestratorError(f"run {run_id} cannot be read: {e}") from e
+
+
+def _broken_row(summary: RunSummary, error: Exception) -> dict:
+    """A run whose log does not fold: listed by name, with what is wrong, beside the others."""
+    return {
+        "run_id": summary.run_id, "state": "unreadable", "step": None, "last_metrics": {},
+        "last_event": summary.last_type, "last_event_at": summary.last_recorded_at,
+        "lease_holder": None, "health": "broken", "parent": None, "error": str(error),
+    }  # fmt: skip
 
 
 def events(

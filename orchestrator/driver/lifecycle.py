@@ -34,6 +34,7 @@ from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRew
 from store.log import EventLog
 from store.projections import RunState, project
 from store.verification import ChainBroken
+from store.snapshots import fold_run
 
 log_ = get_logger("rlvr.lifecycle")
 
@@ -59,6 +60,7 @@ def drive(
     resumed_from_step: int | None = None,
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
+    state: RunState | None = None,
 ) -> RunState:
     """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
     (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch)."""
@@ -81,6 +83,16 @@ def drive(
             marks.append(RunResumed(owner=lease.owner, from_step=resumed_from_step))
         if marks:
             log.append(run_id, marks, expected_seq=log.last_seq(run_id))
+        if state is not None:
+            # The caller's fold plus what was appended since (the lease, the marks): one fold. A
+            # rewind's target state is the one the caller passed.
+            known = state
+
+            def state_at(seq: int) -> RunState:
+                return replace(known) if seq == known.last_seq else fold_run(log, run_id, seq)
+
+            since = log.read(run_id, from_seq=state.last_seq + 1)
+            state = project(since, state, state_at=state_at)
         driver = driver_factory(
             log,
             run_id,
@@ -91,6 +103,7 @@ def drive(
             should_stop=lambda: stop() or lease.lost.is_set(),
             stop_reason=lambda: stop.reason or "the lease was lost to another driver",
             release_lease=lease.release,
+            state=state,
         )
         return driver.run()
 
@@ -120,18 +133,20 @@ def resume(
     driver_factory: Callable[..., Driver] = Driver,
     say: Callable[[str], None] = log_.warning,
 ) -> RunState:
-    state = load_state(log, run_id)
     if from_seq is not None:
-        if not 1 <= from_seq < state.last_seq:
-            raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{state.last_seq}")
+        last = log.require(run_id)
+        if not 1 <= from_seq < last:
+            raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{last}")
         from_seq = cut_point(log, run_id, from_seq, say)
-        at = project(log.read(run_id, to_seq=from_seq))
+        at = fold_run(log, run_id, from_seq)
         if at.state not in (*STAGES, "paused", "created"):
             raise OrchestratorError(
                 f"at seq {from_seq} run {run_id} was {at.state}: nothing to continue"
             )
         state = at
-    elif state.finished:
+    else:
+        state = load_state(log, run_id)
+    if from_seq is None and state.finished:
         raise OrchestratorError(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
@@ -144,6 +159,7 @@ def resume(
         resumed_from_step=state.step,
         stop=stop,
         driver_factory=driver_factory,
+        state=state,
     )
 
 
