@@ -108,6 +108,16 @@ class StoredEvent:
         row["payload"] = orjson.loads(self.payload)
         return row
 
+    def export_line(self, batch_end: bool = False) -> bytes:
+        """`to_json` as one line of sorted-key JSON, the stored payload text spliced in as it is
+        (it is canonical JSON already): exporting a long run streams without re-parsing it.
+        `batch_end` marks the last row of an appended batch."""
+        row: dict[str, Any] = {name: getattr(self, name) for name in _COLUMNS}
+        row["payload"] = orjson.Fragment(self.payload)
+        if batch_end:
+            row["batch_end"] = True
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+
 
 @dataclass(frozen=True)
 class RunSummary:

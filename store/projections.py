@@ -129,6 +129,12 @@ def fold(state: RunState, stored: StoredEvent) -> RunState:
     return _apply(replace(state), stored)
 
 
+def fold_in_place(state: RunState, stored: StoredEvent) -> RunState:
+    """Apply one stored event to a state that no one else holds (a reader's private fold):
+    `fold` without the copy, for readers that fold a whole run one event at a time."""
+    return _apply(state, stored)
+
+
 def _apply(state: RunState, stored: StoredEvent) -> RunState:
     # Handlers set attributes on `state` in place: callers hand them a private copy.
     if stored.seq != state.last_seq + 1:

@@ -116,8 +116,8 @@ class _Data:
 def _line(
     ax: Axes, points: list[tuple[int, float, bool]], label: str, colour: str, steps: bool = False
 ) -> bool:
-    kept = [(s, v) for s, v, gone in points if not gone]
-    gone = [(s, v) for s, v, g in points if g]
+    kept = _thinned([(s, v) for s, v, gone in points if not gone])
+    gone = _thinned([(s, v) for s, v, g in points if g])
     if kept:
         style = (
             {"drawstyle": "steps-post"} if steps else {"marker": "." if len(kept) < 40 else None}
@@ -126,6 +126,24 @@ def _line(
     if gone:
         ax.plot(*zip(*gone, strict=True), "x", color="lightgray", label=f"{label} (abandoned)")
     return bool(points)
+
+
+# A plot 800 px wide shows no more: longer series are cut into buckets, each drawn as its lowest
+# and highest point (a spike survives), so drawing a 10,000-step run costs what 1,000 steps do.
+MAX_POINTS = 1000
+
+
+def _thinned(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    if len(points) <= MAX_POINTS:
+        return points
+    size = -(-len(points) // (MAX_POINTS // 2))
+    out: list[tuple[int, float]] = []
+    for start in range(0, len(points), size):
+        bucket = points[start : start + size]
+        low = min(bucket, key=lambda p: p[1])
+        high = max(bucket, key=lambda p: p[1])
+        out += sorted({low, high})
+    return out
 
 
 def _decorate(ax: Axes, data: _Data, metrics: tuple[str, ...], has_data: bool, name: str) -> None:

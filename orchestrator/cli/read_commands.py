@@ -196,7 +196,7 @@ def events(
     log.require(target)
     for stored in log.read(target, types=type_ or None):
         if as_json:
-            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
+            sys.stdout.buffer.write(stored.export_line())
         else:
             out.print(
                 f"{stored.seq:>6}  {stored.recorded_at[:19]}  [bold]{stored.type}[/]  {stored.payload[:160]}",

@@ -33,8 +33,8 @@ from store.blobs import BlobStore
 from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
 from store.log import EventLog
 from store.projections import RunState, project
-from store.verification import ChainBroken
 from store.snapshots import fold_run
+from store.verification import ChainBroken
 
 log_ = get_logger("rlvr.lifecycle")
 

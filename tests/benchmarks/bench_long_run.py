@@ -31,18 +31,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from orchestrator.config import load_config
-from orchestrator.driver.commands import start_run
-from orchestrator.driver.machine import STAGES
-from orchestrator.driver.runner import Driver
-from orchestrator.logging import configure
-from stages.rl.logged_step import rollout_events
-from stages.types import StageContext
-from store.blobs import BlobStore
-from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
+# Only what every child needs is imported here: each measured command imports its own modules,
+# so its peak RSS is the command's, not the builder's (the builder imports the stages).
 from store.log import EventLog, StoredEvent, chain_hash
 from store.snapshots import fold_run
-from tests.scenario.fake_stages import FakeStages
 
 GROUPS, GROUP_SIZE, RESPONSE_TOKENS = 32, 8, 1000
 WORDS = [f"w{i}" for i in range(5000)] + ["=", "+", "so", "the", "answer", "is", "\\boxed{", "}"]
@@ -71,7 +63,10 @@ class _RLSteps:
     def _text(self) -> str:
         return " ".join(self.rng.choices(WORDS, k=RESPONSE_TOKENS))
 
-    def run(self, ctx: StageContext) -> None:
+    def run(self, ctx) -> None:
+        from stages.rl.logged_step import rollout_events
+        from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
+
         rng, config = self.rng, ctx.config
         keep = config.pipeline.sample_rollouts
         for step in range(ctx.state().step + 1, self.steps + 1):
@@ -121,6 +116,12 @@ class _Orphaned(Exception):
 
 def build(url: str, root: Path, steps: int, stop_at: int | None = None) -> str:
     """Drive one synthetic run to completion (or, with `stop_at`, leave it orphaned mid-RL)."""
+    from orchestrator.config import load_config
+    from orchestrator.driver.commands import start_run
+    from orchestrator.driver.runner import Driver
+    from store.blobs import BlobStore
+    from tests.scenario.fake_stages import FakeStages
+
     config = load_config(
         None, [f"log_path={root}", "eval_every=10", "save_every=20",
                f"grpo.group_size={GROUP_SIZE}", f"grpo.groups_per_batch={GROUPS}"],
@@ -214,9 +215,10 @@ class _CheckpointRead(Exception):
 def _resume_to_checkpoint_read(url: str, run_id: str) -> None:
     """`rlvr resume RUN` until the RL stage would read its checkpoint (where the stage starts)."""
     from orchestrator.driver.lifecycle import resume
+    from orchestrator.driver.machine import STAGES
 
     class _Stage:
-        def run(self, ctx: StageContext) -> None:
+        def run(self, ctx) -> None:
             assert ctx.state().latest_checkpoint is not None
             raise _CheckpointRead
 
@@ -234,17 +236,46 @@ def _child(what: str, url: str, run_id: str, extra: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def bench(url: str, root: Path, steps: int, label: str) -> dict:
+def prepare(url: str, root: Path, steps: int, label: str) -> dict:
+    """Build the run, two orphaned copies (resumed and branched) and the supervisor's store of 10
+    runs, once: `--keep DIR` reuses what an earlier invocation built there."""
+    made = root / f"{label}-runs.json"
+    if made.is_file():
+        return json.loads(made.read_text())
     start = time.perf_counter()
     run = build(url, root, steps)
     built_s = time.perf_counter() - start
     log = EventLog(url)
-    log_mb, n_events = _log_mb(log, run), log.last_seq(run)
-    print(
-        f"[{label}] built {steps} steps ({n_events} events, {log_mb:.1f} MB of log) in {built_s:.0f} s"
-    )
     rl_end = max(r.seq for r in log.read(run, types=["CheckpointSaved"]))
     orphans = [clone(log, run, to_seq=rl_end) for _ in range(2)]  # resume and branch them
+    facts = {
+        "run": run, "orphans": orphans, "log_mb": _log_mb(log, run), "events": log.last_seq(run),
+        "built_s": built_s, "steps": steps, "supervised": None,
+    }  # fmt: skip
+    if not url.startswith("postgresql"):
+        # The supervisor's own store holds just these 10 runs (a shared PostgreSQL holds others').
+        facts["supervised"] = f"sqlite:///{root / 'supervised.db'}"
+        supervised = EventLog(facts["supervised"])
+        for to_seq in [None] * 9 + [rl_end]:
+            clone(log, run, to_seq, into=supervised)
+    log.close()
+    made.write_text(json.dumps(facts))
+    return facts
+
+
+def bench(url: str, root: Path, steps: int, label: str) -> dict:
+    facts = prepare(url, root, steps, label)
+    run, orphans, log_mb, n_events = (
+        facts["run"],
+        facts["orphans"],
+        facts["log_mb"],
+        facts["events"],
+    )
+    print(
+        f"[{label}] {facts['steps']} steps ({n_events} events, {log_mb:.1f} MB of log), "
+        f"built in {facts['built_s']:.0f} s",
+        flush=True,
+    )
     results: dict = {}
     for what in ("fold", "status", "why", "report"):
         results[what] = _child(what, url, run, str(root))
@@ -253,21 +284,16 @@ def bench(url: str, root: Path, steps: int, label: str) -> dict:
         results[what]["mb_per_s"] = log_mb / results[what]["wall_s"]
     results["resume"] = _child("resume", url, orphans[0], str(root))
     results["branch"] = _child("branch", url, orphans[1], str(root))
-    log.close()
-    if not url.startswith("postgresql"):
-        # The supervisor's own store holds just these 10 runs (a shared PostgreSQL holds others').
-        pass_url = f"sqlite:///{root / 'supervised.db'}"
-        supervised, source = EventLog(pass_url), EventLog(url)
-        for to_seq in [None] * 9 + [rl_end]:
-            clone(source, run, to_seq, into=supervised)
-        results["supervisor_pass"] = _child("supervisor_pass", pass_url, "-", str(root))
+    if facts["supervised"]:
+        results["supervisor_pass"] = _child("supervisor_pass", facts["supervised"], "-", str(root))
     for what, figures in results.items():
         rate = f"  {figures['mb_per_s']:.0f} MB/s" if "mb_per_s" in figures else ""
         print(
-            f"[{label}] {what:16s} {figures['wall_s']:7.2f} s  {figures['rss_mb']:6.0f} MB RSS{rate}"
+            f"[{label}] {what:16s} {figures['wall_s']:7.2f} s  {figures['rss_mb']:6.0f} MB RSS{rate}",
+            flush=True,
         )
     out = {f"{what}_{k}": round(v, 3) for what, f in results.items() for k, v in f.items()}
-    return {**out, "log_mb": round(log_mb, 2), "steps": steps, "events": n_events}
+    return {**out, "log_mb": round(log_mb, 2), "steps": facts["steps"], "events": n_events}
 
 
 def _rows_of(log: EventLog, source: str, to_seq: int | None):
@@ -285,12 +311,16 @@ def _rows_of(log: EventLog, source: str, to_seq: int | None):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=10_000)
-    parser.add_argument("--keep", type=Path, help="Build in this directory and leave it there.")
+    parser.add_argument(
+        "--keep", type=Path, help="Build in this directory and leave it there (reused next time)."
+    )
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
     parser.add_argument("--extra", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    from orchestrator.logging import configure
+
     configure(level="WARNING")
     if args.measure:
         _measure(args.measure, args.url, args.run, args.extra)

@@ -73,3 +73,13 @@ def test_report_command_writes_the_page_where_asked(
     assert result.exit_code == 0, result.output
     assert result.output.strip() == str(tmp_path / "r" / "index.html")
     assert (tmp_path / "r" / "kl.png").is_file()
+
+
+def test_a_long_series_is_thinned_to_a_plot_s_width_and_keeps_its_spikes() -> None:
+    from orchestrator.audit.report import MAX_POINTS, _thinned
+
+    points = [(step, 0.01) for step in range(10_000)]
+    points[7_777] = (7_777, 5.0)
+    thinned = _thinned(points)
+    assert len(thinned) <= MAX_POINTS and (7_777, 5.0) in thinned
+    assert thinned == sorted(thinned) and thinned[0] == (0, 0.01)
