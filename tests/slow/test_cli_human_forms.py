@@ -67,7 +67,7 @@ def test_export_then_import_into_another_store(finished, tmp_path: Path) -> None
 
 def test_report_shows_a_sampled_response_beside_its_verdict(finished) -> None:
     workdir, run_id = finished
-    page = Path(_ok("report", run_id, cwd=workdir).strip().splitlines()[-1])
+    page = workdir / _ok("report", run_id, cwd=workdir).strip().splitlines()[-1]
     html = page.read_text(encoding="utf-8")
     assert "no rollouts were recorded" not in html
     assert 'class="pass"' in html or 'class="fail"' in html
