@@ -166,5 +166,7 @@ def maybe_snapshot(snapshots: Snapshots, state: RunState, last_saved: int, event
     `last_saved`. Returns the seq of the newest snapshot."""
     if state.last_seq - last_saved < SNAPSHOT_EVERY:
         return last_saved
-    snapshots.save(state, event_hash)
+    # Only a cache: a failed save (a reader saving the same seq at that moment) never stops a run.
+    with contextlib.suppress(StoreError):
+        snapshots.save(state, event_hash)
     return state.last_seq

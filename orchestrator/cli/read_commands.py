@@ -222,12 +222,14 @@ def sink(
 ) -> None:
     """Write a recorded run's metrics to TensorBoard event files or a W&B run (the history the run
     kept: spans abandoned by a rewind left out)."""
-    from orchestrator.audit.sinks import backfill
+    from orchestrator.audit.sinks import METRIC_TYPES, backfill
     from orchestrator.driver.commands import load_state
 
     log = open_store(store)
     state = load_state(log, run_id)
-    steps = backfill(log.read(run_id), state.config, run_id, to, directory, project, name)
+    # The metric rows and the rewinds that abandon some of them: all a sink writes.
+    rows = log.read(run_id, types=[*METRIC_TYPES, "RunRewound"])
+    steps = backfill(rows, state.config, run_id, to, directory, project, name)
     err.print(
         f"run {run_id}: {steps} steps written to {to}" + (f" in {directory}" if directory else "")
     )
