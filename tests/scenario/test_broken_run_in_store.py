@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from orchestrator.driver.supervisor import SupervisorConfig, scan
 from store.log import EventLog, StoredEvent, chain_hash
 from tests.scenario.test_cli_events import _finished_run
@@ -83,3 +85,17 @@ def test_a_supervisor_pass_restarts_an_orphan_beside_a_broken_run(tmp_path: Path
     actions = scan(log, SupervisorConfig(grace_s=0), launched.append)
     assert {(a.run_id, a.action) for a in actions} == {(BROKEN, "broken"), (orphan, "restart")}
     assert launched == [orphan]
+
+
+def test_a_supervisor_pass_does_not_fold_a_finished_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orchestrator.driver.commands as commands
+
+    store, _ = _finished_run(tmp_path)
+
+    def no_fold(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a finished run was folded")
+
+    monkeypatch.setattr(commands, "fold_run", no_fold)
+    assert scan(EventLog(store), SupervisorConfig(grace_s=0), lambda run: None) == []

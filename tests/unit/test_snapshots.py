@@ -107,3 +107,20 @@ def test_a_fold_up_to_a_seq_uses_no_snapshot_past_it(tmp_path: Path) -> None:
     log = _run(tmp_path)
     fold_run(log, "r")
     assert fold_run(log, "r", to_seq=12) == project(log.read("r", to_seq=12))
+
+
+def test_the_driver_writes_snapshots_as_it_appends(tmp_path: Path) -> None:
+    from orchestrator.config import RunConfig
+    from orchestrator.driver.commands import start_run
+    from orchestrator.driver.runner import Driver
+    from store.blobs import BlobStore
+    from tests.scenario.fake_stages import FakeStages
+
+    log = EventLog(tmp_path / "e.db")
+    config = RunConfig(log_path=str(tmp_path))
+    run_id, _ = start_run(log, config)
+    Driver(log, run_id, config, FakeStages().registry(), run_dir=tmp_path / run_id,
+           blobs=BlobStore(tmp_path / "b")).run()  # fmt: skip
+    newest = Snapshots(log).newest_usable(run_id)
+    assert newest is not None and log.last_seq(run_id) - newest.last_seq < 10
+    assert newest == project(log.read(run_id, to_seq=newest.last_seq))
