@@ -215,6 +215,47 @@ class EventLog:
             observe(rows)
         return rows
 
+    def copy_run(
+        self, source: str, target: str, to_seq: int, then: Sequence[Event], chunk: int = 2000
+    ) -> list[StoredEvent]:
+        """Copy `source`'s rows 1..`to_seq` (payload text, version and time as stored, and its batch
+        boundaries) into a new run `target`, chained afresh, then append `then`: one transaction,
+        streamed in chunks, so a branch of a long run neither holds its history in memory nor
+        exists half-written."""
+        encoded = [(e.type_name(), e.schema_version, canonical_json(vars(e))) for e in then]
+        prev, last_seq, appended = GENESIS_HASH, 0, []
+        try:
+            with self.engine.begin() as conn:
+                if conn.exec_driver_sql(self._last_sql, (target,)).first() is not None:
+                    raise ConcurrencyError(f"run {target} already exists in {self.url}")
+                rows: list[StoredEvent] = []
+                for row in self.read(source, to_seq=to_seq):
+                    digest = chain_hash(prev, target, row.seq, row.type, row.schema_version,
+                                        row.recorded_at, row.payload)  # fmt: skip
+                    rows.append(StoredEvent(target, row.seq, row.type, row.schema_version,
+                                            row.recorded_at, prev, digest, row.payload))  # fmt: skip
+                    prev, last_seq = digest, row.seq
+                    if len(rows) == chunk:
+                        self._insert(conn, rows)
+                        rows = []
+                at = _now()
+                for offset, (type_name, version, payload) in enumerate(encoded, start=1):
+                    seq = last_seq + offset
+                    digest = chain_hash(prev, target, seq, type_name, version, at, payload)
+                    appended.append(
+                        StoredEvent(target, seq, type_name, version, at, prev, digest, payload)
+                    )
+                    prev = digest
+                self._insert(conn, rows + appended)
+                # The copy keeps the source's batch boundaries; `then` is one batch of its own.
+                ends = [last for _, last in batches.spans_of(conn, source, to_seq)]
+                batches.record(conn, target, _spans(1, last_seq + len(appended), {*ends, last_seq}))
+        except SAIntegrityError as e:
+            raise ConcurrencyError(f"run {target} was written while it was being copied") from e
+        except DBAPIError as e:
+            raise StoreError(f"copying run {source} into {target} failed: {e.orig}") from e
+        return appended
+
     def _insert(self, conn: sa.Connection, rows: list[StoredEvent]) -> None:
         # A plain executemany: the ORM's per-row parameter building costs more than SQLite's insert.
         conn.exec_driver_sql(self._insert_sql, [_row_tuple(r) for r in rows])
@@ -449,7 +490,7 @@ def _warn_retry(error: BaseException, delay: float) -> None:
     _log.warning("transient store error, retrying in %.2f s: %s", delay, error)
 
 
-def _spans(first: int, last: int, ends: Sequence[int]) -> list[tuple[int, int]]:
+def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
     """Seqs `first..last` cut into (first, last) spans after each of `ends` inside it."""
     spans, start = [], first
     for end in sorted(e for e in ends if first <= e < last):

@@ -182,7 +182,8 @@ def branch(
     say: Callable[[str], None] = log_.warning,
 ) -> tuple[str, int]:
     """Copy the parent's history up to `at_seq` (rounded down to a batch's end) into a new run,
-    parent untouched, and record the overrides. The child's id and the seq it was cut at."""
+    parent untouched, and record the overrides. The child's id and the seq it was cut at. The
+    copy streams in one transaction: the child exists whole or not at all."""
     last = log.require(parent_id)
     if not 1 <= at_seq <= last:
         raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
@@ -191,15 +192,13 @@ def branch(
     if not check.ok:
         raise ChainBroken(parent_id, check.first_bad_seq, check.reason)
     at_seq = cut_point(log, parent_id, at_seq, say)
-    history = list(log.read(parent_id, to_seq=at_seq))
-    state = project(history)
+    state = fold_run(log, parent_id, at_seq)
     if state.state not in (*STAGES, "paused", "created"):
         raise OrchestratorError(
             f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
         )
     _validate_overrides(state, overrides)  # before anything is written
     child = new_run_id(f"{config_of(state).run_name}-branch")
-    events = [row.event for row in history]
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
     ]
@@ -215,8 +214,9 @@ def branch(
                 changes=changes, reason=f"branch overrides: {' '.join(overrides)}"
             )
         )
-    # The copied history keeps the parent's batch boundaries, so the child can be cut there too.
-    log.append(child, [*events, *marks], 0, batch_ends=log.batch_ends(parent_id, to_seq=at_seq))
+    # The parent's rows are copied as stored (old versions upcast on read, as in the parent),
+    # with its batch boundaries, so the child can be cut there too.
+    log.copy_run(parent_id, child, at_seq, then=marks)
     return child, at_seq
 
 
