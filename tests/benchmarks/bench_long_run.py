@@ -148,7 +148,7 @@ def clone(
     its chain re-hashed, with the snapshots its driver would have written."""
     into = into or log
     rows = list(_rows_of(log, source, to_seq))
-    into.import_rows(rows)
+    into.import_rows(rows, batch_ends=log.batch_ends(source, to_seq))
     fold_run(into, rows[0].run_id)
     return rows[0].run_id
 
