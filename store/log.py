@@ -224,12 +224,15 @@ class EventLog:
         exists half-written."""
         encoded = [(e.type_name(), e.schema_version, canonical_json(vars(e))) for e in then]
         prev, last_seq, appended = GENESIS_HASH, 0, []
+        # Checked before the write transaction opens: the check records what it verified, a write
+        # that would wait on this transaction's lock.
+        self.check_chain(source)
         try:
             with self.engine.begin() as conn:
                 if conn.exec_driver_sql(self._last_sql, (target,)).first() is not None:
                     raise ConcurrencyError(f"run {target} already exists in {self.url}")
                 rows: list[StoredEvent] = []
-                for row in self.read(source, to_seq=to_seq):
+                for row in self._stream(source, 1, None, to_seq, chunk):
                     digest = chain_hash(prev, target, row.seq, row.type, row.schema_version,
                                         row.recorded_at, row.payload)  # fmt: skip
                     rows.append(StoredEvent(target, row.seq, row.type, row.schema_version,
