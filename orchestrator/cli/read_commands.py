@@ -145,11 +145,12 @@ def _readable_state(log: EventLog, run_id: str) -> RunState:
     """The run's folded state; a run whose log does not fold is named in one clear error."""
     from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
     from store.errors import UnknownRunError
+    from store.verification import ChainBroken
 
     try:
         return load_state(log, run_id)
-    except UnknownRunError:
-        raise
+    except (UnknownRunError, ChainBroken):
+        raise  # these name the run already
     except BROKEN_RUN_ERRORS as e:
         raise OrchestratorError(f"run {run_id} cannot be read: {e}") from e
 
