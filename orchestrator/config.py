@@ -9,20 +9,31 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import re
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
+from policies.retention import CheckpointsConfig
 from stages.config import ChaosConfig, DataConfig, PipelineConfig, TeacherConfig
 from stages.distributed import DistributedConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
 from stages.verifiers.config import VerifierConfig
+from store.run_ids import MAX_RUN_NAME, name_problem
 
 
 class RunConfig(BaseModel):
@@ -32,7 +43,10 @@ class RunConfig(BaseModel):
         "run", description="Human name; the run id is this plus a timestamp and a short hash."
     )
     seed: int = Field(
-        0, description="Root seed: every step's randomness derives from (seed, step, attempt)."
+        0,
+        ge=0,
+        le=2**63 - 1,
+        description="Root seed: every step's randomness derives from (seed, step, attempt).",
     )
     log_path: str = Field(
         "runs", description="Directory holding run directories, blobs and the default SQLite store."
@@ -44,12 +58,14 @@ class RunConfig(BaseModel):
     eval_every: int = Field(
         10,
         ge=1,
+        le=1_000_000,
         description="Evaluate held-out verify rate and capability benchmarks every N steps.",
     )
-    save_every: int = Field(10, ge=1, description="Save a checkpoint every N steps.")
+    save_every: int = Field(10, ge=1, le=1_000_000, description="Save a checkpoint every N steps.")
     lease_ttl_s: float = Field(
         30.0,
         gt=0,
+        le=86_400,
         description="A driver's lease lasts this long unless renewed; a supervisor may take over after.",
     )
     tensorboard: bool = Field(
@@ -97,6 +113,19 @@ class RunConfig(BaseModel):
         default_factory=DistributedConfig,
         description="Data-parallel RL across the ranks mlx.launch starts (split, calibration).",
     )
+    checkpoints: CheckpointsConfig = Field(
+        default_factory=CheckpointsConfig,
+        description="Checkpoint retention (keep_last) and the run's checkpoint disk budget.",
+    )
+
+    @field_validator("run_name")
+    @classmethod
+    def _run_name_is_a_name(cls, name: str) -> str:
+        # It heads the run id, which names a directory under log_path.
+        problem = name_problem(name, MAX_RUN_NAME)
+        if problem is not None:
+            raise ValueError(f"not usable as a run name ({problem})")
+        return name
 
     @model_validator(mode="after")
     def _grpo_options_fit_the_run(self) -> RunConfig:
@@ -216,6 +245,62 @@ def _describe(error: dict[str, Any], source: str, text: str | None) -> str:
     return f"{where}: {dotted}: {error['msg']} (got {error.get('input')!r})"
 
 
+def non_finite(data: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], float] | None:
+    """The first inf/nan anywhere in the data, whichever section (a free one too) holds it."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return path, data
+    children = (
+        data.items()
+        if isinstance(data, dict)
+        else enumerate(data)
+        if isinstance(data, list)
+        else ()
+    )
+    for key, value in children:
+        found = non_finite(value, (*path, str(key)))
+        if found is not None:
+            return found
+    return None
+
+
+def validate_config(
+    data: dict[str, Any],
+    *,
+    source: str = "<defaults>",
+    text: str | None = None,
+    overridden: Sequence[tuple[str, ...]] = (),
+    overrides_source: str = "command line",
+) -> RunConfig:
+    """Validate resolved config data, strictly: finite numbers only (JSON would log inf as null,
+    and the run could never be resumed), no string->int or bool->int coercion, every bound and
+    min < max pair checked. A fault set by an override is blamed on `overrides_source`, one from
+    the file on `source` and its line."""
+
+    def where(loc: tuple[str, ...]) -> tuple[str, str | None]:
+        if any(loc[: len(p)] == p or p[: len(loc)] == loc for p in overridden):
+            return overrides_source, None
+        return source, text
+
+    bad = non_finite(data)
+    if bad is not None:
+        loc, value = bad
+        origin, origin_text = where(loc)
+        line = _line_of(origin_text, loc) if origin_text else None
+        at = f"{origin}:{line}" if line else origin
+        raise ConfigError(f"{at}: {'.'.join(loc)}: must be a finite number (got {value!r})")
+    try:
+        return RunConfig.model_validate(data, strict=True)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = tuple(str(p) for p in first["loc"])
+        raise ConfigError(_describe(first, *where(loc))) from e
+
+
+def override_paths(overrides: Sequence[str]) -> list[tuple[str, ...]]:
+    """The config paths a list of `key=value` overrides sets."""
+    return [_resolve_override_key(item.partition("=")[0].strip()) for item in overrides]
+
+
 def load_config(path: Path | str | None, overrides: list[str] | None = None) -> RunConfig:
     """Read TOML (if given), apply overrides, validate; `ConfigError` names what is at fault."""
     text: str | None = None
@@ -232,27 +317,22 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"{path}: TOML syntax error: {e}") from e
     overrides = overrides or []
-    file_data = json.loads(json.dumps(data))
     data = apply_overrides(data, overrides)
+    return validate_config(data, source=source, text=text, overridden=override_paths(overrides))
+
+
+def check_data(config: RunConfig) -> None:
+    """Parse the task file in full before anything is written: a bad row is a ConfigError naming
+    the file, line and field, never a run that starts and then fails."""
+    from stages.common import load_task_file  # the task families: only when a run starts
+
     try:
-        return RunConfig.model_validate(data)
-    except ValidationError as e:
-        first = e.errors()[0]
-        loc = tuple(str(p) for p in first["loc"])
-        from_file = _get(file_data, loc) is not _MISSING and _get(file_data, loc) == _get(data, loc)
-        where = source if from_file else "command line"
-        raise ConfigError(_describe(first, where, text if from_file else None)) from e
-
-
-_MISSING = object()
-
-
-def _get(data: Any, path: tuple[str, ...]) -> Any:
-    for part in path:
-        if not isinstance(data, dict) or part not in data:
-            return _MISSING
-        data = data[part]
-    return data
+        load_task_file(config.data)
+    except ValueError as e:  # TaskFormatError (file, line, field) or a bad generator spec
+        message = str(e)
+        raise ConfigError(
+            message if config.data.data_path in message else f"data.data_path: {message}"
+        ) from e
 
 
 def run_store(store: str | None, config: RunConfig) -> str:

@@ -3,6 +3,7 @@ file in the run directory. `run_id`, `stage` and `step` are bound through contex
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import sys
@@ -62,6 +63,20 @@ def _redact_processor(_logger: Any, _name: str, event_dict: dict[str, Any]) -> d
     return redact(event_dict)
 
 
+class _RunFileHandler(logging.FileHandler):
+    """The run's `driver.jsonl`. A full disk is a runtime condition the driver reports (the run
+    pauses with the reason): a line that cannot be written is dropped, with one notice on stderr,
+    instead of logging's traceback per line."""
+
+    _warned = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if not self._warned:
+            self._warned = True
+            error = sys.exc_info()[1]
+            sys.stderr.write(f"warning: cannot write {self.baseFilename}: {error}; lines dropped\n")
+
+
 def configure(
     level: str = "INFO", json_file: Path | None = None, force_json: bool | None = None
 ) -> None:
@@ -88,7 +103,7 @@ def configure(
     handlers: list[logging.Handler] = [console]
     if json_file is not None:
         json_file.parent.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.FileHandler(json_file, encoding="utf-8")
+        file_handler = _RunFileHandler(json_file, encoding="utf-8")
         file_handler.setFormatter(
             structlog.stdlib.ProcessorFormatter(
                 processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared
@@ -98,7 +113,8 @@ def configure(
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-        handler.close()
+        with contextlib.suppress(OSError):  # a full disk: what it still held is lost
+            handler.close()
     for handler in handlers:
         root.addHandler(handler)
     root.setLevel(level)

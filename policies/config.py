@@ -30,7 +30,10 @@ class GateConfig(BaseModel):
         "reward-hack kind (whatever the overall false-positive rate).",
     )
     min_tasks_per_category: int = Field(
-        1, ge=0, description="Stage 4: each category must keep at least this many teachable tasks."
+        1,
+        ge=0,
+        le=1_000_000,
+        description="Stage 4: each category must keep at least this many teachable tasks.",
     )
     max_category_share: float = Field(
         0.9,
@@ -39,13 +42,18 @@ class GateConfig(BaseModel):
         description="Stage 4: no category may make up more than this share of the training set.",
     )
     max_kl: float = Field(
-        0.1, gt=0, description="Stage 5: KL to the reference policy must stay at or below this."
+        0.1,
+        gt=0,
+        le=1000.0,
+        description="Stage 5: KL to the reference policy must stay at or below this.",
     )
     kl_window: int = Field(
         5, ge=1, le=32, description="Stage 5: the KL gate judges the mean of this many last steps."
     )
     min_verify_rate_gain: float = Field(
         0.0,
+        ge=-1,
+        le=1.0,
         description="Stages 5-6: the held-out verify rate must beat the baseline (or last round) by more than this.",
     )
     min_capability_retention: float = Field(
@@ -72,10 +80,11 @@ class RollbackPolicyConfig(BaseModel):
     kl_coef_factor: float = Field(
         1.0,
         ge=1,
+        le=100.0,
         description="Multiply the KL penalty coefficient by this after a rollback (1: unchanged).",
     )
     max_rollbacks: int = Field(
-        3, ge=0, description="Capability rollbacks allowed; one more fails the run."
+        3, ge=0, le=10_000, description="Capability rollbacks allowed; one more fails the run."
     )
 
 
@@ -87,6 +96,7 @@ class KLPolicyConfig(BaseModel):
     limit: float = Field(
         0.1,
         gt=0,
+        le=1000.0,
         description="KL (mean over the last `window` steps) above this triggers the policy.",
     )
     window: int = Field(
@@ -111,16 +121,17 @@ class KLPolicyConfig(BaseModel):
     kl_coef_factor: float = Field(
         2.0,
         gt=1,
+        le=100.0,
         description="Multiply the KL coefficient by this on high KL (adaptive: the cap).",
     )
     target: float = Field(
-        0.05, gt=0, description="Adaptive mode: the KL the coefficient steers towards."
+        0.05, gt=0, le=1000.0, description="Adaptive mode: the KL the coefficient steers towards."
     )
     min_learning_rate: float = Field(
-        1e-7, ge=0, description="Never lower the learning rate below this."
+        1e-7, ge=0, le=1.0, description="Never lower the learning rate below this."
     )
     max_kl_penalty_coef: float = Field(
-        10.0, gt=0, description="Never raise the KL coefficient above this."
+        10.0, gt=0, le=1000.0, description="Never raise the KL coefficient above this."
     )
     adjust_every_steps: int = Field(
         2,
@@ -136,9 +147,14 @@ class KLPolicyConfig(BaseModel):
         "before the excursion.",
     )
     max_adjustments: int = Field(
-        6, ge=0, description="KL adjustments allowed (those after a rollback count); then fail."
+        6,
+        ge=0,
+        le=10_000,
+        description="KL adjustments allowed (those after a rollback count); then fail.",
     )
-    max_rollbacks: int = Field(2, ge=0, description="KL rollbacks allowed; one more fails the run.")
+    max_rollbacks: int = Field(
+        2, ge=0, le=10_000, description="KL rollbacks allowed; one more fails the run."
+    )
 
 
 EntropyRecovery = Literal["raise_temperature", "entropy_bonus", "shrink_group_size"]
@@ -178,26 +194,34 @@ class EntropyPolicyConfig(BaseModel):
         description="What a recovery changes, in order.",
     )
     temperature_factor: float = Field(
-        1.25, gt=1, description="raise_temperature: multiply the sampling temperature by this."
+        1.25,
+        gt=1,
+        le=100.0,
+        description="raise_temperature: multiply the sampling temperature by this.",
     )
     max_temperature: float = Field(
-        1.5, gt=0, description="raise_temperature: never sample hotter than this."
+        1.5, gt=0, le=100.0, description="raise_temperature: never sample hotter than this."
     )
     entropy_bonus: float = Field(
-        0.01, gt=0, description="entropy_bonus: add this to the entropy coefficient."
+        0.01, gt=0, le=1000.0, description="entropy_bonus: add this to the entropy coefficient."
     )
     max_entropy_coef: float = Field(
-        0.05, gt=0, description="entropy_bonus: never raise the entropy coefficient above this."
+        0.05,
+        gt=0,
+        le=1000.0,
+        description="entropy_bonus: never raise the entropy coefficient above this.",
     )
     group_size_factor: float = Field(
         0.5, gt=0, lt=1, description="shrink_group_size: multiply the group size by this."
     )
-    min_group_size: int = Field(2, ge=2, description="shrink_group_size: never go below this.")
+    min_group_size: int = Field(
+        2, ge=2, le=1024, description="shrink_group_size: never go below this."
+    )
     rollback: bool = Field(
         True, description="Also roll back to the last checkpoint before the collapse began."
     )
     max_recoveries: int = Field(
-        3, ge=0, description="Entropy recoveries allowed; one more fails the run."
+        3, ge=0, le=10_000, description="Entropy recoveries allowed; one more fails the run."
     )
 
 
@@ -210,25 +234,40 @@ class FaultPolicyConfig(BaseModel):
         description="A NaN/inf in any of these skips the step's update and rolls back.",
     )
     max_nonfinite_rollbacks: int = Field(
-        3, ge=0, description="Rollbacks after non-finite numbers allowed; one more fails the run."
+        3,
+        ge=0,
+        le=10_000,
+        description="Rollbacks after non-finite numbers allowed; one more fails the run.",
     )
     max_oom_retries: int = Field(
         3,
         ge=0,
+        le=10_000,
         description="Retries of one step after out-of-memory, each with twice the micro-batches.",
     )
     max_micro_batches: int = Field(
-        64, ge=1, description="Never split a step's batch into more micro-batches than this."
+        64,
+        ge=1,
+        le=65_536,
+        description="Never split a step's batch into more micro-batches than this.",
     )
     max_step_retries: int = Field(
-        3, ge=0, description="Retries of one step after an exception; then the run fails."
+        3,
+        ge=0,
+        le=10_000,
+        description="Retries of one step after an exception; then the run fails.",
     )
     backoff_s: float = Field(
-        2.0, ge=0, description="Wait before the first retry; doubles with each further one."
+        2.0,
+        ge=0,
+        le=86_400.0,
+        description="Wait before the first retry; doubles with each further one.",
     )
-    max_backoff_s: float = Field(60.0, ge=0, description="Never wait longer than this.")
+    max_backoff_s: float = Field(
+        60.0, ge=0, le=86_400.0, description="Never wait longer than this."
+    )
     max_total_retries: int = Field(
-        20, ge=0, description="Step retries (of any kind) allowed over the whole run."
+        20, ge=0, le=10_000, description="Step retries (of any kind) allowed over the whole run."
     )
     max_judge_error_rate: float = Field(
         0.2,
@@ -238,7 +277,7 @@ class FaultPolicyConfig(BaseModel):
         "on missing rewards).",
     )
     max_pauses: int = Field(
-        3, ge=0, description="Pauses for judge errors allowed; one more fails the run."
+        3, ge=0, le=10_000, description="Pauses for judge errors allowed; one more fails the run."
     )
 
 

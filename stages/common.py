@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from stages.config import DataConfig
 from stages.tasks.families import FAMILIES
 from stages.tasks.generators import generate_reversal, split_tasks
 from stages.tasks.loaders import load_tasks
@@ -28,6 +29,17 @@ class TaskSuite:
         return {t.task_id: t for t in self.train}
 
 
+def load_task_file(data: DataConfig) -> list[Task] | None:
+    """The tasks of `data.data_path`, every row parsed (None when the tasks are generated). The
+    CLI calls this before a run starts, so a bad file is an `error:` line, not a failed run.
+    Raises TaskFormatError naming the file, line and field; ValueError for a bad spec."""
+    if not data.data_path:
+        return None
+    family = FAMILIES[data.task_family]
+    # A family without a file format (arithmetic) takes a file of whatever family it holds.
+    return load_tasks(data.data_path, family.name if family.file_format else None)
+
+
 def task_suite(ctx: StageContext) -> TaskSuite:
     if "tasks" in ctx.workspace:
         return ctx.workspace["tasks"]
@@ -35,8 +47,7 @@ def task_suite(ctx: StageContext) -> TaskSuite:
     family = FAMILIES[data.task_family]
     if data.data_path:
         try:
-            # A family without a file format (arithmetic) takes a file of whatever family it holds.
-            tasks = load_tasks(data.data_path, family.name if family.file_format else None)
+            tasks = load_task_file(data) or []
         except (TaskFormatError, OSError) as e:
             raise StageError(str(e)) from e
     else:
@@ -93,7 +104,8 @@ def base_model_path(ctx: StageContext) -> Path:
 
     path = ctx.run_dir / "models" / digest[:16]
     if not (path / "config.json").exists():
-        materialise(ctx.blobs, digest, path)
+        # Hard links: the base model is stored once (in the blob store), not once more per run.
+        materialise(ctx.blobs, digest, path, link=True)
     ctx.workspace["base_model_path"] = path
     return path
 

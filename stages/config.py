@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class DataConfig(BaseModel):
@@ -26,14 +26,16 @@ class DataConfig(BaseModel):
     train_ratio: float = Field(
         0.8, gt=0, lt=1, description="Share of tasks used for training; the rest is held out."
     )
-    data_seed: int = Field(42, description="Seed of the train/held-out split.")
-    max_heldout: int = Field(400, gt=0, description="Most held-out tasks evaluated at each eval.")
+    data_seed: int = Field(42, ge=0, le=2**63 - 1, description="Seed of the train/held-out split.")
+    max_heldout: int = Field(
+        400, gt=0, le=1_000_000, description="Most held-out tasks evaluated at each eval."
+    )
     capability_benchmarks: list[Literal["reverse"]] = Field(
         default_factory=lambda: ["reverse"],
         description="Skills RL never trains, scored against their baseline (retention).",
     )
     capability_heldout: int = Field(
-        200, gt=0, description="Held-out items per capability benchmark."
+        200, gt=0, le=1_000_000, description="Held-out items per capability benchmark."
     )
 
     @field_validator("task_family")
@@ -72,16 +74,25 @@ class PipelineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     verifiability_sample: int = Field(
-        400, gt=0, description="Stage 2: tasks checked (reference passes, perturbation fails)."
+        400,
+        gt=0,
+        le=1_000_000,
+        description="Stage 2: tasks checked (reference passes, perturbation fails).",
     )
     calibration_tasks: int = Field(
-        100, gt=0, description="Stage 3: tasks whose candidates calibrate the verifier."
+        100,
+        gt=0,
+        le=1_000_000,
+        description="Stage 3: tasks whose candidates calibrate the verifier.",
     )
     pass_rate_samples: int = Field(
-        4, ge=1, description="Stage 4: samples per task to estimate its pass rate."
+        4, ge=1, le=1024, description="Stage 4: samples per task to estimate its pass rate."
     )
     pass_rate_tasks: int = Field(
-        800, gt=0, description="Stage 4: most training tasks whose pass rate is estimated."
+        800,
+        gt=0,
+        le=10_000_000,
+        description="Stage 4: most training tasks whose pass rate is estimated.",
     )
     min_pass_rate: float = Field(
         0.0, ge=0, le=1, description="Stage 4: keep tasks with pass rate above this..."
@@ -90,19 +101,43 @@ class PipelineConfig(BaseModel):
         1.0, ge=0, le=1, description="...and below this (0 < p < 1 can teach)."
     )
     ifd_min: float | None = Field(
-        None, description="Stage 4: keep only tasks with IFD at least this (optional)."
+        None,
+        ge=0,
+        le=1000,
+        description="Stage 4: keep only tasks with IFD at least this (optional).",
     )
     ifd_max: float | None = Field(
-        None, description="Stage 4: keep only tasks with IFD at most this (optional)."
+        None,
+        ge=0,
+        le=1000,
+        description="Stage 4: keep only tasks with IFD at most this (optional).",
     )
-    rl_steps: int = Field(100, ge=1, description="Stage 5: GRPO steps.")
+    rl_steps: int = Field(100, ge=1, le=10_000_000, description="Stage 5: GRPO steps.")
     rounds: int = Field(
-        1, ge=0, description="Stage 6: further rounds, each re-filtering the curriculum."
+        1, ge=0, le=1000, description="Stage 6: further rounds, each re-filtering the curriculum."
     )
-    round_steps: int = Field(40, ge=1, description="Stage 6: GRPO steps per round.")
+    round_steps: int = Field(40, ge=1, le=10_000_000, description="Stage 6: GRPO steps per round.")
     sample_rollouts: int = Field(
-        4, ge=0, description="Groups per step whose full text is kept in the RolloutsSampled event."
+        4,
+        ge=0,
+        le=4096,
+        description="Groups per step whose full text is kept in the RolloutsSampled event.",
     )
+
+    @model_validator(mode="after")
+    def _bands_are_not_empty(self) -> PipelineConfig:
+        # Checked before the run starts: an empty band would only fail stage 4, after SFT.
+        if self.min_pass_rate >= self.max_pass_rate:
+            raise ValueError(
+                f"min_pass_rate ({self.min_pass_rate}) must be below max_pass_rate "
+                f"({self.max_pass_rate}): no task would be kept"
+            )
+        if self.ifd_min is not None and self.ifd_max is not None and self.ifd_min > self.ifd_max:
+            raise ValueError(
+                f"ifd_min ({self.ifd_min}) must not exceed ifd_max ({self.ifd_max}): no task "
+                "would be kept"
+            )
+        return self
 
 
 class InjectedFault(BaseModel):
@@ -112,12 +147,16 @@ class InjectedFault(BaseModel):
         description="learning_rate / temperature: set that knob (a bad setting a policy must undo); "
         "capability_poison: SFT on corrupted labels of a capability skill (a regression to roll back)."
     )
-    step: int = Field(ge=0, description="Inject just before this GRPO step.")
+    step: int = Field(ge=0, le=10_000_000, description="Inject just before this GRPO step.")
     value: float | None = Field(
-        None, description="The knob's new value (learning_rate, temperature)."
+        None, ge=0, le=10, description="The knob's new value (learning_rate, temperature)."
     )
-    steps: int = Field(20, ge=1, description="capability_poison: SFT steps on corrupted labels.")
-    learning_rate: float = Field(3e-3, gt=0, description="capability_poison: SFT learning rate.")
+    steps: int = Field(
+        20, ge=1, le=1_000_000, description="capability_poison: SFT steps on corrupted labels."
+    )
+    learning_rate: float = Field(
+        3e-3, gt=0, le=1.0, description="capability_poison: SFT learning rate."
+    )
 
 
 class ChaosConfig(BaseModel):

@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,24 +42,29 @@ class DistributedConfig(BaseModel):
         "throughput; or one weight per rank (e.g. [3, 1]) for a fixed manual split.",
     )
     calibration_groups: int = Field(
-        2, ge=1, description="Groups each rank samples and trains on to measure its throughput."
+        2,
+        ge=1,
+        le=65_536,
+        description="Groups each rank samples and trains on to measure its throughput.",
     )
     drift_tolerance: float = Field(
         0.3,
         gt=0,
+        le=100.0,
         description="Re-split when a rank's measured groups/s differs from its calibrated rate by "
         "more than this fraction...",
     )
     drift_patience: int = Field(
-        3, ge=1, description="...averaged over this many consecutive steps."
+        3, ge=1, le=10_000, description="...averaged over this many consecutive steps."
     )
     collective_timeout_s: float = Field(
         600.0,
         gt=0,
+        le=86_400.0,
         description="A collective that does not complete within this many seconds means a rank "
         "hangs: the run is paused with the reason and the process exits.",
     )
-    throttle: dict[str, float] = Field(
+    throttle: dict[str, Annotated[float, Field(gt=0, le=1000)]] = Field(
         default_factory=dict,
         description='Benchmarks and tests: slow rank R\'s work down by factor F ({"1": 3.0}).',
     )

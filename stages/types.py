@@ -36,6 +36,9 @@ class StageContext:
     # driver starts with it empty: stages rebuild what they need from the log and the blob store.
     workspace: dict[str, Any] = field(default_factory=dict)
     should_stop: Callable[[], bool] = lambda: False
+    # Why the checkpoint written to this folder must not be stored (the run's disk budget), or
+    # None: the driver answers (orchestrator/driver/checkpoints.py).
+    checkpoint_refusal: Callable[[Path], str | None] = lambda _folder: None
 
 
 class Stage(Protocol):

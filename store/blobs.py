@@ -2,20 +2,46 @@
 
 Checkpoints are directories (weights, optimizer state, metadata); `put_tree` stores each file as a
 blob plus a JSON manifest blob, and the manifest's hash is the checkpoint's address.
+
+Blobs are streamed both ways in 1 MiB chunks (hashed while written, verified while read): a
+multi-GB optimizer state is never held in memory. A write that fails (a full disk) removes its temp
+file and raises `BlobWriteError`; temp files left by a crashed process are removed when a store is
+opened (those of a live process on this host, and recent ones from other hosts, are left alone).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
-import tempfile
+import shutil
+import socket
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from store.crashpoints import crashpoint
 from store.errors import IntegrityError, StoreError
 
 _CHUNK = 1 << 20
+_TMP = ".tmp-"
+# A temp file from another host is stale once untouched this long (we cannot ask whether its
+# writer is alive; a live writer touches it at every chunk).
+_FOREIGN_TMP_STALE_S = 24 * 3600
+
+
+class BlobWriteError(StoreError):
+    """A blob could not be written (disk full, quota, permissions): a runtime condition."""
+
+    def __init__(self, message: str, errno_: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno_
+
+    @property
+    def disk_full(self) -> bool:
+        return self.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -30,12 +56,23 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class BlobStore:
     """Blobs under `root/ab/abcdef...`; a blob is never rewritten once present."""
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        self.removed_temp_files = self.remove_stale_temp_files()
 
     def _path(self, digest: str) -> Path:
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
@@ -44,6 +81,52 @@ class BlobStore:
 
     def exists(self, digest: str) -> bool:
         return self._path(digest).exists()
+
+    def size(self, digest: str) -> int:
+        """Bytes on disk of one blob (0 when absent)."""
+        try:
+            return self._path(digest).stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    # --- writing -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _temp_name() -> str:
+        # The writer's host and pid are in the name, so a later store can tell a crashed
+        # writer's leftovers from a live writer's file.
+        return f"{_TMP}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
+
+    def _tempfile(self) -> tuple[int, Path]:
+        path = self.root / self._temp_name()
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), path
+        except OSError as e:
+            raise self._write_error(e) from e
+
+    def _write_error(self, e: OSError) -> BlobWriteError:
+        what = "the disk is full" if e.errno in (errno.ENOSPC, errno.EDQUOT) else e.strerror
+        return BlobWriteError(f"cannot write a blob under {self.root}: {what}", e.errno)
+
+    def _write(self, chunks: Iterable[bytes]) -> str:
+        """Stream `chunks` to a temp file, hashing as they go; then rename it to its digest. On
+        any failure the temp file is removed."""
+        fd, tmp = self._tempfile()
+        digest = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as f:
+                for chunk in chunks:
+                    digest.update(chunk)
+                    f.write(chunk)
+                f.flush()
+                os.fsync(f.fileno())
+            return self._commit(tmp, digest.hexdigest())
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise self._write_error(e) from e
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     def _commit(self, tmp: Path, digest: str) -> str:
         final = self._path(digest)
@@ -55,69 +138,171 @@ class BlobStore:
             os.replace(tmp, final)
         return digest
 
-    def _tempfile(self) -> tuple[int, Path]:
-        fd, name = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
-        return fd, Path(name)
-
     def put_bytes(self, data: bytes) -> str:
         digest = sha256_bytes(data)
         if self.exists(digest):
             return digest
-        fd, tmp = self._tempfile()
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        return self._commit(tmp, digest)
+        return self._write([data])
 
     def put_file(self, path: Path | str) -> str:
-        fd, tmp = self._tempfile()
-        digest = hashlib.sha256()
-        with open(path, "rb") as src, os.fdopen(fd, "wb") as dst:
-            while chunk := src.read(_CHUNK):
-                digest.update(chunk)
-                dst.write(chunk)
-            dst.flush()
-            os.fsync(dst.fileno())
-        return self._commit(tmp, digest.hexdigest())
+        def chunks() -> Iterable[bytes]:
+            with open(path, "rb") as src:
+                while chunk := src.read(_CHUNK):
+                    yield chunk
+
+        return self._write(chunks())
+
+    def put_tree(self, directory: Path | str) -> str:
+        """Store every file under `directory`; return the hash of the manifest {relpath: sha256}.
+        A directory from `temp_dir` gives its files up: each is hashed and renamed into place
+        (no second copy written); any other directory is copied."""
+        directory = Path(directory)
+        move = directory.parent == self.root and directory.name.startswith(_TMP)
+        manifest = {}
+        for path in sorted(directory.rglob("*")):
+            if path.is_file():
+                if move:
+                    digest = sha256_file(path)
+                    manifest[str(path.relative_to(directory))] = self._commit(path, digest)
+                else:
+                    manifest[str(path.relative_to(directory))] = self.put_file(path)
+                crashpoint("checkpoint")  # some files stored, the manifest not yet
+        return self.put_bytes(json.dumps({"files": manifest}, sort_keys=True).encode())
+
+    @contextmanager
+    def temp_dir(self) -> Iterator[Path]:
+        """A scratch directory on the blob store's own disk (a checkpoint being written): removed
+        afterwards, or by the next store opened after a crash; `put_tree` moves its files."""
+        path = self.root / self._temp_name()
+        try:
+            path.mkdir()
+        except OSError as e:
+            raise self._write_error(e) from e
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+
+    # --- reading -------------------------------------------------------------------------------
 
     def path(self, digest: str) -> Path:
         """The blob's file, after checking its content still hashes to its name."""
-        path = self._path(digest)
-        if not path.exists():
-            raise StoreError(f"blob {digest} is missing from {self.root}")
+        path = self._existing(digest)
         if sha256_file(path) != digest:
             raise IntegrityError(
                 f"blob {digest} is corrupt: its content no longer matches its hash"
             )
         return path
 
-    def get_bytes(self, digest: str) -> bytes:
-        data = self._path(digest).read_bytes() if self._path(digest).exists() else None
-        if data is None:
+    def _existing(self, digest: str) -> Path:
+        path = self._path(digest)
+        if not path.exists():
             raise StoreError(f"blob {digest} is missing from {self.root}")
+        return path
+
+    def get_bytes(self, digest: str) -> bytes:
+        """A small blob (a manifest, a record) whole, verified."""
+        data = self._existing(digest).read_bytes()
         if sha256_bytes(data) != digest:
             raise IntegrityError(
                 f"blob {digest} is corrupt: its content no longer matches its hash"
             )
         return data
 
-    def put_tree(self, directory: Path | str) -> str:
-        """Store every file under `directory`; return the hash of the manifest {relpath: sha256}."""
-        directory = Path(directory)
-        manifest = {}
-        for path in sorted(directory.rglob("*")):
-            if path.is_file():
-                manifest[str(path.relative_to(directory))] = self.put_file(path)
-                crashpoint("checkpoint")  # some files stored, the manifest not yet
-        return self.put_bytes(json.dumps({"files": manifest}, sort_keys=True).encode())
+    def copy_to(self, digest: str, target: Path) -> None:
+        """Stream one blob to `target`, hashing while copying (one read); a corrupt blob leaves
+        no target behind."""
+        digest_now = hashlib.sha256()
+        with open(self._existing(digest), "rb") as src, open(target, "wb") as dst:
+            while chunk := src.read(_CHUNK):
+                digest_now.update(chunk)
+                dst.write(chunk)
+        if digest_now.hexdigest() != digest:
+            target.unlink(missing_ok=True)
+            raise IntegrityError(
+                f"blob {digest} is corrupt: its content no longer matches its hash"
+            )
 
-    def get_tree(self, digest: str, destination: Path | str) -> Path:
-        """Materialise a stored tree into `destination` (verified file by file)."""
+    def manifest(self, digest: str) -> dict[str, str]:
+        """A stored tree's {relative path: blob digest}; paths are checked to stay inside it."""
+        try:
+            files = json.loads(self.get_bytes(digest))["files"]
+        except (ValueError, KeyError, TypeError) as e:
+            raise IntegrityError(f"blob {digest} is not a tree manifest: {e}") from e
+        for rel in files:
+            parts = Path(rel).parts
+            if Path(rel).is_absolute() or ".." in parts or not parts:
+                raise IntegrityError(f"tree {digest} names a path outside itself: {rel!r}")
+        return files
+
+    def tree_blobs(self, digest: str) -> set[str]:
+        """The manifest's digest and every file blob it names."""
+        return {digest, *self.manifest(digest).values()}
+
+    def tree_size(self, digest: str) -> int:
+        return sum(self.size(d) for d in self.tree_blobs(digest))
+
+    def get_tree(self, digest: str, destination: Path | str, *, link: bool = False) -> Path:
+        """Materialise a stored tree into `destination`, streaming and verifying file by file.
+        `link`: hard-link each (verified) blob instead of copying it, where the file system
+        allows, so a long-lived read-only copy (the base model) costs no second copy on disk;
+        such files must never be written to."""
         destination = Path(destination)
-        manifest = json.loads(self.get_bytes(digest))["files"]
-        for rel, file_digest in manifest.items():
+        for rel, file_digest in self.manifest(digest).items():
             target = destination / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(self.get_bytes(file_digest))
+            if link:
+                try:
+                    target.unlink(missing_ok=True)
+                    os.link(self.path(file_digest), target)
+                    continue
+                except OSError as e:
+                    if e.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
+                        raise
+            self.copy_to(file_digest, target)
         return destination
+
+    def check_tree(self, digest: str) -> None:
+        """Raise `IntegrityError` / `StoreError` unless every blob of the tree is present and
+        intact (reads each once, in chunks)."""
+        for file_digest in self.manifest(digest).values():
+            self.path(file_digest)
+
+    # --- cleaning ------------------------------------------------------------------------------
+
+    def all_blobs(self) -> list[str]:
+        return [p.name for sub in self.root.iterdir() if sub.is_dir() for p in sub.iterdir()]
+
+    def remove(self, digests: Iterable[str]) -> int:
+        """Delete blobs; return the bytes freed. Only a GC that knows them unreferenced calls this."""
+        freed = 0
+        for digest in digests:
+            path = self._path(digest)
+            try:
+                size = path.stat().st_size
+                path.unlink()
+                freed += size
+            except FileNotFoundError:
+                continue
+        return freed
+
+    def remove_stale_temp_files(self) -> list[str]:
+        """Delete temp files and directories whose writer is gone: a dead pid on this host, or untouched for a
+        day from another host. Returns their names."""
+        host, removed = socket.gethostname(), []
+        for path in self.root.glob(f"{_TMP}*"):
+            parts = path.name[len(_TMP) :].rsplit("-", 2)  # host (may hold "-"), pid, time
+            try:
+                if len(parts) == 3 and parts[0] == host and parts[1].isdigit():
+                    stale = not _pid_alive(int(parts[1]))
+                else:  # another host, or the old unnamed form
+                    stale = time.time() - path.stat().st_mtime > _FOREIGN_TMP_STALE_S
+                if stale:
+                    if path.is_dir():
+                        shutil.rmtree(path)
+                    else:
+                        path.unlink()
+                    removed.append(path.name)
+            except FileNotFoundError:
+                continue
+        return removed

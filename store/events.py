@@ -245,6 +245,35 @@ class CheckpointSaved(Event):
     hyperparameters: JSON = Field(default_factory=dict)
 
 
+class CheckpointsPruned(Event):
+    """Checkpoints the retention rule let go (`checkpoints` config): each {step, checkpoint, seq};
+    `kept`: each checkpoint still retained with why ({step, checkpoint, why: [...]}). Their blobs
+    are deleted afterwards once no run of the store references them (a branch may)."""
+
+    step: int
+    pruned: list[JSON]
+    kept: list[JSON] = Field(default_factory=list)
+    reason: str = ""
+
+
+class CheckpointFellBack(Event):
+    """Resume found the checkpoint it needed unreadable (corrupt or missing blobs) and restored
+    the newest intact one before it; `skipped`: each {step, checkpoint, error}."""
+
+    step: int
+    checkpoint: str
+    skipped: list[JSON]
+    reason: str = ""
+
+
+class SettingsOverridden(Event):
+    """`rlvr resume RUN key=value ...`: operational settings (budgets, retention, timeouts)
+    changed from here on; applied on top of the run's config like a branch's overrides."""
+
+    overrides: list[str]
+    reason: str = ""
+
+
 class GateEvaluated(Event):
     """A stage gate's verdict. `judges_checkpoint`: the verdict also judges the run's latest
     checkpoint, and a pass makes it the last good one (a rollback target).

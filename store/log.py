@@ -32,6 +32,7 @@ from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
 from store.keyed import ChainKey, Head, check_export_head
 from store.retry import RetryPolicy, is_transient, with_retries
+from store.run_ids import check_run_id
 from store.upcasters import decode
 from store.verification import (
     GENESIS_HASH,
@@ -177,6 +178,8 @@ class EventLog:
         parent's history) splits it at those seqs as well."""
         if not events:
             return []
+        if expected_seq == 0:
+            check_run_id(run_id)  # a new run: its id will name a directory
         # Event fields are JSON-native by contract, so the field dict serialises directly
         # (model_dump would first copy every nested list and dict).
         encoded = [(e.type_name(), e.schema_version, canonical_json(vars(e))) for e in events]
@@ -283,7 +286,7 @@ class EventLog:
         run_ids = {r.run_id for r in rows}
         if len(run_ids) != 1:
             raise StoreError(f"an import holds one run; this one holds {sorted(run_ids)}")
-        run_id = rows[0].run_id
+        run_id = check_run_id(rows[0].run_id)
         report = verify_rows(run_id, rows)
         if not report.ok:
             raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")

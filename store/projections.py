@@ -86,6 +86,9 @@ class RunState:
     # Policy inputs. They hold raw values, never thresholded ones, so that folding is independent of
     # the policy config and `rlvr replay` under other thresholds sees the same state.
     lineage: tuple[CheckpointRef, ...] = ()  # checkpoints of the live trajectory (rollback cuts it)
+    # every checkpoint saved and not pruned (CheckpointsPruned), in seq order: what retention and
+    # the disk budget count, and what resume may fall back to
+    checkpoints: tuple[CheckpointRef, ...] = ()
     baseline_checkpoint: str | None = None
     evals: tuple[EvalRef, ...] = ()
     metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
@@ -265,6 +268,18 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
     s.latest_checkpoint = ref
     s.lineage = (*s.lineage, replace(ref, hyperparameters=s.hyperparameters))
+    s.checkpoints = (*s.checkpoints, ref)
+
+
+def _pruned(s: RunState, e: StoredEvent) -> None:
+    # A pruned checkpoint's blobs may be gone: nothing may roll back or fall back to it.
+    gone = {p["checkpoint"] for p in _payload(e)["pruned"]}
+    s.lineage = tuple(ref for ref in s.lineage if ref.digest not in gone)
+    s.checkpoints = tuple(ref for ref in s.checkpoints if ref.digest not in gone)
+
+
+def _overridden(s: RunState, e: StoredEvent) -> None:
+    s.config_overrides = (*s.config_overrides, *_payload(e)["overrides"])
 
 
 def _gate(s: RunState, e: StoredEvent) -> None:
@@ -336,6 +351,8 @@ _HANDLERS = {
     "StepFailed": _step_failed,
     "EvalRecorded": _eval,
     "CheckpointSaved": _checkpoint,
+    "CheckpointsPruned": _pruned,
+    "SettingsOverridden": _overridden,
     "GateEvaluated": _gate,
     "PolicyDecided": _policy,
     "HyperparametersChanged": _hyperparameters,

@@ -68,6 +68,7 @@ def state_from_json(text: str) -> RunState:
     data["latest_checkpoint"] = checkpoint(data["latest_checkpoint"])
     data["last_good_checkpoint"] = checkpoint(data["last_good_checkpoint"])
     data["lineage"] = tuple(CheckpointRef(**d) for d in data["lineage"])
+    data["checkpoints"] = tuple(CheckpointRef(**d) for d in data["checkpoints"])
     data["evals"] = tuple(EvalRef(**d) for d in data["evals"])
     data["metrics_window"] = tuple(MetricsRef(**d) for d in data["metrics_window"])
     data["gates"] = {k: GateRecord(**v) for k, v in data["gates"].items()}

@@ -26,8 +26,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from orchestrator.config import apply_overrides, load_config
+from orchestrator.config import apply_overrides, load_config, non_finite
 from orchestrator.errors import ConfigError
+from orchestrator.terminal import plain
 from policies.config import PolicyConfig
 from policies.engine import TRIGGER_TYPES, decide_all
 from policies.types import Decision
@@ -117,8 +118,13 @@ def policy_config_for(
     if path is not None:
         return load_config(path, overrides).policies
     data = apply_overrides(copy.deepcopy(recorded), overrides)
+    policies = data.get("policies", {})
+    bad = non_finite(policies)
+    if bad is not None:
+        where = ".".join(("policies", *bad[0]))
+        raise ConfigError(f"{where}: must be a finite number (got {bad[1]!r})")
     try:
-        return PolicyConfig.model_validate(data.get("policies", {}))
+        return PolicyConfig.model_validate(policies, strict=True)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in ("policies", *first["loc"]))
@@ -162,16 +168,16 @@ def replay_command(
     source = "the run's own settings" if own else f"{config or 'the recorded config'}"
     if overrides:
         source += " with " + " ".join(overrides)
-    table = Table(title=f"run {run_id}: policy decisions under {source}")
+    table = Table(title=plain(f"run {run_id}: policy decisions under {source}"))
     for column in ("seq", "step", "event", "would decide", "decided", ""):
         table.add_column(column)
     for row in rows:
         table.add_row(
             str(row.seq),
             str(row.step),
-            row.event_type,
-            "\n".join(d.brief() for d in row.would) or "-",
-            "\n".join(d.brief() for d in row.decided) or "-",
+            plain(row.event_type),
+            "\n".join(plain(d.brief()) for d in row.would) or "-",
+            "\n".join(plain(d.brief()) for d in row.decided) or "-",
             "same" if row.same else "[bold]differs[/]",
         )
     console.print(table)

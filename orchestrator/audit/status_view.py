@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.table import Table
 
+from orchestrator.terminal import plain
 from store.log import RunSummary
 from store.projections import RunState
 
@@ -76,31 +77,31 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items()) or "-"
-    return "-" if value is None else str(value)
+        return ", ".join(f"{plain(k)} {_fmt(v)}" for k, v in value.items()) or "-"
+    return "-" if value is None else plain(value)
 
 
 def detail_table(detail: dict[str, Any]) -> Table:
     """A two-column table of `run_detail`'s output for a terminal."""
-    table = Table(show_header=False, title=f"run {detail['run_id']}")
+    table = Table(show_header=False, title=f"run {plain(detail['run_id'])}")
     table.add_column(style="bold")
     table.add_column()
     for key in ("state", "step", "health", "lease_holder", "events", "last_event", "rollbacks"):
         table.add_row(key.replace("_", " "), _fmt(detail[key]))
     parent = detail["parent"]
-    table.add_row("parent", f"{parent['run_id']} @ seq {parent['seq']}" if parent else "-")
+    table.add_row("parent", plain(f"{parent['run_id']} @ seq {parent['seq']}") if parent else "-")
     table.add_row("last metrics", _fmt(detail["last_metrics"]))
     table.add_row("last eval", _fmt(detail["last_eval"]))
     table.add_row("hyper-parameters", _fmt(detail["hyperparameters"]))
     gates = ", ".join(
-        f"{name} {'pass' if g['passed'] else 'FAIL'}" for name, g in detail["gates"].items()
+        f"{plain(name)} {'pass' if g['passed'] else 'FAIL'}" for name, g in detail["gates"].items()
     )
     table.add_row("gates", gates or "-")
     table.add_row("decisions", _fmt(detail["decisions"]))
     good = detail["last_good_checkpoint"]
     table.add_row(
-        "last good checkpoint", f"step {good['step']} {good['digest'][:12]}" if good else "-"
+        "last good checkpoint", plain(f"step {good['step']} {good['digest'][:12]}") if good else "-"
     )
     if detail["failure_reason"]:
-        table.add_row("failure", detail["failure_reason"])
+        table.add_row("failure", plain(detail["failure_reason"]))
     return table

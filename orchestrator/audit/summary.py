@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from orchestrator.terminal import plain
 from store.projections import RunState
 
 
@@ -71,27 +72,28 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     base, final = summary["baseline_verify_rate"], summary["final_verify_rate"]
     gain = f" ({(final - base) * 100:+.1f} pts)" if base is not None and final is not None else ""
     console.print(
-        f"\n[bold]run {summary['run_id']}[/]: {summary['state']} at step {summary['step']}"
+        f"\n[bold]run {plain(summary['run_id'])}[/]: {plain(summary['state'])} at step {summary['step']}"
     )
     console.print(f"held-out verify rate: baseline {pct(base)} -> final {pct(final)}{gain}")
     for name, ratio in summary["capability_retention"].items():
-        console.print(f"capability retention, {name}: {pct(ratio)}")
+        console.print(f"capability retention, {plain(name)}: {pct(ratio)}")
     table = Table("gate", "stage", "value", "needs", "result")
     for gate in summary["gates"]:
         value = "-" if gate["value"] is None else f"{gate['value']:.4g}"
         table.add_row(
-            gate["name"], gate["stage"], value, f"{gate['comparator']} {gate['threshold']:.4g}",
+            plain(gate["name"]), plain(gate["stage"]), value,
+            plain(f"{gate['comparator']} {gate['threshold']:.4g}"),
             "[green]pass[/]" if gate["passed"] else "[red]FAIL[/]",
         )  # fmt: skip
     console.print(table)
     decisions = summary["policy_decisions_by_policy"]
     console.print(
         "policy decisions: "
-        + (", ".join(f"{k} x{v}" for k, v in decisions.items()) if decisions else "none")
+        + (", ".join(f"{plain(k)} x{v}" for k, v in decisions.items()) if decisions else "none")
     )
     if summary["failure_reason"]:
-        console.print(f"[red]failure:[/] {summary['failure_reason']}")
-    console.print(f"event log: {summary['store']}  (rlvr events {summary['run_id']})")
-    console.print(f"run directory: {summary['run_dir']}; checkpoints in {summary['blobs']}")
+        console.print(f"[red]failure:[/] {plain(summary['failure_reason'])}")
+    console.print(plain(f"event log: {summary['store']}  (rlvr events {summary['run_id']})"))
+    console.print(plain(f"run directory: {summary['run_dir']}; checkpoints in {summary['blobs']}"))
     if summary["final_checkpoint"]:
-        console.print(f"final checkpoint: {summary['final_checkpoint']}")
+        console.print(plain(f"final checkpoint: {summary['final_checkpoint']}"))

@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 from rich.console import Console
-from rich.markup import escape
 from rich.tree import Tree
 
 from orchestrator.errors import OrchestratorError
+from orchestrator.terminal import plain
 from store.events import EVENT_TYPES
 from store.log import StoredEvent
 from store.rewinds import Rewinds
@@ -368,7 +368,7 @@ def _target(idx: LogIndex, seq: int) -> Entry:
 def print_explanation(explanation: Explanation, console: Console) -> None:
     if not explanation.items:
         console.print(
-            f"run {explanation.run_id}: no failed gate, policy decision or failure to explain"
+            f"run {plain(explanation.run_id)}: no failed gate, policy decision or failure to explain"
         )
         return
     for first, last, rewind in explanation.abandoned:
@@ -377,22 +377,22 @@ def print_explanation(explanation: Explanation, console: Console) -> None:
         )
     for item in explanation.items:
         colour = "green" if item.passed else "red" if item.passed is False else "cyan"
-        label = f"[bold {colour}]seq {item.seq}[/] {escape(item.headline)}"
+        label = f"[bold {colour}]seq {item.seq}[/] {plain(item.headline)}"
         if item.abandoned_by is not None:
             label += f" [yellow](abandoned: rewound at seq {item.abandoned_by})[/]"
         tree = Tree(label)
         if item.detail:
-            tree.add(escape(item.detail))
+            tree.add(plain(item.detail))
         if item.story:
-            tree.add(f"[bold]in short:[/] {escape(item.story)}")
+            tree.add(f"[bold]in short:[/] {plain(item.story)}")
         for title, group in (("evidence", item.evidence), ("then", item.then)):
             branch = tree.add(f"[bold]{title}[/]")
             if not group:
                 branch.add("nothing recorded" if title == "evidence" else "nothing yet")
             for ev in group:
-                node = branch.add(f"seq {ev.seq} [dim]{ev.type}[/]: {escape(ev.summary)}")
+                node = branch.add(f"seq {ev.seq} [dim]{plain(ev.type)}[/]: {plain(ev.summary)}")
                 for line in ev.details[:20]:
-                    node.add(escape(line))
+                    node.add(plain(line))
                 if len(ev.details) > 20:
                     node.add(f"... {len(ev.details) - 20} more (see --json)")
         console.print(tree)

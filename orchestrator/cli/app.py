@@ -15,8 +15,10 @@ from orchestrator.cli.check_command import check
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.cli.read_commands import COMMANDS
 from orchestrator.errors import ConfigError, OrchestratorError
+from orchestrator.terminal import plain
 from stages.errors import StageError
 from store.errors import StoreError
+from store.run_ids import InvalidRunIdError
 
 if TYPE_CHECKING:
     from stages.types import Stage
@@ -76,7 +78,7 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Start a run from CONFIG and drive it through the seven stages."""
-    from orchestrator.config import load_config, run_store
+    from orchestrator.config import check_data, load_config, run_store
     from orchestrator.driver import distributed
     from orchestrator.driver.commands import start_run
     from orchestrator.driver.lifecycle import drive
@@ -86,11 +88,13 @@ def run(
     if distributed.run_launched(config, overrides, store, _stages(), _finish):
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
+    check_data(cfg)  # a bad task file: an error line, not a run that fails after starting
     stages = _stages()
     log = EventLog(run_store(store, cfg))
     run_id, _ = start_run(log, cfg, config_path=str(config), overrides=overrides)
     err.print(
-        f"run [bold]{run_id}[/] started; log in {log.url}, run directory {Path(cfg.log_path) / run_id}"
+        f"run [bold]{run_id}[/] started; "
+        + plain(f"log in {log.url}, run directory {Path(cfg.log_path) / run_id}")
     )
     _finish(run_id, drive(log, run_id, cfg, stages), log)
 
@@ -104,17 +108,29 @@ def resume(
             "--from", help="Rewind in place: continue from this seq (nothing is deleted)."
         ),
     ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="key=value changes of operational settings (checkpoints.max_bytes, "
+            "checkpoints.keep_last, lease_ttl_s, ...), recorded in the log."
+        ),
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
     from orchestrator.driver import distributed
     from orchestrator.driver.lifecycle import resume as resume_run
 
-    if distributed.resume_launched(run_id, from_seq, _stages(), lambda: open_store(store), _finish):
+    if distributed.resume_launched(
+        run_id, from_seq, _stages(), lambda: open_store(store), _finish, overrides or []
+    ):
         return
     log = open_store(store)
     factory = distributed.driver_for(log, run_id)
-    state = resume_run(log, run_id, _stages(), from_seq=from_seq, driver_factory=factory, say=_note)
+    state = resume_run(
+        log, run_id, _stages(), from_seq=from_seq, overrides=overrides or [],
+        driver_factory=factory, say=_note,
+    )  # fmt: skip
     _finish(run_id, state, log)
 
 
@@ -164,7 +180,7 @@ def supervise(
     log_dir = local.parent / "supervisor" if local is not None else Path("supervisor-logs")
     if once:
         for action in scan(log, cfg, subprocess_launcher(target, log_dir)):
-            out.print(f"{action.run_id}: {action.action} ({action.detail})")
+            out.print(plain(f"{action.run_id}: {action.action} ({action.detail})"))
         return
     supervise_forever(log, target, cfg, log_dir)
 
@@ -185,7 +201,7 @@ def main() -> None:
         sys.exit(code if isinstance(code, int) else 0)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except ConfigError as e:
+    except (ConfigError, InvalidRunIdError) as e:  # bad input: nothing was written
         _fail(e, 2)
     except (OrchestratorError, StoreError, StageError) as e:
         _fail(e, 1)
@@ -205,5 +221,5 @@ def main() -> None:
 def _fail(error: Exception, code: int) -> None:
     if _debug:
         raise error
-    err.print(f"[red]error:[/] {error}", highlight=False)
+    err.print(f"[red]error:[/] {plain(error)}", highlight=False)
     sys.exit(code)

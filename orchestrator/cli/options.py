@@ -13,8 +13,9 @@ from orchestrator.errors import OrchestratorError
 if TYPE_CHECKING:
     from store.log import EventLog
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)  # an error is one line, however narrow the terminal
+# emoji=False: a `:name:` in text from the log stays as written.
+out = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)  # an error is one line, however narrow
 
 StoreOption = Annotated[
     str | None,

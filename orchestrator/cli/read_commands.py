@@ -14,6 +14,7 @@ from rich.console import Console
 
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.errors import OrchestratorError
+from orchestrator.terminal import plain, visible
 
 if TYPE_CHECKING:
     from store.log import EventLog, RunSummary
@@ -51,7 +52,7 @@ def why(
     if as_json:
         typer.echo(json.dumps(explanation.to_json()))
         return
-    print_explanation(explanation, Console())
+    print_explanation(explanation, Console(emoji=False))
 
 
 def report(
@@ -74,7 +75,8 @@ def report(
     events = heapq.merge(
         log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
     )
-    typer.echo(str(build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))))
+    report_path = build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))
+    typer.echo(visible(report_path))
 
 
 def status(
@@ -131,14 +133,15 @@ def status(
     for row in rows:
         metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
         table.add_row(
-            row["run_id"], row["state"], str(row["step"] if row["step"] is not None else "-"),
-            metrics or "-", row["last_event"],
-            row["last_event_at"][:19], row["health"], row["parent"] or "-",
+            plain(row["run_id"]), plain(row["state"]),
+            str(row["step"] if row["step"] is not None else "-"), plain(metrics or "-"),
+            plain(row["last_event"]), plain(row["last_event_at"][:19]), plain(row["health"]),
+            plain(row["parent"] or "-"),
         )  # fmt: skip
     out.print(table)
     for row in rows:
         if row["state"] == "unreadable":
-            err.print(f"run {row['run_id']} cannot be read: {row['error']}", markup=False)
+            err.print(f"run {plain(row['run_id'])} cannot be read: {plain(row['error'])}")
 
 
 def _readable_state(log: EventLog, run_id: str) -> RunState:
@@ -185,7 +188,7 @@ def events(
         target_log = EventLog(store or DEFAULT_STORE)
         n = import_file(target_log, Path(argument))
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"
-        err.print(f"imported {n} events from {argument}; hash chain verified {keyed}")
+        err.print(plain(f"imported {n} events from {argument}; hash chain verified {keyed}"))
         return
     log = open_store(store)
     if target == "export":
@@ -200,7 +203,8 @@ def events(
             sys.stdout.buffer.write(stored.export_line())
         else:
             out.print(
-                f"{stored.seq:>6}  {stored.recorded_at[:19]}  [bold]{stored.type}[/]  {stored.payload[:160]}",
+                f"{stored.seq:>6}  {plain(stored.recorded_at[:19])}  [bold]{plain(stored.type)}[/]"
+                f"  {plain(stored.payload[:160])}",
                 highlight=False,
                 markup=True,
             )
@@ -232,7 +236,8 @@ def sink(
     rows = log.read(run_id, types=[*METRIC_TYPES, "RunRewound"])
     steps = backfill(rows, state.config, run_id, to, directory, project, name)
     err.print(
-        f"run {run_id}: {steps} steps written to {to}" + (f" in {directory}" if directory else "")
+        plain(f"run {run_id}: {steps} steps written to {to}")
+        + (plain(f" in {directory}") if directory else "")
     )
 
 
@@ -242,9 +247,11 @@ def verify(
     """Walk a run's hash chain; name the first bad seq."""
     report = open_store(store).verify(run_id)
     if report.ok:
-        out.print(f"run {run_id}: hash chain intact ({report.n_events} events)")
+        out.print(plain(f"run {run_id}: hash chain intact ({report.n_events} events)"))
         return
-    err.print(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
+    err.print(
+        plain(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
+    )
     raise typer.Exit(code=1)
 
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from orchestrator.config import RunConfig, load_config, run_store
+from orchestrator.config import RunConfig, check_data, load_config, run_store
 from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.lease import release_held_leases
 from orchestrator.driver.lifecycle import config_of, drive
@@ -224,6 +224,7 @@ def run_launched(
     """`rlvr run` on every rank of an mlx.launch job; False when not launched with several ranks."""
     overrides = [*overrides, "distributed.enabled=true"]
     cfg = load_config(config_path, overrides)
+    check_data(cfg)
     world = launched_world(cfg.distributed)
     if world is None:
         return False
@@ -243,6 +244,7 @@ def run_launched(
 def resume_launched(
     run_id: str, from_seq: int | None, stages: Mapping[str, Stage],
     open_store: Callable[[], EventLog], finish: Callable[[str, RunState, EventLog], None],
+    overrides: Sequence[str] = (),
 ) -> bool:  # fmt: skip
     """`rlvr resume` on every rank of an mlx.launch job; False when not launched with several ranks."""
     world = launched_world()
@@ -253,7 +255,10 @@ def resume_launched(
     log = open_store()
     world.configure(config_of(load_state(log, run_id)).distributed)
     factory = partial(LeaderDriver, world=world)
-    finish(run_id, resume_run(log, run_id, stages, from_seq=from_seq, driver_factory=factory), log)
+    state = resume_run(
+        log, run_id, stages, from_seq=from_seq, overrides=overrides, driver_factory=factory
+    )
+    finish(run_id, state, log)
     return True
 
 

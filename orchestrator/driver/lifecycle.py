@@ -15,10 +15,15 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from orchestrator.audit.sinks import SinkFeed, open_sinks
-from orchestrator.config import RunConfig, apply_overrides
+from orchestrator.config import (
+    RunConfig,
+    _resolve_override_key,
+    apply_overrides,
+    check_data,
+    override_paths,
+    validate_config,
+)
 from orchestrator.driver.commands import load_state, new_run_id
 from orchestrator.driver.lease import LeaseKeeper
 from orchestrator.driver.machine import STAGES
@@ -30,7 +35,13 @@ from stages.rl.tunables import start_values
 from stages.types import Stage
 from store.batches import CutError
 from store.blobs import BlobStore
-from store.events import HyperparametersChanged, RunBranched, RunResumed, RunRewound
+from store.events import (
+    HyperparametersChanged,
+    RunBranched,
+    RunResumed,
+    RunRewound,
+    SettingsOverridden,
+)
 from store.log import EventLog
 from store.projections import RunState, project
 from store.snapshots import fold_run
@@ -42,12 +53,12 @@ log_ = get_logger("rlvr.lifecycle")
 def config_of(state: RunState) -> RunConfig:
     """The run's config: what RunStarted recorded plus any branch overrides."""
     data = apply_overrides(copy.deepcopy(dict(state.config)), list(state.config_overrides))
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(
-            f"run {state.run_id}: its recorded config no longer validates: {e}"
-        ) from e
+    return validate_config(
+        data,
+        source=f"run {state.run_id}'s recorded config",
+        overridden=override_paths(state.config_overrides),
+        overrides_source=f"run {state.run_id}'s recorded overrides",
+    )
 
 
 def drive(
@@ -58,6 +69,7 @@ def drive(
     *,
     rewind_to: int | None = None,
     resumed_from_step: int | None = None,
+    overrides: Sequence[str] = (),
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
     state: RunState | None = None,
@@ -81,6 +93,12 @@ def drive(
             marks.append(RunRewound(to_seq=rewind_to, reason=f"resume --from {rewind_to}"))
         if resumed_from_step is not None:
             marks.append(RunResumed(owner=lease.owner, from_step=resumed_from_step))
+        if overrides:
+            marks.append(
+                SettingsOverridden(
+                    overrides=list(overrides), reason=f"rlvr resume {' '.join(overrides)}"
+                )
+            )
         if marks:
             log.append(run_id, marks, expected_seq=log.last_seq(run_id))
         if state is not None:
@@ -123,12 +141,38 @@ def _feeding_sinks(log: EventLog, config: RunConfig, run_dir: Path, run_id: str)
         feed.close()
 
 
+# Settings a resume may change (`rlvr resume RUN key=value`): how the run is kept, never what it
+# computes, so the log still replays to the same weights. Anything else: `rlvr branch`.
+OPERATIONAL_SETTINGS = (
+    "checkpoints.keep_last", "checkpoints.max_bytes", "lease_ttl_s", "tensorboard",
+    "wandb_project", "wandb_name", "policies.faults.backoff_s", "policies.faults.max_backoff_s",
+)  # fmt: skip
+
+
+def operational_overrides(state: RunState, overrides: Sequence[str]) -> list[str]:
+    """`overrides` checked: operational keys only, and the run's config still valid with them."""
+    for item in overrides:
+        key, sep, _ = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r}: expected key=value")
+        dotted = ".".join(_resolve_override_key(key.strip()))
+        if dotted not in OPERATIONAL_SETTINGS:
+            raise ConfigError(
+                f"resume cannot change {dotted!r}: only operational settings "
+                f"({', '.join(OPERATIONAL_SETTINGS)}); to change what the run computes, "
+                f"`rlvr branch {state.run_id} --at SEQ {item}`"
+            )
+    _validate_overrides(state, overrides)
+    return list(overrides)
+
+
 def resume(
     log: EventLog,
     run_id: str,
     stages: Mapping[str, Stage],
     *,
     from_seq: int | None = None,
+    overrides: Sequence[str] = (),
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
     say: Callable[[str], None] = log_.warning,
@@ -150,13 +194,17 @@ def resume(
         raise OrchestratorError(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
+    overrides = operational_overrides(state, overrides)  # before anything is written
+    config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
+    check_data(config)  # the task file is read again: refused here if it went bad since
     return drive(
         log,
         run_id,
-        config_of(state),
+        config,
         stages,
         rewind_to=from_seq,
         resumed_from_step=state.step,
+        overrides=overrides,
         stop=stop,
         driver_factory=driver_factory,
         state=state,
@@ -198,6 +246,7 @@ def branch(
             f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
         )
     _validate_overrides(state, overrides)  # before anything is written
+    check_data(config_of(replace(state, config_overrides=(*state.config_overrides, *overrides))))
     child = new_run_id(f"{config_of(state).run_name}-branch")
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
@@ -222,10 +271,8 @@ def branch(
 
 def _validate_overrides(state: RunState, overrides: Sequence[str]) -> None:
     data = apply_overrides(copy.deepcopy(dict(state.config)), [*state.config_overrides, *overrides])
-    try:
-        RunConfig.model_validate(data)
-    except ValidationError as e:
-        first = e.errors()[0]
-        raise ConfigError(
-            f"command line: {'.'.join(map(str, first['loc']))}: {first['msg']}"
-        ) from e
+    validate_config(
+        data,
+        source=f"run {state.run_id}'s recorded config",
+        overridden=override_paths(overrides),
+    )

@@ -7,11 +7,13 @@ gates are evaluated as pure functions of the folded state; the verdicts and the 
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from orchestrator.config import RunConfig
+from orchestrator.driver.checkpoints import collect_garbage, over_budget
 from orchestrator.driver.commands import load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import OrchestratorError
@@ -19,8 +21,10 @@ from orchestrator.logging import bind, get_logger
 from policies.consequences import consequences
 from policies.engine import with_decisions
 from policies.gates import evaluate
+from policies.retention import plan
 from stages.types import Stage, StageContext, StageError, StageInterrupted
-from store.blobs import BlobStore
+from store.blobs import BlobStore, BlobWriteError
+from store.errors import StoreError
 from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
@@ -29,6 +33,10 @@ from store.rewinds import Rewinds
 from store.snapshots import Snapshots, fold_run, maybe_snapshot
 
 log_ = get_logger("rlvr.runner")
+
+
+class RunNotPaused(OrchestratorError):
+    """A runtime condition stopped the run and the store could not record the pause."""
 
 
 class Driver:
@@ -71,6 +79,9 @@ class Driver:
         batch, decisions = with_decisions(self.state, events, self.config.policies, consequences)
         stored = self.log.append(self.run_id, batch, expected_seq=self.state.last_seq)
         self._folded(stored)
+        if any(row.type == "CheckpointSaved" for row in stored):
+            # After the checkpoint's batch and the decisions on it (a rollback keeps its target).
+            self._prune()
         for decision in decisions:
             log_.warning(
                 "policy decided",
@@ -102,6 +113,9 @@ class Driver:
             emit=self.emit,
             state=lambda: self.state,
             read=self.read,
+            checkpoint_refusal=lambda folder: over_budget(
+                self.state, self.config, self.blobs, folder
+            ),
             state_at=self.state_at,
             workspace=self.workspace,
             should_stop=self.should_stop,
@@ -155,12 +169,44 @@ class Driver:
                 "is left to its lease, which expires so that `rlvr supervise` resumes it"
             ) from error
 
+    def _prune(self) -> None:
+        """Apply checkpoint retention (`checkpoints.keep_last`): a `CheckpointsPruned` batch,
+        then the GC of the blobs no run references any more. Once the pruning is in the log a
+        failed GC loses nothing: the next pruning's GC retries."""
+        pruned = plan(self.state, self.config)
+        if pruned is None:
+            return
+        self.emit([pruned])
+        try:
+            count, freed = collect_garbage(self.log, self.blobs)
+        except (StoreError, OSError) as e:
+            log_.warning("blob GC failed; the next pruning retries", error=str(e))
+            return
+        log_.info("pruned checkpoints deleted", blobs=count, bytes=freed)
+
     def _pause(self, reason: str) -> None:
         log_.warning("run paused", reason=reason)
-        self._transition("pause", reason=reason, before=[RunPaused(reason=reason)])
+        try:
+            self._transition("pause", reason=reason, before=[RunPaused(reason=reason)])
+        except StoreUnavailable:
+            raise  # the store is down, not full: the run loop's `_pause_for_store` handles it
+        except (StoreError, OSError) as e:
+            # The store itself cannot take the pause (its disk is full too): the lease expires
+            # and a resume or the supervisor continues once there is room. One error, not two.
+            self._release_lease_quietly()
+            raise RunNotPaused(
+                f"run {self.run_id} stopped ({reason}) but the pause could not be recorded: {e}; "
+                f"free space, then `rlvr resume {self.run_id}`"
+            ) from e
         # First act once the pause is in the log: nothing is appended after it, and a resume
         # must not wait for whatever slow cleanup (collectives, the summary) follows.
-        self.release_lease()
+        self._release_lease_quietly()
+
+    def _release_lease_quietly(self) -> None:
+        try:
+            self.release_lease()
+        except Exception as e:  # the store is unwritable: the lease expires after its TTL
+            log_.error("lease release failed: it expires after its TTL", error=str(e))
 
     def _run_stage(self, name: str) -> None:
         stage = self.stages.get(name)
@@ -173,6 +219,12 @@ class Driver:
             stage.run(self.context())
         except StageInterrupted as e:
             self._pause(str(e) or self.stop_reason())
+            return
+        except (BlobWriteError, OSError) as e:
+            # A full disk is a runtime condition: pause with the reason, resume once there is room.
+            if getattr(e, "errno", None) not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            self._pause(f"stage {name}: disk full: {e}")
             return
         except StageError as e:
             reason = f"stage {name} failed: {e}"

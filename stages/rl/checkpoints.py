@@ -3,12 +3,23 @@ checkpoint blob, and a checkpoint of the live one (written by rank 0, its digest
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
 from typing import Any
+
+import structlog
 
 from stages.common import base_model_path
 from stages.rl.session import RLSession
 from stages.rl.tunables import TUNABLES
 from stages.training.types import TrainerState
+from stages.types import StageInterrupted
+from store.blobs import BlobWriteError
+from store.errors import StoreError
+from store.events import CheckpointFellBack
+from store.projections import CheckpointRef
+
+log_ = structlog.get_logger("rlvr.rl")
 
 
 def hyperparameters(session: RLSession) -> dict[str, Any]:
@@ -37,8 +48,17 @@ def restore(session: RLSession, digest: str, keep: TrainerState | None) -> Train
     if digest == ctx.state().baseline_checkpoint:
         # Step 0: the SFT'd base model itself (a model folder, not a trainer checkpoint).
         restored = fresh(session)
-    else:
+    elif keep is None:  # resume: the caller falls back to an older checkpoint
         restored, _, _ = restore_checkpoint(ctx.blobs, digest, base_model_path(ctx))
+    else:
+        from stages.training.errors import TrainingError
+
+        try:
+            restored, _, _ = restore_checkpoint(ctx.blobs, digest, base_model_path(ctx))
+        except (TrainingError, StoreError) as e:
+            # A rollback is in the log: going elsewhere would contradict it. Pause with the
+            # reason; the run continues once the blob is restored (e.g. from a backup).
+            raise StageInterrupted(f"rollback target {digest} is unreadable: {e}") from e
     if keep is None:
         meta = read_checkpoint_state(ctx.blobs, digest)["meta"]
         session.overrides = dict(meta.get("overrides", {}))
@@ -51,11 +71,89 @@ def restore(session: RLSession, digest: str, keep: TrainerState | None) -> Train
     return keep
 
 
+class _Refused(Exception):
+    """The checkpoint budget refused a checkpoint (the message says why)."""
+
+
+def restore_newest_intact(session: RLSession) -> tuple[TrainerState, CheckpointRef | None]:
+    """Resume's trainer: the latest checkpoint's, or, when its blobs are corrupt or missing, the
+    newest intact one before it (else the base model), said in a `CheckpointFellBack` event.
+    Returns the trainer and the restored checkpoint (None: the base model, so every logged step
+    is replayed). No intact base model either: the run pauses with the reason."""
+    from stages.training.errors import TrainingError
+
+    ctx = session.ctx
+    state = ctx.state()
+    latest = state.latest_checkpoint
+    assert latest is not None
+    older = [c for c in reversed(state.checkpoints) if c.seq < latest.seq]
+    skipped: list[dict[str, Any]] = []
+    for ref in [latest, *older]:
+        try:
+            trainer = restore(session, ref.digest, keep=None)
+        except (TrainingError, StoreError) as e:
+            log_.error("checkpoint unreadable", step=ref.step, checkpoint=ref.digest, error=str(e))
+            skipped.append({"step": ref.step, "checkpoint": ref.digest, "error": str(e)[:500]})
+            continue
+        if skipped:
+            _fell_back(session, ref.step, ref.digest, skipped)
+        return trainer, ref
+    base = state.baseline_checkpoint
+    try:
+        if base is None:
+            raise StoreError("no base model was recorded")
+        ctx.blobs.check_tree(base)
+        trainer = fresh(session)
+    except (TrainingError, StoreError, OSError) as e:
+        raise StageInterrupted(
+            "no intact checkpoint to resume from: "
+            + "; ".join(f"step {s['step']}: {s['error']}" for s in skipped)
+            + f"; base model: {e}"
+        ) from e
+    _fell_back(session, 0, base, skipped)
+    return trainer, None
+
+
+def _fell_back(session: RLSession, step: int, digest: str, skipped: list[dict[str, Any]]) -> None:
+    steps = ", ".join(str(s["step"]) for s in skipped)
+    what = f"the checkpoint of step {step}" if step else "the base model"
+    reason = (
+        f"checkpoint(s) of step {steps} unreadable (corrupt or missing blobs): resumed from {what}"
+    )
+    log_.warning("resume fell back", reason=reason)
+    session.ctx.emit(
+        [CheckpointFellBack(step=step, checkpoint=digest, skipped=skipped, reason=reason)]
+    )
+
+
 def save(session: RLSession) -> str:
+    """Write the live trainer's checkpoint; its digest on every rank. A checkpoint over the disk
+    budget (`checkpoints.max_bytes`) or one the disk cannot hold is not written: every rank
+    raises `StageInterrupted` with the reason, and the driver pauses the run."""
     from stages.training.checkpoint import save_checkpoint
 
     ctx, trainer = session.ctx, session.trainer
-    return session.on_leader(lambda: save_checkpoint(
-        trainer, ctx.blobs, session.grpo_config(), session.config.model, base_model_path(ctx),
-        meta={"overrides": session.overrides},
-    ), "checkpoint")  # fmt: skip
+
+    def admit(folder: Path) -> None:
+        if reason := ctx.checkpoint_refusal(folder):
+            raise _Refused(reason)
+
+    def write() -> dict[str, str]:
+        try:
+            return {"digest": save_checkpoint(
+                trainer, ctx.blobs, session.grpo_config(), session.config.model,
+                base_model_path(ctx), meta={"overrides": session.overrides}, admit=admit,
+            )}  # fmt: skip
+        except _Refused as e:
+            return {"refused": str(e)}
+        except BlobWriteError as e:
+            return {"refused": f"checkpoint of step {trainer.step} not saved: {e}"}
+        except OSError as e:  # the checkpoint's temp folder
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            return {"refused": f"checkpoint of step {trainer.step} not saved: disk full ({e})"}
+
+    result = session.on_leader(write, "checkpoint")
+    if "refused" in result:
+        raise StageInterrupted(result["refused"])
+    return result["digest"]

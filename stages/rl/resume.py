@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import structlog
 
 from stages.rl.chaos import poison
-from stages.rl.checkpoints import fresh, restore
+from stages.rl.checkpoints import fresh, restore_newest_intact
 from stages.rl.decisions import apply, split_finer
 from stages.rl.logged_step import step_events
 from stages.rl.session import RLSession
@@ -34,7 +34,9 @@ def open_trainer(session: RLSession) -> TrainerState:
     if checkpoint is None:
         session.trainer, since = fresh(session), _first_step_seq(session)
     else:
-        session.trainer, since = restore(session, checkpoint.digest, keep=None), checkpoint.seq
+        # The latest checkpoint, or the newest intact one before it (None: the base model).
+        session.trainer, checkpoint = restore_newest_intact(session)
+        since = _first_step_seq(session) if checkpoint is None else checkpoint.seq
     at = ctx.state_at(since)
     tasks = curriculum_of(ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}))
     try:

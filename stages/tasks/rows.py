@@ -108,6 +108,29 @@ def optional_text(path: str, line: int, obj: dict, field: str) -> str | None:
     return value or None
 
 
+def optional_int(path: str, line: int, obj: dict, field: str, default: int, label: str = "") -> int:
+    """A non-negative integer field (`difficulty`, a paragraph's `idx`): no string or float is
+    taken for one, and `null` means the default."""
+    value = obj.get(field)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TaskFormatError(
+            path, line, label or field, f"expected a non-negative integer, got {value!r:.60}"
+        )
+    return value
+
+
+def optional_bool(path: str, line: int, obj: dict, field: str, label: str = "") -> bool:
+    """A true/false field (`is_supporting`): the string "false" is not taken for true."""
+    value = obj.get(field, False)
+    if not isinstance(value, bool):
+        raise TaskFormatError(
+            path, line, label or field, f"expected true or false, got {value!r:.60}"
+        )
+    return value
+
+
 def make_task(path: str, line: int, **fields: Any) -> Task:
     try:
         return Task(**fields)

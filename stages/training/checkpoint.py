@@ -9,14 +9,15 @@ scheme, configs):
 - `reference.safetensors`: the reference policy's values of the trainable parameters (the blob
   store keeps one copy however many checkpoints share it).
 There is no RNG state to carry: every random draw of step s derives from (seed, s, attempt).
-The folder is written to a temp dir, then `put_tree` (blobs land under temp names, then rename).
+The folder is written to a temp dir on the blob store's disk, then `put_tree` hashes each file and
+renames it into place; restore loads the arrays straight from their (verified) blobs.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +38,18 @@ FORMAT_VERSION = 1
 
 def save_model_to_blobs(model: Any, base_path: Path | str, blobs: BlobStore) -> str:
     """Store a full HF-layout model folder (e.g. the SFT'd embedded model); return its digest."""
-    with tempfile.TemporaryDirectory(prefix="rlvr-model-") as tmp:
-        save_model_dir(model, base_path, tmp)
-        return blobs.put_tree(tmp)
+    with blobs.temp_dir() as folder:
+        save_model_dir(model, base_path, folder)
+        return blobs.put_tree(folder)
 
 
-def materialise(blobs: BlobStore, digest: str, destination: Path | str) -> Path:
-    """Write a stored tree (model folder or checkpoint) to `destination`."""
+def materialise(
+    blobs: BlobStore, digest: str, destination: Path | str, *, link: bool = False
+) -> Path:
+    """Write a stored tree (model folder or checkpoint) to `destination` (`link`: hard links to
+    the blobs, for read-only use)."""
     try:
-        return blobs.get_tree(digest, destination)
+        return blobs.get_tree(digest, destination, link=link)
     except (StoreError, OSError, KeyError, ValueError) as e:
         raise TrainingError(f"cannot read tree {digest} from the blob store: {e}") from e
 
@@ -57,8 +61,10 @@ def save_checkpoint(
     model_config: ModelConfig,
     base_model_path: Path | str,
     meta: dict[str, Any] | None = None,
+    admit: Callable[[Path], None] | None = None,
 ) -> str:
-    """Write the checkpoint of `state` into `blobs`; return its manifest digest."""
+    """Write the checkpoint of `state` into `blobs`; return its manifest digest. `admit` sees the
+    written folder before anything reaches the blob store, and may refuse it by raising."""
     trainable = dict(tree_flatten(state.model.trainable_parameters()))
     reference = dict(tree_flatten(state.reference.parameters()))
     adapter = None
@@ -86,8 +92,8 @@ def save_checkpoint(
         "model_config": model_config.model_dump(mode="json"),
         "meta": meta or {},
     }
-    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
-        folder = Path(tmp)
+    # Written on the blob store's disk, whose files `put_tree` then renames into place.
+    with blobs.temp_dir() as folder:
         if adapter:
             save_weights(state.model, folder, adapter)
         else:
@@ -101,49 +107,52 @@ def save_checkpoint(
             str(folder / "reference.safetensors"), {k: reference[k] for k in sorted(trainable)}
         )
         (folder / "state.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+        if admit is not None:
+            admit(folder)
         return blobs.put_tree(folder)
 
 
 def read_checkpoint_state(blobs: BlobStore, digest: str) -> dict[str, Any]:
-    """The `state.json` record of a checkpoint, without loading any weights."""
-    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
-        folder = materialise(blobs, digest, tmp)
-        return json.loads((folder / "state.json").read_text())
+    """The `state.json` record of a checkpoint, reading that one small blob (no weights)."""
+    try:
+        return json.loads(blobs.get_bytes(blobs.manifest(digest)["state.json"]))
+    except (StoreError, KeyError, ValueError) as e:
+        raise TrainingError(f"cannot read checkpoint {digest} (its state.json): {e}") from e
 
 
 def restore_checkpoint(
     blobs: BlobStore, digest: str, base_model_path: Path | str
 ) -> tuple[TrainerState, GRPOConfig, ModelConfig]:
     """Rebuild (state, GRPO config, model config) so that the next step equals the one an
-    uninterrupted run would take. `base_model_path` is the model the run started RL from."""
-    with tempfile.TemporaryDirectory(prefix="rlvr-ckpt-") as tmp:
-        folder = materialise(blobs, digest, tmp)
-        try:
-            record = json.loads((folder / "state.json").read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise TrainingError(f"checkpoint {digest} has no readable state.json: {e}") from e
-        if record.get("format_version") != FORMAT_VERSION:
-            raise TrainingError(
-                f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
-                f"expected {FORMAT_VERSION}"
-            )
-        config = GRPOConfig.model_validate(_current_grpo(record["grpo_config"]))
-        model_config = ModelConfig.model_validate(record["model_config"])
-        model, tokenizer = load_model(base_model_path)
-        make_trainable(model, model_config)
-        reference = copy.deepcopy(model)
-        reference.load_weights(str(folder / "reference.safetensors"), strict=False)
-        weights = "adapters.safetensors" if record["fine_tune"] == "lora" else "model.safetensors"
-        model.load_weights(str(folder / weights), strict=False)
-        reference.freeze()
-        reference.eval()
-        optimizer = optim.AdamW(
-            learning_rate=config.learning_rate, weight_decay=config.weight_decay
+    uninterrupted run would take. `base_model_path` is the model the run started RL from.
+    The arrays load straight from their blobs (each verified first): no unpacked copy on disk."""
+    record = read_checkpoint_state(blobs, digest)
+    if record.get("format_version") != FORMAT_VERSION:
+        raise TrainingError(
+            f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
+            f"expected {FORMAT_VERSION}"
         )
-        optimizer.state = tree_unflatten(
-            list(mx.load(str(folder / "optimizer.safetensors")).items())
-        )
-        mx.eval(model.parameters(), reference.parameters(), optimizer.state)
+    weights = "adapters.safetensors" if record["fine_tune"] == "lora" else "model.safetensors"
+    try:
+        manifest = blobs.manifest(digest)
+        arrays = {
+            name: mx.load(str(blobs.path(manifest[name])), format="safetensors")
+            for name in (weights, "reference.safetensors", "optimizer.safetensors")
+        }
+    except (StoreError, KeyError, OSError, ValueError, RuntimeError) as e:
+        raise TrainingError(f"cannot read checkpoint {digest} from the blob store: {e}") from e
+    config = GRPOConfig.model_validate(_current_grpo(record["grpo_config"]))
+    model_config = ModelConfig.model_validate(record["model_config"])
+    model, tokenizer = load_model(base_model_path)
+    make_trainable(model, model_config)
+    reference = copy.deepcopy(model)
+    reference.load_weights(list(arrays["reference.safetensors"].items()), strict=False)
+    model.load_weights(list(arrays[weights].items()), strict=False)
+    reference.freeze()
+    reference.eval()
+    optimizer = optim.AdamW(learning_rate=config.learning_rate, weight_decay=config.weight_decay)
+    optimizer.state = tree_unflatten(list(arrays["optimizer.safetensors"].items()))
+    mx.eval(model.parameters(), reference.parameters(), optimizer.state)
     state = TrainerState(
         model=model,
         tokenizer=tokenizer,

@@ -20,27 +20,40 @@ class ModelConfig(BaseModel):
         description='"embedded" builds the tiny llama below; otherwise a local path or repo id '
         "that mlx_lm.load accepts.",
     )
-    lora_rank: int = Field(0, ge=0, description="LoRA rank; 0 means full fine-tuning.")
-    lora_scale: float = Field(20.0, gt=0, description="LoRA output scale (mlx-lm's `scale`).")
+    lora_rank: int = Field(0, ge=0, le=4096, description="LoRA rank; 0 means full fine-tuning.")
+    lora_scale: float = Field(
+        20.0, gt=0, le=10_000, description="LoRA output scale (mlx-lm's `scale`)."
+    )
     lora_dropout: float = Field(0.0, ge=0, lt=1, description="Dropout on the LoRA input.")
     lora_layers: int = Field(
-        -1, description="How many of the last transformer blocks get LoRA; -1 means all."
+        -1,
+        ge=-1,
+        le=1024,
+        description="How many of the last transformer blocks get LoRA; -1 means all.",
     )
-    hidden_size: int = Field(128, gt=0, description="Embedded model: hidden width.")
-    num_hidden_layers: int = Field(2, gt=0, description="Embedded model: transformer blocks.")
-    intermediate_size: int = Field(384, gt=0, description="Embedded model: MLP width.")
-    num_attention_heads: int = Field(4, gt=0, description="Embedded model: attention heads.")
+    hidden_size: int = Field(128, gt=0, le=65_536, description="Embedded model: hidden width.")
+    num_hidden_layers: int = Field(
+        2, gt=0, le=1024, description="Embedded model: transformer blocks."
+    )
+    intermediate_size: int = Field(
+        384, gt=0, le=1_048_576, description="Embedded model: MLP width."
+    )
+    num_attention_heads: int = Field(
+        4, gt=0, le=1024, description="Embedded model: attention heads."
+    )
     max_position_embeddings: int = Field(
-        512, gt=0, description="Embedded model: longest sequence it is meant for."
+        512, gt=0, le=4_194_304, description="Embedded model: longest sequence it is meant for."
     )
-    rms_norm_eps: float = Field(1e-5, gt=0, description="Embedded model: RMSNorm epsilon.")
-    rope_theta: float = Field(10000.0, gt=0, description="Embedded model: RoPE base.")
+    rms_norm_eps: float = Field(1e-5, gt=0, le=1.0, description="Embedded model: RMSNorm epsilon.")
+    rope_theta: float = Field(10000.0, gt=0, le=1e9, description="Embedded model: RoPE base.")
     vocab_chars: str = Field(
         DEFAULT_VOCAB,
         description="Embedded model: the characters of its char-level tokenizer "
         "(plus <pad> and <eos>).",
     )
-    init_seed: int = Field(0, description="Embedded model: seed of the weight initialisation.")
+    init_seed: int = Field(
+        0, ge=0, le=2**63 - 1, description="Embedded model: seed of the weight initialisation."
+    )
 
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
@@ -60,16 +73,22 @@ LRSchedule = Literal["constant", "cosine", "linear"]
 class SFTConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    steps: int = Field(3000, gt=0, description="Optimizer steps.")
-    batch_size: int = Field(64, gt=0, description="Examples per step.")
-    learning_rate: float = Field(3e-3, gt=0, description="Peak AdamW learning rate.")
+    steps: int = Field(3000, gt=0, le=10_000_000, description="Optimizer steps.")
+    batch_size: int = Field(64, gt=0, le=65_536, description="Examples per step.")
+    learning_rate: float = Field(3e-3, gt=0, le=1.0, description="Peak AdamW learning rate.")
     lr_schedule: LRSchedule = Field("cosine", description="Decay after warmup.")
-    warmup_steps: int = Field(100, ge=0, description="Linear warmup steps from 0 to peak LR.")
+    warmup_steps: int = Field(
+        100, ge=0, le=10_000_000, description="Linear warmup steps from 0 to peak LR."
+    )
     min_lr_ratio: float = Field(0.1, ge=0, le=1, description="Final LR as a fraction of peak.")
-    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
-    max_grad_norm: float = Field(1.0, ge=0, description="Gradient-norm clip; 0 disables it.")
-    seed: int = Field(0, description="Seed of batch order and any dropout.")
-    report_every: int = Field(50, gt=0, description="Steps between on_progress reports.")
+    weight_decay: float = Field(0.0, ge=0, le=10.0, description="AdamW weight decay.")
+    max_grad_norm: float = Field(
+        1.0, ge=0, le=1e6, description="Gradient-norm clip; 0 disables it."
+    )
+    seed: int = Field(0, ge=0, le=2**63 - 1, description="Seed of batch order and any dropout.")
+    report_every: int = Field(
+        50, gt=0, le=10_000_000, description="Steps between on_progress reports."
+    )
     use_chat_template: bool = Field(
         True, description="Wrap prompts in the tokenizer's chat template when it has one."
     )
@@ -78,38 +97,48 @@ class SFTConfig(BaseModel):
 class SamplingConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_tokens: int = Field(16, gt=0, description="Most tokens generated per completion.")
-    temperature: float = Field(1.0, ge=0, description="Sampling temperature; 0 is greedy.")
+    max_tokens: int = Field(
+        16, gt=0, le=131_072, description="Most tokens generated per completion."
+    )
+    temperature: float = Field(
+        1.0, ge=0, le=100.0, description="Sampling temperature; 0 is greedy."
+    )
     top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling mass; 1 disables it.")
     use_chat_template: bool = Field(
         True, description="Wrap prompts in the tokenizer's chat template when it has one."
     )
     batch_size: int = Field(
-        512, gt=0, description="Most sequences decoded together by the batch generator."
+        512, gt=0, le=65_536, description="Most sequences decoded together by the batch generator."
     )
 
 
 class GRPOConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    group_size: int = Field(8, ge=2, description="Completions sampled per prompt.")
-    groups_per_batch: int = Field(32, gt=0, description="Prompts per step.")
-    learning_rate: float = Field(1e-4, gt=0, description="Base AdamW learning rate.")
+    group_size: int = Field(8, ge=2, le=1024, description="Completions sampled per prompt.")
+    groups_per_batch: int = Field(32, gt=0, le=65_536, description="Prompts per step.")
+    learning_rate: float = Field(1e-4, gt=0, le=1.0, description="Base AdamW learning rate.")
     lr_schedule: LRSchedule = Field("constant", description="Decay after warmup.")
-    warmup_steps: int = Field(0, ge=0, description="Linear warmup steps.")
-    total_steps: int = Field(100, gt=0, description="Horizon of the cosine/linear decay.")
+    warmup_steps: int = Field(0, ge=0, le=10_000_000, description="Linear warmup steps.")
+    total_steps: int = Field(
+        100, gt=0, le=10_000_000, description="Horizon of the cosine/linear decay."
+    )
     min_lr_ratio: float = Field(0.1, ge=0, le=1, description="Final LR as a fraction of base.")
-    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
-    max_grad_norm: float = Field(1.0, ge=0, description="Gradient-norm clip; 0 disables it.")
+    weight_decay: float = Field(0.0, ge=0, le=10.0, description="AdamW weight decay.")
+    max_grad_norm: float = Field(
+        1.0, ge=0, le=1e6, description="Gradient-norm clip; 0 disables it."
+    )
     num_substeps: int = Field(
         1,
         gt=0,
+        le=1024,
         description="Optimizer steps per pass over the batch (the batch split into this many "
         "minibatches; TRL steps_per_generation, verl ppo_mini_batch_size).",
     )
     micro_batches: int = Field(
         1,
         gt=0,
+        le=65_536,
         description="Run the reference pass and each substep's gradient pass in this many "
         "slices, gradients accumulated into one update: same effective batch, less memory.",
     )
@@ -120,11 +149,12 @@ class GRPOConfig(BaseModel):
         "micro-batch shape, so it pays when lengths are fixed (a GPU benchmark), not otherwise.",
     )
     clip_eps_low: float = Field(
-        0.2, ge=0, description="PPO ratio clip below 1 (TRL epsilon, verl clip_ratio_low)."
+        0.2, ge=0, le=10.0, description="PPO ratio clip below 1 (TRL epsilon, verl clip_ratio_low)."
     )
     clip_eps_high: float = Field(
         0.28,
         ge=0,
+        le=10.0,
         description="PPO ratio clip above 1, clip-higher (DAPO; TRL epsilon_high, verl "
         "clip_ratio_high).",
     )
@@ -140,7 +170,7 @@ class GRPOConfig(BaseModel):
         "bessel (divide by N - 1, as TRL's torch.std and verl's torch.std do).",
     )
     std_eps: float = Field(
-        1e-6, gt=0, description="Added to the std before dividing (TRL: 1e-4, verl: 1e-6)."
+        1e-6, gt=0, le=1.0, description="Added to the std before dividing (TRL: 1e-4, verl: 1e-6)."
     )
     loss_agg: Literal["token-mean", "sequence-mean", "dr-grpo"] = Field(
         "token-mean",
@@ -160,6 +190,7 @@ class GRPOConfig(BaseModel):
     delta: float | None = Field(
         None,
         gt=1,
+        le=1e6,
         description="Upper bound on the unclipped ratio, two-sided clipping (INTELLECT-2; TRL "
         "delta). It binds only where the advantage is negative, so above 1 + clip_eps_high it "
         "is verl's dual-clip clip_ratio_c. None disables it.",
@@ -175,6 +206,7 @@ class GRPOConfig(BaseModel):
     num_iterations: int = Field(
         1,
         gt=0,
+        le=64,
         description="Passes over one batch, each split into num_substeps minibatches with an "
         "optimizer step each (PPO epochs; TRL num_iterations, verl ppo_epochs). Above 1 the "
         "ratio's base is the sampler's log-probs.",
@@ -187,6 +219,7 @@ class GRPOConfig(BaseModel):
     overlong_buffer: int = Field(
         0,
         ge=0,
+        le=131_072,
         description="DAPO's soft overlong punishment: completions longer than max_tokens - "
         "overlong_buffer lose up to overlong_penalty_factor of reward, linearly, before "
         "advantages; 0 disables it (verl reward_model.overlong_buffer.len; TRL "
@@ -195,16 +228,18 @@ class GRPOConfig(BaseModel):
     overlong_penalty_factor: float = Field(
         1.0,
         ge=0,
+        le=1000.0,
         description="The most reward the overlong buffer takes away (verl "
         "overlong_buffer.penalty_factor; 1 in DAPO and TRL).",
     )
     kl_penalty_coef: float = Field(
         0.01,
         ge=0,
+        le=1000.0,
         description="Initial weight of the k3 KL to the frozen reference; from then on the KL "
         "policy owns it (policies.kl), each change a `HyperparametersChanged` event.",
     )
-    entropy_coef: float = Field(0.0, ge=0, description="Weight of the entropy bonus.")
+    entropy_coef: float = Field(0.0, ge=0, le=1000.0, description="Weight of the entropy bonus.")
     drop_zero_variance_groups: bool = Field(
         True, description="Leave groups whose rewards are all equal out of the update."
     )
@@ -236,9 +271,11 @@ class GRPOConfig(BaseModel):
         )
     )
     verified_threshold: float = Field(
-        1.0, description="A rollout counts as verified when its reward >= this."
+        1.0, ge=-1000, le=1000, description="A rollout counts as verified when its reward >= this."
     )
-    seed: int = Field(0, description="Root of every step's key: hash(seed, step, attempt).")
+    seed: int = Field(
+        0, ge=0, le=2**63 - 1, description="Root of every step's key: hash(seed, step, attempt)."
+    )
     sampling: SamplingConfig = Field(
         default_factory=SamplingConfig, description="How completions are sampled."
     )

@@ -1,5 +1,7 @@
 """Supervised fine-tuning: cross-entropy on completion tokens only (prompt tokens are masked out),
 mean over the completion tokens of the batch, AdamW with warmup + decay and gradient clipping.
+Rows are grouped by length and the logits computed only where completions are
+(`stages.training.sft_packing`).
 
 The loop takes a `batch_fn(step) -> [(prompt, completion), ...]` so the caller decides what each
 step sees (e.g. a noisy teacher drawn afresh per step); `epoch_batches` makes one from a list.
@@ -19,9 +21,9 @@ import mlx.optimizers as optim
 
 from stages.training.config import SFTConfig
 from stages.training.errors import TrainingInterrupted
-from stages.training.logprobs import pad_batch, token_logprobs
 from stages.training.model import encode_completion, encode_prompt
 from stages.training.schedule import derive_seed, lr_multiplier
+from stages.training.sft_packing import Group, pack_rows, packed_ce
 from stages.training.types import ProgressFn
 
 Example = tuple[str, str]
@@ -52,35 +54,45 @@ def epoch_batches(
     return batch
 
 
-def _masked_ce(model: nn.Module, tokens_BT: mx.array, mask_BT: mx.array) -> mx.array:
-    logp_BT, _ = token_logprobs(model, tokens_BT)
-    return -(logp_BT * mask_BT).sum() / mx.maximum(mask_BT.sum(), 1.0)
+def _packed_loss(
+    model: nn.Module, tokens: list[mx.array], masks: list[mx.array], starts: tuple[int, ...]
+) -> mx.array:
+    return packed_ce(model, [Group(t, m, s) for t, m, s in zip(tokens, masks, starts, strict=True)])
 
 
 def make_step(
     model: nn.Module, optimizer: optim.Optimizer, max_grad_norm: float, compiled: bool = True
-) -> tuple[Callable[[mx.array, mx.array], mx.array], list[Any]]:
-    """One SFT update `step(tokens_BT, mask_BT) -> loss` and the state it reads and writes.
+) -> tuple[Callable[[list[Group]], mx.array], list[Any]]:
+    """One SFT update `step(groups) -> loss` (groups from `pack_rows`) and the state it reads
+    and writes.
 
     Compiled (as mlx-lm's trainer does, over model, optimizer and RNG state), mlx fuses the
-    step's elementwise ops and skips rebuilding its graph; one trace per batch shape is cached,
-    so batches of a few widths cost a few traces. `optimizer.learning_rate` may be set between
+    step's elementwise ops and skips rebuilding its graph; one trace per batch structure (the
+    groups' shapes and starts) is cached, so batches of a few widths cost a few traces. `optimizer.learning_rate` may be set between
     steps: it is optimizer state, an input of the compiled step, not a constant baked into it.
     """
     # The compiled step must see the state it updates (init keeps any state already there).
     optimizer.init(model.trainable_parameters())
-    loss_and_grad = nn.value_and_grad(model, _masked_ce)
+    loss_and_grad = nn.value_and_grad(model, _packed_loss)
     state = [model.state, optimizer.state, mx.random.state]
 
-    def step(tokens_BT: mx.array, mask_BT: mx.array) -> mx.array:
-        loss, grads = loss_and_grad(model, tokens_BT, mask_BT)
+    def update(tokens: list[mx.array], masks: list[mx.array], starts: tuple[int, ...]) -> mx.array:
+        loss, grads = loss_and_grad(model, tokens, masks, starts)
         if max_grad_norm > 0:
             grads, _ = optim.clip_grad_norm(grads, max_grad_norm)
         optimizer.update(model, grads)
         return loss
 
     if compiled:
-        step = mx.compile(step, inputs=state, outputs=state)
+        # the starts are Python ints: part of the trace's key, constants inside it
+        update = mx.compile(update, inputs=state, outputs=state)
+
+    def step(groups: list[Group]) -> mx.array:
+        return update(
+            [g.tokens_BT for g in groups], [g.mask_BT for g in groups],
+            tuple(g.start for g in groups),
+        )  # fmt: skip
+
     return step, state
 
 
@@ -126,16 +138,16 @@ def sft(
             raise ValueError(f"batch_fn returned an empty batch at step {step}")
         prompts_B = [encode_p(p) for p, _ in pairs]
         completions_B = [encode_c(c) for _, c in pairs]
-        tokens_BT, mask_BT = pad_batch(prompts_B, completions_B)
+        groups = pack_rows(prompts_B, completions_B)
         lr = config.learning_rate * lr_multiplier(
             step, config.lr_schedule, config.warmup_steps, config.steps, config.min_lr_ratio
         )
         optimizer.learning_rate = lr
-        pending.append(step_fn(tokens_BT, mask_BT))
+        pending.append(step_fn(groups))
         mx.async_eval(pending[-1], state)
         if len(pending) > 1:
             mx.eval(pending[-2])  # run at most one step ahead of the device: bounded memory
-        tokens_seen += tokens_BT.size
+        tokens_seen += sum(g.tokens_BT.size for g in groups)
         if (step + 1) % config.report_every == 0 or step + 1 == config.steps:
             losses += mx.stack(pending).tolist()  # the one read-back per report
             pending = []

@@ -24,15 +24,22 @@ class MathVerifierConfig(_Config):
         "number outside LaTeX, 'whole' the entire response.",
     )
     timeout_s: float = Field(
-        2.0, gt=0, description="Hard wall-clock limit per symbolic check (the worker is killed)."
+        2.0,
+        gt=0,
+        le=3600.0,
+        description="Hard wall-clock limit per symbolic check (the worker is killed).",
     )
-    workers: int = Field(2, ge=1, description="Worker processes for symbolic checks.")
+    workers: int = Field(2, ge=1, le=256, description="Worker processes for symbolic checks.")
     rel_tolerance: float = Field(
-        1e-9, ge=0, description="Relative tolerance for comparisons that need floating point."
+        1e-9,
+        ge=0,
+        le=1.0,
+        description="Relative tolerance for comparisons that need floating point.",
     )
     decimal_rounding_places: int | None = Field(
         3,
         ge=1,
+        le=100,
         description="Accept a decimal answer equal to the reference rounded to the answer's own "
         "places when it has at least this many places (e.g. 0.333 for 1/3); None disables.",
     )
@@ -40,7 +47,7 @@ class MathVerifierConfig(_Config):
         True, description="Also accept p% when p/100 equals the reference (50% for 0.5)."
     )
     max_answer_chars: int = Field(
-        400, ge=1, description="Longer extracted answers are rejected unparsed."
+        400, ge=1, le=1_000_000, description="Longer extracted answers are rejected unparsed."
     )
 
 
@@ -58,20 +65,36 @@ class CodeVerifierConfig(_Config):
         "unisolated: run untrusted code as a plain subprocess (recorded as an event in the run).",
     )
     timeout_s: float = Field(
-        5.0, gt=0, description="Wall-clock limit per check, every process of it included."
+        5.0,
+        gt=0,
+        le=3600.0,
+        description="Wall-clock limit per check, every process of it included.",
     )
     memory_mb: int = Field(
-        512, ge=64, description="Resident memory of all the check's processes together, in MiB."
+        512,
+        ge=64,
+        le=1_048_576,
+        description="Resident memory of all the check's processes together, in MiB.",
     )
-    max_processes: int = Field(16, ge=1, description="Processes one check may run at once.")
+    max_processes: int = Field(
+        16, ge=1, le=4096, description="Processes one check may run at once."
+    )
     max_file_mb: int = Field(
-        8, ge=1, description="Size of the check's private /tmp and /dev/shm (each), in MiB."
+        8,
+        ge=1,
+        le=1_048_576,
+        description="Size of the check's private /tmp and /dev/shm (each), in MiB.",
     )
     max_output_bytes: int = Field(
-        1 << 20, ge=1024, description="Stdout/stderr bytes read per check; the rest is dropped."
+        1 << 20,
+        ge=1024,
+        le=1_073_741_824,
+        description="Stdout/stderr bytes read per check; the rest is dropped.",
     )
-    max_output_chars: int = Field(2000, ge=0, description="Stdout/stderr kept in verdict details.")
-    workers: int = Field(2, ge=1, description="Programs run concurrently in one batch.")
+    max_output_chars: int = Field(
+        2000, ge=0, le=10_000_000, description="Stdout/stderr kept in verdict details."
+    )
+    workers: int = Field(2, ge=1, le=256, description="Programs run concurrently in one batch.")
 
 
 class QAVerifierConfig(_Config):
@@ -93,7 +116,10 @@ class QAVerifierConfig(_Config):
     )
     hop_weighting: bool = Field(False, description="Scale the reward by the question's hop count.")
     hop_weight_per_extra_hop: float = Field(
-        0.25, ge=0, description="Reward multiplier added per hop beyond two when hop_weighting."
+        0.25,
+        ge=0,
+        le=10.0,
+        description="Reward multiplier added per hop beyond two when hop_weighting.",
     )
 
 
@@ -101,11 +127,15 @@ class JudgeConfig(_Config):
     kind: Literal["rubric"] = Field("rubric", description="Selects the LLM rubric judge.")
     judge_model: str = Field("gpt-5-mini", description="Model name sent to the judge endpoint.")
     judge_max_retries: int = Field(
-        3, ge=0, description="Retries per response on 429/5xx/timeouts and on unparseable output."
+        3,
+        ge=0,
+        le=100,
+        description="Retries per response on 429/5xx/timeouts and on unparseable output.",
     )
     judge_temperature: float | None = Field(
         None,
         ge=0,
+        le=10.0,
         description="Judge sampling temperature; None sends none (gpt-5 models accept only their "
         "default, local servers usually take 0.0).",
     )
@@ -116,8 +146,8 @@ class JudgeConfig(_Config):
     api_key_env: str = Field(
         "OPENAI_API_KEY", description="Name of the environment variable holding the API key."
     )
-    max_concurrency: int = Field(16, ge=1, description="Judge calls in flight at once.")
-    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout in seconds.")
+    max_concurrency: int = Field(16, ge=1, le=1024, description="Judge calls in flight at once.")
+    timeout_s: float = Field(60.0, gt=0, le=3600.0, description="Per-request timeout in seconds.")
     json_mode: bool = Field(
         True, description="Ask for response_format=json_object (turn off for servers without it)."
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from stages.tasks.families.base import TaskFamily
-from stages.tasks.rows import make_task, require
+from stages.tasks.rows import make_task, optional_int, require
 from stages.tasks.types import Task
 
 EXPRESSION = re.compile(r"\d+(?:\s*[-+*/×÷^]\s*\d+)+")
@@ -105,7 +105,7 @@ class MathFamily(TaskFamily):
             prompt=prompt,
             answer=str(answer),
             category=str(obj.get("category", "")),
-            difficulty=int(obj.get("difficulty", 0) or 0),
+            difficulty=optional_int(path, line, obj, "difficulty", 0),
         )
 
     def reward_components(self) -> dict[str, Callable[[str, Task], float]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from stages.tasks.families.base import TaskFamily
-from stages.tasks.rows import make_task, require
+from stages.tasks.rows import make_task, optional_bool, optional_int, require
 from stages.tasks.types import (
     Paragraph,
     RecordError,
@@ -46,10 +46,12 @@ class QAFamily(TaskFamily):
                 )
             paragraphs.append(
                 Paragraph(
-                    idx=int(p.get("idx", j)),
+                    idx=optional_int(path, line, p, "idx", j, f"paragraphs[{j}].idx"),
                     title=str(p.get("title", "")),
                     text=p.get("paragraph_text", p.get("text")),
-                    is_supporting=bool(p.get("is_supporting", False)),
+                    is_supporting=optional_bool(
+                        path, line, p, "is_supporting", f"paragraphs[{j}].is_supporting"
+                    ),
                 )
             )
         task_id = str(obj.get("id", obj.get("task_id", f"{Path(path).stem}-{index}")))

@@ -97,7 +97,7 @@ def test_full_checkpoint_and_stored_model_load_with_mlx_lm(tmp_path, fresh_model
 
 
 def test_an_unknown_checkpoint_raises_training_error(tmp_path, sft_model_dir):
-    with pytest.raises(TrainingError, match="cannot read tree"):
+    with pytest.raises(TrainingError, match="cannot read checkpoint"):
         restore_checkpoint(BlobStore(tmp_path / "blobs"), "0" * 64, sft_model_dir)
 
 
