@@ -37,10 +37,12 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         return []
     if window[-1].seq != event.seq:  # the state must be folded through this very event
         return []
-    smoothed = _smoothed(window, cfg.window)
-    kl = smoothed[-1]
+    # The latest smoothed value first (the same slice and sum as `_smoothed`'s last): most steps
+    # stop here, and the whole window is smoothed only when the KL is over the limit.
+    kl = _mean_kl(window[max(0, len(window) - cfg.window) :])
     if kl is None or kl <= cfg.limit:
         return []
+    smoothed = _smoothed(window, cfg.window)
     run = window[_trailing_high(smoothed, cfg.limit) :]
     evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
     changes = _changes(state, kl, cfg)
@@ -92,12 +94,12 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
 
 def _smoothed(window: tuple, width: int) -> list[float | None]:
     """Each step's KL averaged with up to `width - 1` steps before it (since the last rollback)."""
-    out: list[float | None] = []
-    for i in range(len(window)):
-        values = [m.metrics.get("kl") for m in window[max(0, i - width + 1) : i + 1]]
-        values = [v for v in values if v is not None]
-        out.append(sum(values) / len(values) if values else None)
-    return out
+    return [_mean_kl(window[max(0, i - width + 1) : i + 1]) for i in range(len(window))]
+
+
+def _mean_kl(steps: tuple) -> float | None:
+    values = [v for v in (m.metrics.get("kl") for m in steps) if v is not None]
+    return sum(values) / len(values) if values else None
 
 
 def _trailing_high(smoothed: list[float | None], limit: float) -> int:

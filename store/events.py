@@ -170,7 +170,8 @@ class SFTCompleted(Event):
 
 
 class RolloutsSampled(Event):
-    """One step's rollout batch; large text lives in a blob when `blob` is set."""
+    """One step's rollout batch. The sampled groups' text lives in the blob `blob` names (JSON
+    `{"samples": [...], "verdicts": [...]}`); logs written before that keep it in `samples`."""
 
     step: int
     attempt: int = 0
@@ -205,7 +206,8 @@ class VerdictsRecorded(Event):
     n_passed: int
     n_total: int
     n_errors: int = 0
-    verdicts: list[JSON] = Field(default_factory=list)
+    verdicts: list[JSON] = Field(default_factory=list)  # older logs; now in the blob `blob` names
+    blob: str | None = None  # the step's RolloutsSampled blob (samples and their verdicts)
 
 
 class MetricsRecorded(Event):

@@ -109,6 +109,16 @@ class StoredEvent:
         row["payload"] = orjson.loads(self.payload)
         return row
 
+    def export_line(self, batch_end: bool = False) -> bytes:
+        """`to_json` as one line of sorted-key JSON, the stored payload text spliced in as it is
+        (it is canonical JSON already): exporting a long run streams without re-parsing it.
+        `batch_end` marks the last row of an appended batch."""
+        row: dict[str, Any] = {name: getattr(self, name) for name in _COLUMNS}
+        row["payload"] = orjson.Fragment(self.payload)
+        if batch_end:
+            row["batch_end"] = True
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -207,6 +217,50 @@ class EventLog:
         for observe in self.observers:
             observe(rows)
         return rows
+
+    def copy_run(
+        self, source: str, target: str, to_seq: int, then: Sequence[Event], chunk: int = 2000
+    ) -> list[StoredEvent]:
+        """Copy `source`'s rows 1..`to_seq` (payload text, version and time as stored, and its batch
+        boundaries) into a new run `target`, chained afresh, then append `then`: one transaction,
+        streamed in chunks, so a branch of a long run neither holds its history in memory nor
+        exists half-written."""
+        encoded = [(e.type_name(), e.schema_version, canonical_json(vars(e))) for e in then]
+        prev, last_seq, appended = GENESIS_HASH, 0, []
+        # Checked before the write transaction opens: the check records what it verified, a write
+        # that would wait on this transaction's lock.
+        self.check_chain(source)
+        try:
+            with self.engine.begin() as conn:
+                if conn.exec_driver_sql(self._last_sql, (target,)).first() is not None:
+                    raise ConcurrencyError(f"run {target} already exists in {self.url}")
+                rows: list[StoredEvent] = []
+                for row in self._stream(source, 1, None, to_seq, chunk):
+                    digest = chain_hash(prev, target, row.seq, row.type, row.schema_version,
+                                        row.recorded_at, row.payload)  # fmt: skip
+                    rows.append(StoredEvent(target, row.seq, row.type, row.schema_version,
+                                            row.recorded_at, prev, digest, row.payload))  # fmt: skip
+                    prev, last_seq = digest, row.seq
+                    if len(rows) == chunk:
+                        self._insert(conn, rows)
+                        rows = []
+                at = _now()
+                for offset, (type_name, version, payload) in enumerate(encoded, start=1):
+                    seq = last_seq + offset
+                    digest = chain_hash(prev, target, seq, type_name, version, at, payload)
+                    appended.append(
+                        StoredEvent(target, seq, type_name, version, at, prev, digest, payload)
+                    )
+                    prev = digest
+                self._insert(conn, rows + appended)
+                # The copy keeps the source's batch boundaries; `then` is one batch of its own.
+                ends = [last for _, last in batches.spans_of(conn, source, to_seq)]
+                batches.record(conn, target, _spans(1, last_seq + len(appended), {*ends, last_seq}))
+        except SAIntegrityError as e:
+            raise ConcurrencyError(f"run {target} was written while it was being copied") from e
+        except DBAPIError as e:
+            raise StoreError(f"copying run {source} into {target} failed: {e.orig}") from e
+        return appended
 
     def _insert(self, conn: sa.Connection, rows: list[StoredEvent]) -> None:
         # A plain executemany: the ORM's per-row parameter building costs more than SQLite's insert.
@@ -373,6 +427,20 @@ class EventLog:
             raise UnknownRunError(f"no run {run_id!r} in {self.url} (latest runs: {known})")
         return last
 
+    def summary(self, run_id: str) -> RunSummary:
+        """One run's summary, read from its own rows only; `UnknownRunError` when absent."""
+        last = self.require(run_id)
+        with self.engine.connect() as conn:
+            n = conn.execute(
+                sa.select(sa.func.count()).where(_TABLE.c.run_id == run_id)
+            ).scalar_one()
+            type_name, at = conn.execute(
+                sa.select(_TABLE.c.type, _TABLE.c.recorded_at).where(
+                    (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == last)
+                )
+            ).one()
+        return RunSummary(run_id, n, last, type_name, at)
+
     def runs(self) -> list[RunSummary]:
         last = (
             sa.select(
@@ -428,7 +496,7 @@ def _warn_retry(error: BaseException, delay: float) -> None:
     _log.warning("transient store error, retrying in %.2f s: %s", delay, error)
 
 
-def _spans(first: int, last: int, ends: Sequence[int]) -> list[tuple[int, int]]:
+def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
     """Seqs `first..last` cut into (first, last) spans after each of `ends` inside it."""
     spans, start = [], first
     for end in sorted(e for e in ends if first <= e < last):

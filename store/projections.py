@@ -6,7 +6,7 @@ checkpoints and counters are all derived here. A gap in `seq` raises `SequenceGa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -132,6 +132,12 @@ def fold(state: RunState, stored: StoredEvent) -> RunState:
     return _apply(replace(state), stored)
 
 
+def fold_in_place(state: RunState, stored: StoredEvent) -> RunState:
+    """Apply one stored event to a state that no one else holds (a reader's private fold):
+    `fold` without the copy, for readers that fold a whole run one event at a time."""
+    return _apply(state, stored)
+
+
 def _apply(state: RunState, stored: StoredEvent) -> RunState:
     # Handlers set attributes on `state` in place: callers hand them a private copy.
     if stored.seq != state.last_seq + 1:
@@ -146,21 +152,33 @@ def _apply(state: RunState, stored: StoredEvent) -> RunState:
     return state
 
 
-def project(events: Iterable[StoredEvent], state: RunState | None = None) -> RunState:
+def project(
+    events: Iterable[StoredEvent],
+    state: RunState | None = None,
+    state_at: Callable[[int], RunState] | None = None,
+) -> RunState:
     """Fold a whole history. A `RunRewound` restores the state as of its `to_seq`; the abandoned
-    span stays in the log but no longer counts."""
+    span stays in the log but no longer counts. `state_at(seq)` gives that earlier state (from
+    the store, see `store.snapshots.fold_run`); without it the events are kept in memory to
+    re-fold the prefix."""
     state = replace(state) if state is not None else RunState()
     history: list[StoredEvent] = []
     for stored in events:
-        history.append(stored)
         if stored.type == "RunRewound":
             to_seq = _payload(stored)["to_seq"]
-            # Re-fold the prefix (it may hold earlier rewinds, which re-apply themselves).
-            history = [e for e in history if e.seq <= to_seq]
-            state = project(history)
+            if state_at is not None:
+                state = state_at(to_seq)
+            else:
+                # Re-fold the prefix (it may hold earlier rewinds, which re-apply themselves).
+                history = [e for e in history if e.seq <= to_seq]
+                state = project(history)
             state.last_seq = stored.seq
-            history.append(stored)
+            state.run_id = stored.run_id
+            if state_at is None:
+                history.append(stored)
             continue
+        if state_at is None:
+            history.append(stored)
         _apply(state, stored)
     return state
 

@@ -17,7 +17,7 @@ the reverse), the later events no longer show what those settings would have cau
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,8 @@ from policies.engine import TRIGGER_TYPES, decide_all
 from policies.types import Decision
 from store.events import PolicyDecided
 from store.log import EventLog, StoredEvent
-from store.projections import RunState, fold, project
+from store.projections import RunState, fold_in_place, project
+from store.snapshots import fold_run
 
 CAVEAT = (
     "Counterfactual caveat: decisions are evaluated on the recorded trajectory only. After the "
@@ -58,18 +59,28 @@ class ReplayRow:
         return self.would == self.decided
 
 
-def replay(events: Iterable[StoredEvent], config: PolicyConfig) -> list[ReplayRow]:
+def replay(
+    events: Iterable[StoredEvent],
+    config: PolicyConfig,
+    state_at: Callable[[int], RunState] | None = None,
+) -> list[ReplayRow]:
     """Rows, in seq order, for every trigger event where `config` would decide something or the
-    log holds a decision. `events` is a whole run's log from seq 1."""
+    log holds a decision. `events` is a whole run's log from seq 1; `state_at(seq)` folds its
+    prefix again after a rewind (without it the events are kept in memory for that)."""
     state = RunState()
     history: list[StoredEvent] = []
     points: dict[int, tuple[str, int]] = {}  # trigger seq -> (type, step)
     would: dict[int, list[Decision]] = {}
     decided: dict[int, list[Decision]] = {}
     for stored in events:
-        history.append(stored)
-        # A rewind re-folds the kept prefix; `project` knows how.
-        state = project(history) if stored.type == "RunRewound" else fold(state, stored)
+        if state_at is None:
+            history.append(stored)
+        if stored.type == "RunRewound":
+            # A rewind re-folds the kept prefix; `project` knows how.
+            state = project([stored], state, state_at) if state_at else project(history)
+        else:
+            # The fold is private to this loop, and the policies keep no reference to a state.
+            fold_in_place(state, stored)
         if stored.type in TRIGGER_TYPES:
             points[stored.seq] = (stored.type, getattr(stored.event, "step", state.step))
             decisions = decide_all(state, stored, config)
@@ -145,7 +156,7 @@ def replay_command(
     recorded, branched = _recorded_config(store.read(run_id, types=["RunStarted", "RunBranched"]))
     own = config is None and not overrides
     settings = policy_config_for(recorded, config, [*branched, *overrides])
-    rows = replay(store.read(run_id), settings)
+    rows = replay(store.read(run_id), settings, lambda seq: fold_run(store, run_id, seq))
 
     in_force = grpo_settings(recorded, branched)
     if in_force:

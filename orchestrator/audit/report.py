@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from orchestrator.audit.why import LogIndex, entries
 from stages.rl.tunables import BY_NAME
-from store.log import StoredEvent
-from store.projections import project
+from store.blobs import BlobStore
+from store.log import EventLog, StoredEvent
+from store.projections import RunState, project
 
 if TYPE_CHECKING:  # matplotlib takes about a second to import: only `rlvr report` loads it
     from matplotlib.axes import Axes
@@ -113,8 +116,8 @@ class _Data:
 def _line(
     ax: Axes, points: list[tuple[int, float, bool]], label: str, colour: str, steps: bool = False
 ) -> bool:
-    kept = [(s, v) for s, v, gone in points if not gone]
-    gone = [(s, v) for s, v, g in points if g]
+    kept = _thinned([(s, v) for s, v, gone in points if not gone])
+    gone = _thinned([(s, v) for s, v, g in points if g])
     if kept:
         style = (
             {"drawstyle": "steps-post"} if steps else {"marker": "." if len(kept) < 40 else None}
@@ -123,6 +126,24 @@ def _line(
     if gone:
         ax.plot(*zip(*gone, strict=True), "x", color="lightgray", label=f"{label} (abandoned)")
     return bool(points)
+
+
+# A plot 800 px wide shows no more: longer series are cut into buckets, each drawn as its lowest
+# and highest point (a spike survives), so drawing a 10,000-step run costs what 1,000 steps do.
+MAX_POINTS = 1000
+
+
+def _thinned(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    if len(points) <= MAX_POINTS:
+        return points
+    size = -(-len(points) // (MAX_POINTS // 2))
+    out: list[tuple[int, float]] = []
+    for start in range(0, len(points), size):
+        bucket = points[start : start + size]
+        low = min(bucket, key=lambda p: p[1])
+        high = max(bucket, key=lambda p: p[1])
+        out += sorted({low, high})
+    return out
 
 
 def _decorate(ax: Axes, data: _Data, metrics: tuple[str, ...], has_data: bool, name: str) -> None:
@@ -241,20 +262,72 @@ def _table(headers: list[str], rows: list[list[str]], empty: str) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _samples(idx: LogIndex, limit: int = 8) -> list[list[str]]:
+# What the report reads of a long run: the rows its plots and tables use. The rollout rows (one a
+# step, with every reward) are left out; `sample_rows` picks the two whose text it shows.
+REPORT_TYPES = (
+    "RunStarted", "MetricsRecorded", "EvalRecorded", "BaselineRecorded", "GateEvaluated",
+    "PolicyDecided", "HyperparametersChanged", "RolledBack", "RunBranched", "RunRewound",
+    "RunFailed", "RunCompleted",
+)  # fmt: skip
+
+
+def sample_rows(log: EventLog, run_id: str) -> list[StoredEvent]:
+    """The first and the last `RolloutsSampled` that kept text, each with its `VerdictsRecorded`
+    (same step, same append), read as a stream: two rows kept, whatever the run's length."""
+    first = last = None
+    for row in log.read(run_id, types=["RolloutsSampled"]):
+        payload = orjson.loads(row.payload)
+        if payload.get("samples") or payload.get("blob"):
+            first = first or row
+            last = row
+    out: list[StoredEvent] = []
+    for row in dict.fromkeys(r for r in (first, last) if r is not None):
+        step = orjson.loads(row.payload)["step"]
+        out.append(row)
+        out += [
+            v
+            for v in log.read(run_id, from_seq=row.seq + 1, to_seq=row.seq + 4,
+                              types=["VerdictsRecorded"])
+            if orjson.loads(v.payload)["step"] == step
+        ][:1]  # fmt: skip
+    return out
+
+
+def _rollout_text(
+    e: Any, verdicts: dict[int, dict], blobs: BlobStore | None
+) -> tuple[list[dict], list[dict]] | str:
+    """A step's sampled groups and their verdicts: inline in older logs, else from the blob the
+    rows name; a sentence when that blob is not in this store."""
+    if e.payload.get("samples"):
+        return e.payload["samples"], verdicts.get(e.payload["step"], {}).get("verdicts", [])
+    digest = e.payload["blob"]
+    if blobs is None or not blobs.exists(digest):
+        return f"the rollout text is in blob {digest[:16]}, which is not in this store"
+    body = orjson.loads(blobs.get_bytes(digest))
+    return body["samples"], body["verdicts"]
+
+
+def _samples(idx: LogIndex, blobs: BlobStore | None = None, limit: int = 8) -> list[list[str]]:
     """Sample rollouts of the first and last sampled steps, each completion beside its verdict.
 
-    `RolloutsSampled.samples` holds groups (a prompt and its `completions`); `VerdictsRecorded`
-    holds the same rollouts flat, group by group, so group g's completion j is verdict g*n + j.
+    `samples` holds groups (a prompt and its `completions`); `verdicts` holds the same rollouts
+    flat, group by group, so group g's completion j is verdict g*n + j.
     """
-    sampled = [e for e in idx.log if e.type == "RolloutsSampled" and e.payload["samples"]]
+    sampled = [
+        e for e in idx.log
+        if e.type == "RolloutsSampled" and (e.payload["samples"] or e.payload.get("blob"))
+    ]  # fmt: skip
     verdicts = {e.payload["step"]: e.payload for e in idx.log if e.type == "VerdictsRecorded"}
     rows = []
     for e in sampled[:1] + sampled[-1:] if len(sampled) > 1 else sampled:
         step, n = e.payload["step"], e.payload["group_size"]
-        judged = verdicts.get(step, {}).get("verdicts", [])
+        text = _rollout_text(e, verdicts, blobs)
+        if isinstance(text, str):
+            rows.append([_e(step), "", _e(text), "", ""])
+            continue
+        groups, judged = text
         shown = 0
-        for g, group in enumerate(e.payload["samples"]):
+        for g, group in enumerate(groups):
             for j, completion in enumerate(group.get("completions", [])):
                 if shown == limit // 2:
                     break
@@ -276,21 +349,29 @@ def _samples(idx: LogIndex, limit: int = 8) -> list[list[str]]:
     return rows
 
 
-def build_report(events: Iterable[StoredEvent], out_dir: Path) -> Path:
-    """Write `index.html` and one PNG per plot into `out_dir`; return the HTML's path."""
-    stored = list(events)
-    if not stored:
+def build_report(
+    events: Iterable[StoredEvent],
+    out_dir: Path,
+    *,
+    state: RunState | None = None,
+    blobs: BlobStore | None = None,
+) -> Path:
+    """Write `index.html` and one PNG per plot into `out_dir`; return the HTML's path. `events`
+    may be some types only (`REPORT_TYPES` plus `sample_rows`) when `state` is given."""
+    if state is None:
+        events = list(events)
+        state = project(events)
+    idx = LogIndex(entries(events))
+    if not idx.log:
         raise ValueError("build_report needs at least one event")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    idx = LogIndex(entries(stored))
     data = _Data(idx)
-    state = project(stored)
     for name in PLOTS:
         _plot(data, name, out_dir / f"{name}.png")
     facts = [
         ("run", state.run_id), ("state", state.state), ("step", state.step),
-        ("events", len(stored)), ("config hash", state.config_hash[:16]),
+        ("events", state.last_seq), ("config hash", state.config_hash[:16]),
         ("parent", f"{state.parent[0]} @ seq {state.parent[1]}" if state.parent else "none"),
         ("rollbacks", state.rollbacks), ("failure", state.failure_reason or "none"),
         ("last good checkpoint", state.last_good_checkpoint.digest[:16] if state.last_good_checkpoint else "none"),
@@ -333,7 +414,7 @@ def build_report(events: Iterable[StoredEvent], out_dir: Path) -> Path:
 <h2>Metrics</h2><div class="plots">{figures}</div>
 <h2>Gates</h2>{_table(["seq", "stage", "gate", "metric", "value", "needs", "verdict", "detail"], gate_rows, "no gate was evaluated")}
 <h2>Decisions, rollbacks and branches</h2>{_table(["seq", "step", "event", "what"], timeline, "no policy acted in this run")}
-<h2>Sample rollouts</h2>{_table(["step", "prompt", "response", "task", "verdict"], _samples(idx), "no rollouts were recorded")}
+<h2>Sample rollouts</h2>{_table(["step", "prompt", "response", "task", "verdict"], _samples(idx, blobs), "no rollouts were recorded")}
 <p><small>Built from the event log by <code>rlvr report</code>; explain any gate with <code>rlvr why {_e(state.run_id)}</code>.</small></p>
 </body></html>
 """

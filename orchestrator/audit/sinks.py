@@ -25,7 +25,7 @@ from store.log import StoredEvent
 from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.sinks")
-_METRIC_TYPES = ("MetricsRecorded", "EvalRecorded")
+METRIC_TYPES = ("MetricsRecorded", "EvalRecorded")
 
 
 class SinkError(OrchestratorError):
@@ -51,7 +51,7 @@ def step_scalars(rows: Iterable[StoredEvent]) -> list[StepScalars]:
     """One `StepScalars` per metrics or eval event among `rows`, in log order."""
     out = []
     for stored in rows:
-        if stored.type not in _METRIC_TYPES:
+        if stored.type not in METRIC_TYPES:
             continue
         p = orjson.loads(stored.payload)
         row = StepScalars(

@@ -36,6 +36,9 @@ EXPLAINABLE = (
     "RunFailed",
 )
 STEP_TYPES = ("MetricsRecorded", "EvalRecorded", "RolloutsSampled", "VerdictsRecorded")
+# Every type but the per-step rollout rows (their step is also on the MetricsRecorded appended
+# with them, and no gate or policy cites them): what `why` reads of a long run.
+WHY_TYPES = tuple(t for t in EVENT_TYPES if t not in ("RolloutsSampled", "VerdictsRecorded"))
 _LATER_BATCHES = 2  # how many appends after the explained one may hold what the run did about it
 
 

@@ -3,10 +3,11 @@ report, replay, sink."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -14,6 +15,10 @@ from rich.console import Console
 from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
 from orchestrator.errors import OrchestratorError
 from orchestrator.terminal import plain, visible
+
+if TYPE_CHECKING:
+    from store.log import EventLog, RunSummary
+    from store.projections import RunState
 
 # Each command imports what reads the log (the store and SQLAlchemy, the projections, pydantic
 # events) when it runs: `rlvr --help` and `rlvr check` never need them.
@@ -39,11 +44,11 @@ def why(
     store: StoreOption = None,
 ) -> None:
     """Explain a gate, a policy decision or a rollback from the log: evidence and what followed."""
-    from orchestrator.audit.why import explain, print_explanation
+    from orchestrator.audit.why import WHY_TYPES, explain, print_explanation
 
     log = open_store(store)
     log.require(run_id)
-    explanation = explain(list(log.read(run_id)), gate=gate, seq=seq)
+    explanation = explain(log.read(run_id, types=WHY_TYPES), gate=gate, seq=seq)
     if as_json:
         typer.echo(json.dumps(explanation.to_json()))
         return
@@ -59,15 +64,19 @@ def report(
     store: StoreOption = None,
 ) -> None:
     """Write an HTML report with plots of a run; it opens in a browser with no server or network."""
-    from orchestrator.audit.report import build_report  # matplotlib: only when reporting
+    from orchestrator.audit.report import REPORT_TYPES, build_report, sample_rows
+    from store.blobs import BlobStore
 
     log = open_store(store)
-    log.require(run_id)
-    events = list(log.read(run_id))
-    if out is None:
-        log_path = events[0].event.config.get("log_path", "runs")
-        out = Path(log_path) / run_id / "report"
-    typer.echo(visible(build_report(events, out)))
+    state = _readable_state(log, run_id)
+    log_root = Path(state.config.get("log_path", "runs"))
+    out = out if out is not None else log_root / run_id / "report"
+    # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
+    events = heapq.merge(
+        log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
+    )
+    report_path = build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))
+    typer.echo(visible(report_path))
 
 
 def status(
@@ -80,13 +89,12 @@ def status(
 
     from orchestrator.audit.status_view import detail_table, health, run_detail
     from orchestrator.audit.summary import print_summary, run_summary
-    from orchestrator.driver.commands import load_state
+    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
 
     log = open_store(store)
     if run_id is not None:
-        log.require(run_id)
-        summary = next(s for s in log.runs() if s.run_id == run_id)
-        state = load_state(log, run_id)
+        summary = log.summary(run_id)
+        state = _readable_state(log, run_id)
         detail = {**run_detail(state, summary), **run_summary(state, store_url=log.url)}
         if as_json:
             print(json.dumps(detail))
@@ -96,7 +104,11 @@ def status(
         return
     rows = []
     for summary in log.runs():
-        state = load_state(log, summary.run_id)
+        try:
+            state = load_state(log, summary.run_id)
+        except BROKEN_RUN_ERRORS as e:
+            rows.append(_broken_row(summary, e))
+            continue
         rows.append(
             {
                 "run_id": summary.run_id,
@@ -121,11 +133,38 @@ def status(
     for row in rows:
         metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
         table.add_row(
-            plain(row["run_id"]), plain(row["state"]), str(row["step"]), plain(metrics or "-"),
+            plain(row["run_id"]), plain(row["state"]),
+            str(row["step"] if row["step"] is not None else "-"), plain(metrics or "-"),
             plain(row["last_event"]), plain(row["last_event_at"][:19]), plain(row["health"]),
             plain(row["parent"] or "-"),
         )  # fmt: skip
     out.print(table)
+    for row in rows:
+        if row["state"] == "unreadable":
+            err.print(f"run {plain(row['run_id'])} cannot be read: {plain(row['error'])}")
+
+
+def _readable_state(log: EventLog, run_id: str) -> RunState:
+    """The run's folded state; a run whose log does not fold is named in one clear error."""
+    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
+    from store.errors import UnknownRunError
+    from store.verification import ChainBroken
+
+    try:
+        return load_state(log, run_id)
+    except (UnknownRunError, ChainBroken):
+        raise  # these name the run already
+    except BROKEN_RUN_ERRORS as e:
+        raise OrchestratorError(f"run {run_id} cannot be read: {e}") from e
+
+
+def _broken_row(summary: RunSummary, error: Exception) -> dict:
+    """A run whose log does not fold: listed by name, with what is wrong, beside the others."""
+    return {
+        "run_id": summary.run_id, "state": "unreadable", "step": None, "last_metrics": {},
+        "last_event": summary.last_type, "last_event_at": summary.last_recorded_at,
+        "lease_holder": None, "health": "broken", "parent": None, "error": str(error),
+    }  # fmt: skip
 
 
 def events(
@@ -161,7 +200,7 @@ def events(
     log.require(target)
     for stored in log.read(target, types=type_ or None):
         if as_json:
-            sys.stdout.write(json.dumps(stored.to_json(), sort_keys=True) + "\n")
+            sys.stdout.buffer.write(stored.export_line())
         else:
             out.print(
                 f"{stored.seq:>6}  {plain(stored.recorded_at[:19])}  [bold]{plain(stored.type)}[/]"
@@ -188,12 +227,14 @@ def sink(
 ) -> None:
     """Write a recorded run's metrics to TensorBoard event files or a W&B run (the history the run
     kept: spans abandoned by a rewind left out)."""
-    from orchestrator.audit.sinks import backfill
+    from orchestrator.audit.sinks import METRIC_TYPES, backfill
     from orchestrator.driver.commands import load_state
 
     log = open_store(store)
     state = load_state(log, run_id)
-    steps = backfill(log.read(run_id), state.config, run_id, to, directory, project, name)
+    # The metric rows and the rewinds that abandon some of them: all a sink writes.
+    rows = log.read(run_id, types=[*METRIC_TYPES, "RunRewound"])
+    steps = backfill(rows, state.config, run_id, to, directory, project, name)
     err.print(
         plain(f"run {run_id}: {steps} steps written to {to}")
         + (plain(f" in {directory}") if directory else "")

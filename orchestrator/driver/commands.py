@@ -13,11 +13,14 @@ from datetime import UTC, datetime
 from orchestrator.audit.sinks import check_installed
 from orchestrator.config import RunConfig, config_hash
 from orchestrator.driver.machine import validate
+from orchestrator.errors import OrchestratorError
 from orchestrator.logging import redact
 from stages.rl.tunables import start_values
+from store.errors import StoreError
 from store.events import Event, RunStarted, StateChanged
 from store.log import EventLog, StoredEvent
-from store.projections import RunState, project
+from store.projections import RunState
+from store.snapshots import fold_run
 
 
 def new_run_id(run_name: str) -> str:
@@ -25,9 +28,15 @@ def new_run_id(run_name: str) -> str:
     return f"{run_name}-{stamp}-{secrets.token_hex(2)}"
 
 
+# What folding a broken run may raise: the store's errors (an unknown schema version, a gap) and
+# the shape errors of a malformed payload. Readers of many runs name such a run and carry on.
+BROKEN_RUN_ERRORS = (StoreError, OrchestratorError, KeyError, TypeError, ValueError)
+
+
 def load_state(log: EventLog, run_id: str) -> RunState:
+    """The run's state, folded from its newest usable snapshot."""
     log.require(run_id)
-    return project(log.read(run_id))
+    return fold_run(log, run_id)
 
 
 def start_run(

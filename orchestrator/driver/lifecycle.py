@@ -44,6 +44,7 @@ from store.events import (
 )
 from store.log import EventLog
 from store.projections import RunState, project
+from store.snapshots import fold_run
 from store.verification import ChainBroken
 
 log_ = get_logger("rlvr.lifecycle")
@@ -71,6 +72,7 @@ def drive(
     overrides: Sequence[str] = (),
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
+    state: RunState | None = None,
 ) -> RunState:
     """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
     (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch)."""
@@ -99,6 +101,16 @@ def drive(
             )
         if marks:
             log.append(run_id, marks, expected_seq=log.last_seq(run_id))
+        if state is not None:
+            # The caller's fold plus what was appended since (the lease, the marks): one fold. A
+            # rewind's target state is the one the caller passed.
+            known = state
+
+            def state_at(seq: int) -> RunState:
+                return replace(known) if seq == known.last_seq else fold_run(log, run_id, seq)
+
+            since = log.read(run_id, from_seq=state.last_seq + 1)
+            state = project(since, state, state_at=state_at)
         driver = driver_factory(
             log,
             run_id,
@@ -109,6 +121,7 @@ def drive(
             should_stop=lambda: stop() or lease.lost.is_set(),
             stop_reason=lambda: stop.reason or "the lease was lost to another driver",
             release_lease=lease.release,
+            state=state,
         )
         return driver.run()
 
@@ -164,22 +177,24 @@ def resume(
     driver_factory: Callable[..., Driver] = Driver,
     say: Callable[[str], None] = log_.warning,
 ) -> RunState:
-    state = load_state(log, run_id)
-    overrides = operational_overrides(state, overrides)  # before anything is written
     if from_seq is not None:
-        if not 1 <= from_seq < state.last_seq:
-            raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{state.last_seq}")
+        last = log.require(run_id)
+        if not 1 <= from_seq < last:
+            raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{last}")
         from_seq = cut_point(log, run_id, from_seq, say)
-        at = project(log.read(run_id, to_seq=from_seq))
+        at = fold_run(log, run_id, from_seq)
         if at.state not in (*STAGES, "paused", "created"):
             raise OrchestratorError(
                 f"at seq {from_seq} run {run_id} was {at.state}: nothing to continue"
             )
         state = at
-    elif state.finished:
+    else:
+        state = load_state(log, run_id)
+    if from_seq is None and state.finished:
         raise OrchestratorError(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
+    overrides = operational_overrides(state, overrides)  # before anything is written
     config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
     check_data(config)  # the task file is read again: refused here if it went bad since
     return drive(
@@ -192,6 +207,7 @@ def resume(
         overrides=overrides,
         stop=stop,
         driver_factory=driver_factory,
+        state=state,
     )
 
 
@@ -214,7 +230,8 @@ def branch(
     say: Callable[[str], None] = log_.warning,
 ) -> tuple[str, int]:
     """Copy the parent's history up to `at_seq` (rounded down to a batch's end) into a new run,
-    parent untouched, and record the overrides. The child's id and the seq it was cut at."""
+    parent untouched, and record the overrides. The child's id and the seq it was cut at. The
+    copy streams in one transaction: the child exists whole or not at all."""
     last = log.require(parent_id)
     if not 1 <= at_seq <= last:
         raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
@@ -223,8 +240,7 @@ def branch(
     if not check.ok:
         raise ChainBroken(parent_id, check.first_bad_seq, check.reason)
     at_seq = cut_point(log, parent_id, at_seq, say)
-    history = list(log.read(parent_id, to_seq=at_seq))
-    state = project(history)
+    state = fold_run(log, parent_id, at_seq)
     if state.state not in (*STAGES, "paused", "created"):
         raise OrchestratorError(
             f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
@@ -232,7 +248,6 @@ def branch(
     _validate_overrides(state, overrides)  # before anything is written
     check_data(config_of(replace(state, config_overrides=(*state.config_overrides, *overrides))))
     child = new_run_id(f"{config_of(state).run_name}-branch")
-    events = [row.event for row in history]
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
     ]
@@ -248,8 +263,9 @@ def branch(
                 changes=changes, reason=f"branch overrides: {' '.join(overrides)}"
             )
         )
-    # The copied history keeps the parent's batch boundaries, so the child can be cut there too.
-    log.append(child, [*events, *marks], 0, batch_ends=log.batch_ends(parent_id, to_seq=at_seq))
+    # The parent's rows are copied as stored (old versions upcast on read, as in the parent),
+    # with its batch boundaries, so the child can be cut there too.
+    log.copy_run(parent_id, child, at_seq, then=marks)
     return child, at_seq
 
 

@@ -30,6 +30,7 @@ from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
 from store.retry import StoreUnavailable
 from store.rewinds import Rewinds
+from store.snapshots import Snapshots, fold_run, maybe_snapshot
 
 log_ = get_logger("rlvr.runner")
 
@@ -53,7 +54,9 @@ class Driver:
         should_stop: Callable[[], bool] = lambda: False,
         stop_reason: Callable[[], str] = lambda: "stop requested",
         release_lease: Callable[[], None] = lambda: None,
+        state: RunState | None = None,
     ) -> None:
+        """`state`: the run's folded state when the caller has it (resume folds once)."""
         self.should_stop = should_stop
         self.release_lease = release_lease
         self.stop_reason = stop_reason
@@ -64,7 +67,9 @@ class Driver:
         self.run_dir = run_dir
         self.blobs = blobs
         self.workspace: dict[str, Any] = {}
-        self.state: RunState = load_state(log, run_id)
+        self.state: RunState = state if state is not None else load_state(log, run_id)
+        self.snapshots = Snapshots(log)
+        self.snapshot_seq = self.state.last_seq  # a fold just read up to here
 
     # --- what stages call ------------------------------------------------------------------
 
@@ -73,7 +78,7 @@ class Driver:
         transaction; then stop the stage if a decision paused or failed the run."""
         batch, decisions = with_decisions(self.state, events, self.config.policies, consequences)
         stored = self.log.append(self.run_id, batch, expected_seq=self.state.last_seq)
-        self.state = project(stored, self.state)
+        self._folded(stored)
         if any(row.type == "CheckpointSaved" for row in stored):
             # After the checkpoint's batch and the decisions on it (a rollback keeps its target).
             self._prune()
@@ -97,7 +102,7 @@ class Driver:
         return rewinds.kept(self.log.read(self.run_id, from_seq=from_seq))
 
     def state_at(self, seq: int) -> RunState:
-        return project(self.log.read(self.run_id, to_seq=seq))
+        return fold_run(self.log, self.run_id, seq)
 
     def context(self) -> StageContext:
         return StageContext(
@@ -120,7 +125,14 @@ class Driver:
 
     def _transition(self, trigger: str, **kwargs: Any) -> None:
         stored = transition(self.log, self.run_id, trigger, state=self.state, **kwargs)
-        self.state = project(stored, self.state)
+        self._folded(stored)
+
+    def _folded(self, stored: list[StoredEvent]) -> None:
+        """Fold a batch this driver appended; a snapshot every SNAPSHOT_EVERY events."""
+        self.state = project(stored, self.state, state_at=self.state_at)
+        self.snapshot_seq = maybe_snapshot(
+            self.snapshots, self.state, self.snapshot_seq, stored[-1].hash
+        )
 
     def run(self) -> RunState:
         """Drive until the run completes, fails, or is paused by a stop request."""

@@ -15,18 +15,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from orchestrator.driver.commands import load_state, transition
+from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
 from orchestrator.logging import get_logger
 from store.events import RunFailed, SupervisorActed
-from store.leases import LeaseTable
-from store.log import EventLog
-from store.verification import ChainBroken
+from store.leases import LeaseRow, LeaseTable
+from store.log import EventLog, RunSummary
+from store.upcasters import upcast
 
 log_ = get_logger("rlvr.supervisor")
 
@@ -81,60 +82,79 @@ def _parse(moment: str) -> datetime:
     return datetime.fromisoformat(moment)
 
 
+def settled_state(log: EventLog, run_id: str) -> str | None:
+    """The state a run's latest `StateChanged` moved it to, read without folding the run, when
+    no later rewind could have undone it; None when only a fold can tell."""
+    last = None
+    for row in log.read(run_id, types=["StateChanged", "RunRewound"]):
+        last = row
+    if last is None:
+        return "created"
+    if last.type != "StateChanged":
+        return None
+    return upcast(last.type, last.schema_version, orjson.loads(last.payload))["dest"]
+
+
 def scan(log: EventLog, config: SupervisorConfig, launch: Callable[[str], None]) -> list[Action]:
-    """One pass: find orphaned live runs, restart them (or give up), each step an event."""
+    """One pass: find orphaned live runs, restart them (or give up), each step an event. Finished
+    and paused runs are skipped without folding them; a broken run is reported and skipped."""
     now = datetime.now(UTC)
     leases = LeaseTable(log).all()
     actions = []
     for summary in log.runs():
         try:
-            state = load_state(log, summary.run_id)
-        except ChainBroken as e:  # never restarted, and the other runs are still supervised
-            actions.append(Action(summary.run_id, "broken", str(e)))
-            log_.error("run log is broken: not restarting it", run_id=summary.run_id, reason=str(e))
-            continue
-        if state.state not in ("created", *STAGES):
-            continue  # finished, failed, or paused on purpose (a person or a policy decides)
-        lease = leases.get(summary.run_id)
-        if lease is not None and _parse(lease.expires_at) > now:
-            continue
-        if (
-            lease is None
-            and (now - _parse(summary.last_recorded_at)).total_seconds() < config.grace_s
-        ):
-            continue
-        attempt = state.supervisor_restarts + 1
-        if attempt > config.max_restarts:
-            reason = f"supervisor gave up after {config.max_restarts} restarts"
-            stored = log.append(
-                summary.run_id,
-                [SupervisorActed(action="give_up", attempt=attempt, backoff_s=0, reason=reason)],
-                state.last_seq,
-            )
-            transition(
-                log, summary.run_id, "fail", reason=reason, before=[RunFailed(reason=reason)]
-            )
-            actions.append(Action(summary.run_id, "give_up", reason))
-            log_.error("gave up on run", run_id=summary.run_id, reason=reason, seq=stored[0].seq)
-            continue
-        backoff = min(config.backoff_base_s * 2 ** (attempt - 1), config.backoff_max_s)
-        if state.last_supervisor_action_at is not None:
-            waited = (now - _parse(state.last_supervisor_action_at)).total_seconds()
-            if waited < backoff:
-                actions.append(
-                    Action(summary.run_id, "wait", f"{backoff - waited:.0f}s of backoff left")
-                )
-                continue
-        reason = "lease expired" if lease is not None else "no live driver"
-        log.append(
+            action = _scan_run(log, config, launch, summary, leases.get(summary.run_id), now)
+        except BROKEN_RUN_ERRORS as e:
+            action = Action(summary.run_id, "broken", f"cannot read the run: {e}")
+            log_.error("broken run skipped", run_id=summary.run_id, reason=str(e))
+        if action is not None:
+            actions.append(action)
+    return actions
+
+
+def _scan_run(
+    log: EventLog,
+    config: SupervisorConfig,
+    launch: Callable[[str], None],
+    summary: RunSummary,
+    lease: LeaseRow | None,
+    now: datetime,
+) -> Action | None:
+    live = ("created", *STAGES)
+    if settled_state(log, summary.run_id) not in (*live, None):
+        return None  # finished, failed, or paused on purpose (a person or a policy decides)
+    if lease is not None and _parse(lease.expires_at) > now:
+        return None
+    if lease is None and (now - _parse(summary.last_recorded_at)).total_seconds() < config.grace_s:
+        return None
+    state = load_state(log, summary.run_id)
+    if state.state not in live:
+        return None
+    attempt = state.supervisor_restarts + 1
+    if attempt > config.max_restarts:
+        reason = f"supervisor gave up after {config.max_restarts} restarts"
+        stored = log.append(
             summary.run_id,
-            [SupervisorActed(action="restart", attempt=attempt, backoff_s=backoff, reason=reason)],
+            [SupervisorActed(action="give_up", attempt=attempt, backoff_s=0, reason=reason)],
             state.last_seq,
         )
-        launch(summary.run_id)
-        actions.append(Action(summary.run_id, "restart", f"attempt {attempt}: {reason}"))
-        log_.warning("restarted run", run_id=summary.run_id, attempt=attempt, reason=reason)
-    return actions
+        transition(log, summary.run_id, "fail", reason=reason, before=[RunFailed(reason=reason)])
+        log_.error("gave up on run", run_id=summary.run_id, reason=reason, seq=stored[0].seq)
+        return Action(summary.run_id, "give_up", reason)
+    backoff = min(config.backoff_base_s * 2 ** (attempt - 1), config.backoff_max_s)
+    if state.last_supervisor_action_at is not None:
+        waited = (now - _parse(state.last_supervisor_action_at)).total_seconds()
+        if waited < backoff:
+            return Action(summary.run_id, "wait", f"{backoff - waited:.0f}s of backoff left")
+    reason = "lease expired" if lease is not None else "no live driver"
+    log.append(
+        summary.run_id,
+        [SupervisorActed(action="restart", attempt=attempt, backoff_s=backoff, reason=reason)],
+        state.last_seq,
+    )
+    launch(summary.run_id)
+    log_.warning("restarted run", run_id=summary.run_id, attempt=attempt, reason=reason)
+    return Action(summary.run_id, "restart", f"attempt {attempt}: {reason}")
 
 
 def subprocess_launcher(store_url: str, log_dir: Path) -> Callable[[str], None]:

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import orjson
+
 from stages.common import verifier
 from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
 from stages.rl.split import drift, plan_split
 from stages.rl.step import rl_step
 from stages.tasks.types import Task
+from store.blobs import BlobStore
 from store.events import (
     BatchRefilled,
     Event,
@@ -62,21 +65,55 @@ def step_events(
         if not live else None,
     )  # fmt: skip
     step = result.update.step
+    rollouts, judged = rollout_events(
+        session.ctx.blobs if live else None, step=step, attempt=attempt,
+        group_size=config.group_size, verifier=checker.name, rewards_GN=result.rewards_GN,
+        samples=result.samples, verdicts=result.verdicts, n_passed=result.n_passed,
+        n_total=result.n_total, n_errors=result.n_errors, components=result.components,
+    )  # fmt: skip
     out += [
-        RolloutsSampled(
-            step=step, attempt=attempt, n_groups=len(result.rewards_GN),
-            group_size=config.group_size, samples=result.samples, rewards=result.rewards_GN,
-            components=result.components,
-        ),
+        rollouts,
         *(BatchRefilled(step=step, attempt=attempt, round=r.round, task_ids=r.task_ids,
                         rewards=r.rewards, n_varied=r.n_varied) for r in result.refills),
-        VerdictsRecorded(
-            step=step, verifier=checker.name, n_passed=result.n_passed,
-            n_total=result.n_total, n_errors=result.n_errors, verdicts=result.verdicts,
-        ),
+        judged,
         MetricsRecorded(step=step, metrics=result.metrics),
     ]  # fmt: skip
     drifted = drift(world, result.groups_per_s, len(prompts), result.update.step)
     if drifted is not None:
         (out if live else world.pending).append(drifted)
     return out
+
+
+def rollout_events(
+    blobs: BlobStore | None,
+    *,
+    step: int,
+    attempt: int,
+    group_size: int,
+    verifier: str,
+    rewards_GN: list[list[float | None]],
+    samples: list[dict],
+    verdicts: list[dict],
+    n_passed: int,
+    n_errors: int,
+    n_total: int | None = None,
+    components: dict[str, list[list[float | None]]] | None = None,
+) -> tuple[RolloutsSampled, VerdictsRecorded]:
+    """The step's rollout and verdict events. The rows keep what policies, gates, catch-up (every
+    reward) and `why` read; the sampled groups' text and their verdicts go to one blob, which
+    both events name (`blobs` None: a catch-up step, whose events are not appended)."""
+    blob = None
+    if blobs is not None and (samples or verdicts):
+        blob = blobs.put_bytes(orjson.dumps({"samples": samples, "verdicts": verdicts}))
+    if n_total is None:
+        n_total = sum(len(row) for row in rewards_GN)
+    return (
+        RolloutsSampled(
+            step=step, attempt=attempt, n_groups=len(rewards_GN), group_size=group_size,
+            rewards=rewards_GN, components=components or {}, blob=blob,
+        ),
+        VerdictsRecorded(
+            step=step, verifier=verifier, n_passed=n_passed, n_total=n_total, n_errors=n_errors,
+            blob=blob,
+        ),
+    )  # fmt: skip

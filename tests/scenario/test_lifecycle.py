@@ -258,3 +258,28 @@ def test_a_cut_inside_a_batch_rounds_down_to_the_batch_before_and_says_so(tmp_pa
     state = resume(log, run_id, FakeStages().registry(), from_seq=inside, say=notes.append)
     assert state.state == "completed" and len(notes) == 2
     assert next(log.read(run_id, types=["RunRewound"])).event.to_seq == inside - 1
+
+
+def test_resume_folds_the_log_once_and_continues_from_that_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import orchestrator.driver.commands as commands
+    import orchestrator.driver.lifecycle as lifecycle
+    import orchestrator.driver.runner as runner
+
+    log, run_id, config = _started(tmp_path)
+    stop = StopRequest()
+    stages = FakeStages(on_step=lambda step: stop.request("stop") if step == 13 else None)
+    drive(log, run_id, config, stages.registry(), stop=stop)
+    folds: list[int | None] = []
+    for module in (commands, lifecycle, runner):
+        real = module.fold_run
+
+        def counted(log, run_id, to_seq=None, real=real):
+            folds.append(to_seq)
+            return real(log, run_id, to_seq)
+
+        monkeypatch.setattr(module, "fold_run", counted)
+    state = resume(log, run_id, FakeStages().registry())
+    assert state.state == "completed" and folds == [None]
+    assert state == load_state(log, run_id)  # the driver's incremental state is the log's

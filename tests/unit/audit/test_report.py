@@ -73,3 +73,40 @@ def test_report_command_writes_the_page_where_asked(
     assert result.exit_code == 0, result.output
     assert result.output.strip() == str(tmp_path / "r" / "index.html")
     assert (tmp_path / "r" / "kl.png").is_file()
+
+
+def test_a_long_series_is_thinned_to_a_plot_s_width_and_keeps_its_spikes() -> None:
+    from orchestrator.audit.report import MAX_POINTS, _thinned
+
+    points = [(step, 0.01) for step in range(10_000)]
+    points[7_777] = (7_777, 5.0)
+    thinned = _thinned(points)
+    assert len(thinned) <= MAX_POINTS and (7_777, 5.0) in thinned
+    assert thinned == sorted(thinned) and thinned[0] == (0, 0.01)
+
+
+def test_rollout_text_kept_in_a_blob_is_shown_and_a_missing_blob_is_named(tmp_path: Path) -> None:
+    from stages.rl.logged_step import rollout_events
+    from store.blobs import BlobStore
+    from store.events import RunStarted
+
+    blobs = BlobStore(tmp_path / "blobs")
+    samples = [{"task_id": "t0", "prompt": "7 + 5 =", "completions": ["12", "13"],
+                "rewards": [1.0, 0.0]}]  # fmt: skip
+    verdicts = [{"task_id": "t0", "passed": True, "status": "ok", "reason": ""},
+                {"task_id": "t0", "passed": False, "status": "failed", "reason": "13 != 12"}]  # fmt: skip
+    rollouts, judged = rollout_events(
+        blobs, step=1, attempt=0, group_size=2, verifier="math", rewards_GN=[[1.0, 0.0]],
+        samples=samples, verdicts=verdicts, n_passed=1, n_errors=0,
+    )  # fmt: skip
+    assert rollouts.samples == [] and judged.verdicts == [] and rollouts.blob == judged.blob
+    assert rollouts.rewards == [[1.0, 0.0]] and judged.n_total == 2  # what catch-up and gates read
+    log = EventLog(tmp_path / "e.db")
+    started = RunStarted(config={}, config_hash="h", hyperparameters={})
+    log.append("r", [started, rollouts, judged], 0)
+    page = build_report(log.read("r"), tmp_path / "a", blobs=blobs).read_text(encoding="utf-8")
+    rows = re.findall(r"<tr>(.*?)</tr>", page.split("Sample rollouts")[1])
+    shown = {tuple(re.findall(r"<td>(.*?)</td>", row))[2]: row for row in rows[1:]}
+    assert "fail" in shown["<pre>13</pre>"] and "pass" in shown["<pre>12</pre>"]
+    elsewhere = build_report(log.read("r"), tmp_path / "b", blobs=BlobStore(tmp_path / "none"))
+    assert f"blob {rollouts.blob[:16]}, which is not in this store" in elsewhere.read_text()

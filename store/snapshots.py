@@ -1,0 +1,173 @@
+"""Periodic `RunState` snapshots, so that a fold starts from the newest one instead of seq 1.
+
+A snapshot is a cache of `project(events 1..seq)`, never the truth: it lives in its own table,
+keyed by `(run_id, seq)`, and carries the hash of the event it folds up to, so it can be tied to
+the verified prefix of the chain, and is ignored when that row's hash no longer matches. It is
+not used when:
+- a rewind later in the folded range abandoned its seq (the state it holds counts that span);
+- it was written by another version of the fold (`FOLD_VERSION`, or RunState's fields changed).
+Snapshots are written by the driver as it appends (`SNAPSHOT_EVERY` events apart) and by any
+fold that had to read more than that many events, so old logs gain them on first read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import Field, SQLModel
+
+from store.errors import StoreError
+from store.log import EventLog
+from store.projections import (
+    CheckpointRef,
+    EvalRef,
+    GateRecord,
+    MetricsRef,
+    RunState,
+    project,
+)
+
+SNAPSHOT_EVERY = 2000
+# Bump when a fold handler changes what it derives from the same events: older snapshots are
+# then ignored (a changed set of RunState fields is caught without a bump).
+FOLD_VERSION = 1
+_FIELDS = tuple(f.name for f in dataclasses.fields(RunState))
+FOLD_KEY = hashlib.sha256(f"{FOLD_VERSION}:{','.join(_FIELDS)}".encode()).hexdigest()[:16]
+
+
+class SnapshotRow(SQLModel, table=True):
+    __tablename__ = "run_snapshots"
+
+    run_id: str = Field(primary_key=True, max_length=200)
+    seq: int = Field(primary_key=True)
+    event_hash: str = Field(max_length=64)  # the hash of the event at `seq` it folds up to
+    fold_key: str = Field(max_length=16)
+    state: str
+
+
+_TABLE = SnapshotRow.__table__
+_EVENTS = sa.table("events", sa.column("run_id"), sa.column("seq"), sa.column("hash"))
+
+
+def state_to_json(state: RunState) -> str:
+    return orjson.dumps(dataclasses.asdict(state)).decode()
+
+
+def state_from_json(text: str) -> RunState:
+    data: dict[str, Any] = orjson.loads(text)
+
+    def checkpoint(d: dict | None) -> CheckpointRef | None:
+        return CheckpointRef(**d) if d is not None else None
+
+    data["latest_checkpoint"] = checkpoint(data["latest_checkpoint"])
+    data["last_good_checkpoint"] = checkpoint(data["last_good_checkpoint"])
+    data["lineage"] = tuple(CheckpointRef(**d) for d in data["lineage"])
+    data["checkpoints"] = tuple(CheckpointRef(**d) for d in data["checkpoints"])
+    data["evals"] = tuple(EvalRef(**d) for d in data["evals"])
+    data["metrics_window"] = tuple(MetricsRef(**d) for d in data["metrics_window"])
+    data["gates"] = {k: GateRecord(**v) for k, v in data["gates"].items()}
+    data["parent"] = tuple(data["parent"]) if data["parent"] is not None else None
+    data["config_overrides"] = tuple(data["config_overrides"])
+    data["early_metrics"] = {k: tuple(v) for k, v in data["early_metrics"].items()}
+    return RunState(**data)
+
+
+class Snapshots:
+    """The snapshot table of one store."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        try:
+            SQLModel.metadata.create_all(log.engine, tables=[_TABLE])
+        except DBAPIError as e:
+            raise StoreError(f"cannot create the snapshot table in {log.url}: {e}") from e
+
+    def save(self, state: RunState, event_hash: str) -> None:
+        """Record `state` (folded up to `state.last_seq`, whose event has `event_hash`)."""
+        row = {
+            "run_id": state.run_id, "seq": state.last_seq, "event_hash": event_hash,
+            "fold_key": FOLD_KEY, "state": state_to_json(state),
+        }  # fmt: skip
+        try:
+            with self.log.engine.begin() as conn:
+                conn.execute(sa.delete(_TABLE).where(
+                    (_TABLE.c.run_id == state.run_id) & (_TABLE.c.seq == state.last_seq)
+                ))  # fmt: skip
+                conn.execute(sa.insert(_TABLE), [row])
+        except DBAPIError as e:
+            raise StoreError(f"run {state.run_id}: saving a snapshot failed: {e.orig}") from e
+
+    def newest_usable(self, run_id: str, to_seq: int | None = None) -> RunState | None:
+        """The newest snapshot at or before `to_seq` that no rewind up to `to_seq` abandoned,
+        whose event still has the hash it was folded from; None when there is none."""
+        from store.rewinds import Rewinds
+
+        rewinds = Rewinds.of(self.log.read(run_id, types=["RunRewound"], to_seq=to_seq))
+        query = (
+            sa.select(_TABLE.c.seq)
+            .select_from(
+                _TABLE.join(
+                    _EVENTS,
+                    (_EVENTS.c.run_id == _TABLE.c.run_id)
+                    & (_EVENTS.c.seq == _TABLE.c.seq)
+                    & (_EVENTS.c.hash == _TABLE.c.event_hash),
+                )
+            )
+            .where((_TABLE.c.run_id == run_id) & (_TABLE.c.fold_key == FOLD_KEY))
+            .order_by(_TABLE.c.seq.desc())
+        )
+        if to_seq is not None:
+            query = query.where(_TABLE.c.seq <= to_seq)
+        with self.log.engine.connect() as conn:
+            for seq in list(conn.execute(query).scalars()):
+                if rewinds.abandoned_by(seq) is None:
+                    text = conn.execute(
+                        sa.select(_TABLE.c.state).where(
+                            (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == seq)
+                        )
+                    ).scalar_one()
+                    return state_from_json(text)
+        return None
+
+
+def fold_run(log: EventLog, run_id: str, to_seq: int | None = None) -> RunState:
+    """The run's state as of `to_seq` (its end by default), folded from the newest usable
+    snapshot; a rewind in the folded range starts again from the snapshot before its target."""
+    snapshots = Snapshots(log)
+    return _fold(log, snapshots, run_id, to_seq)
+
+
+def _fold(log: EventLog, snapshots: Snapshots, run_id: str, to_seq: int | None) -> RunState:
+    start = snapshots.newest_usable(run_id, to_seq)
+    from_seq = start.last_seq + 1 if start is not None else 1
+    last_hash = ""
+
+    def tail():
+        nonlocal last_hash
+        for row in log.read(run_id, from_seq=from_seq, to_seq=to_seq):
+            last_hash = row.hash
+            yield row
+
+    state = project(tail(), start, state_at=lambda seq: _fold(log, snapshots, run_id, seq))
+    if state.last_seq - (start.last_seq if start else 0) >= SNAPSHOT_EVERY and last_hash:
+        # A read-only store still folds: the snapshot is only a cache.
+        with contextlib.suppress(StoreError):
+            snapshots.save(state, last_hash)
+    return state
+
+
+def maybe_snapshot(snapshots: Snapshots, state: RunState, last_saved: int, event_hash: str) -> int:
+    """The writer's periodic snapshot: saved once `SNAPSHOT_EVERY` events have passed since
+    `last_saved`. Returns the seq of the newest snapshot."""
+    if state.last_seq - last_saved < SNAPSHOT_EVERY:
+        return last_saved
+    # Only a cache: a failed save (a reader saving the same seq at that moment) never stops a run.
+    with contextlib.suppress(StoreError):
+        snapshots.save(state, event_hash)
+    return state.last_seq

@@ -1,0 +1,340 @@
+"""A synthetic 10,000-step run at real scale, and what reading it costs (issue 19).
+
+The run is driven by the real `Driver` (real policies, gates, state machine, `Driver.emit`) with
+stand-in stages: each RL step emits what `stages/rl/logged_step.py` emits for a 32 x 8 batch of
+~1,000-token responses (the same `rollout_events` builder, default `pipeline.sample_rollouts`),
+an eval every 10 steps and a checkpoint every 20. The log is built once; each reader then runs
+in its own child process, which reports its wall time and peak RSS.
+
+Run: python tests/benchmarks/bench_long_run.py [--steps 10000] [--keep DIR]
+     (PostgreSQL too when RLVR_TEST_POSTGRES_URL is set.)
+On a shared machine wall time is inflated by the load: each child's CPU time is printed beside
+it. Targets: fold, status RUN, why --gate, report, resume (up to the checkpoint read), branch and one
+supervisor pass over 10 runs (9 finished, 1 orphaned) each <= 2 s and <= 300 MB RSS; verify,
+events export and replay stream >= 50 MB/s of log with <= 300 MB; log <= 100 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import sqlalchemy as sa
+
+# Only what every child needs is imported here: each measured command imports its own modules,
+# so its peak RSS is the command's, not the builder's (the builder imports the stages).
+from store.log import EventLog, StoredEvent, chain_hash
+from store.snapshots import fold_run
+
+GROUPS, GROUP_SIZE, RESPONSE_TOKENS = 32, 8, 1000
+WORDS = [f"w{i}" for i in range(5000)] + ["=", "+", "so", "the", "answer", "is", "\\boxed{", "}"]
+METRIC_NAMES = [
+    "reward_mean", "reward_std", "verify_rate", "kl", "entropy", "loss", "grad_norm",
+    "clip_fraction", "response_len_mean", "response_len_max", "truncated_fraction",
+    "learning_rate_scheduled", "kl_penalty_coef", "temperature", "entropy_coef", "group_size",
+    "micro_batches", "attempt", "sample_s", "train_s", "step_s", "sample_tokens_per_s",
+    "train_tokens_per_s", "groups_per_s", "verifier_errors", "zero_std_groups", "advantage_mean",
+    "advantage_std", "ratio_mean", "ratio_max", "policy_loss", "kl_loss", "entropy_loss",
+    "memory_gb", "tokens",
+]  # fmt: skip
+READERS = ("fold", "status", "why", "report", "resume", "branch", "supervisor_pass")
+STREAMS = ("verify", "export", "replay")
+
+
+class _RLSteps:
+    """The RL stage's log at scale: the step's events through the product's builder, a checkpoint
+    every `save_every` and an eval every `eval_every` steps (their own append, as the loop does)."""
+
+    def __init__(
+        self, steps: int, rng: random.Random, verify_rate: float, stop_at: int | None = None
+    ) -> None:
+        self.steps, self.rng, self.verify_rate, self.stop_at = steps, rng, verify_rate, stop_at
+
+    def _text(self) -> str:
+        return " ".join(self.rng.choices(WORDS, k=RESPONSE_TOKENS))
+
+    def run(self, ctx) -> None:
+        from stages.rl.logged_step import rollout_events
+        from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
+
+        rng, config = self.rng, ctx.config
+        keep = config.pipeline.sample_rollouts
+        for step in range(ctx.state().step + 1, self.steps + 1):
+            if self.stop_at is not None and step > self.stop_at:
+                raise _Orphaned  # the driver "dies": no lease row, state left in this stage
+            rewards = [
+                [float(rng.random() < 0.6) for _ in range(GROUP_SIZE)] for _ in range(GROUPS)
+            ]
+            samples = [
+                {"task_id": f"t{g}", "prompt": f"{rng.randint(0, 999)}+{rng.randint(0, 999)}=",
+                 "completions": [self._text() for _ in range(GROUP_SIZE)], "rewards": rewards[g]}
+                for g in range(keep)
+            ]  # fmt: skip
+            verdicts = [
+                {"task_id": f"t{j // GROUP_SIZE}", "passed": rewards[j // GROUP_SIZE][j % GROUP_SIZE] > 0,
+                 "status": "ok", "reason": "numeric match: 1234 == 1234"}
+                for j in range(keep * GROUP_SIZE)
+            ]  # fmt: skip
+            metrics = {name: rng.random() for name in METRIC_NAMES}
+            metrics.update(kl=0.02 + 0.01 * rng.random(), entropy=1.0 + 0.05 * rng.random())
+            events = [
+                *rollout_events(
+                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier="math",
+                    rewards_GN=rewards, samples=samples, verdicts=verdicts,
+                    n_passed=sum(map(sum, rewards)), n_errors=0,
+                ),
+                MetricsRecorded(step=step, metrics=metrics),
+            ]  # fmt: skip
+            ctx.emit(events)
+            scheduled = []
+            digest = None
+            if step % config.save_every == 0:
+                digest = f"{rng.getrandbits(256):064x}"
+                scheduled.append(CheckpointSaved(step=step, checkpoint=digest, hyperparameters={}))
+            if step % config.eval_every == 0:
+                scheduled.append(
+                    EvalRecorded(step=step, verify_rate=self.verify_rate + 0.01 * rng.random(),
+                                 capability={"reverse": 0.98}, checkpoint=digest)
+                )  # fmt: skip
+            if scheduled:
+                ctx.emit(scheduled)
+
+
+class _Orphaned(Exception):
+    pass
+
+
+def build(url: str, root: Path, steps: int, stop_at: int | None = None) -> str:
+    """Drive one synthetic run to completion (or, with `stop_at`, leave it orphaned mid-RL)."""
+    from orchestrator.config import load_config
+    from orchestrator.driver.commands import start_run
+    from orchestrator.driver.runner import Driver
+    from store.blobs import BlobStore
+    from tests.scenario.fake_stages import FakeStages
+
+    config = load_config(
+        None, [f"log_path={root}", "eval_every=10", "save_every=20",
+               f"grpo.group_size={GROUP_SIZE}", f"grpo.groups_per_batch={GROUPS}"],
+    )  # fmt: skip
+    log = EventLog(url)
+    run_id, _ = start_run(log, config, run_id=f"bench-{uuid.uuid4().hex[:10]}")
+    stages = FakeStages().registry()
+    # Stage 6 continues for a few steps and improves the held-out rate, as its gate asks.
+    stages["rlvr_optimization"] = _RLSteps(steps, random.Random(0), 0.6, stop_at)
+    stages["iterative_training"] = _RLSteps(steps + 20, random.Random(1), 0.7)
+    driver = Driver(
+        log, run_id, config, stages, run_dir=root / run_id, blobs=BlobStore(root / "blobs")
+    )
+    with contextlib.suppress(_Orphaned):
+        driver.run()
+    log.close()
+    return run_id
+
+
+def clone(
+    log: EventLog, source: str, to_seq: int | None = None, into: EventLog | None = None
+) -> str:
+    """A copy of `source` (up to `to_seq`) in `into` (default: the same store) under a new run id,
+    its chain re-hashed, with the snapshots its driver would have written."""
+    into = into or log
+    rows = list(_rows_of(log, source, to_seq))
+    into.import_rows(rows, batch_ends=log.batch_ends(source, to_seq))
+    fold_run(into, rows[0].run_id)
+    return rows[0].run_id
+
+
+def _log_mb(log: EventLog, run_id: str) -> float:
+    sql = sa.text(
+        "SELECT sum(length(payload) + length(type) + length(recorded_at) + length(run_id) + 150)"
+        " FROM events WHERE run_id = :r"
+    )
+    with log.engine.connect() as conn:
+        return conn.execute(sql, {"r": run_id}).scalar_one() / 1e6
+
+
+# --- the measured readers (each in its own child process) ----------------------------------
+
+
+def _measure(what: str, url: str, run_id: str, extra: str) -> None:
+    from orchestrator.cli import read_commands as rc
+
+    root = Path(extra)
+    start, cpu = time.perf_counter(), time.process_time()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        if what == "fold":
+            fold_run(EventLog(url), run_id)
+        elif what == "status":
+            rc.status(run_id, as_json=False, store=url)
+        elif what == "why":
+            rc.why(run_id, gate=_a_gate(url, run_id), seq=None, as_json=False, store=url)
+        elif what == "report":
+            rc.report(run_id, out=root / "report", store=url)
+        elif what == "verify":
+            rc.verify(run_id, store=url)
+        elif what == "export":
+            rc.events("export", run_id, type_=None, as_json=False, store=url)
+        elif what == "replay":
+            rc.replay(run_id, config=None, overrides=None, store=url)
+        elif what == "resume":
+            _resume_to_checkpoint_read(url, run_id)
+        elif what == "branch":
+            from orchestrator.driver.lifecycle import branch
+
+            log = EventLog(url)
+            branch(log, run_id, log.last_seq(run_id), [])
+        elif what == "supervisor_pass":
+            from orchestrator.driver.supervisor import SupervisorConfig, scan
+
+            actions = scan(EventLog(url), SupervisorConfig(grace_s=0), lambda run: None)
+            assert [a.action for a in actions] == ["restart"], actions
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    sys.__stdout__.write(json.dumps({"wall_s": wall, "rss_mb": rss, "cpu_s": cpu}) + "\n")
+
+
+def _a_gate(url: str, run_id: str) -> str:
+    row = next(EventLog(url).read(run_id, types=["GateEvaluated"]))
+    return json.loads(row.payload)["gate"]
+
+
+class _CheckpointRead(Exception):
+    pass
+
+
+def _resume_to_checkpoint_read(url: str, run_id: str) -> None:
+    """`rlvr resume RUN` until the RL stage would read its checkpoint (where the stage starts)."""
+    from orchestrator.driver.lifecycle import resume
+    from orchestrator.driver.machine import STAGES
+
+    class _Stage:
+        def run(self, ctx) -> None:
+            assert ctx.state().latest_checkpoint is not None
+            raise _CheckpointRead
+
+    with contextlib.suppress(_CheckpointRead):
+        resume(EventLog(url), run_id, {name: _Stage() for name in STAGES})
+
+
+def _child(what: str, url: str, run_id: str, extra: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", what, "--url", url, "--run", run_id, "--extra", extra],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def prepare(url: str, root: Path, steps: int, label: str) -> dict:
+    """Build the run, two orphaned copies (resumed and branched) and the supervisor's store of 10
+    runs, once: `--keep DIR` reuses what an earlier invocation built there."""
+    made = root / f"{label}-runs.json"
+    if made.is_file():
+        return json.loads(made.read_text())
+    start = time.perf_counter()
+    run = build(url, root, steps)
+    built_s = time.perf_counter() - start
+    log = EventLog(url)
+    rl_end = max(r.seq for r in log.read(run, types=["CheckpointSaved"]))
+    orphans = [clone(log, run, to_seq=rl_end) for _ in range(2)]  # resume and branch them
+    facts = {
+        "run": run, "orphans": orphans, "log_mb": _log_mb(log, run), "events": log.last_seq(run),
+        "built_s": built_s, "steps": steps, "supervised": None,
+    }  # fmt: skip
+    if not url.startswith("postgresql"):
+        # The supervisor's own store holds just these 10 runs (a shared PostgreSQL holds others').
+        facts["supervised"] = f"sqlite:///{root / 'supervised.db'}"
+        supervised = EventLog(facts["supervised"])
+        for to_seq in [None] * 9 + [rl_end]:
+            clone(log, run, to_seq, into=supervised)
+    log.close()
+    made.write_text(json.dumps(facts))
+    return facts
+
+
+def bench(url: str, root: Path, steps: int, label: str) -> dict:
+    facts = prepare(url, root, steps, label)
+    run, orphans, log_mb, n_events = (
+        facts["run"],
+        facts["orphans"],
+        facts["log_mb"],
+        facts["events"],
+    )
+    print(
+        f"[{label}] {facts['steps']} steps ({n_events} events, {log_mb:.1f} MB of log), "
+        f"built in {facts['built_s']:.0f} s",
+        flush=True,
+    )
+    results: dict = {}
+    for what in ("fold", "status", "why", "report"):
+        results[what] = _child(what, url, run, str(root))
+    for what in STREAMS:
+        results[what] = _child(what, url, run, str(root))
+        results[what]["mb_per_s"] = log_mb / results[what]["wall_s"]
+    results["resume"] = _child("resume", url, orphans[0], str(root))
+    results["branch"] = _child("branch", url, orphans[1], str(root))
+    if facts["supervised"]:
+        results["supervisor_pass"] = _child("supervisor_pass", facts["supervised"], "-", str(root))
+    for what, figures in results.items():
+        rate = f"  {figures['mb_per_s']:.0f} MB/s" if "mb_per_s" in figures else ""
+        print(
+            f"[{label}] {what:16s} {figures['wall_s']:7.2f} s ({figures['cpu_s']:5.2f} s CPU)  "
+            f"{figures['rss_mb']:6.0f} MB RSS{rate}",
+            flush=True,
+        )
+    out = {f"{what}_{k}": round(v, 3) for what, f in results.items() for k, v in f.items()}
+    return {**out, "log_mb": round(log_mb, 2), "steps": facts["steps"], "events": n_events}
+
+
+def _rows_of(log: EventLog, source: str, to_seq: int | None):
+    target = f"{source}-s{uuid.uuid4().hex[:6]}"
+    prev = "0" * 64
+    for row in log.read(source, to_seq=to_seq):
+        digest = chain_hash(
+            prev, target, row.seq, row.type, row.schema_version, row.recorded_at, row.payload
+        )
+        yield StoredEvent(target, row.seq, row.type, row.schema_version, row.recorded_at, prev,
+                          digest, row.payload)  # fmt: skip
+        prev = digest
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=10_000)
+    parser.add_argument(
+        "--keep", type=Path, help="Build in this directory and leave it there (reused next time)."
+    )
+    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--extra", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    from orchestrator.logging import configure
+
+    configure(level="WARNING")
+    if args.measure:
+        _measure(args.measure, args.url, args.run, args.extra)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        root = args.keep or Path(tmp)
+        root.mkdir(parents=True, exist_ok=True)
+        figures = bench(f"sqlite:///{root / 'store.db'}", root, args.steps, "sqlite")
+        postgres = os.environ.get("RLVR_TEST_POSTGRES_URL")
+        if postgres:
+            pg = bench(postgres, root / "pg", args.steps, "postgresql")
+            figures.update({f"pg_{k}": v for k, v in pg.items() if k not in ("steps",)})
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
