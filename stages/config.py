@@ -54,7 +54,8 @@ class TeacherConfig(BaseModel):
     noise: Literal["none", "forgets_carry", "other_answer"] = Field(
         "forgets_carry",
         description="none: exact labels; forgets_carry: on carry/borrow problems the teacher is off "
-        "by ten with probability carry_error, drawn afresh each time (imperfect demonstrations); "
+        "by ten (fractions: on improper sums it adds the denominators too) with probability "
+        "carry_error, drawn afresh each time (imperfect demonstrations); "
         "other_answer (any family): with probability wrong_share the label is another training "
         "task's answer, drawn afresh each time.",
     )

@@ -2,8 +2,8 @@
 generated tasks; then record the baseline held-out verify rate and every capability benchmark.
 
 The embedded model's teacher is imperfect on purpose (`teacher.noise = "forgets_carry"`): on
-carry/borrow problems it is off by ten with some probability, drawn afresh each time a problem is
-seen, so the SFT'd model puts mass on right and wrong answers and verifiable rewards can move it.
+carry/borrow problems it is off by ten (fractions: on improper sums it adds the denominators too)
+with some probability, drawn afresh each time a problem is seen, so the SFT'd model puts mass on right and wrong answers and verifiable rewards can move it.
 `other_answer` does the same for any task family: a share of labels are other tasks' answers.
 """
 
@@ -31,7 +31,10 @@ def _teacher_answer(
         and task.metadata.get("has_carry")
         and rng.random() < teacher.carry_error
     ):
-        # Off by ten: the carry (or borrow) that a careless teacher forgets.
+        # The family's own systematic mistake (fractions: adding the denominators too), else off
+        # by ten: the carry (or borrow) that a careless teacher forgets.
+        if "teacher_mistake" in task.metadata:
+            return str(task.metadata["teacher_mistake"])
         return str(int(task.answer) + (-10 if task.metadata.get("op") == "+" else 10))
     return task.answer or ""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from stages.tasks.families.arithmetic import ARITHMETIC
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.families.code import CODE
+from stages.tasks.families.fractions import FRACTIONS
 from stages.tasks.families.math import MATH
 from stages.tasks.families.qa import QA
 from stages.tasks.families.reverse import REVERSE
@@ -52,6 +53,7 @@ register(QA)
 register(RUBRIC)
 register(REVERSE)
 register(ARITHMETIC)
+register(FRACTIONS)
 
 __all__ = [
     "FAMILIES",
