@@ -55,6 +55,7 @@ RUN_CONFIG_TESTS = {
     "quickstart": ("tests/slow/test_quickstart.py", 'rlvr("run", str(QUICKSTART)'),
     "chaos": ("tests/slow/test_chaos.py", 'rlvr("run", str(CHAOS)'),
     "math_latex": ("tests/slow/test_math_latex_config.py", '"configs/math_latex.toml"'),
+    "fractions": ("tests/slow/test_fractions_config.py", '"configs/fractions.toml"'),
     "math": ("tests/slow/test_family_configs.py", 'run_family("math", tmp_path)'),
     "qa": ("tests/slow/test_family_configs.py", 'run_family("qa", tmp_path)'),
     "code": ("tests/slow/test_family_configs.py", 'run_family("code", tmp_path)'),
