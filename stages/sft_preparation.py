@@ -3,7 +3,8 @@ generated tasks; then record the baseline held-out verify rate and every capabil
 
 The embedded model's teacher is imperfect on purpose (`teacher.noise = "forgets_carry"`): on
 carry/borrow problems it is off by ten (fractions: on improper sums it adds the denominators too)
-with some probability, drawn afresh each time a problem is seen, so the SFT'd model puts mass on right and wrong answers and verifiable rewards can move it.
+with some probability, drawn afresh each time a problem is seen, so the SFT'd model puts mass on
+right and wrong answers and verifiable rewards can move it.
 `other_answer` does the same for any task family: a share of labels are other tasks' answers.
 """
 
