@@ -16,7 +16,7 @@ from stages.rl.logged_step import step_events
 from stages.rl.session import RLSession
 from stages.tasks.types import Task
 from stages.training.types import TrainerState
-from stages.types import StageError, StageInterrupted
+from stages.types import StageInterrupted
 from store.events import CatchUpDiverged, MetricsRecorded
 from store.log import StoredEvent
 
@@ -84,9 +84,9 @@ def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]
             step_rows.append(row.event)
         elif row.type == "MetricsRecorded":
             logged = row.event
-            if logged.step != trainer.step:
-                raise StageError(
-                    f"cannot catch up: the log has step {logged.step}, the trainer {trainer.step}"
+            if logged.step != trainer.step:  # the restored weights are not the log's either
+                raise Diverged(
+                    logged.step, {"step": {"logged": logged.step, "recomputed": trainer.step}}
                 )
             attempt = int(logged.metrics.get("attempt") or 0)
             events = step_events(

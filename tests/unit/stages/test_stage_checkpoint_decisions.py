@@ -145,6 +145,30 @@ def test_a_catch_up_that_differs_from_the_log_pauses_with_an_event(
     assert not [r for r in log.read(run_id, from_seq=diverged.seq) if r.type == "CheckpointSaved"]
 
 
+def test_a_catch_up_whose_step_is_not_the_logs_pauses_with_an_event(
+    trained, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import stages.rl.resume as resume
+
+    tmp_path, log, run_id, config = trained
+    rows = list(log.read(run_id))
+    step_3 = next(r.seq for r in rows if r.type == "RolloutsSampled" and r.event.step == 3)
+    log.append(run_id, [RunRewound(to_seq=_end_of_batch_before(log, run_id, step_3),
+                                   reason="test")], expected_seq=log.last_seq(run_id))  # fmt: skip
+    restore = resume.restore_newest_intact
+
+    def one_step_ahead(session):  # a checkpoint whose trainer is not at the step the log says
+        trainer, checkpoint = restore(session)
+        trainer.step += 1
+        return trainer, checkpoint
+
+    monkeypatch.setattr(resume, "restore_newest_intact", one_step_ahead)
+    with pytest.raises(StageInterrupted, match="could not reproduce step 2"):
+        _train(_driver(tmp_path, log, run_id, config), STEPS)
+    (diverged,) = log.read(run_id, types=["CatchUpDiverged"])
+    assert diverged.event.metrics == {"step": {"logged": 2, "recomputed": 3}}
+
+
 def test_a_distributed_catch_up_allows_float_summation_noise_and_nothing_more() -> None:
     from stages.rl.resume import _differs
 
