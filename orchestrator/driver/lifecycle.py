@@ -190,11 +190,11 @@ def resume(
         state = at
     else:
         state = load_state(log, run_id)
+    overrides = operational_overrides(state, overrides)  # before anything is written
     if from_seq is None and state.finished:
         raise OrchestratorError(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
-    overrides = operational_overrides(state, overrides)  # before anything is written
     config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
     check_data(config)  # the task file is read again: refused here if it went bad since
     return drive(
