@@ -67,3 +67,34 @@ def test_overlong_penalty_equals_trls_soft_overlong_punishment():
     ours = overlong_penalty(np.array(case["lengths"]), case["max_tokens"], case["buffer"], 1.0)
     assert np.max(np.abs(ours - np.array(case["trl_rewards"]))) < TOLERANCE
     assert ours.min() < 0 and ours.max() == 0  # the case reaches into the buffer
+
+
+def test_reward_weights_equal_trls_weighted_sum_and_its_advantages():
+    """`grpo.reward_weights` against TRL's `reward_weights`: the real math family scores the
+    responses (correctness by the verifier, `format` by the family), `weigh` sums them."""
+    from stages.rl.rewards import DETAILS_KEY, weigh
+    from stages.tasks.types import Task
+    from stages.verifiers.registry import build_verifier, verify_tasks
+
+    case = GOLDEN["reward_weights"]
+    scored_as = {  # response -> (correctness, format) for the answer 12
+        (1, 1): "so \\boxed{12}",
+        (1, 0): "it is 12",
+        (0, 1): "Answer: 13",
+        (0, 0): "Answer: 12 or 13",
+    }
+    responses = [scored_as[tuple(pair)] for pair in case["rewards_per_func"]]
+    task = Task(task_id="t", family="math", prompt="7+5=", answer="12")
+    tasks = [task] * len(responses)
+    verdicts = verify_tasks(build_verifier({"kind": "math"}), tasks, responses)
+    weighted = weigh(
+        verdicts,
+        tasks,
+        responses,
+        dict(zip(["correctness", "format"], case["weights"], strict=True)),
+    )
+    assert [list(v.details[DETAILS_KEY].values()) for v in weighted] == case["rewards_per_func"]
+    rewards = np.array([v.reward for v in weighted])
+    assert np.max(np.abs(rewards - np.array(case["trl_rewards"]))) < TOLERANCE
+    ours = advantages(rewards.reshape(2, 4), "group", eps=case["eps"], std_estimator="bessel")
+    assert np.max(np.abs(ours - np.array(case["trl_advantages"]))) < TOLERANCE
