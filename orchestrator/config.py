@@ -220,12 +220,17 @@ def _parse_value(raw: str) -> Any:
         return raw  # a bare word such as `model_name=embedded` is a string
 
 
+def override_path(item: str) -> tuple[str, ...]:
+    """The config path a `key=value` override sets; ConfigError when it is not one."""
+    key, sep, _ = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {item!r}: expected key=value")
+    return _resolve_override_key(key.strip())
+
+
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"override {item!r}: expected key=value")
-        path = _resolve_override_key(key.strip())
+        path, raw = override_path(item), item.partition("=")[2]
         node = data
         for part in path[:-1]:
             node = node.setdefault(part, {})

@@ -18,9 +18,9 @@ from pathlib import Path
 from orchestrator.audit.sinks import SinkFeed, open_sinks
 from orchestrator.config import (
     RunConfig,
-    _resolve_override_key,
     apply_overrides,
     check_data,
+    override_path,
     override_paths,
     validate_config,
 )
@@ -152,10 +152,7 @@ OPERATIONAL_SETTINGS = (
 def operational_overrides(state: RunState, overrides: Sequence[str]) -> list[str]:
     """`overrides` checked: operational keys only, and the run's config still valid with them."""
     for item in overrides:
-        key, sep, _ = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"override {item!r}: expected key=value")
-        dotted = ".".join(_resolve_override_key(key.strip()))
+        dotted = ".".join(override_path(item))
         if dotted not in OPERATIONAL_SETTINGS:
             raise ConfigError(
                 f"resume cannot change {dotted!r}: only operational settings "
