@@ -124,15 +124,21 @@ def test_a_resume_cut_between_a_changing_step_and_its_checkpoint_ends_on_the_sam
     assert [r.event.checkpoint for r in again] == [first.event.checkpoint, final.event.checkpoint]
 
 
+def _cut_after_step_2(log: EventLog, run_id: str) -> list:
+    """Rewind to the end of step 2's batch: a resume restores the checkpoint of step 2 and
+    recomputes step 2. Returns the rows as they were before the cut."""
+    rows = list(log.read(run_id))
+    step_3 = next(r.seq for r in rows if r.type == "RolloutsSampled" and r.event.step == 3)
+    log.append(run_id, [RunRewound(to_seq=_end_of_batch_before(log, run_id, step_3),
+                                   reason="test")], expected_seq=log.last_seq(run_id))  # fmt: skip
+    return rows
+
+
 def test_a_catch_up_that_differs_from_the_log_pauses_with_an_event(
     trained, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tmp_path, log, run_id, config = trained
-    rows = list(log.read(run_id))
-    step_3 = next(r.seq for r in rows if r.type == "RolloutsSampled" and r.event.step == 3)
-    # Cut after step 2: the resume restores the checkpoint of step 2 and recomputes step 2.
-    log.append(run_id, [RunRewound(to_seq=_end_of_batch_before(log, run_id, step_3),
-                                   reason="test")], expected_seq=log.last_seq(run_id))  # fmt: skip
+    rows = _cut_after_step_2(log, run_id)
     # Another sampler than the one that wrote the log (as after an mlx upgrade).
     monkeypatch.setattr(one_step, "step_seed", lambda config, step, attempt: 987654 + step)
     with pytest.raises(StageInterrupted, match="could not reproduce step 2"):
@@ -151,10 +157,7 @@ def test_a_catch_up_whose_step_is_not_the_logs_pauses_with_an_event(
     import stages.rl.resume as resume
 
     tmp_path, log, run_id, config = trained
-    rows = list(log.read(run_id))
-    step_3 = next(r.seq for r in rows if r.type == "RolloutsSampled" and r.event.step == 3)
-    log.append(run_id, [RunRewound(to_seq=_end_of_batch_before(log, run_id, step_3),
-                                   reason="test")], expected_seq=log.last_seq(run_id))  # fmt: skip
+    _cut_after_step_2(log, run_id)
     restore = resume.restore_newest_intact
 
     def one_step_ahead(session):  # a checkpoint whose trainer is not at the step the log says
