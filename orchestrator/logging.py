@@ -12,6 +12,8 @@ from typing import Any
 
 import structlog
 
+from orchestrator.terminal import visible
+
 _configured = False
 _SECRET_KEYS = re.compile(
     r"(api[_-]?key|apikey|access[_-]?key|private[_-]?key|token|secret|password|passwd|"
@@ -63,6 +65,21 @@ def _redact_processor(_logger: Any, _name: str, event_dict: dict[str, Any]) -> d
     return redact(event_dict)
 
 
+def _console_safe(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """The console renderer repr()s keyword values but writes the message and a traceback as they
+    are, and both can carry outside text (a store error, a library's message about a server's
+    reply, an exception quoting model output): an ANSI escape in them would drive the terminal and
+    a newline would forge a log line. Show their control characters as escapes (a traceback keeps
+    its line breaks); JSON output escapes them itself."""
+    if isinstance(event_dict.get("event"), str):
+        event_dict["event"] = visible(event_dict["event"])
+    if isinstance(event_dict.get("exception"), str):
+        event_dict["exception"] = "\n".join(
+            visible(line) for line in event_dict["exception"].split("\n")
+        )
+    return event_dict
+
+
 class _RunFileHandler(logging.FileHandler):
     """The run's `driver.jsonl`. A full disk is a runtime condition the driver reports (the run
     pauses with the reason): a line that cannot be written is dropped, with one notice on stderr,
@@ -92,11 +109,14 @@ def configure(
         _redact_processor,
     ]
     console = logging.StreamHandler(sys.stderr)
+    on_console = (
+        [structlog.processors.JSONRenderer()]
+        if as_json
+        else [_console_safe, structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())]
+    )
     console.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            processor=structlog.processors.JSONRenderer()
-            if as_json
-            else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *on_console],
             foreign_pre_chain=shared,
         )
     )

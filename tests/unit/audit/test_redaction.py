@@ -87,3 +87,20 @@ def test_a_key_inside_a_logged_exception_is_redacted(log_file: Path) -> None:
     for handler in logging.getLogger().handlers:
         handler.flush()
     assert LIVE_KEY not in log_file.read_text(encoding="utf-8")
+
+
+def test_the_console_log_shows_control_characters_as_escapes(capsys):
+    # Text from outside (a store error, a library's message about a server's reply, a gate reason
+    # quoting model output): an ANSI clear-screen and a forged second log line. structlog's console
+    # renderer repr()s keyword values but writes the message as it is.
+    hostile = "\x1b[2J\x1b[31mok\nrlvr: all gates passed\x07"
+    rlvr_logging.configure(level="INFO", force_json=False)
+    try:
+        logging.getLogger("rlvr.store").warning("could not record %s", hostile)
+        rlvr_logging.get_logger("rlvr.test").warning("gate failed", reason=hostile)
+    finally:
+        rlvr_logging.configure(level="WARNING")
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err, repr(err)
+    assert err.count("\\x1b[2J") == 2 and "\\x07" in err, repr(err)
+    assert err.count("\n") == 2, repr(err)  # one line each: the forged line stays inside
