@@ -179,7 +179,7 @@ def _closest(key: str) -> str:
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 
-def _line_of(text: str, path: tuple[str, ...]) -> int | None:
+def line_of(text: str, path: tuple[str, ...]) -> int | None:
     """Best-effort line number of a dotted key in TOML text (tables and dotted keys)."""
     table: tuple[str, ...] = ()
     for number, line in enumerate(text.splitlines(), start=1):
@@ -243,7 +243,7 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 def _describe(error: dict[str, Any], source: str, text: str | None) -> str:
     path = tuple(str(p) for p in error["loc"])
     dotted = ".".join(path)
-    line = _line_of(text, path) if text else None
+    line = line_of(text, path) if text else None
     where = f"{source}:{line}" if line else source
     if error["type"] == "extra_forbidden":
         return f"{where}: unknown config key {dotted!r}{_closest(dotted)}"
@@ -290,7 +290,7 @@ def validate_config(
     if bad is not None:
         loc, value = bad
         origin, origin_text = where(loc)
-        line = _line_of(origin_text, loc) if origin_text else None
+        line = line_of(origin_text, loc) if origin_text else None
         at = f"{origin}:{line}" if line else origin
         raise ConfigError(f"{at}: {'.'.join(loc)}: must be a finite number (got {value!r})")
     try:

@@ -18,8 +18,9 @@ from pathlib import Path
 import orjson
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from orchestrator.config import line_of, non_finite
 from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
@@ -37,6 +38,19 @@ class ScheduledRun(BaseModel):
     config: str = Field(description="TOML run config to start.")
     cron: str = Field(description="Crontab expression (minute hour day month weekday).")
     overrides: list[str] = Field(default_factory=list, description="key=value overrides.")
+
+    @field_validator("cron")
+    @classmethod
+    def _a_crontab(cls, cron: str) -> str:
+        # Checked at load: a bad expression found only when the scheduler starts would leave a
+        # supervisor that never runs the job, and say so nowhere.
+        try:
+            CronTrigger.from_crontab(cron)
+        except ValueError as e:
+            raise ValueError(
+                f"not a crontab expression (minute hour day month weekday): {e}"
+            ) from e
+        return cron
 
 
 class SupervisorConfig(BaseModel):
@@ -56,19 +70,41 @@ class SupervisorConfig(BaseModel):
         default_factory=list, description="Runs started on a schedule."
     )
 
+    @model_validator(mode="after")
+    def _backoff_in_order(self) -> SupervisorConfig:
+        if self.backoff_base_s > self.backoff_max_s:
+            raise ValueError(
+                f"backoff_base_s ({self.backoff_base_s}) is above backoff_max_s ({self.backoff_max_s})"
+            )
+        return self
+
 
 def load_supervisor_config(path: Path | None) -> SupervisorConfig:
     if path is None:
         return SupervisorConfig()
     if not path.is_file():
         raise ConfigError(f"{path}: no such supervisor config")
+    text = path.read_text()
     try:
-        return SupervisorConfig.model_validate(tomllib.loads(path.read_text()))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    # Strict like a run config: "15" is not 15, inf is not a number of seconds.
+    bad = non_finite(data)
+    if bad is not None:
+        loc, value = bad
+        line = line_of(text, loc)
+        at = f"{path}:{line}" if line else str(path)
+        raise ConfigError(f"{at}: {'.'.join(loc)}: must be a finite number (got {value!r})")
+    try:
+        return SupervisorConfig.model_validate(data, strict=True)
     except ValidationError as e:
         first = e.errors()[0]
-        raise ConfigError(f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from e
+        loc = tuple(str(p) for p in first["loc"])
+        line = line_of(text, loc) if loc else None
+        at = f"{path}:{line}" if line else str(path)
+        where = f"{'.'.join(loc)}: " if loc else ""
+        raise ConfigError(f"{at}: {where}{first['msg']} (got {first.get('input')!r})") from e
 
 
 @dataclass(frozen=True)

@@ -73,3 +73,25 @@ def test_a_bad_supervisor_config_names_the_field(tmp_path: Path) -> None:
     path.write_text('[[schedule]]\nconfig = "x.toml"\n')
     with pytest.raises(ConfigError, match=r"schedule.0.cron: Field required"):
         load_supervisor_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('interval_s = "15"', r"sup.toml:2: interval_s: Input should be a valid number"),
+        ("max_restarts = true", r"sup.toml:2: max_restarts: Input should be a valid integer"),
+        ("grace_s = inf", r"sup.toml:2: grace_s: must be a finite number"),
+        ("backoff_base_s = 900.0", r"backoff_base_s \(900.0\) is above backoff_max_s \(600.0\)"),
+        ('[[schedule]]\nconfig = "x.toml"\ncron = "61 * * * *"', r"schedule.0.cron: .*crontab"),
+        ("interval = 15", r"sup.toml:2: interval: Extra inputs are not permitted"),
+    ],
+)
+def test_the_supervisor_config_is_strict_and_names_file_line_and_field(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    from orchestrator.driver.supervisor import load_supervisor_config
+
+    path = tmp_path / "sup.toml"
+    path.write_text(f"# supervisor\n{text}\n")
+    with pytest.raises(ConfigError, match=message):
+        load_supervisor_config(path)
