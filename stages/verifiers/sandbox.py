@@ -11,7 +11,8 @@ Limits that hold for the check as a whole, not per process, enforced by this (tr
 - memory: a watchdog sums the resident memory of every process of the check (walked from /proc)
   every few milliseconds and kills the check past `memory_mb` (RLIMIT_AS per process stays as a
   backstop between two polls); it needs no root and no cgroup delegation;
-- processes: the same walk counts them (RLIMIT_NPROC is a per-uid backstop);
+- processes: the same walk counts them, and RLIMIT_NPROC, set inside the check's user namespace,
+  stops a fork bomb between two polls;
 - output: at most `max_output_bytes` of stdout and of stderr are kept; the rest is read and dropped.
 
 `mode="unisolated"` runs the program as a plain subprocess with the same limits and none of the
@@ -62,6 +63,7 @@ class RunResult:
     stderr: bytes
     killed: str | None  # "timeout" | "memory" | "processes" | None
     peak_memory_mb: float
+    peak_processes: int  # the most processes of the check one watchdog poll saw (bwrap's included)
     isolation: str  # "bwrap" | "unisolated"
 
 
@@ -181,8 +183,10 @@ class Sandbox:
     # -- running ------------------------------------------------------------------------------
     def run(self, program: str, stdin: bytes) -> RunResult:
         """Run `python -c program` with `stdin`; every process of it is gone when this returns."""
-        argv = [*self.command(), "-c", program]
         limits = self.limits
+        if self.mode == "isolated":
+            program = _nproc_limited(program, limits.max_processes + 2)
+        argv = [*self.command(), "-c", program]
         proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=self._preexec(), cwd="/tmp" if self.mode == "isolated" else _scratch(),
@@ -190,7 +194,7 @@ class Sandbox:
         )  # fmt: skip
         deadline = time.monotonic() + limits.timeout_s
         killed: str | None = None
-        peak = 0
+        peak = most = 0
         out, err = bytearray(), bytearray()
         sel = selectors.DefaultSelector()
         for stream, buf in ((proc.stdout, out), (proc.stderr, err)):
@@ -209,7 +213,7 @@ class Sandbox:
                 if killed is None:
                     pids = _descendants(proc.pid)
                     rss = sum(_rss_bytes(p) for p in pids)
-                    peak = max(peak, rss)
+                    peak, most = max(peak, rss), max(most, len(pids))
                     if time.monotonic() >= deadline:
                         killed = "timeout"
                     elif rss > limits.memory_mb * 1024 * 1024:
@@ -229,7 +233,7 @@ class Sandbox:
             proc.wait()
         return RunResult(
             None if killed else proc.returncode, bytes(out), bytes(err), killed,
-            peak / 2**20, "bwrap" if self.mode == "isolated" else "unisolated",
+            peak / 2**20, most, "bwrap" if self.mode == "isolated" else "unisolated",
         )  # fmt: skip
 
     def _kill(self, proc: subprocess.Popen, pids: list[int]) -> None:
@@ -246,6 +250,21 @@ class Sandbox:
             proc.wait(timeout=_GRACE_S)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _nproc_limited(program: str, processes: int) -> str:
+    """`program` with RLIMIT_NPROC set first, inside the check's own user namespace.
+
+    The watchdog counts processes every few milliseconds, and a fork bomb makes hundreds in that
+    time (seen: +520 between two polls). Set before bwrap, the limit would count every process of
+    uid 65534 on the host, so checks running side by side would starve each other; set inside, the
+    kernel counts per user namespace, so it binds this check alone (bwrap's init and this
+    interpreter are the + 2 the caller adds)."""
+    return (
+        "import resource as _r\n"
+        f"_r.setrlimit(_r.RLIMIT_NPROC, ({processes}, {processes}))\n"
+        "del _r\n" + program
+    )
 
 
 def _feed(proc: subprocess.Popen, data: bytes) -> None:

@@ -314,3 +314,38 @@ def test_the_sandbox_sees_no_host_files_network_or_secrets_and_its_tmpfs_are_pri
     assert first.passed, first
     second = verifier.verify(PROBE_HOST, tests)  # nothing the first check wrote is there
     assert second.passed, second
+
+
+FORK_UNTIL_REFUSED = """
+import os, sys, time
+made = 0
+while made < 2000:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        sys.stdout.write(f"refused after {made}: errno {e.errno}\\n")
+        sys.stdout.flush()
+        os._exit(0)
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    made += 1
+"""
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+def test_a_fork_bomb_is_stopped_by_the_kernel_not_only_by_the_watchdog():
+    # The watchdog polls every 10 ms; a fork loop makes hundreds of processes in that time (seen:
+    # +520 on a 2-core machine, load average in the thousands). RLIMIT_NPROC inside the check's own
+    # user namespace refuses the fork instead: at most max_processes children, bwrap's init and the
+    # interpreter, whatever the watchdog saw.
+    from stages.verifiers.sandbox import Sandbox, SandboxLimits
+
+    limits = SandboxLimits(timeout_s=5.0, memory_mb=256, max_processes=8)
+    result = Sandbox(limits).run(FORK_UNTIL_REFUSED, b"")
+    assert result.peak_processes <= limits.max_processes + 3, result  # + bwrap, init, interpreter
+    refused = result.stdout.decode()
+    if refused:  # else the watchdog saw the limit reached first and killed the check
+        assert int(refused.split()[2].rstrip(":")) <= limits.max_processes, refused
+    else:
+        assert result.killed == "processes", result
