@@ -122,6 +122,30 @@ def test_a_collective_past_its_deadline_reports_the_hang() -> None:
     assert len(fired) == 1 and "'gradients' did not complete within 0.05 s" in fired[0]
 
 
+def test_a_payload_goes_in_pieces_no_larger_than_the_chunk_and_comes_back_whole() -> None:
+    """The piece arithmetic, on a world of one (whose sum returns its input): a rank's bytes at
+    any offset of the buffer, cut at any chunk size, come back in place; the 2-rank transport is
+    tests/slow/test_follower_sync.py."""
+    world = World(None, DistributedConfig())
+    sizes: list[int] = []
+    real_sum = world._sum
+    world._sum = lambda x, what, timeout_s=-1.0: sizes.append(x.size) or real_sum(x, what)
+    data = bytes(range(256)) * 3
+    for chunk, at in ((7, 0), (7, 5), (256, 100), (10_000, 3)):
+        world.chunk_bytes, sizes[:] = chunk, []
+        total = at + len(data) + 11
+        out = world._pieces(data, at, total, "test", None, keep=True)
+        assert bytes(out) == bytes(at) + data + bytes(11)
+        assert max(sizes) <= chunk and sum(sizes) == total
+    assert world._pieces(data, 0, len(data), "test", None, keep=False) == b""
+
+
+def test_a_length_past_what_32_bits_hold_travels_as_two_halves() -> None:
+    world = World(None, DistributedConfig())
+    for n in (0, 1, 2**31 - 1, 2**31, 3 * 2**30 + 5, 2**40 + 12345):
+        assert world._lengths(n, "size", None) == [n]
+
+
 # --- rank 0's driver on a world of one (a run recorded as distributed, resumed on one process) ---
 
 
