@@ -9,8 +9,9 @@ the blocked collective cannot be interrupted from Python.
 
 Objects travel as JSON bytes over `all_sum` (the other ranks contribute zeros): mlx has no
 broadcast. A payload goes in pieces of at most `World.chunk_bytes` (64 MiB), its length as two
-30-bit halves, so no single message comes near the 2 GiB that a 32-bit length allows: a follower
-that starts on a long run gets a RunState snapshot, but a result of any size goes through.
+30-bit halves, so no single message comes near the 2 GiB that a 32-bit length allows and a payload
+of any size goes through (a follower starting on a long run is sent a RunState, not the log, but
+a shared read of the log can still be large).
 """
 
 from __future__ import annotations
