@@ -8,7 +8,10 @@ the deadline; `on_timeout` (set by the orchestrator) records the pause and ends 
 the blocked collective cannot be interrupted from Python.
 
 Objects travel as JSON bytes over `all_sum` (the other ranks contribute zeros): mlx has no
-broadcast, and the payloads here (step summaries, stored events) are small.
+broadcast. A payload goes in pieces of at most `World.chunk_bytes` (64 MiB), its length as two
+30-bit halves, so no single message comes near the 2 GiB that a 32-bit length allows and a payload
+of any size goes through (a follower starting on a long run is sent a RunState, not the log, but
+a shared read of the log can still be large).
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages.types import StageInterrupted
+
+CHUNK_BYTES = 64 << 20  # the most one collective carries; mlx counts a message's bytes in 32 bits
+_HALF = 1 << 30  # a length travels as two int32 halves (high, low), so any size fits
 
 
 class DistributedConfig(BaseModel):
@@ -111,6 +117,8 @@ class World:
         self.on_timeout: Callable[[str], None] = lambda reason: None
         self.broken = False  # a collective failed: no further ones are attempted
         self.comm_s = 0.0  # seconds spent in collectives (a rank waiting for a slower one)
+        self.chunk_bytes = CHUNK_BYTES
+        self.sent_bytes = 0  # payload bytes this rank has put into share/gather (benchmarks)
         self.pending: list[
             Any
         ] = []  # a calibration made during catch-up, logged with the next step
@@ -199,36 +207,57 @@ class World:
 
     def gather_json(self, obj: Any, what: str, timeout_s: float | None = -1.0) -> list[Any]:
         """Every rank's `obj`, in rank order, on every rank."""
-        import mlx.core as mx
-        import numpy as np
-
         data = json.dumps(obj, separators=(",", ":")).encode()
         if self.size == 1:
             return [json.loads(data)]
-        mine = np.zeros(self.size, dtype=np.int32)
-        mine[self.rank] = len(data)
-        sizes = np.array(self._sum(mx.array(mine), f"{what} (sizes)", timeout_s)).astype(int)
-        buffer = np.zeros(int(sizes.sum()), dtype=np.uint8)
-        start = int(sizes[: self.rank].sum())
-        buffer[start : start + len(data)] = np.frombuffer(data, dtype=np.uint8)
-        joined = np.array(self._sum(mx.array(buffer), what, timeout_s)).tobytes()
-        bounds = [0, *np.cumsum(sizes).tolist()]
+        sizes = self._lengths(len(data), f"{what} (sizes)", timeout_s)
+        bounds = [0]
+        for n in sizes:
+            bounds.append(bounds[-1] + n)
+        joined = self._pieces(data, bounds[self.rank], bounds[-1], what, timeout_s, keep=True)
         return [json.loads(joined[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
     def share_json(self, obj: Any, what: str, timeout_s: float | None = -1.0) -> Any:
         """Rank 0's `obj` on every rank (what the others pass is ignored)."""
-        import mlx.core as mx
-        import numpy as np
-
         data = json.dumps(obj if self.leader else None, separators=(",", ":")).encode()
         if self.size == 1:
             return json.loads(data)
-        length = np.array([len(data) if self.leader else 0], dtype=np.int32)
-        n = int(np.array(self._sum(mx.array(length), f"{what} (size)", timeout_s))[0])
-        buffer = np.zeros(n, dtype=np.uint8)
-        if self.leader:
-            buffer[:] = np.frombuffer(data, dtype=np.uint8)
-        return json.loads(np.array(self._sum(mx.array(buffer), what, timeout_s)).tobytes())
+        mine = data if self.leader else b""
+        total = self._lengths(len(mine), f"{what} (size)", timeout_s)[0]
+        received = self._pieces(mine, 0, total, what, timeout_s, keep=not self.leader)
+        return json.loads(data if self.leader else received)
+
+    def _lengths(self, mine: int, what: str, timeout_s: float | None) -> list[int]:
+        """Every rank's byte count; each travels as two int32 halves (no 2 GiB ceiling)."""
+        import mlx.core as mx
+        import numpy as np
+
+        halves = np.zeros(2 * self.size, dtype=np.int32)
+        halves[2 * self.rank : 2 * self.rank + 2] = divmod(mine, _HALF)
+        summed = np.array(self._sum(mx.array(halves), what, timeout_s)).astype(np.int64)
+        return [int(hi) * _HALF + int(lo) for hi, lo in summed.reshape(self.size, 2)]
+
+    def _pieces(
+        self, mine: bytes, at: int, total: int, what: str, timeout_s: float | None, keep: bool
+    ) -> bytearray:
+        """The `total`-byte buffer in which this rank holds `mine` at offset `at` (the others
+        zeros), summed over ranks one piece of at most `chunk_bytes` at a time. `keep`: put the
+        pieces together (a rank that only sends skips the copy)."""
+        import mlx.core as mx
+        import numpy as np
+
+        out = bytearray(total if keep else 0)
+        for lo in range(0, total, self.chunk_bytes):
+            hi = min(lo + self.chunk_bytes, total)
+            piece = np.zeros(hi - lo, dtype=np.uint8)
+            a, b = max(lo, at), min(hi, at + len(mine))
+            if a < b:
+                piece[a - lo : b - lo] = np.frombuffer(mine, np.uint8, b - a, a - at)
+            summed = self._sum(mx.array(piece), f"{what} (bytes {lo}..{hi} of {total})", timeout_s)
+            if keep:
+                out[lo:hi] = memoryview(np.array(summed))
+        self.sent_bytes += len(mine)
+        return out
 
     def from_leader(self, compute: Callable[[], Any], what: str) -> Any:
         """Rank 0 computes (a checkpoint write, an eval), every rank gets the JSON result."""

@@ -1,11 +1,15 @@
 """`rlvr run` / `rlvr resume` under `mlx.launch`: rank 0 drives and appends, the others follow.
 
 Rank 0 runs the usual driver (lease, stages, gates). When it enters an RL stage it sends the other
-ranks the log rows they have not seen; every rank then runs the same stage code. Inside it each
-`ctx.emit` and `ctx.should_stop` of rank 0 is shared: rank 0 appends, the others
-receive the stored rows and fold them, so policy decisions, rollbacks and stops happen on every rank
-at the same point. The other ranks never open the event log; they read checkpoints from the blob
-store (`log_path` must be shared storage across machines).
+ranks its folded `RunState` (itself folded from the newest usable snapshot, see
+store/snapshots.py): a snapshot at the log's end, so the tail that follows it is empty and the
+message does not grow with the log. Every rank then runs the same stage code. Inside it each
+`ctx.emit` and `ctx.should_stop` of rank 0 is shared: rank 0 appends and sends only the rows it
+appended since (the batch, the policies' decisions on it, a pruning), the others fold them into
+their state and keep none; `ctx.read` and `ctx.state_at` are answered by rank 0 from the store.
+So policy decisions, rollbacks and stops happen on every rank at the same point. The other ranks
+never open the event log; they read checkpoints from the blob store (`log_path` must be shared
+storage across machines). Payloads of any size go through, in bounded pieces (`World.share_json`).
 
 Failure: a lost peer raises `RankLost` (a `StageInterrupted`), so rank 0's driver pauses the run
 with the reason; a hang trips the collective deadline, and rank 0 records the pause from the
@@ -23,6 +27,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from orchestrator.config import RunConfig, check_data, load_config, run_store
 from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.lease import release_held_leases
@@ -38,7 +44,7 @@ from store.blobs import BlobStore
 from store.events import Event, RunPaused
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
-from store.rewinds import Rewinds
+from store.snapshots import state_from_json, state_to_json
 
 log_ = get_logger("rlvr.distributed")
 DISTRIBUTED_STAGES = ("rlvr_optimization", "iterative_training")
@@ -65,9 +71,26 @@ def _decode(rows: list[dict[str, Any]]) -> list[StoredEvent]:
     return [StoredEvent(**r) for r in rows]
 
 
-def _readable(rows: list[StoredEvent], from_seq: int) -> list[StoredEvent]:
-    """`Driver.read` over rows in memory: the spans that rewinds abandoned left out."""
-    return Rewinds.of(rows).kept(r for r in rows if r.seq >= from_seq)
+def _state_message(state: RunState) -> dict[str, Any]:
+    """A `RunState` as the snapshot table writes it (the same encoding, the same fields)."""
+    return orjson.loads(state_to_json(state))
+
+
+def _state_of(message: dict[str, Any]) -> RunState:
+    return state_from_json(orjson.dumps(message).decode())
+
+
+def _raised(error: Exception | None) -> list[str] | None:
+    """An error of rank 0's, as the other ranks re-raise it (the stage stops the same way)."""
+    if error is None:
+        return None
+    return ["StageInterrupted" if isinstance(error, StageInterrupted) else "StageError", str(error)]
+
+
+def _reraise(message: dict[str, Any]) -> None:
+    if message["raise"] is not None:
+        kind, text = message["raise"]
+        raise (StageInterrupted if kind == "StageInterrupted" else StageError)(text)
 
 
 class LeaderDriver(Driver):
@@ -76,44 +99,81 @@ class LeaderDriver(Driver):
     def __init__(self, *args: Any, world: World, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.world = world
-        self.synced = 0  # the last seq the other ranks hold
         self.stage: str | None = None
+        self.sharing = False  # the other ranks follow the stage now running
+        self.unsent: list[StoredEvent] = []  # appended since the other ranks last heard
         self.workspace["world"] = world
         world.on_timeout = self._timed_out
 
     def _run_stage(self, name: str) -> None:
         self.stage = name
-        super()._run_stage(name)
+        try:
+            super()._run_stage(name)
+        finally:
+            self.sharing, self.unsent = False, []
 
-    def _unsent(self) -> list[dict[str, Any]]:
-        rows = list(self.log.read(self.run_id, from_seq=self.synced + 1))
-        self.synced = rows[-1].seq if rows else self.synced
+    def _folded(self, stored: list[StoredEvent]) -> None:
+        # Every append of this driver passes here (a stage's batch, the decisions and the
+        # pruning it causes): the rows the others need, collected without reading the store back.
+        super()._folded(stored)
+        if self.sharing:
+            self.unsent.extend(stored)
+
+    def _take_unsent(self) -> list[dict[str, Any]]:
+        rows, self.unsent = self.unsent, []
         return _encode(rows)
 
     def context(self) -> StageContext:
         ctx = super().context()
         if self.stage not in DISTRIBUTED_STAGES:
             return ctx
-        self.world.share_json(
-            {"kind": "stage", "name": self.stage, "rows": self._unsent()}, "stage"
-        )
-        return dataclasses.replace(ctx, emit=self._emit_shared, should_stop=self._stop_shared)
+        message = {"kind": "stage", "name": self.stage, "state": _state_message(self.state)}
+        self.world.share_json(message, "stage")
+        self.sharing, self.unsent = True, []
+        return dataclasses.replace(
+            ctx, emit=self._emit_shared, should_stop=self._stop_shared, read=self._read_shared,
+            state_at=self._state_at_shared,
+        )  # fmt: skip
 
     def _emit_shared(self, events: list[Event]) -> list[StoredEvent]:
-        first = self.state.last_seq + 1
         error: Exception | None = None
         stored: list[StoredEvent] = []
         try:
             stored = Driver.emit(self, events)
         except Exception as e:  # the other ranks stop the stage the same way
             error = e
-        kind = "StageInterrupted" if isinstance(error, StageInterrupted) else "StageError"
-        message = {"kind": "emit", "first": first, "rows": self._unsent(),
-                   "raise": None if error is None else [kind, str(error)]}  # fmt: skip
+        returned = [stored[0].seq, stored[-1].seq] if stored else None
+        message = {"kind": "emit", "rows": self._take_unsent(), "returned": returned,
+                   "raise": _raised(error)}  # fmt: skip
         self.world.share_json(message, "emit")
         if error is not None:
             raise error
         return stored
+
+    def _answer(self, kind: str, asked: int, compute: Callable[[], Any]) -> Any:
+        """A read of rank 0's store, shared: every rank asks at the same point of the stage."""
+        if self.world.size == 1:
+            return compute()
+        error: Exception | None = None
+        value: Any = None
+        try:
+            value = compute()
+        except Exception as e:
+            error = e
+        encoded = None if error is not None else (
+            _encode(value) if kind == "read" else _state_message(value)
+        )  # fmt: skip
+        message = {"kind": kind, "asked": asked, "value": encoded, "raise": _raised(error)}
+        self.world.share_json(message, kind)
+        if error is not None:
+            raise error
+        return value
+
+    def _read_shared(self, from_seq: int) -> list[StoredEvent]:
+        return self._answer("read", from_seq, lambda: Driver.read(self, from_seq))
+
+    def _state_at_shared(self, seq: int) -> RunState:
+        return self._answer("state_at", seq, lambda: Driver.state_at(self, seq))
 
     def _stop_shared(self) -> bool:
         return self.world.share_json({"kind": "stop", "value": self.should_stop()}, "stop")["value"]
@@ -141,12 +201,12 @@ class LeaderDriver(Driver):
 
 
 class Follower:
-    """A rank other than 0: folds rank 0's rows, runs RL stages with shared emit/stop."""
+    """A rank other than 0: folds the rows rank 0 appends into its `RunState` and drops them, runs
+    RL stages with shared emit, stop and reads."""
 
     def __init__(self, world: World, stages: Mapping[str, Stage]) -> None:
         self.world = world
         self.stages = stages
-        self.rows: list[StoredEvent] = []
         self.state = RunState()
         self.workspace: dict[str, Any] = {"world": world}
         world.on_timeout = self._timed_out
@@ -160,8 +220,8 @@ class Follower:
         return message
 
     def _fold(self, rows: list[dict[str, Any]]) -> list[StoredEvent]:
+        """Fold rank 0's new rows; they are returned to the stage, not kept."""
         new = _decode(rows)
-        self.rows.extend(new)
         self.state = project(new, self.state)
         return new
 
@@ -178,7 +238,7 @@ class Follower:
             if message["kind"] != "stage":
                 log_.error("ranks out of step", expected="stage", got=message["kind"])
                 return 1
-            self._fold(message["rows"])
+            self.state = _state_of(message["state"])
             config = config_of(self.state)
             if self.world.config != config.distributed:
                 self.world.configure(config.distributed)
@@ -196,18 +256,28 @@ class Follower:
             run_id=self.state.run_id, config=config,
             run_dir=root / self.state.run_id / f"rank{self.world.rank}",
             blobs=BlobStore(root / "blobs"), emit=self._emit, state=lambda: self.state,
-            read=lambda seq: _readable(self.rows, seq),
-            state_at=lambda seq: project(r for r in self.rows if r.seq <= seq),
+            read=lambda seq: _decode(self._answer("read", seq)),
+            state_at=lambda seq: _state_of(self._answer("state_at", seq)),
             workspace=self.workspace, should_stop=lambda: self._receive("stop")["value"],
         )  # fmt: skip
 
+    def _answer(self, kind: str, asked: int) -> Any:
+        message = self._receive(kind)
+        _reraise(message)
+        if message["asked"] != asked:
+            raise StageError(
+                f"ranks out of step: this rank asked {kind} {asked}, rank 0 {message['asked']}"
+            )
+        return message["value"]
+
     def _emit(self, _events: Any) -> list[StoredEvent]:
         message = self._receive("emit")
-        stored = [r for r in self._fold(message["rows"]) if r.seq >= message["first"]]
-        if message["raise"] is not None:
-            kind, text = message["raise"]
-            raise (StageInterrupted if kind == "StageInterrupted" else StageError)(text)
-        return stored
+        new = self._fold(message["rows"])  # a batch that paused the stage is in the log too
+        _reraise(message)
+        if message["returned"] is None:
+            return []
+        first, last = message["returned"]
+        return [r for r in new if first <= r.seq <= last]
 
     def _timed_out(self, reason: str) -> None:
         log_.error("collective timed out", reason=reason)

@@ -3,6 +3,10 @@
 If a renewal finds the lease taken over (this process stalled past its TTL and a supervisor moved
 on), `lost` is set and the driver stops before its next append.
 
+Taking and dropping the lease ride out transient store errors (a lost connection, SQLite's lock
+held by another writer) with the store's backoff, as appends do (store/retry.py); a release retries
+only briefly, since a lease left behind expires after its TTL anyway.
+
 A lease is released as soon as its run is paused (the driver's pause path), when the context
 exits, and on the paths that end the process with `os._exit` (a second SIGTERM/SIGINT, a collective
 timeout): `release_held_leases` drops every lease this process still holds. Only SIGKILL (or a
@@ -23,9 +27,12 @@ from orchestrator.logging import get_logger
 from store.events import LeaseAcquired
 from store.leases import LeaseHeld, LeaseLost, LeaseTable
 from store.log import EventLog
+from store.retry import RetryPolicy, with_retries
 
 log_ = get_logger("rlvr.lease")
 _HELD: set[LeaseKeeper] = set()  # this process's live leases, for the os._exit paths
+# About 1.5 s in all: a release runs on the way out of the process (a pause, os._exit paths).
+RELEASE_RETRY = RetryPolicy(attempts=6, first_delay_s=0.05, max_delay_s=1.0)
 
 
 def driver_identity() -> str:
@@ -47,7 +54,12 @@ class LeaseKeeper:
     def acquire(self) -> None:
         """Take the lease and record it in the log; `LeaseHeldError` names the live owner."""
         try:
-            lease = self.table.acquire(self.run_id, self.owner, self.ttl_s)
+            # Repeatable: a lease already ours is taken again (a commit whose reply was lost).
+            lease = with_retries(
+                f"take the lease of run {self.run_id}",
+                lambda: self.table.acquire(self.run_id, self.owner, self.ttl_s),
+                self.log.retry, _warn_retry,
+            )  # fmt: skip
         except LeaseHeld as e:
             raise LeaseHeldError(
                 f"run {self.run_id} is owned by driver {e.owner} (lease live until {e.expires_at}); "
@@ -93,7 +105,11 @@ class LeaseKeeper:
         if self.lost.is_set():
             return
         try:
-            self.table.release(self.run_id, self.owner)
+            with_retries(
+                f"release the lease of run {self.run_id}",
+                lambda: self.table.release(self.run_id, self.owner),
+                RELEASE_RETRY, _warn_retry,
+            )  # fmt: skip
         except Exception as e:  # the store is down: the lease expires after its TTL instead
             log_.error("lease release failed: it expires after its TTL", error=str(e))
 
@@ -103,6 +119,10 @@ class LeaseKeeper:
 
     def __exit__(self, *_: object) -> None:
         self.release()
+
+
+def _warn_retry(error: BaseException, delay_s: float) -> None:
+    log_.warning("lease: store error, retrying", error=str(error).splitlines()[0], delay_s=delay_s)
 
 
 def release_held_leases(why: str) -> None:

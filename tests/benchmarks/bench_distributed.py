@@ -4,9 +4,16 @@ and the split the calibration picks when rank 1 is slowed down 3x (`distributed.
 Each job builds the embedded model and runs a few GRPO steps of the quickstart shape (32 prompts x
 8 completions) on fixed rewards; the figure is the median step time after a warm-up step. On a
 2-core machine two ranks share the cores, so expect little or no speed-up here: the point is the
-mechanics and the split. Last line: one JSON object.
+mechanics and the split.
 
-    .venv/bin/python tests/benchmarks/bench_distributed.py [--steps 4]
+The start of a long run (issue 19): a synthetic run of `--start-steps` steps (bench_long_run's
+builder: real driver and events, left mid-RL) is resumed on 2 ranks as far as rank 0's first RL
+stage message; figures: the bytes rank 0 sends the follower at that start, the bytes the whole log
+would take in that encoding (what the start sent before), and the follower's RSS before and after.
+Last line: one JSON object.
+
+    .venv/bin/python tests/benchmarks/bench_distributed.py [--steps 4] [--start-steps 2000]
+    .venv/bin/python tests/benchmarks/bench_distributed.py --start-only [--start-steps 10000]
 """
 
 from __future__ import annotations
@@ -78,6 +85,86 @@ def job(steps: int, overrides: list[str]) -> None:
                           "split": split, "per_rank": per_rank}))  # fmt: skip
 
 
+def start_job(url: str, run_id: str) -> None:
+    """Every rank: rank 0 resumes the run as far as sending its first RL stage; rank 1 follows
+    it, runs that stage (nothing to do here) and reports its RSS; rank 0 reports the bytes."""
+    import dataclasses
+    import resource
+
+    from orchestrator.driver.commands import load_state
+    from orchestrator.driver.distributed import Follower, LeaderDriver, launched_world
+    from orchestrator.driver.lifecycle import config_of
+    from store.blobs import BlobStore
+    from store.log import EventLog
+
+    class Nothing:
+        def run(self, ctx) -> None:
+            assert ctx.state().last_seq > 0  # it started from rank 0's state
+
+    stages = {"rlvr_optimization": Nothing()}
+    world = launched_world()
+    assert world is not None, "launch with 2 ranks"
+
+    def rss_mb() -> float:  # peak so far
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    if not world.leader:
+        before = rss_mb()
+        follower = Follower(world, stages)
+        code = follower.follow()
+        print(json.dumps({"rank": 1, "code": code, "rss_before_mb": before,
+                          "rss_mb": rss_mb(), "seq": follower.state.last_seq}))  # fmt: skip
+        return
+    log = EventLog(url)
+    state = load_state(log, run_id)
+    config = config_of(state)
+    root = Path(config.log_path)
+    driver = LeaderDriver(log, run_id, config, stages, run_dir=root / run_id,
+                          blobs=BlobStore(root / "blobs"), state=state, world=world)  # fmt: skip
+    driver.stage = "rlvr_optimization"
+    driver.context()  # the stage message: what the follower starts from
+    start_bytes = world.sent_bytes
+    world.share_json({"kind": "exit"}, "exit")
+    # What the start used to send: every row, in the same encoding.
+    whole = sum(len(json.dumps(dataclasses.asdict(r), separators=(",", ":"))) + 1
+                for r in log.read(run_id))  # fmt: skip
+    print(json.dumps({"rank": 0, "start_bytes": start_bytes, "whole_log_bytes": whole,
+                      "events": state.last_seq}))  # fmt: skip
+
+
+def start_figures(steps: int) -> dict:
+    """Build a run of `steps` steps left mid-RL, then the 2-rank start (see start_job)."""
+    import tempfile
+
+    from tests.benchmarks.bench_long_run import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'store.db'}"
+        run_id = build(url, Path(tmp), steps, stop_at=steps - 1)
+        me = str(Path(__file__).resolve())
+        command = [str(LAUNCH), "--backend", "ring", "-n", "2", "--starting-port",
+                   str(free_ports(2)), "--", sys.executable, me, "--start-job", url, run_id]  # fmt: skip
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    if done.returncode != 0 or len(lines) != 2:
+        raise SystemExit(f"start job failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    leader, follower = sorted(lines, key=lambda x: x["rank"])
+    if follower["code"] != 0 or follower["seq"] != leader["events"]:
+        raise SystemExit(f"the follower did not start from rank 0's state: {follower}")
+    figures = {
+        "start_steps": steps, "start_events": leader["events"],
+        "start_bytes_sent": leader["start_bytes"], "whole_log_bytes": leader["whole_log_bytes"],
+        "follower_rss_before_mb": round(follower["rss_before_mb"], 1),
+        "follower_rss_mb": round(follower["rss_mb"], 1),
+    }  # fmt: skip
+    print(f"start of a {steps}-step run ({leader['events']} events): rank 0 sent the follower "
+          f"{leader['start_bytes'] / 1e3:.1f} kB (the whole log, as sent before: "
+          f"{leader['whole_log_bytes'] / 1e6:.1f} MB, "
+          f"{leader['whole_log_bytes'] / leader['start_bytes']:.0f}x); follower RSS "
+          f"{figures['follower_rss_before_mb']} MB before, {figures['follower_rss_mb']} MB after")  # fmt: skip
+    return figures
+
+
 def _run(ranks: int, steps: int, overrides: list[str]) -> dict:
     me = str(Path(__file__).resolve())
     command = [sys.executable, me, "--job", "--steps", str(steps), *overrides]
@@ -95,9 +182,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--job", action="store_true", help="(internal) run as one rank")
+    parser.add_argument("--start-steps", type=int, default=2000)
+    parser.add_argument("--start-only", action="store_true", help="only the start of a long run")
+    parser.add_argument("--start-job", nargs=2, help=argparse.SUPPRESS)
     args, overrides = parser.parse_known_args()
     if args.job:
         job(args.steps, overrides)
+        return
+    if args.start_job:
+        start_job(*args.start_job)
+        return
+    from orchestrator.logging import configure
+
+    configure(level="WARNING")
+    start = start_figures(args.start_steps)
+    if args.start_only:
+        print(json.dumps(start))
         return
     from stages.distributed import apportion
 
@@ -115,7 +215,7 @@ def main() -> None:
         "step_s_2rank_slowed": round(slowed["step_s"], 4), "split_2rank": two["split"],
         "split_when_slowed": slowed["split"], "groups_per_s_when_slowed": rates,
         "split_follows_throughput": slowed["split"] == expected,
-        "groups_per_batch": sum(slowed["split"]),
+        "groups_per_batch": sum(slowed["split"]), **start,
     }))  # fmt: skip
 
 

@@ -120,3 +120,92 @@ def test_a_collective_past_its_deadline_reports_the_hang() -> None:
     with world._deadline("gradients", 5.0):
         pass  # completed in time: the watchdog is cancelled
     assert len(fired) == 1 and "'gradients' did not complete within 0.05 s" in fired[0]
+
+
+def test_a_payload_goes_in_pieces_no_larger_than_the_chunk_and_comes_back_whole() -> None:
+    """The piece arithmetic, on a world of one (whose sum returns its input): a rank's bytes at
+    any offset of the buffer, cut at any chunk size, come back in place; the 2-rank transport is
+    tests/slow/test_follower_sync.py."""
+    world = World(None, DistributedConfig())
+    sizes: list[int] = []
+    real_sum = world._sum
+    world._sum = lambda x, what, timeout_s=-1.0: sizes.append(x.size) or real_sum(x, what)
+    data = bytes(range(256)) * 3
+    for chunk, at in ((7, 0), (7, 5), (256, 100), (10_000, 3)):
+        world.chunk_bytes, sizes[:] = chunk, []
+        total = at + len(data) + 11
+        out = world._pieces(data, at, total, "test", None, keep=True)
+        assert bytes(out) == bytes(at) + data + bytes(11)
+        assert max(sizes) <= chunk and sum(sizes) == total
+    assert world._pieces(data, 0, len(data), "test", None, keep=False) == b""
+
+
+def test_a_length_past_what_32_bits_hold_travels_as_two_halves() -> None:
+    world = World(None, DistributedConfig())
+    for n in (0, 1, 2**31 - 1, 2**31, 3 * 2**30 + 5, 2**40 + 12345):
+        assert world._lengths(n, "size", None) == [n]
+
+
+# --- rank 0's driver on a world of one (a run recorded as distributed, resumed on one process) ---
+
+
+def _leader(tmp_path: Path, log, stages):
+    from orchestrator.config import RunConfig
+    from orchestrator.driver.commands import start_run
+    from orchestrator.driver.distributed import LeaderDriver
+    from store.blobs import BlobStore
+
+    config = RunConfig(log_path=str(tmp_path))
+    run_id, _ = start_run(log, config)
+    driver = LeaderDriver(log, run_id, config, stages.registry(), run_dir=tmp_path / run_id,
+                          blobs=BlobStore(tmp_path / "blobs"),
+                          world=World(None, DistributedConfig(enabled=True)))  # fmt: skip
+    return run_id, driver
+
+
+def test_rank_0_shares_what_it_appended_without_reading_the_log_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows sent to the other ranks are the ones this driver appended: even when the store
+    is down mid-stage, rank 0 reads nothing back (it used to re-read the log from the last seq
+    the others held, from seq 1 on the first RL stage), and the run pauses with the reason."""
+    from contextlib import ExitStack
+
+    from store.log import EventLog
+    from store.retry import RetryPolicy
+    from tests.faults import failing_inserts, sqlite_locked
+    from tests.scenario.fake_stages import FakeStages
+
+    log = EventLog(tmp_path / "events.db", retry=RetryPolicy(3, 0.02, 0.05))
+    faults = ExitStack()
+    stages = FakeStages(
+        on_step=lambda step: step == 13 and faults.enter_context(
+            failing_inserts(log, 3, sqlite_locked)
+        )
+    )  # fmt: skip
+    run_id, driver = _leader(tmp_path, log, stages)
+    reads: list[tuple] = []
+    sharing = [False]  # inside the calls that send the other ranks a stage's start or a batch
+
+    def spied(call):
+        def inside(*args, **kwargs):
+            sharing[0] = True
+            try:
+                return call(*args, **kwargs)
+            finally:
+                sharing[0] = False
+
+        return inside
+
+    real_read = log.read
+    monkeypatch.setattr(log, "read", lambda *a, **k: (
+        sharing[0] and reads.append((a, k)), real_read(*a, **k))[1])  # fmt: skip
+    monkeypatch.setattr(driver, "context", spied(driver.context))
+    monkeypatch.setattr(driver, "_emit_shared", spied(driver._emit_shared))
+    with faults:
+        state = driver.run()
+    assert state.state == "paused"
+    paused = list(real_read(run_id, types=["RunPaused"]))
+    assert paused[-1].event.reason.startswith(f"event store unavailable: append to run {run_id}")
+    whole = [(a, k) for a, k in reads if not k.get("types")]
+    assert whole == [], whole
