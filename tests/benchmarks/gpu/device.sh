@@ -11,7 +11,8 @@
 #
 #   bash tests/benchmarks/gpu/device.sh stage1            # env report, part 1 + deps -> /tmp/whl
 #   bash tests/benchmarks/gpu/device.sh stage2 [VARIANTS] # join, install, tiny check, the benchmark
-#   bash tests/benchmarks/gpu/device.sh smoke             # rlvr run configs/gpu_smoke.toml
+#   bash tests/benchmarks/gpu/device.sh smoke [VARIANTS]  # rlvr run configs/gpu_smoke.toml, then
+#                                                         # ours again per variant (same model folder)
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}
@@ -59,7 +60,7 @@ stage2)
   # micro-batched == one pass, compiled == eager, on the GPU at the tiny shape; then ONE
   # invocation: ours, TRL's three generation paths, then ours again per variant
   python3 tests/benchmarks/bench_gpu.py --profile tiny --check --sides ours --workdir /tmp/bench --out "$RAW" 2>&1 | tee "$RAW/stage2.log"
-  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$RAW" --side-timeout 240 --variants "${2:-}" 2>&1 | tee -a "$RAW/stage2.log"
+  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$RAW" --side-timeout 200 --variants "${2:-}" 2>&1 | tee -a "$RAW/stage2.log"
   pack stage2 stage2.log env.log
   ;;
 smoke)
@@ -77,6 +78,9 @@ smoke)
   { "${RLVR[@]}" events "$RUN" --type RunStarted --json --store /tmp/smoke/events.db
     "${RLVR[@]}" events "$RUN" --type MetricsRecorded --json --store /tmp/smoke/events.db
     "${RLVR[@]}" status "$RUN" --store /tmp/smoke/events.db; } > "$RAW/smoke_events.log" 2>&1
+  if [ -n "${2:-}" ]; then
+    python3 tests/benchmarks/bench_gpu.py --sides "" --variants "$2" --workdir /tmp/bench --out "$RAW/variants" --side-timeout 200 2>&1 | tee -a "$RAW/smoke.log"
+  fi
   pack smoke smoke.log smoke_events.log
   ;;
 *)
