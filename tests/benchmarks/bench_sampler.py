@@ -1,9 +1,11 @@
 """The eager decode loop against the compiled one (`sampling.compiled_decode`), on this machine.
 
-Three models: the quickstart's embedded llama (437k parameters; 256 sequences, 6-token prompts),
-the GPU benchmark's tiny Qwen2 profile (configs/gpu_bench.toml [tiny]) and a mid-size Qwen2
-(hidden 256, 4 layers, vocab 32k; 64 sequences x 64 new tokens). Random weights and no EOS, so
-every sequence decodes exactly `new_tokens` tokens. Per mode:
+Four models: the quickstart's embedded llama (437k parameters; 256 sequences, 6-token prompts),
+the GPU benchmark's tiny Qwen2 profile (configs/gpu_bench.toml [tiny]), a mid-size Qwen2
+(hidden 256, 4 layers, vocab 32k; 64 sequences x 64 new tokens) and a Qwen2 of Qwen2.5-0.5B's
+depth and head layout at a small width (24 layers, 14 heads / 2 KV heads, hidden 224): its host
+build time is the 0.5B model's, whose compute a CPU cannot run in reasonable time. Random weights
+and no EOS, so every sequence decodes exactly `new_tokens` tokens. Per mode:
 
 - tokens/s of `generate_tokens` (prefill included), wall and process CPU time (all threads);
 - per decode step: (time of `new_tokens` tokens - time of 1 token) / (new_tokens - 1);
@@ -61,6 +63,10 @@ def cases(only: set[str]) -> list[tuple[str, object, int, int, int, int]]:
         out.append(("qwen2_tiny", qwen2_model(64, 2, 4, 2, 128, 512), 512, 16, 6, 8))
     if "qwen2_mid" in only:
         out.append(("qwen2_mid", qwen2_model(256, 4, 4, 2, 1024, 32000), 32000, 64, 32, 64))
+    if "qwen2_24_layers" in only:
+        # Qwen2.5-0.5B's depth (24 layers, 14 heads over 2 KV heads) at a width a CPU runs:
+        # the graph the host builds per step has the 0.5B model's op count
+        out.append(("qwen2_24_layers", qwen2_model(224, 24, 14, 2, 448, 4096), 4096, 32, 16, 16))
     return out
 
 
@@ -103,7 +109,7 @@ def build_time_per_step(model, prompts, new_tokens, compiled, steps):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--only", default="quickstart,qwen2_tiny,qwen2_mid")
+    parser.add_argument("--only", default="quickstart,qwen2_tiny,qwen2_mid,qwen2_24_layers")
     parser.add_argument("--lookahead", type=int, default=1)
     args = parser.parse_args()
     result: dict[str, dict] = {}
