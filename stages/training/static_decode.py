@@ -135,8 +135,7 @@ def decode_bucket_compiled(
     `sampling._decode_bucket` does: each row's tokens and log-probs up to its first EOS. The
     model's cache must pass `static_cache_supported`."""
     cache = make_prompt_cache(model)
-    logits_bV = model(mx.array(prompts_b), cache=cache)[:, -1, :]
-    token_b, logprob_b = pick_next(logits_bV, sampler)
+    token_b, logprob_b = pick_next(model(mx.array(prompts_b), cache=cache)[:, -1, :], sampler)
     mx.async_eval(token_b, logprob_b)
     # the sampler's key after each queued step: the next bucket must start from the key the
     # eager loop leaves (it stops one step past the all-EOS step), however far ahead this ran
@@ -154,6 +153,7 @@ def decode_bucket_compiled(
         step = compiled_step(model, sampler)
         kv, offset = to_static(cache, capacity_for(len(prompts_b[0]), max_tokens))
         rng = sampler.state
+    del cache  # the prefill's buffers go once the first step has copied them
     for _ in range(1, max_tokens):
         token_b, logprob_b, offset, rng, *kv = step(token_b, offset, rng, *kv)
         mx.async_eval(token_b, logprob_b)
