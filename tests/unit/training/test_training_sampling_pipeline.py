@@ -225,3 +225,10 @@ def test_a_copy_of_a_model_that_sampled_compiled_decodes_with_its_own_weights():
     assert assert_same_rollouts(model, ids, [], 12, lambda: KeyedSampler(0, 0.0)) != (
         assert_same_rollouts(twin, ids, [], 12, lambda: KeyedSampler(0, 0.0))
     )
+
+
+def test_a_lookahead_below_one_is_refused():
+    with pytest.raises(ValueError, match="lookahead must be positive, got 0"):
+        generate_tokens(tiny_qwen2(), [[1, 2]], [], 4, KeyedSampler(0, 0.0), lookahead=0)
+    with pytest.raises(ValueError, match="decode_lookahead"):
+        SamplingConfig(decode_lookahead=0)
