@@ -139,6 +139,21 @@ class SamplingConfig(BaseModel):
     batch_size: int = Field(
         512, gt=0, le=65_536, description="Most sequences decoded together by the batch generator."
     )
+    compiled_decode: bool = Field(
+        False,
+        description="Decode with one mx.compile graph per token step over a fixed-shape KV cache "
+        "(traced once per batch and length bucket) instead of building each step's ops in "
+        "Python: takes the host off a GPU's critical path. Same tokens and log-probs as the "
+        "eager loop on CPU (bitwise there); off by default because on a CPU the device, not "
+        "the host, is the bottleneck.",
+    )
+    decode_lookahead: int = Field(
+        1,
+        gt=0,
+        le=64,
+        description="Compiled decode only: steps queued on the device before the oldest is read "
+        "back for the EOS check (up to this many steps are decoded past the last EOS).",
+    )
 
 
 class GRPOConfig(BaseModel):
