@@ -26,9 +26,10 @@ def test_the_gpu_smoke_config_runs_shrunk_on_the_cpu(tmp_path: Path) -> None:
     store = tmp_path / "runs" / "events.db"
     run_id = only_run(store)
     gates = [e.event for e in events(store, run_id, "GateEvaluated")]
-    assert result.returncode == 0 and len(gates) == 7 and all(g.passed for g in gates), (
+    assert result.returncode == 0 and all(g.passed for g in gates), (
         [g.gate for g in gates if not g.passed],
         result.stderr[-3000:],
     )
+    assert len({g.stage for g in gates}) == 7  # every stage ran and was gated
     assert len(events(store, run_id, "MetricsRecorded")) == 3
     assert "completed" in result.stdout
