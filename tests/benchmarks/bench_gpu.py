@@ -16,7 +16,8 @@ Ours is the stock `rl_step` (stages/rl/step.py) with `GRPOConfig.micro_batches` 
 `--variants` runs ours again after the sides, each a separate process: `mbN` with N
 micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` /
 `eager` with `GRPOConfig.compile_loss` on / off, `syncsample` with the step-by-step decode loop
-(no pipelining), `fullhead` without the chunked LM head.
+(no pipelining), `fullhead` without the chunked LM head, `eagerdecode` with
+`SamplingConfig.compiled_decode` off.
 
 Each side runs in its own process (mlx and torch never share the GPU at once), one after the
 other, on the same model folder (built once with transformers when torch is importable, else with
@@ -231,6 +232,7 @@ def main() -> None:
         flags = {"legacy": "--legacy-logits", "compiled": "--compile-loss", "eager": "--eager-loss"}
         flags["syncsample"] = "--sync-sampler"
         flags["fullhead"] = "--full-head"
+        flags["eagerdecode"] = "--eager-decode"
         if variant in flags:
             extra = [flags[variant]]
         elif variant.startswith("mb") and variant[2:].isdigit():

@@ -111,3 +111,5 @@ def test_the_gpu_smoke_config_runs_the_benchmarks_shape_sampler_and_loss():
     assert (grpo.loss_agg, grpo.learning_rate) == ("token-mean", g["learning_rate"])
     assert (sampling.temperature, sampling.top_p) == (g["temperature"], g["top_p"])
     assert (sampling.max_tokens, sampling.batch_size) == (g["max_tokens"], sequences)
+    assert sampling.compiled_decode is g["compiled_decode"] is True
+    assert sampling.decode_lookahead == g["decode_lookahead"]

@@ -5,12 +5,16 @@
 # transitions, apscheduler, tzlocal, orjson), $WHL/common (mlx, mlx-lm, trl, datasets, dill,
 # multiprocess, pydantic and its parts) and the mlx-cuda-13 wheel (~86 MB, over one call's
 # 64 MiB) split with `split -b 43M` in two: $WHL/part_a/mlx_cuda_13.part00 (call 1) and
-# $WHL/part_b/mlx_cuda_13.part01 (call 2, same warm machine: /tmp survives between
-# back-to-back calls, the working tree is re-sent each call). $OUT: at most 8 files come back,
-# so the raw files are packed into $OUT/raw.tgz.
+# $WHL/part_b/mlx_cuda_13.part01 (call 2). Calls back to back on the same warm machine: /tmp
+# survives between them, the working tree is re-sent each call. Each stage writes straight
+# into $OUT (at most 8 files come back) and stops itself before a 600 s call limit, so what
+# it measured comes back even when a side is slow.
 #
 #   bash tests/benchmarks/gpu/device.sh stage1            # env report, part 1 + deps -> /tmp/whl
-#   bash tests/benchmarks/gpu/device.sh stage2 [VARIANTS] # join, install, tiny check, the benchmark
+#   bash tests/benchmarks/gpu/device.sh stage2            # join, install, tiny GPU check (~150 s
+#                                                         # on a fresh machine)
+#   bash tests/benchmarks/gpu/device.sh bench [VARIANTS]  # ONE invocation: ours, trl_plain,
+#                                                         # trl_cb, trl_static, then variants
 #   bash tests/benchmarks/gpu/device.sh smoke [VARIANTS]  # rlvr run configs/gpu_smoke.toml, then
 #                                                         # ours again per variant (same model folder)
 set -uo pipefail
@@ -37,16 +41,11 @@ site() {  # the carried packages, and mlx's CUDA libraries from the image's nvid
   export PYTHONPATH=/tmp/site
 }
 
-pack() {  # pack NAME FILE...: every raw file in one archive, and the named logs beside it
-  local name=$1; shift
-  for f in "$@"; do cp "$RAW/$f" "$OUT/"; done
-  tar czf "$OUT/raw_$name.tgz" -C "$RAW" .
-}
-
 case "${1:-}" in
 stage1)
   env_report
   cp "$WHL"/part_a/* "$WHL"/deps/*.whl /tmp/whl/ && ls -la /tmp/whl | tee -a "$RAW/env.log"
+  cp "$RAW/env.log" "$OUT/"
   ;;
 stage2)
   cp "$WHL"/part_b/* "$WHL"/common/*.whl /tmp/whl/
@@ -57,33 +56,35 @@ stage2)
   $PIP --target /tmp/site /tmp/whl/*.whl || exit 3
   site
   python3 -c "import mlx.core as mx; a=mx.random.normal((4096,4096)).astype(mx.bfloat16); mx.eval(a@a); print('mlx', mx.__version__, mx.default_device(), mx.device_info())" 2>&1 | tee -a "$RAW/env.log" || exit 6
-  # micro-batched == one pass, compiled == eager, on the GPU at the tiny shape; then ONE
-  # invocation: ours, TRL's three generation paths, then ours again per variant
-  python3 tests/benchmarks/bench_gpu.py --profile tiny --check --sides ours --workdir /tmp/bench --out "$RAW" 2>&1 | tee "$RAW/stage2.log"
-  python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$RAW" --side-timeout 200 --variants "${2:-}" 2>&1 | tee -a "$RAW/stage2.log"
-  pack stage2 stage2.log env.log
+  cp "$RAW/env.log" "$OUT/"
+  # micro-batched == one pass, compiled == eager, on the GPU at the tiny shape
+  timeout 400 python3 tests/benchmarks/bench_gpu.py --profile tiny --check --sides ours --workdir /tmp/bench --out "$OUT" > "$OUT/stage2.log" 2>&1
+  ;;
+bench)
+  site
+  timeout "${BENCH_TIMEOUT:-560}" python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --side-timeout 200 --variants "${2:-}" > "$OUT/bench_stdout.log" 2>&1
+  echo "bench exit $?" >> "$OUT/bench_stdout.log"
   ;;
 smoke)
   site
   # the console script `rlvr`; where the image cannot build the package, the same entry point
   RLVR=(rlvr)
   python3 -m pip install -q --no-index --no-deps --no-build-isolation --target /tmp/rlvr . \
-    > "$RAW/smoke_install.log" 2>&1 || RLVR=(python3 -m orchestrator)
+    > /dev/null 2>&1 || RLVR=(python3 -m orchestrator)
   export PYTHONPATH=/tmp/site:/tmp/rlvr PATH=/tmp/rlvr/bin:$PATH
   rm -rf /tmp/smoke
-  echo "\$ ${RLVR[*]} run configs/gpu_smoke.toml log_path=/tmp/smoke" | tee "$RAW/smoke.log"
-  "${RLVR[@]}" run configs/gpu_smoke.toml log_path=/tmp/smoke 2>&1 | tee -a "$RAW/smoke.log"
-  echo "rlvr run exit: ${PIPESTATUS[0]}" | tee -a "$RAW/smoke.log"
+  echo "\$ ${RLVR[*]} run configs/gpu_smoke.toml log_path=/tmp/smoke" > "$OUT/smoke.log"
+  timeout 400 "${RLVR[@]}" run configs/gpu_smoke.toml log_path=/tmp/smoke >> "$OUT/smoke.log" 2>&1
+  echo "rlvr run exit: $?" >> "$OUT/smoke.log"
   RUN=$(ls /tmp/smoke | grep gpu_smoke | head -1)
   { "${RLVR[@]}" events "$RUN" --type RunStarted --json --store /tmp/smoke/events.db
     "${RLVR[@]}" events "$RUN" --type MetricsRecorded --json --store /tmp/smoke/events.db
-    "${RLVR[@]}" status "$RUN" --store /tmp/smoke/events.db; } > "$RAW/smoke_events.log" 2>&1
+    "${RLVR[@]}" status "$RUN" --store /tmp/smoke/events.db; } > "$OUT/smoke_events.log" 2>&1
   if [ -n "${2:-}" ]; then
-    python3 tests/benchmarks/bench_gpu.py --sides "" --variants "$2" --workdir /tmp/bench --out "$RAW/variants" --side-timeout 200 2>&1 | tee -a "$RAW/smoke.log"
+    timeout 150 python3 tests/benchmarks/bench_gpu.py --sides "" --variants "$2" --workdir /tmp/bench --out "$OUT/variants" --side-timeout 140 > "$OUT/variants.log" 2>&1
   fi
-  pack smoke smoke.log smoke_events.log
   ;;
 *)
-  echo "usage: $0 stage1|stage2 [variants]|smoke"; exit 2
+  echo "usage: $0 stage1|stage2|bench [variants]|smoke [variants]"; exit 2
   ;;
 esac
