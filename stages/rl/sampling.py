@@ -30,15 +30,29 @@ class RowKeyedSampler:
         self.top_p = top_p
 
     def __call__(self, logprobs_bV: mx.array) -> mx.array:
+        token_b, self.keys_b2 = self.draw(logprobs_bV, self.keys_b2)
+        return token_b
+
+    def draw(self, logprobs_bV: mx.array, keys_b2: mx.array) -> tuple[mx.array, mx.array]:
+        """The tokens drawn with `keys_b2` and the keys for the next draw (pure, so the compiled
+        decode step carries the keys as an input)."""
         if self.temperature == 0:
-            return mx.argmax(logprobs_bV, axis=-1)
-        pairs_b22 = mx.vmap(mx.random.split)(self.keys_b2)
-        self.keys_b2, sub_b2 = pairs_b22[:, 0], pairs_b22[:, 1]
+            return mx.argmax(logprobs_bV, axis=-1), keys_b2
+        pairs_b22 = mx.vmap(mx.random.split)(keys_b2)
+        keys_b2, sub_b2 = pairs_b22[:, 0], pairs_b22[:, 1]
         if self.top_p < 1.0:
             logprobs_bV = apply_top_p(logprobs_bV, self.top_p)
         width = logprobs_bV.shape[-1]
         gumbel_bV = mx.vmap(lambda k: mx.random.gumbel(shape=(width,), key=k))(sub_b2)
-        return mx.argmax(logprobs_bV * (1.0 / self.temperature) + gumbel_bV, axis=-1)
+        return mx.argmax(logprobs_bV * (1.0 / self.temperature) + gumbel_bV, axis=-1), keys_b2
+
+    @property
+    def state(self) -> mx.array:
+        return self.keys_b2
+
+    @state.setter
+    def state(self, keys_b2: mx.array) -> None:
+        self.keys_b2 = keys_b2
 
 
 def sample_groups_keyed(
@@ -70,7 +84,7 @@ def sample_groups_keyed(
             sampler = RowKeyedSampler([seeds[b] for b in chunk], config.temperature, config.top_p)
             toks, lps, truncs, _ = generate_tokens(
                 model, [ids_P[rows[b][0]] for b in chunk], sorted(eos), config.max_tokens,
-                sampler, len(chunk),
+                sampler, len(chunk), config.compiled_decode, config.decode_lookahead,
             )  # fmt: skip
             for b, t, lp, tr in zip(chunk, toks, lps, truncs, strict=True):
                 tokens_B[b], logprobs_B[b], truncated_B[b] = t, lp, tr

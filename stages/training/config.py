@@ -54,6 +54,24 @@ class ModelConfig(BaseModel):
     init_seed: int = Field(
         0, ge=0, le=2**63 - 1, description="Embedded model: seed of the weight initialisation."
     )
+    num_key_value_heads: int | None = Field(
+        None,
+        gt=0,
+        le=1024,
+        description="Embedded model: key/value heads (grouped-query attention); "
+        "unset: one per attention head.",
+    )
+    vocab_size: int | None = Field(
+        None,
+        gt=0,
+        le=1_048_576,
+        description="Embedded model: rows of the (tied) embedding and LM head, padded past "
+        "the tokenizer's tokens as Qwen2.5's 151,936 are (a real-shaped head); unset: the "
+        "tokenizer's size.",
+    )
+    dtype: Literal["float32", "bfloat16"] = Field(
+        "float32", description="Embedded model: the dtype its weights are saved (and trained) in."
+    )
 
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
@@ -61,6 +79,17 @@ class ModelConfig(BaseModel):
             raise ValueError(
                 f"hidden_size={self.hidden_size} is not divisible by "
                 f"num_attention_heads={self.num_attention_heads}"
+            )
+        kv = self.num_key_value_heads
+        if kv is not None and self.num_attention_heads % kv:
+            raise ValueError(
+                f"num_attention_heads={self.num_attention_heads} is not a multiple of "
+                f"num_key_value_heads={kv}"
+            )
+        if self.vocab_size is not None and self.vocab_size < len(self.vocab_chars) + 2:
+            raise ValueError(
+                f"vocab_size={self.vocab_size} is below the tokenizer's "
+                f"{len(self.vocab_chars) + 2} tokens (vocab_chars plus <pad> and <eos>)"
             )
         if len(set(self.vocab_chars)) != len(self.vocab_chars):
             raise ValueError("vocab_chars has repeated characters")
@@ -110,6 +139,21 @@ class SamplingConfig(BaseModel):
     batch_size: int = Field(
         512, gt=0, le=65_536, description="Most sequences decoded together by the batch generator."
     )
+    compiled_decode: bool = Field(
+        False,
+        description="Decode with one mx.compile graph per token step over a fixed-shape KV cache "
+        "(traced once per batch and length bucket) instead of building each step's ops in "
+        "Python: takes the host off a GPU's critical path. Same tokens and log-probs as the "
+        "eager loop on CPU (bitwise there); off by default because on a CPU the device, not "
+        "the host, is the bottleneck.",
+    )
+    decode_lookahead: int = Field(
+        1,
+        gt=0,
+        le=64,
+        description="Compiled decode only: steps queued on the device before the oldest is read "
+        "back for the EOS check (up to this many steps are decoded past the last EOS).",
+    )
 
 
 class GRPOConfig(BaseModel):
@@ -145,8 +189,8 @@ class GRPOConfig(BaseModel):
     compile_loss: bool = Field(
         False,
         description="Run each micro-batch's loss and gradient as one mx.compile graph, which "
-        "fuses its elementwise work (most of all over the vocabulary); compiled once per "
-        "micro-batch shape, so it pays when lengths are fixed (a GPU benchmark), not otherwise.",
+        "fuses its elementwise work (most of all over the vocabulary); micro-batches are padded "
+        "to a multiple of 64 positions, so it traces once per (rows, width bucket).",
     )
     clip_eps_low: float = Field(
         0.2, ge=0, le=10.0, description="PPO ratio clip below 1 (TRL epsilon, verl clip_ratio_low)."

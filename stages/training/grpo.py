@@ -104,6 +104,11 @@ __all__ = [
 from stages.training.schedule import derive_seed, lr_multiplier
 from stages.training.types import RewardFn, RolloutGroup, StepMetrics, TrainerState
 
+# With `compile_loss`, micro-batches are padded (right, mask 0: the loss is unchanged) to a
+# multiple of this many positions, so varying completion lengths reuse a few traces (one per
+# rows x width bucket) instead of tracing the loss again for every new longest sequence.
+COMPILE_WIDTH_MULTIPLE = 64
+
 
 def new_trainer_state(
     model: nn.Module, tokenizer: Any, config: GRPOConfig, reference: nn.Module | None = None
@@ -210,7 +215,8 @@ def train_step(
     keep_G = varied_G if dropping else np.ones_like(varied_G)
     rollouts = [r for g in groups_G for r in g.rollouts_N]
     prompts_B = [r.prompt_tokens for r in rollouts]
-    tokens_BT, mask_BT = pad_batch(prompts_B, [r.tokens for r in rollouts])
+    multiple = COMPILE_WIDTH_MULTIPLE if config.compile_loss else 1
+    tokens_BT, mask_BT = pad_batch(prompts_B, [r.tokens for r in rollouts], multiple=multiple)
     ends_B = np.array([len(p) + len(r.tokens) for p, r in zip(prompts_B, rollouts, strict=True)])
     completion_B = np.array([len(r.tokens) for r in rollouts], dtype=np.float64)
 
@@ -254,7 +260,9 @@ def train_step(
         has_old = config.num_substeps > 1 or config.num_iterations > 1
         loss_and_grad = micro_loss_and_grad(state, config, kl_penalty_coef, with_metrics, has_old)
         for part in parts:
-            rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(tokens_BT, mask_BT, ends_B, part)
+            rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(
+                tokens_BT, mask_BT, ends_B, part, multiple
+            )
             old_BT = None
             if has_old:
                 starts = [len(prompts_B[r]) - 1 for r in part]

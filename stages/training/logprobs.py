@@ -17,13 +17,21 @@ import mlx.nn as nn
 import numpy as np
 
 
+def round_up(width: int, multiple: int) -> int:
+    return -(-width // multiple) * multiple
+
+
 def pad_batch(
-    prompts_B: Sequence[Sequence[int]], completions_B: Sequence[Sequence[int]], pad_id: int = 0
+    prompts_B: Sequence[Sequence[int]],
+    completions_B: Sequence[Sequence[int]],
+    pad_id: int = 0,
+    multiple: int = 1,
 ) -> tuple[mx.array, mx.array]:
     """Right-padded `tokens_BT` (prompt + completion) and `mask_BT` over the *targets*
-    `tokens_BT[:, 1:]`: 1 where the target is a completion token."""
+    `tokens_BT[:, 1:]`: 1 where the target is a completion token. The width is the longest
+    sequence rounded up to `multiple`."""
     lengths_B = [len(p) + len(c) for p, c in zip(prompts_B, completions_B, strict=True)]
-    width = max(lengths_B)
+    width = round_up(max(lengths_B), multiple)
     tokens_BT = np.full((len(lengths_B), width), pad_id, dtype=np.int32)
     mask_BT = np.zeros((len(lengths_B), width - 1), dtype=np.float32)
     for b, (p, c) in enumerate(zip(prompts_B, completions_B, strict=True)):
@@ -48,11 +56,12 @@ def split_rows(rows: np.ndarray, parts: int) -> list[np.ndarray]:
 
 
 def take_rows(
-    tokens_BT: mx.array, mask_BT: mx.array, ends_B: np.ndarray, rows: np.ndarray
+    tokens_BT: mx.array, mask_BT: mx.array, ends_B: np.ndarray, rows: np.ndarray, multiple: int = 1
 ) -> tuple[mx.array, mx.array, mx.array, int]:
     """`rows` (as an index), their tokens and mask cut to their longest sequence (`ends_B`:
-    prompt + completion length per row; right padding, so nothing is lost), and that width."""
-    width = int(ends_B[rows].max())
+    prompt + completion length per row; right padding, so nothing is lost) rounded up to
+    `multiple` (at most the batch's width), and that width."""
+    width = min(round_up(int(ends_B[rows].max()), multiple), tokens_BT.shape[1])
     rows_mx = mx.array(rows)
     return rows_mx, tokens_BT[rows_mx][:, :width], mask_BT[rows_mx][:, : width - 1], width
 
@@ -139,12 +148,110 @@ def logits_logprobs(
     return logp_BT, (entropy_BT if with_entropy else None)
 
 
+# Positions per chunk of `head_logprobs`: rows x positions x vocab at most this many elements
+# (fp32: 1 GiB), at least one position.
+HEAD_CHUNK_ELEMENTS = 1 << 28
+_PLAIN_HEADS = ("mlx_lm.models.llama", "mlx_lm.models.qwen2", "mlx_lm.models.qwen3")
+
+
+def split_head(model: nn.Module) -> tuple[nn.Module, mx.array] | None:
+    """(the model without its head, the head's [vocab, hidden] weight) when the logits are
+    exactly `hidden @ weight.T` (see the module docstring), else None."""
+    if type(model).__module__ not in _PLAIN_HEADS or not hasattr(model, "model"):
+        return None
+    args = getattr(model, "args", None)
+    if getattr(args, "tie_word_embeddings", False):
+        head = model.model.embed_tokens
+        return (model.model, head.weight) if type(head) is nn.Embedding else None
+    head = getattr(model, "lm_head", None)
+    if type(head) is not nn.Linear or "bias" in head:
+        return None
+    return model.model, head.weight
+
+
+def _chunks(rows: int, positions: int, vocab: int) -> list[tuple[int, int]]:
+    step = max(1, HEAD_CHUNK_ELEMENTS // max(rows * vocab, 1))
+    return [(s, min(s + step, positions)) for s in range(0, positions, step)]
+
+
+def _make_head(with_entropy: bool, entropy_grad: bool):
+    @mx.custom_function
+    def fn(hidden_BTD: mx.array, weight_VD: mx.array, targets_BT: mx.array):
+        B, T, _ = hidden_BTD.shape
+        parts, previous = [], []
+        for s, e in _chunks(B, T, weight_VD.shape[0]):
+            h_bcD = hidden_BTD[:, s:e]
+            if previous:  # one chunk's logits at a time
+                h_bcD = mx.depends([h_bcD], previous)[0]
+            parts.append(_forward(h_bcD @ weight_VD.T, targets_BT[:, s:e], with_entropy))
+            previous = list(parts[-1])
+        return tuple(mx.concatenate([p[i] for p in parts], axis=1) for i in range(3))
+
+    @fn.vjp
+    def fn_vjp(primals, cotangents, outputs):
+        hidden_BTD, weight_VD, targets_BT = primals
+        g_logp_BT, g_entropy_BT, _ = cotangents
+        logp_BT, entropy_BT, logz_BT = outputs
+        B, T, D = hidden_BTD.shape
+        d_hidden, d_weight = [], mx.zeros(weight_VD.shape, dtype=mx.float32)
+        for s, e in _chunks(B, T, weight_VD.shape[0]):
+            h_bcD = hidden_BTD[:, s:e]
+            if d_hidden:  # this chunk starts once the previous one's gradients are taken
+                h_bcD = mx.depends([h_bcD], [d_hidden[-1], d_weight])[0]
+            g_bcV = _logits_grad(
+                h_bcD @ weight_VD.T, targets_BT[:, s:e], logp_BT[:, s:e], logz_BT[:, s:e],
+                entropy_BT[:, s:e], g_logp_BT[:, s:e],
+                g_entropy_BT[:, s:e] if entropy_grad else None,
+            )  # fmt: skip
+            d_hidden.append(g_bcV @ weight_VD)
+            flat_nV = g_bcV.reshape(-1, g_bcV.shape[-1])
+            d_weight = d_weight + (flat_nV.T @ h_bcD.reshape(-1, D)).astype(mx.float32)
+        return (
+            mx.concatenate(d_hidden, axis=1),
+            d_weight.astype(weight_VD.dtype),
+            mx.zeros_like(targets_BT),
+        )
+
+    return fn
+
+
+_HEAD_FUNCTIONS = {
+    (False, False): _make_head(False, False),
+    (True, False): _make_head(True, False),
+    (True, True): _make_head(True, True),
+}
+
+
+def head_logprobs(
+    hidden_BTD: mx.array,
+    weight_VD: mx.array,
+    targets_BT: mx.array,
+    with_entropy: bool = False,
+    entropy_grad: bool = True,
+) -> tuple[mx.array, mx.array | None]:
+    """`logits_logprobs(hidden_BTD @ weight_VD.T, ...)` computed over chunks of positions, the
+    logits recomputed in the backward (see the module docstring); differentiable in the hidden
+    states and the weight."""
+    fn = _HEAD_FUNCTIONS[(with_entropy, with_entropy and entropy_grad)]
+    logp_BT, entropy_BT, _ = fn(hidden_BTD, weight_VD, targets_BT)
+    return logp_BT, (entropy_BT if with_entropy else None)
+
+
 def token_logprobs(
     model: nn.Module, tokens_BT: mx.array, with_entropy: bool = False, entropy_grad: bool = True
 ) -> tuple[mx.array, mx.array | None]:
     """log p(tokens_BT[:, t+1] | tokens_BT[:, :t+1]) as `logp_BT` (width T-1), and optionally the
-    entropy of each next-token distribution (see `logits_logprobs`)."""
-    return logits_logprobs(model(tokens_BT[:, :-1]), tokens_BT[:, 1:], with_entropy, entropy_grad)
+    entropy of each next-token distribution (see `logits_logprobs`); through `head_logprobs`
+    where the model's head allows (`split_head`)."""
+    split = split_head(model)
+    if split is None:
+        return logits_logprobs(
+            model(tokens_BT[:, :-1]), tokens_BT[:, 1:], with_entropy, entropy_grad
+        )
+    body, weight_VD = split
+    return head_logprobs(
+        body(tokens_BT[:, :-1]), weight_VD, tokens_BT[:, 1:], with_entropy, entropy_grad
+    )
 
 
 def completion_logprobs(

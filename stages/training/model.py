@@ -59,14 +59,14 @@ def build_embedded_model(config: ModelConfig, directory: Path | str) -> Path:
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    vocab_size = _write_tokenizer(config.vocab_chars, directory)
+    vocab_size = max(_write_tokenizer(config.vocab_chars, directory), config.vocab_size or 0)
     model_config = {
         "model_type": "llama",
         "hidden_size": config.hidden_size,
         "num_hidden_layers": config.num_hidden_layers,
         "intermediate_size": config.intermediate_size,
         "num_attention_heads": config.num_attention_heads,
-        "num_key_value_heads": config.num_attention_heads,
+        "num_key_value_heads": config.num_key_value_heads or config.num_attention_heads,
         "rms_norm_eps": config.rms_norm_eps,
         "rope_theta": config.rope_theta,
         "vocab_size": vocab_size,
@@ -78,6 +78,8 @@ def build_embedded_model(config: ModelConfig, directory: Path | str) -> Path:
     args = llama.ModelArgs.from_dict(model_config)
     mx.random.seed(config.init_seed)
     model = llama.Model(args)
+    if config.dtype != "float32":
+        model.set_dtype(getattr(mx, config.dtype))
     mx.eval(model.parameters())
     (directory / "config.json").write_text(json.dumps(model_config, indent=2))
     mx.save_safetensors(

@@ -7,6 +7,10 @@ log-prob row object per sequence per step, cache filtering, per-token `.item()`)
 model itself. Sequences of one bucket keep decoding after their EOS (the extra tokens are dropped);
 with short answers that is cheaper than filtering the cache.
 
+`sampling.compiled_decode` swaps the per-bucket loop for one `mx.compile` graph per token step
+over a fixed-shape KV cache (`static_decode.py`): the same rollouts, with the host off a GPU's
+critical path.
+
 Randomness: the sampler splits an explicit key (from `derive_seed(seed, step, attempt)`) once per
 decoding step, so the same key gives the same rollouts whatever else used mlx's global RNG.
 """
@@ -41,12 +45,26 @@ class KeyedSampler:
         self.top_p = top_p
 
     def __call__(self, logprobs_BV: mx.array) -> mx.array:
+        token_B, self.key = self.draw(logprobs_BV, self.key)
+        return token_B
+
+    def draw(self, logprobs_BV: mx.array, key: mx.array) -> tuple[mx.array, mx.array]:
+        """The tokens drawn with `key`, and the key to draw the next ones with (a pure function,
+        so a compiled decode step can carry the key as an input)."""
         if self.temperature == 0:
-            return mx.argmax(logprobs_BV, axis=-1)
-        self.key, sub = mx.random.split(self.key)
+            return mx.argmax(logprobs_BV, axis=-1), key
+        key, sub = mx.random.split(key)
         if self.top_p < 1.0:
             logprobs_BV = apply_top_p(logprobs_BV, self.top_p)
-        return mx.random.categorical(logprobs_BV * (1.0 / self.temperature), key=sub)
+        return mx.random.categorical(logprobs_BV * (1.0 / self.temperature), key=sub), key
+
+    @property
+    def state(self) -> mx.array:
+        return self.key
+
+    @state.setter
+    def state(self, key: mx.array) -> None:
+        self.key = key
 
 
 def generate_tokens(
@@ -56,11 +74,17 @@ def generate_tokens(
     max_tokens: int,
     sampler: Callable[[mx.array], mx.array],
     batch_size: int = 512,
+    compiled_decode: bool = False,
+    lookahead: int = 1,
 ) -> tuple[list[list[int]], list[list[float]], list[bool], int]:
     """Decode every prompt: (tokens_B, logprobs_B, truncated_B, generated tokens).
 
     Prompts are bucketed by length, so each bucket runs as one [b, 1]-per-step decode over an
     mlx_lm KV cache with no padding at all (what makes the sampled log-probs equal a forward pass).
+    `compiled_decode`: decode with the compiled step over a fixed-shape cache
+    (`stages/training/static_decode.py`; the sampler needs `draw` and `state`, as KeyedSampler),
+    `lookahead` steps queued before the EOS check; models whose cache it cannot replace
+    decode on the eager loop.
     """
     if max_tokens <= 0:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
@@ -74,14 +98,26 @@ def generate_tokens(
     tokens_B: list[list[int]] = [[] for _ in prompts_B]
     logprobs_B: list[list[float]] = [[] for _ in prompts_B]
     truncated_B = [False] * len(prompts_B)
+    if lookahead <= 0:
+        raise ValueError(f"lookahead must be positive, got {lookahead}")
     eos = np.array(sorted(eos_ids))
+    decode = _decode_bucket
+    if compiled_decode:
+        # imported here: static_decode builds on this module's pick_next and cut_at_eos
+        from stages.training import static_decode
+
+        if static_decode.static_cache_supported(make_prompt_cache(model)):
+
+            def decode(model, prompts_b, eos, max_tokens, sampler):
+                return static_decode.decode_bucket_compiled(
+                    model, prompts_b, eos, max_tokens, sampler, lookahead
+                )
+
     for length in sorted(by_length):
         members = by_length[length]
         for lo in range(0, len(members), batch_size):
             rows = members[lo : lo + batch_size]
-            toks, lps = _decode_bucket(
-                model, [prompts_B[b] for b in rows], eos, max_tokens, sampler
-            )
+            toks, lps = decode(model, [prompts_B[b] for b in rows], eos, max_tokens, sampler)
             for b, t, lp in zip(rows, toks, lps, strict=True):
                 tokens_B[b], logprobs_B[b] = t, lp
                 truncated_B[b] = t[-1] not in eos
@@ -174,8 +210,9 @@ def sample_groups(
     start = time.perf_counter()
     sampler = KeyedSampler(seed, config.temperature, config.top_p)
     tokens, logprobs, truncated, generated = generate_tokens(
-        model, flat_ids, tokenizer.eos_token_ids, config.max_tokens, sampler, config.batch_size
-    )
+        model, flat_ids, tokenizer.eos_token_ids, config.max_tokens, sampler, config.batch_size,
+        config.compiled_decode, config.decode_lookahead,
+    )  # fmt: skip
     seconds = time.perf_counter() - start
     groups = []
     for p, (record, text, ids) in enumerate(zip(prompts_P, texts_P, ids_P, strict=True)):

@@ -3,13 +3,21 @@ GPU, same call, same model shape (Qwen2.5-0.5B architecture, random weights), sa
 size and lengths. See configs/gpu_bench.toml.
 
     python tests/benchmarks/bench_gpu.py --config configs/gpu_bench.toml [--sides ours,trl]
-        [--profile tiny] [--workdir DIR] [--out DIR] [--variants compiled,syncsample,mb4] [--check]
+        [--trl-paths plain,cb,static] [--side-timeout S] [--profile tiny] [--workdir DIR]
+        [--out DIR] [--variants compiled,syncsample,mb4] [--check]
+
+The TRL side runs once per generation path of `--trl-paths` (tests/benchmarks/gpu/trl_side.py:
+`trl_plain` transformers generate, `trl_cb` continuous batching, `trl_static` a static KV cache),
+each its own process; the fastest path that completes is the anchor of the speedup. A path that
+fails or runs past `--side-timeout` seconds is reported as such (rc, error) and the run goes on.
+Each side's figures are also written on their own, as `<side>.json` in the output folder.
 
 Ours is the stock `rl_step` (stages/rl/step.py) with `GRPOConfig.micro_batches` = sequences / `micro_batch_rows`.
 `--variants` runs ours again after the sides, each a separate process: `mbN` with N
 micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` /
 `eager` with `GRPOConfig.compile_loss` on / off, `syncsample` with the step-by-step decode loop
-(no pipelining).
+(no pipelining), `fullhead` without the chunked LM head, `eagerdecode` with
+`SamplingConfig.compiled_decode` off.
 
 Each side runs in its own process (mlx and torch never share the GPU at once), one after the
 other, on the same model folder (built once with transformers when torch is importable, else with
@@ -30,6 +38,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,14 +47,26 @@ sys.path.insert(0, str(ROOT))
 
 from tests.benchmarks.gpu import common  # noqa: E402
 
+TIMED_OUT = -9  # run_side's return code for a side killed at its timeout
 
-def run_side(module: str, argv: list[str], env: dict, log) -> int:
-    """Run a side in its own process, echoing (and logging) its output as it comes."""
+
+def run_side(module: str, argv: list[str], env: dict, log, timeout_s: float | None = None) -> int:
+    """Run a side in its own process, echoing (and logging) its output as it comes; past
+    `timeout_s` seconds it is killed and TIMED_OUT returned."""
     cmd = [sys.executable, "-u", "-m", module, *argv]
     print(f"$ {' '.join(cmd)}", flush=True)
     proc = subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    killed = threading.Event()
+
+    def kill() -> None:
+        killed.set()
+        proc.kill()
+
+    timer = threading.Timer(timeout_s, kill) if timeout_s else None
+    if timer:
+        timer.start()
     assert proc.stdout is not None
     for line in proc.stdout:
         sys.stdout.write(line)
@@ -53,10 +74,28 @@ def run_side(module: str, argv: list[str], env: dict, log) -> int:
         if log:
             log.write(line)
             log.flush()
-    return proc.wait()
+    rc = proc.wait()
+    if timer:
+        timer.cancel()
+    return TIMED_OUT if killed.is_set() else rc
 
 
-def summarise(steps: list[dict], m: dict, bench: dict) -> dict:
+def failure(rc: int, timeout_s: float | None, what: str) -> dict:
+    if rc == TIMED_OUT:
+        return {"rc": rc, "error": f"{what} timed out after {timeout_s:.0f} s"}
+    return {"rc": rc, "error": f"{what} failed (rc {rc}); see log"}
+
+
+def anchor(results: dict) -> tuple[str | None, dict]:
+    """The fastest TRL path that completed: (its key, its figures), or (None, {})."""
+    done = {k: v for k, v in results.items() if k.startswith("trl_") and "step_s" in v}
+    if not done:
+        return None, {}
+    key = min(done, key=lambda k: done[k]["step_s"])
+    return key, done[key]
+
+
+def summarise(steps: list[dict], m: dict, bench: dict, g: dict) -> dict:
     measured = [s for s in steps if not s["warmup"]] or steps
     med = {
         k: common.median([s[k] for s in measured])
@@ -84,6 +123,7 @@ def summarise(steps: list[dict], m: dict, bench: dict) -> dict:
         )
     )
     out["peak_mem_gb"] = max((s.get("peak_mem_gb") or 0.0) for s in steps)
+    out.update(common.limits(m, bench, g, med["sample_s"], med["train_tokens"]))
     return out
 
 
@@ -114,6 +154,8 @@ def main() -> None:
     ap.add_argument("--config", default=str(ROOT / "configs" / "gpu_bench.toml"))
     ap.add_argument("--profile", default=None, help="a table of the config overriding keys (tiny)")
     ap.add_argument("--sides", default="ours,trl")
+    ap.add_argument("--trl-paths", default="plain,cb,static", help="TRL generation paths")
+    ap.add_argument("--side-timeout", type=float, default=None, help="seconds per side process")
     ap.add_argument("--workdir", default="/tmp/rlvr_gpu_bench", type=Path)
     ap.add_argument("--out", default=None, type=Path, help="where results JSON and logs go")
     ap.add_argument("--variants", default="", help="more runs of ours (see above)")
@@ -159,22 +201,38 @@ def main() -> None:
         r.unlink(missing_ok=True)
         rc = run_side("tests.benchmarks.gpu.ours", [*base, "--result", str(r), "--check"], env, log)
         results["check"] = json.loads(r.read_text())["check"] if rc == 0 else {"rc": rc}
+    sides = []
     for side in [s for s in args.sides.split(",") if s]:
-        module = {"ours": "tests.benchmarks.gpu.ours", "trl": "tests.benchmarks.gpu.trl_side"}[side]
+        if side == "trl":
+            sides += [f"trl_{p}" for p in args.trl_paths.split(",") if p]
+        elif side == "ours" or side.startswith("trl_"):
+            sides.append(side)
+        else:
+            raise SystemExit(f"unknown side {side!r}: use ours, trl or trl_<path>")
+    for side in sides:
+        module, extra = "tests.benchmarks.gpu.ours", []
+        if side.startswith("trl_"):
+            module, extra = "tests.benchmarks.gpu.trl_side", ["--path", side[4:]]
         r = args.workdir / f"{side}_{tag}.json"
         r.unlink(missing_ok=True)
-        rc = run_side(module, [*base, "--result", str(r)], env, log)
+        rc = run_side(module, [*base, "--result", str(r), *extra], env, log, args.side_timeout)
         if rc != 0 or not r.exists():
-            results[side] = {"rc": rc, "error": "side failed; see log"}
-            continue
-        raw = json.loads(r.read_text())
-        results[side] = {
-            **{k: v for k, v in raw.items() if k != "steps"},
-            **summarise(raw["steps"], m, bench),
-        }
+            results[side] = failure(rc, args.side_timeout, f"side {side}")
+        else:
+            raw = json.loads(r.read_text())
+            results[side] = {
+                **{k: v for k, v in raw.items() if k != "steps"},
+                **summarise(raw["steps"], m, bench, g),
+                "steps": raw["steps"],
+            }
+        (out_dir / f"{side}.json").write_text(
+            json.dumps({"device": device, "side": side, **results[side]}, indent=2)
+        )
     for variant in [v for v in args.variants.split(",") if v]:
         flags = {"legacy": "--legacy-logits", "compiled": "--compile-loss", "eager": "--eager-loss"}
         flags["syncsample"] = "--sync-sampler"
+        flags["fullhead"] = "--full-head"
+        flags["eagerdecode"] = "--eager-decode"
         if variant in flags:
             extra = [flags[variant]]
         elif variant.startswith("mb") and variant[2:].isdigit():
@@ -183,19 +241,26 @@ def main() -> None:
             raise SystemExit(f"unknown variant {variant!r}: use mbN, {', '.join(flags)}")
         r = args.workdir / f"ours_{variant}_{tag}.json"
         r.unlink(missing_ok=True)
-        rc = run_side("tests.benchmarks.gpu.ours", [*base, "--result", str(r), *extra], env, log)
+        rc = run_side(
+            "tests.benchmarks.gpu.ours", [*base, "--result", str(r), *extra], env, log,
+            args.side_timeout,
+        )  # fmt: skip
         if rc == 0 and r.exists():
             raw = json.loads(r.read_text())
             results[f"ours_{variant}"] = {
                 "micro_batches": raw.get("micro_batches"),
-                **summarise(raw["steps"], m, bench),
+                **summarise(raw["steps"], m, bench, g),
             }
         else:
-            results[f"ours_{variant}"] = {"rc": rc, "error": f"variant {variant} failed; see log"}
+            results[f"ours_{variant}"] = failure(rc, args.side_timeout, f"variant {variant}")
     (out_dir / f"results_{tag}.json").write_text(json.dumps(results, indent=2))
 
-    ours, peer = results.get("ours", {}), results.get("trl", {})
-    print("\n| figure | ours (mlx) | TRL (torch) |\n| --- | --- | --- |")
+    ours = results.get("ours", {})
+    anchor_key, peer = anchor(results)
+    trl_keys = [k for k in sides if k.startswith("trl_")]
+    print(f"\nanchor (fastest TRL path that completed): {anchor_key}")
+    print("\n| figure | ours (mlx) | " + " | ".join(trl_keys) + " |")
+    print("| --- | --- |" + " --- |" * len(trl_keys))
     for key, fmt in (
         ("step_s", ".2f"),
         ("sample_s", ".2f"),
@@ -205,12 +270,17 @@ def main() -> None:
         ("mfu", ".2%"),
         ("train_mfu", ".2%"),
         ("sample_mfu", ".2%"),
+        ("decode_step_ms", ".2f"),
         ("peak_mem_gb", ".1f"),
     ):
-        a, b = ours.get(key), peer.get(key)
-        print(
-            f"| {key} | {format(a, fmt) if isinstance(a, float) else a} | {format(b, fmt) if isinstance(b, float) else b} |"
-        )
+        cells = [ours.get(key)] + [
+            results[k].get(key) if "step_s" in results[k]
+            else "timed out" if results[k].get("rc") == TIMED_OUT
+            else f"failed (rc {results[k].get('rc')})"
+            for k in trl_keys
+        ]  # fmt: skip
+        print(f"| {key} | " + " | ".join(
+            format(c, fmt) if isinstance(c, float) else str(c) for c in cells) + " |")  # fmt: skip
     variants = {k[5:]: v for k, v in results.items() if k.startswith("ours_")}
     for name, v in variants.items():
         if "step_s" in v:
@@ -223,6 +293,9 @@ def main() -> None:
             print(f"| ours, variant {name} | failed (rc {v.get('rc')}) | |")
     final = {
         "device": device,
+        "anchor": anchor_key,
+        "trl_step_s": {k: results[k].get("step_s") for k in trl_keys},
+        "trl_errors": {k: results[k]["error"] for k in trl_keys if "error" in results[k]},
         "step_s": ours.get("step_s"),
         "peer_step_s": peer.get("step_s"),
         "speedup": speedup(peer, ours),

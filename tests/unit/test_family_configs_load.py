@@ -50,7 +50,10 @@ def test_code_and_qa_samples_keep_their_family_fields():
 # test runs each unshortened (no overrides but where the log goes and, for rubric, which local
 # judge answers) and requires every gate to pass. gpu_bench.toml is not a run config: it drives
 # tests/benchmarks/bench_gpu.py on a CUDA GPU, so here it is only loaded (both profiles);
-# supervisor.toml is `rlvr supervise --config`'s, loaded by tests/unit/test_config.py.
+# gpu_smoke.toml is a run config for a GPU (a 0.5B model): here it is loaded and held to the
+# benchmark's settings, tests/slow/test_gpu_smoke_config.py runs it shrunk on the CPU, and its
+# H100 run is in tests/benchmarks/results/; supervisor.toml is `rlvr supervise --config`'s,
+# loaded by tests/unit/test_config.py.
 RUN_CONFIG_TESTS = {
     "quickstart": ("tests/slow/test_quickstart.py", 'rlvr("run", str(QUICKSTART)'),
     "chaos": ("tests/slow/test_chaos.py", 'rlvr("run", str(CHAOS)'),
@@ -61,7 +64,7 @@ RUN_CONFIG_TESTS = {
     "code": ("tests/slow/test_family_configs.py", 'run_family("code", tmp_path)'),
     "rubric": ("tests/slow/test_family_configs.py", 'run_family(\n            "rubric", tmp_path,'),
 }
-NOT_RUN_CONFIGS = {"gpu_bench", "supervisor"}
+NOT_RUN_CONFIGS = {"gpu_bench", "gpu_smoke", "supervisor"}
 
 
 def test_every_shipped_config_is_accounted_for():
@@ -85,3 +88,28 @@ def test_the_gpu_bench_config_loads_in_both_profiles(profile):
     config = load_bench_config(ROOT / "configs" / "gpu_bench.toml", profile)
     assert config["model"]["hidden_size"] == (64 if profile else 896)
     assert config["grpo"]["group_size"] > 0 and config["bench"]["steps"] > 0
+
+
+def test_the_gpu_smoke_config_runs_the_benchmarks_shape_sampler_and_loss():
+    """configs/gpu_smoke.toml is the GPU benchmark's step through `rlvr run`: the same model
+    shape, sampler settings and loss path (micro-batches, compiled loss, KL) as
+    configs/gpu_bench.toml."""
+    from tests.benchmarks.gpu.common import load_config as load_bench_config
+
+    bench = load_bench_config(ROOT / "configs" / "gpu_bench.toml")
+    run = load_config(ROOT / "configs" / "gpu_smoke.toml")
+    m, g = bench["model"], bench["grpo"]
+    shape = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+             "intermediate_size", "vocab_size", "rope_theta", "rms_norm_eps", "dtype")  # fmt: skip
+    assert {k: getattr(run.model, k) for k in shape} == {k: m[k] for k in shape}
+    sequences = g["groups_per_batch"] * g["group_size"]
+    grpo, sampling = run.grpo, run.grpo.sampling
+    assert (grpo.group_size, grpo.groups_per_batch) == (g["group_size"], g["groups_per_batch"])
+    assert grpo.micro_batches == sequences // g["micro_batch_rows"]
+    assert grpo.compile_loss is g["compile_loss"] is True
+    assert (grpo.kl_penalty_coef, grpo.max_grad_norm) == (g["kl_penalty_coef"], g["max_grad_norm"])
+    assert (grpo.loss_agg, grpo.learning_rate) == ("token-mean", g["learning_rate"])
+    assert (sampling.temperature, sampling.top_p) == (g["temperature"], g["top_p"])
+    assert (sampling.max_tokens, sampling.batch_size) == (g["max_tokens"], sequences)
+    assert sampling.compiled_decode is g["compiled_decode"] is True
+    assert sampling.decode_lookahead == g["decode_lookahead"]

@@ -236,6 +236,25 @@ def figures(
     }
 
 
+def limits(
+    m: dict[str, Any],
+    bench: dict[str, Any],
+    g: dict[str, Any],
+    sample_s: float,
+    train_tokens: float,
+) -> dict[str, float]:
+    """How far a (median) step is from the card's limits. Decoding: each decode step reads every
+    weight once (bf16: 2 bytes a parameter; the KV cache, < 1 GB at this shape, left out), so
+    `decode_floor_ms` = weight bytes / `peak_tb_s`, against `decode_step_ms` = sampling seconds
+    per generated position. Training: `train_floor_s` = 6 N x trained tokens / `peak_tflops`."""
+    weight_bytes = total_params(m) * (2 if m["dtype"] in ("bfloat16", "float16") else 4)
+    return {
+        "decode_step_ms": 1e3 * sample_s / g["max_tokens"],
+        "decode_floor_ms": 1e3 * weight_bytes / (bench["peak_tb_s"] * 1e12),
+        "train_floor_s": 6 * flop_params(m) * train_tokens / (bench["peak_tflops"] * 1e12),
+    }
+
+
 def median(xs: list[float]) -> float:
     s = sorted(xs)
     k = len(s) // 2

@@ -9,7 +9,10 @@ gradient accumulation: ONE optimizer update per step, as TRL's gradient_accumula
 `--micro-batches`. `--legacy-logits` swaps in the previous log-prob path (autograd through an
 fp32 log-softmax over the whole vocabulary) to measure what the fused path saves, same call.
 `--compile-loss` / `--eager-loss` set `GRPOConfig.compile_loss` on / off; `--sync-sampler` swaps in the decode loop that
-evaluates each step before building the next (the sampler before the pipelined one).
+evaluates each step before building the next (the sampler before the pipelined one);
+`--eager-decode` turns `SamplingConfig.compiled_decode` off (the decode loop that builds each
+token step's ops in Python); `--full-head` turns off the chunked LM head (stages/training/logprobs.py: `head_logprobs`), so
+the logits of a whole micro-batch are built at once, as before it.
 
 Fixed length: the tokenizer's EOS set is emptied, so every completion is exactly `max_tokens`.
 """
@@ -87,6 +90,8 @@ def grpo_config(g: dict, micro_batches: int | None = None) -> GRPOConfig:
             top_p=g["top_p"],
             use_chat_template=False,
             batch_size=n_seq,
+            compiled_decode=g.get("compiled_decode", False),
+            decode_lookahead=g.get("decode_lookahead", 1),
         ),
     )
 
@@ -180,6 +185,8 @@ def main() -> None:
     ap.add_argument("--compile-loss", action="store_true")
     ap.add_argument("--eager-loss", action="store_true", help="compile_loss off")
     ap.add_argument("--sync-sampler", action="store_true")
+    ap.add_argument("--full-head", action="store_true", help="no chunked LM head")
+    ap.add_argument("--eager-decode", action="store_true", help="compiled_decode off")
     ap.add_argument("--check", action="store_true", help="only the equivalence checks")
     args = ap.parse_args()
     cfg = common.load_config(args.config, args.profile)
@@ -188,13 +195,19 @@ def main() -> None:
         logprobs.logits_logprobs = legacy_logits_logprobs
     if args.sync_sampler:
         sampling._decode_bucket = sync_decode_bucket
+    if args.full_head:
+        logprobs.split_head = lambda model: None
     if args.compile_loss or args.eager_loss:
         g["compile_loss"] = args.compile_loss
+    if args.eager_decode:
+        g["compiled_decode"] = False
     out: dict = {
         "side": "ours",
         "legacy_logits": args.legacy_logits,
         "sync_sampler": args.sync_sampler,
         "compile_loss": g.get("compile_loss", False),
+        "full_head": args.full_head,
+        "compiled_decode": g.get("compiled_decode", False),
         **device_info(),
     }
     print(f"[ours] {json.dumps(out)}", flush=True)
@@ -208,6 +221,9 @@ def main() -> None:
     mx.eval(state.model.parameters(), state.reference.parameters())
     out["load_s"] = time.perf_counter() - t0
     out["micro_batches"] = config.micro_batches
+    # the sampler and loss settings, as `rlvr run` logs them in its RunStarted config
+    out["grpo_config"] = config.model_dump(mode="json")
+    print(f"[ours] grpo config {json.dumps(out['grpo_config'])}", flush=True)
     out["param_dtype"] = str(state.model.model.embed_tokens.weight.dtype)
     print(f"[ours] micro_batches={config.micro_batches} dtype={out['param_dtype']}", flush=True)
     prompts = common.prompts(g, m["vocab_size"])

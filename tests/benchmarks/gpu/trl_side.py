@@ -2,7 +2,12 @@
 vLLM) on the same model folder, prompts, group size and lengths as our side.
 
     python -m tests.benchmarks.gpu.trl_side --config C --model-dir D --result R.json
+        [--path plain|cb|static]
 
+`--path` picks TRL's generation path (vLLM is out of scope: not available where this runs):
+`plain` transformers `generate` (the default), `cb` `use_transformers_continuous_batching=True`,
+`static` `cache_implementation="static"` (a fixed-shape KV cache). The result's `side` is
+`trl_<path>`.
 One optimizer step = one generation of groups_per_batch x group_size completions, then
 gradient accumulation over micro-batches of `micro_batch_rows` (per_device_train_batch_size).
 Fixed length: generation_kwargs min_new_tokens = max_completion_length (EOS masked until then).
@@ -21,6 +26,13 @@ from pathlib import Path
 
 from tests.benchmarks.gpu import common
 
+# GRPOConfig settings of each of TRL's transformers generation paths
+PATHS: dict[str, dict] = {
+    "plain": {},
+    "cb": {"use_transformers_continuous_batching": True},
+    "static": {"cache_implementation": "static"},
+}
+
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -28,6 +40,7 @@ def main() -> None:
     ap.add_argument("--profile", default=None)
     ap.add_argument("--model-dir", required=True, type=Path)
     ap.add_argument("--result", required=True, type=Path)
+    ap.add_argument("--path", choices=sorted(PATHS), default="plain")
     args = ap.parse_args()
     cfg = common.load_config(args.config, args.profile)
     m, g, bench = cfg["model"], cfg["grpo"], cfg["bench"]
@@ -42,7 +55,9 @@ def main() -> None:
     cuda = torch.cuda.is_available()
     sync = torch.cuda.synchronize if cuda else (lambda: None)
     out: dict = {
-        "side": "trl",
+        "side": f"trl_{args.path}",
+        "generation_path": args.path,
+        "generation_settings": PATHS[args.path],
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "trl": trl.__version__,
@@ -95,6 +110,7 @@ def main() -> None:
         disable_tqdm=True,
         use_cpu=not cuda,
         dataloader_num_workers=0,
+        **PATHS[args.path],
     )
 
     class Timer(TrainerCallback):

@@ -1,14 +1,18 @@
 """Micro-batched GRPO steps equal the one-pass step (same effective batch), and the per-token
 log-prob / entropy path with its hand-written gradient equals autograd's."""
 
+from dataclasses import replace
+
 import mlx.core as mx
+import mlx.nn as nn
 import mlx.optimizers as optim
 import numpy as np
 import pytest
 from mlx.utils import tree_flatten
 
+import stages.training.logprobs as logprobs
 from stages.training.grpo import new_trainer_state, train_step
-from stages.training.logprobs import logits_logprobs
+from stages.training.logprobs import head_logprobs, logits_logprobs
 from stages.training.model import load_model
 from stages.training.sampling import sample_groups
 
@@ -135,3 +139,94 @@ def test_the_compiled_loss_gives_the_uncompiled_update(
     assert plain[0].kl_penalty_coef != plain[-1].kl_penalty_coef  # it moved: no stale trace
     differ = max(float(mx.abs(params_plain[k] - v).max()) for k, v in params_compiled.items())
     assert differ < 1e-5
+
+
+@pytest.mark.parametrize("entropy_grad", [False, True])
+@pytest.mark.parametrize("compiled", [False, True])
+def test_the_chunked_head_gives_the_full_logits_values_and_gradients(
+    monkeypatch, entropy_grad, compiled
+):
+    """`head_logprobs` over chunks of positions (the logits recomputed in the backward) ==
+    `logits_logprobs` of the whole `hidden @ weight.T`, in value and in the gradients of the
+    hidden states and the head weight."""
+    monkeypatch.setattr(logprobs, "HEAD_CHUNK_ELEMENTS", 3 * 2 * 300)  # chunks of 2 positions
+    assert len(logprobs._chunks(3, 7, 300)) == 4
+    mx.random.seed(2)
+    hidden = mx.random.normal((3, 7, 16))
+    weight = 0.5 * mx.random.normal((300, 16))
+    targets = mx.random.randint(0, 300, (3, 7)).astype(mx.int32)
+    a, b = mx.random.normal((3, 7)), mx.random.normal((3, 7))
+
+    def objective(fn):
+        def f(h, w):
+            logp, entropy = fn(h, w)
+            return (a * logp).sum() + (b * entropy).sum()
+
+        return mx.compile(f) if compiled else f
+
+    def chunked(h, w):
+        return head_logprobs(h, w, targets, with_entropy=True, entropy_grad=entropy_grad)
+
+    def whole(h, w):
+        return logits_logprobs(h @ w.T, targets, with_entropy=True, entropy_grad=entropy_grad)
+
+    value, (g_h, g_w) = mx.value_and_grad(objective(chunked), argnums=(0, 1))(hidden, weight)
+    want, (want_h, want_w) = mx.value_and_grad(objective(whole), argnums=(0, 1))(hidden, weight)
+    assert value.item() == pytest.approx(want.item(), rel=1e-5)
+    assert mx.allclose(g_h, want_h, atol=1e-5).item()
+    assert mx.allclose(g_w, want_w, atol=1e-5).item()
+
+
+def test_token_logprobs_takes_the_chunked_head_for_a_tied_llama(sft_model_dir, monkeypatch):
+    """The embedded llama's head (tied embeddings) goes through `head_logprobs`, with the
+    same log-probs and weight gradients as the model's own logits."""
+    model, _ = load_model(sft_model_dir)
+    body, weight = logprobs.split_head(model)
+    assert body is model.model and weight is model.model.embed_tokens.weight
+    tokens = mx.array([[3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 2, 3]])
+    monkeypatch.setattr(logprobs, "HEAD_CHUNK_ELEMENTS", 2 * model.args.vocab_size)
+    calls = []
+    original = logprobs.head_logprobs
+    monkeypatch.setattr(
+        logprobs, "head_logprobs", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+
+    def loss(fn):
+        return lambda m: fn(m, tokens)[0].sum()
+
+    def through_logits(m, t):
+        return logits_logprobs(m(t[:, :-1]), t[:, 1:])
+
+    value, grads = nn.value_and_grad(model, loss(logprobs.token_logprobs))(model)
+    want, want_grads = nn.value_and_grad(model, loss(through_logits))(model)
+    assert calls and value.item() == pytest.approx(want.item(), rel=1e-5)
+    for (name, g), (_, w) in zip(tree_flatten(grads), tree_flatten(want_grads), strict=True):
+        assert mx.allclose(g, w, atol=1e-5).item(), name
+
+
+def test_the_compiled_loss_traces_once_for_lengths_within_a_width_bucket(
+    sft_model_dir, scored, small_grpo, monkeypatch
+):
+    """Completion lengths that differ between steps, within one 64-position bucket, reuse the
+    compiled loss's trace (without the padding each new longest sequence traced again)."""
+    import stages.training.grpo_loss as grpo_loss
+
+    groups, rewards = scored
+    traces = []
+    original = grpo_loss._micro_loss
+    monkeypatch.setattr(
+        grpo_loss, "_micro_loss", lambda *a, **k: traces.append(1) or original(*a, **k)
+    )
+    shorter = [
+        replace(g, rollouts_N=[
+            replace(r, tokens=r.tokens[:2], logprobs=r.logprobs[:2]) for r in g.rollouts_N
+        ])
+        for g in groups
+    ]  # fmt: skip
+    config = small_grpo(group_size=4, micro_batches=2, compile_loss=True)
+    model, tokenizer = load_model(sft_model_dir)
+    state = new_trainer_state(model, tokenizer, config)
+    train_step(state, groups, rewards, config)
+    after_first = len(traces)
+    train_step(state, shorter, rewards, config)
+    assert after_first > 0 and len(traces) == after_first
