@@ -14,12 +14,19 @@ parent's rows) are read as before: one segment of their own rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
+from store import batches
 from store.errors import StoreError
+from store.verification import GENESIS_HASH, chain_hash
+
+if TYPE_CHECKING:
+    from store.log import StoredEvent
 
 
 class RunParentRow(SQLModel, table=True):
@@ -102,7 +109,45 @@ def owner_of(spans: list[Segment], seq: int) -> str:
     return spans[0].run_id
 
 
-def children_of(conn: sa.Connection, run_id: str) -> list[tuple[str, int]]:
-    """The branches that point at `run_id`, with the seq each was cut at."""
-    query = sa.select(TABLE.c.run_id, TABLE.c.parent_seq).where(TABLE.c.parent_run_id == run_id)
-    return [(r[0], r[1]) for r in conn.execute(query.order_by(TABLE.c.run_id))]
+def batch_ends(conn: sa.Connection, run_id: str, to_seq: int | None) -> list[int]:
+    """The last seqs of the batches of a run's history up to `to_seq`: each segment's recorded
+    batches, and each ancestor segment's end (the branch's own rows start a batch after it)."""
+    ends: set[int] = set()
+    for span in segments(conn, run_id):
+        part = span.clip(1, to_seq)
+        if part is None:
+            continue
+        ends |= {
+            last for _, last in batches.spans_of(conn, span.run_id, part[1]) if last >= part[0]
+        }
+        if span.last is not None and part[1] == span.last:
+            ends.add(span.last)
+    return sorted(ends)
+
+
+# --- importing a branch's export ----------------------------------------------------------------
+
+
+def check_one_history(rows: list[StoredEvent]) -> None:
+    """An import is one run's history: its ancestors' rows (a branch's export), then its own,
+    each run's rows in one span."""
+    seen: list[str] = []
+    for row in rows:
+        if not seen or seen[-1] != row.run_id:
+            if row.run_id in seen:
+                raise StoreError(
+                    f"import refused: seq {row.seq}: run {row.run_id}'s rows are interleaved with "
+                    "another run's (an export holds one run's history)"
+                )
+            seen.append(row.run_id)
+
+
+def rechained(run_id: str, rows: Iterable[StoredEvent]) -> list[StoredEvent]:
+    """`rows` (payload, version and time as stored) on a fresh chain under `run_id`."""
+    prev, out = GENESIS_HASH, []
+    for row in rows:
+        digest = chain_hash(prev, run_id, row.seq, row.type, row.schema_version, row.recorded_at,
+                            row.payload)  # fmt: skip
+        out.append(replace(row, run_id=run_id, prev_hash=prev, hash=digest))
+        prev = digest
+    return out

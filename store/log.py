@@ -281,7 +281,7 @@ class EventLog:
         if not rows:
             return 0
         run_id = check_run_id(rows[-1].run_id)
-        _check_one_history(rows)
+        lineage.check_one_history(rows)
         report = verify_rows(run_id, rows)
         if not report.ok:
             raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
@@ -290,7 +290,7 @@ class EventLog:
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
         if rows[0].run_id != run_id:
-            rows = _chained_rows(run_id, rows)
+            rows = lineage.rechained(run_id, rows)
             if self.key is not None:
                 self.key.sign(run_id, rows[-1].seq, rows[-1].hash)
         elif self.key is not None and head is not None:
@@ -455,17 +455,8 @@ class EventLog:
     def batch_ends(self, run_id: str, to_seq: int | None = None) -> list[int]:
         """The recorded last seqs of a run's batches (up to `to_seq`), in order; a branch's
         include its ancestors' up to where it was cut, and the cut."""
-        ends: set[int] = set()
         with self.engine.connect() as conn:
-            for span in lineage.segments(conn, run_id):
-                part = span.clip(1, to_seq)
-                if part is None:
-                    continue
-                spans = batches.spans_of(conn, span.run_id, part[1])
-                ends |= {last for _, last in spans if last >= part[0]}
-                if span.last is not None and part[1] == span.last:
-                    ends.add(span.last)
-        return sorted(ends)
+            return lineage.batch_ends(conn, run_id, to_seq)
 
     def parent(self, run_id: str) -> lineage.Parent | None:
         """The run and seq a branch points at (None for a run with no pointer)."""
@@ -558,32 +549,6 @@ def _chained(
         rows.append(StoredEvent(run_id, seq, type_name, version, at, prev, digest, payload))
         prev = digest
     return rows
-
-
-def _check_one_history(rows: list[StoredEvent]) -> None:
-    """An import is one run's history: its ancestors' rows (a branch's export), then its own,
-    each run's rows in one span."""
-    seen: list[str] = []
-    for row in rows:
-        if not seen or seen[-1] != row.run_id:
-            if row.run_id in seen:
-                raise StoreError(
-                    f"import refused: seq {row.seq}: run {row.run_id}'s rows are interleaved with "
-                    "another run's (an export holds one run's history)"
-                )
-            seen.append(row.run_id)
-
-
-def _chained_rows(run_id: str, rows: Iterable[StoredEvent]) -> list[StoredEvent]:
-    """`rows` (payload, version and time as stored) on a fresh chain under `run_id`."""
-    prev, out = GENESIS_HASH, []
-    for row in rows:
-        digest = chain_hash(prev, run_id, row.seq, row.type, row.schema_version, row.recorded_at,
-                            row.payload)  # fmt: skip
-        out.append(StoredEvent(run_id, row.seq, row.type, row.schema_version, row.recorded_at,
-                               prev, digest, row.payload))  # fmt: skip
-        prev = digest
-    return out
 
 
 def _warn_retry(error: BaseException, delay: float) -> None:
