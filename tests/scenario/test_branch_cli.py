@@ -66,6 +66,16 @@ def test_branch_then_status_why_and_verify_of_the_child(
     assert gate_seqs and gate_seqs[0] > at, why.out  # the child's own gate, past the branch
     assert re.search(r"evidence\n.*seq \d+ MetricsRecorded", why.out), why.out
 
+    replayed = rlvr(capsys, "replay", child, "--store", store)
+    assert replayed.code == 0, replayed.err[-3000:]
+    assert f"run {child}: policy decisions under the run's own settings" in replayed.out
+
+    reported = rlvr(capsys, "report", child, "--out", str(tmp_path / "report"), "--store", store)
+    assert reported.code == 0, reported.err[-3000:]
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert f"<td>{at + 1}</td><td>14</td><td>RunBranched</td>" in page
+    assert "<td>baseline_recorded</td>" in page  # a gate of the shared prefix
+
     verify = rlvr(capsys, "verify", child, "--store", store)
     assert verify.code == 0, verify.err[-3000:]
     assert verify.out.strip() == (
