@@ -11,7 +11,7 @@ import pytest
 
 from orchestrator.config import RunConfig
 from orchestrator.driver import registry
-from orchestrator.driver.commands import start_run
+from orchestrator.driver.commands import load_state, start_run
 from orchestrator.driver.runner import Driver
 from store.blobs import BlobStore
 from store.log import EventLog
@@ -123,3 +123,22 @@ def test_a_branch_cut_before_an_edited_row_shares_none_of_it(
     child = _branch(capsys, store, run_id, at)
     assert rlvr(capsys, "verify", child, "--store", store).code == 0
     assert rlvr(capsys, "verify", run_id, "--store", store).code == 1  # the parent stays broken
+
+
+def test_resume_from_a_seq_in_the_shared_prefix_rewinds_the_child_only(
+    finished: tuple[str, str, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    store, run_id, at = finished
+    child = _branch(capsys, store, run_id, at)
+    log = EventLog(store)
+    parent_rows = [r.hash for r in log.read(run_id)]
+    back = next(r.seq for r in log.read(child, types=["MetricsRecorded"]) if r.event.step == 12)
+    assert back < at
+
+    resumed = rlvr(capsys, "resume", child, "--from", str(back), "--store", store)
+    assert resumed.code == 0, resumed.err[-3000:]
+    rewound = [r for r in log.read(child, types=["RunRewound"])]
+    assert [(r.run_id, r.event.to_seq) for r in rewound] == [(child, back)]
+    assert load_state(log, child).state == "completed" and load_state(log, child).step == 30
+    assert rlvr(capsys, "verify", child, "--store", store).code == 0
+    assert [r.hash for r in log.read(run_id)] == parent_rows  # the parent is untouched
