@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
@@ -24,9 +24,6 @@ from sqlmodel import Field, SQLModel
 from store import batches
 from store.errors import StoreError
 from store.verification import GENESIS_HASH, chain_hash
-
-if TYPE_CHECKING:
-    from store.log import StoredEvent
 
 
 class RunParentRow(SQLModel, table=True):
@@ -128,7 +125,7 @@ def batch_ends(conn: sa.Connection, run_id: str, to_seq: int | None) -> list[int
 # --- importing a branch's export ----------------------------------------------------------------
 
 
-def check_one_history(rows: list[StoredEvent]) -> None:
+def check_one_history(rows: list[Any]) -> None:
     """An import is one run's history: its ancestors' rows (a branch's export), then its own,
     each run's rows in one span."""
     seen: list[str] = []
@@ -142,8 +139,9 @@ def check_one_history(rows: list[StoredEvent]) -> None:
             seen.append(row.run_id)
 
 
-def rechained(run_id: str, rows: Iterable[StoredEvent]) -> list[StoredEvent]:
-    """`rows` (payload, version and time as stored) on a fresh chain under `run_id`."""
+def rechained(run_id: str, rows: Iterable[Any]) -> list[Any]:
+    """`rows` (store.log.StoredEvent: payload, version and time as stored) on a fresh chain
+    under `run_id`."""
     prev, out = GENESIS_HASH, []
     for row in rows:
         digest = chain_hash(prev, run_id, row.seq, row.type, row.schema_version, row.recorded_at,
