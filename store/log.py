@@ -6,7 +6,8 @@ stale writer gets `ConcurrencyError` with nothing written. Each row carries
 `hash = sha256(prev_hash + canonical content)`, a per-run chain. `read` is the one way rows come
 out, and it checks them (`store.verification`: incrementally, plus the keyed head of
 `store.keyed` when a key is configured); `verify` walks the whole chain. Transient database errors
-are retried with backoff (`store.retry`).
+are retried with backoff (`store.retry`). A branch stores only its own rows: its history starts
+with its parent's, read where they are (`store.lineage`), and every read follows that pointer.
 """
 
 from __future__ import annotations
