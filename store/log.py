@@ -391,12 +391,14 @@ class EventLog:
 
     def check_chain(self, run_id: str) -> None:
         """Walk the rows past the verified prefix, check the prefix's end still holds and the
-        keyed head (with a key); then record the new prefix. `ChainBroken` on a break."""
+        keyed head (with a key); then record the new prefix. `ChainBroken` on a break.
+        A branch's history starts with its ancestors' rows: their chains are checked first."""
+        for span in self.segments(run_id):  # the run's own segment is the last
+            self._check_own_chain(span.run_id)
 
+    def _check_own_chain(self, run_id: str) -> None:
         with self.engine.connect() as conn:
             parent = lineage.parent_of(conn, run_id)
-        if parent is not None:
-            self.check_chain(parent.run_id)  # a branch's history starts with its parent's
 
         def walk() -> tuple[int, str] | None:
             with self.engine.connect() as conn:
@@ -448,10 +450,10 @@ class EventLog:
         """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py.
         In a branch's shared prefix, the parent's boundaries (and the branch point) count."""
         with self.engine.connect() as conn:
-            parent = lineage.parent_of(conn, run_id)
-            if parent is None or seq > parent.seq:
-                return batches.cut_at(conn, run_id, seq)
-        return batches.Cut(seq, seq) if seq == parent.seq else self.cut_at(parent.run_id, seq)
+            spans = lineage.segments(conn, run_id)
+            if any(span.last == seq for span in spans):
+                return batches.Cut(seq, seq)  # a branch point: the branch's own rows follow it
+            return batches.cut_at(conn, lineage.owner_of(spans, seq), seq)
 
     def batch_ends(self, run_id: str, to_seq: int | None = None) -> list[int]:
         """The recorded last seqs of a run's batches (up to `to_seq`), in order; a branch's

@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from store import lineage
+from store.errors import StoreError
 from store.events import MetricsRecorded, RunBranched, RunStarted, StateChanged
 from store.exports import export_lines, import_file, read_export
 from store.keyed import KEY_ENV
@@ -255,3 +256,15 @@ def test_an_older_sqlite_store_gains_the_pointer_table_on_open(tmp_path: Path) -
     assert len(list(reopened.read("old-run"))) == 4
     _branch(reopened, "old-run", "old-run-b", 3)
     assert reopened.verify("old-run-b").ok
+
+
+def test_a_loop_of_branch_pointers_is_refused_with_the_reason(
+    event_log: EventLog, run_id: str
+) -> None:
+    _run(event_log, run_id, 2)
+    child = f"{run_id}-b"
+    _branch(event_log, run_id, child, 3)
+    with event_log.engine.begin() as conn:  # a hand-edited table: the parent now points back
+        lineage.record(conn, run_id, lineage.Parent(child, 1))
+    with pytest.raises(StoreError, match=f"run {child}: its branch pointers loop"):
+        list(event_log.read(child))
