@@ -8,6 +8,8 @@ not used when:
 - it was written by another version of the fold (`FOLD_VERSION`, or RunState's fields changed).
 Snapshots are written by the driver as it appends (`SNAPSHOT_EVERY` events apart) and by any
 fold that had to read more than that many events, so old logs gain them on first read.
+A branch's fold also uses its ancestors' snapshots within the prefix it shares with them
+(store/lineage.py), and a fold that ends in that prefix keeps its snapshot with the ancestor.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -175,7 +176,7 @@ def _fold(log: EventLog, snapshots: Snapshots, run_id: str, to_seq: int | None) 
         # Kept with the run that stores the last row (an ancestor, for a fold that ends in a
         # branch's shared prefix). A read-only store still folds: the snapshot is only a cache.
         with contextlib.suppress(StoreError):
-            snapshots.save(replace(state, run_id=last_owner), last_hash)
+            snapshots.save(dataclasses.replace(state, run_id=last_owner), last_hash)
     state.run_id = run_id  # the run asked for, also where the rows folded were an ancestor's
     return state
 

@@ -211,7 +211,9 @@ def test_with_a_key_a_branch_is_signed_and_its_export_imports_with_a_fresh_signe
     assert other.verify(child).ok and len(list(other.read(child))) == 6
 
 
-def test_snapshots_of_the_shared_prefix_serve_the_branch(event_log: EventLog, run_id: str) -> None:
+def test_snapshots_of_the_shared_prefix_serve_the_branch(
+    event_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _run(event_log, run_id, 6)
     snapshots = Snapshots(event_log)
     at_4 = fold_run(event_log, run_id, 4)
@@ -221,6 +223,14 @@ def test_snapshots_of_the_shared_prefix_serve_the_branch(event_log: EventLog, ru
     start = snapshots.newest_usable(child)
     assert start is not None and start.last_seq == 4 and start.run_id == child
     assert fold_run(event_log, child) == project(event_log.read(child))
+
+    # A fold of the branch that ends in the shared prefix keeps its snapshot with the parent.
+    other = f"{run_id}-c"
+    _branch(event_log, run_id, other, 3)
+    monkeypatch.setattr("store.snapshots.SNAPSHOT_EVERY", 2)
+    assert fold_run(event_log, other, 3).run_id == other
+    saved = snapshots.newest_usable(run_id, 3)
+    assert saved is not None and saved.last_seq == 3 and saved.run_id == run_id
 
 
 def test_a_store_whose_branch_was_copied_by_the_previous_version_still_reads(
