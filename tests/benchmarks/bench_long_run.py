@@ -10,7 +10,8 @@ Run: python tests/benchmarks/bench_long_run.py [--steps 10000] [--keep DIR]
      (PostgreSQL too when RLVR_TEST_POSTGRES_URL is set.)
 On a shared machine wall time is inflated by the load: each child's CPU time is printed beside
 it. Targets: fold, status RUN, why --gate, report, resume (up to the checkpoint read), branch and one
-supervisor pass over 10 runs (9 finished, 1 orphaned) each <= 2 s and <= 300 MB RSS; verify,
+supervisor pass over 10 runs (9 finished, 1 orphaned) each <= 2 s and <= 300 MB RSS (branch also
+prints the MB of log it wrote: a pointer and its first rows, not a copy of the parent); verify,
 events export and replay stream >= 50 MB/s of log with <= 300 MB; log <= 100 MB.
 """
 
