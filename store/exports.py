@@ -5,6 +5,8 @@ then one head line `{"head": {"run_id", "seq", "hash", "mac"}}`
 naming the last row. An export cut at a line boundary loses its head line (or ends on a row the
 head does not name), so it does not import. `mac` is the keyed head's HMAC when a chain key is
 configured: without one, the head line only catches accidental cuts, since anyone can rewrite it.
+A branch's export is its whole history: its ancestors' rows (under their run ids and chain), then
+its own; it imports as a standalone run (`EventLog.import_rows`).
 """
 
 from __future__ import annotations

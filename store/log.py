@@ -6,7 +6,8 @@ stale writer gets `ConcurrencyError` with nothing written. Each row carries
 `hash = sha256(prev_hash + canonical content)`, a per-run chain. `read` is the one way rows come
 out, and it checks them (`store.verification`: incrementally, plus the keyed head of
 `store.keyed` when a key is configured); `verify` walks the whole chain. Transient database errors
-are retried with backoff (`store.retry`).
+are retried with backoff (`store.retry`). A branch stores only its own rows: its history starts
+with its parent's, read where they are (`store.lineage`), and every read follows that pointer.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlmodel import Field, SQLModel
 
-from store import batches
+from store import batches, lineage
 from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
@@ -143,8 +144,10 @@ class EventLog:
         self.key = ChainKey.from_env()  # the keyed chain, when RLVR_CHAIN_KEY_FILE names a key
         try:
             self.engine = self.backend.engine()
+            # `run_parents` is new in this version: creating it is the whole migration (runs
+            # without a pointer, branches copied by older versions included, read as before).
             SQLModel.metadata.create_all(
-                self.engine, tables=[_TABLE, VERIFIED_TABLE, batches.TABLE]
+                self.engine, tables=[_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE]
             )
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e
@@ -154,6 +157,7 @@ class EventLog:
         )
         self._select_sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark}"
         self._hash_sql = f"SELECT hash FROM events WHERE run_id = {mark} AND seq = {mark}"
+        self._link_sql = f"SELECT prev_hash FROM events WHERE run_id = {mark} AND seq = {mark}"
         marks = ", ".join([mark] * len(_COLUMNS))
         self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
         self._prefix = PrefixRecord(mark)
@@ -218,49 +222,40 @@ class EventLog:
             observe(rows)
         return rows
 
-    def copy_run(
-        self, source: str, target: str, to_seq: int, then: Sequence[Event], chunk: int = 2000
+    def branch(
+        self, parent_id: str, child: str, at_seq: int, then: Sequence[Event]
     ) -> list[StoredEvent]:
-        """Copy `source`'s rows 1..`to_seq` (payload text, version and time as stored, and its batch
-        boundaries) into a new run `target`, chained afresh, then append `then`: one transaction,
-        streamed in chunks, so a branch of a long run neither holds its history in memory nor
-        exists half-written."""
+        """Start run `child` as a branch of `parent_id` at `at_seq`: a pointer (store/lineage.py)
+        and the events `then`, chained from the parent's row at `at_seq`, in one transaction. The
+        parent's rows are not copied, so this costs the same whatever the parent's length."""
+        if not then:
+            raise StoreError(f"branch {child}: a branch starts with at least one event of its own")
+        check_run_id(child)
         encoded = [(e.type_name(), e.schema_version, canonical_json(vars(e))) for e in then]
-        prev, last_seq, appended = GENESIS_HASH, 0, []
         # Checked before the write transaction opens: the check records what it verified, a write
         # that would wait on this transaction's lock.
-        self.check_chain(source)
+        self.check_chain(parent_id)
         try:
             with self.engine.begin() as conn:
-                if conn.exec_driver_sql(self._last_sql, (target,)).first() is not None:
-                    raise ConcurrencyError(f"run {target} already exists in {self.url}")
-                rows: list[StoredEvent] = []
-                for row in self._stream(source, 1, None, to_seq, chunk):
-                    digest = chain_hash(prev, target, row.seq, row.type, row.schema_version,
-                                        row.recorded_at, row.payload)  # fmt: skip
-                    rows.append(StoredEvent(target, row.seq, row.type, row.schema_version,
-                                            row.recorded_at, prev, digest, row.payload))  # fmt: skip
-                    prev, last_seq = digest, row.seq
-                    if len(rows) == chunk:
-                        self._insert(conn, rows)
-                        rows = []
-                at = _now()
-                for offset, (type_name, version, payload) in enumerate(encoded, start=1):
-                    seq = last_seq + offset
-                    digest = chain_hash(prev, target, seq, type_name, version, at, payload)
-                    appended.append(
-                        StoredEvent(target, seq, type_name, version, at, prev, digest, payload)
-                    )
-                    prev = digest
-                self._insert(conn, rows + appended)
-                # The copy keeps the source's batch boundaries; `then` is one batch of its own.
-                ends = [last for _, last in batches.spans_of(conn, source, to_seq)]
-                batches.record(conn, target, _spans(1, last_seq + len(appended), {*ends, last_seq}))
+                if self._last(conn, child)[0]:
+                    raise ConcurrencyError(f"run {child} already exists in {self.url}")
+                junction = self._hash_at(conn, parent_id, at_seq)
+                if junction is None or not 1 <= at_seq <= self._last(conn, parent_id)[0]:
+                    raise StoreError(f"run {parent_id} has no seq {at_seq} to branch from")
+                rows = _chained(child, at_seq, junction, encoded)
+                self._insert(conn, rows)
+                lineage.record(conn, child, lineage.Parent(parent_id, at_seq))
+                batches.record(conn, child, [(rows[0].seq, rows[-1].seq)])
+                self._prefix.advance(conn, child, rows[-1].seq, rows[-1].hash)
+                if self.key is not None:
+                    self.key.sign(child, rows[-1].seq, rows[-1].hash, pending=True)
         except SAIntegrityError as e:
-            raise ConcurrencyError(f"run {target} was written while it was being copied") from e
+            raise ConcurrencyError(f"run {child} was written while it was being created") from e
         except DBAPIError as e:
-            raise StoreError(f"copying run {source} into {target} failed: {e.orig}") from e
-        return appended
+            raise StoreError(f"branching {parent_id} into {child} failed: {e.orig}") from e
+        if self.key is not None:
+            self.key.sign(child, rows[-1].seq, rows[-1].hash)
+        return rows
 
     def _insert(self, conn: sa.Connection, rows: list[StoredEvent]) -> None:
         # A plain executemany: the ORM's per-row parameter building costs more than SQLite's insert.
@@ -278,15 +273,16 @@ class EventLog:
         not; `store.exports.import_file` requires one). With a key, the head is required, must be
         signed by it, and becomes the imported run's keyed head.
         `batch_ends`: the seqs the export marked as ends of batches; without them the run's
-        boundaries are unknown and cuts into it are refused (store/batches.py)."""
+        boundaries are unknown and cuts into it are refused (store/batches.py).
+        A branch's export starts with its ancestors' rows (their run ids, their chain): checked as
+        exported, then the whole history is chained afresh under the branch's id, a standalone
+        run (with a key, its new head is signed)."""
         # Store the canonical text, whatever spacing the export used: the hash covers that form.
         rows = [_canonical_row(r) for r in rows]
         if not rows:
             return 0
-        run_ids = {r.run_id for r in rows}
-        if len(run_ids) != 1:
-            raise StoreError(f"an import holds one run; this one holds {sorted(run_ids)}")
-        run_id = check_run_id(rows[0].run_id)
+        run_id = check_run_id(rows[-1].run_id)
+        lineage.check_one_history(rows)
         report = verify_rows(run_id, rows)
         if not report.ok:
             raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
@@ -294,7 +290,11 @@ class EventLog:
             check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, self.key)
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
-        if self.key is not None and head is not None:
+        if rows[0].run_id != run_id:
+            rows = lineage.rechained(run_id, rows)
+            if self.key is not None:
+                self.key.sign(run_id, rows[-1].seq, rows[-1].hash)
+        elif self.key is not None and head is not None:
             self.key.adopt(head)  # before the rows: a head it refuses leaves nothing imported
         try:
             with self.engine.begin() as conn:
@@ -349,6 +349,8 @@ class EventLog:
                     ):
                         problem = "prev_hash does not match the previous event"
                     if problem is not None:
+                        if row.run_id != run_id:
+                            problem += f" (in run {row.run_id}'s rows, shared by this branch)"
                         raise ChainBroken(run_id, min(row.seq, expected), problem)
                     yield row
                     expected, prev = row.seq + 1, row
@@ -363,7 +365,16 @@ class EventLog:
     def _stream(
         self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
     ) -> Iterator[StoredEvent]:
-        """The rows as stored, unchecked."""
+        """The run's history as stored, unchecked: a branch's ancestors' rows (store/lineage.py),
+        then its own."""
+        for span in self.segments(run_id):
+            part = span.clip(from_seq, to_seq)
+            if part is not None:
+                yield from self._stream_own(span.run_id, part[0], types, part[1], batch)
+
+    def _stream_own(
+        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
+    ) -> Iterator[StoredEvent]:
         mark = self.backend.mark
         sql = f"{self._select_sql} AND seq >= {mark}"
         params: list = [run_id, from_seq]
@@ -380,7 +391,14 @@ class EventLog:
 
     def check_chain(self, run_id: str) -> None:
         """Walk the rows past the verified prefix, check the prefix's end still holds and the
-        keyed head (with a key); then record the new prefix. `ChainBroken` on a break."""
+        keyed head (with a key); then record the new prefix. `ChainBroken` on a break.
+        A branch's history starts with its ancestors' rows: their chains are checked first."""
+        for span in self.segments(run_id):  # the run's own segment is the last
+            self._check_own_chain(span.run_id)
+
+    def _check_own_chain(self, run_id: str) -> None:
+        with self.engine.connect() as conn:
+            parent = lineage.parent_of(conn, run_id)
 
         def walk() -> tuple[int, str] | None:
             with self.engine.connect() as conn:
@@ -389,7 +407,10 @@ class EventLog:
                 check_end(
                     run_id, last_seq, record, lambda s: self._hash_at(conn, run_id, s), self.key
                 )
-                start = record or (0, GENESIS_HASH)
+                start = (0, GENESIS_HASH)
+                if parent is not None:
+                    start = (parent.seq, self._junction(conn, run_id, parent))
+                start = record or start
                 if last_seq <= start[0]:
                     return None
                 sql = f"{self._select_sql} AND seq > {self.backend.mark} ORDER BY seq"
@@ -405,19 +426,50 @@ class EventLog:
         except DBAPIError as e:  # a read-only store is still readable: the next read walks again
             _log.warning("could not record the verified prefix of %s: %s", run_id, e.orig)
 
+    def _junction(self, conn: sa.Connection, run_id: str, parent: lineage.Parent) -> str:
+        """The hash of the parent's row a branch starts from, once the branch's first row is
+        checked to chain from it (a rewritten or deleted parent prefix fails here)."""
+        junction = self._hash_at(conn, parent.run_id, parent.seq)
+        first = conn.exec_driver_sql(self._link_sql, (run_id, parent.seq + 1)).first()
+        if junction is None or first is None or first[0] != junction:
+            missing = "is missing" if junction is None else "no longer has the hash it chains from"
+            raise ChainBroken(
+                run_id,
+                parent.seq + 1,
+                f"branched from run {parent.run_id} at seq {parent.seq}, whose row {missing} "
+                "(the parent's history was changed)",
+            )
+        return junction
+
     def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
-        row = conn.exec_driver_sql(self._hash_sql, (run_id, seq)).first()
+        owner = lineage.owner_of(lineage.segments(conn, run_id), seq)
+        row = conn.exec_driver_sql(self._hash_sql, (owner, seq)).first()
         return row[0] if row else None
 
     def cut_at(self, run_id: str, seq: int) -> batches.Cut:
-        """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py."""
+        """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py.
+        In a branch's shared prefix, the parent's boundaries (and the branch point) count."""
         with self.engine.connect() as conn:
-            return batches.cut_at(conn, run_id, seq)
+            spans = lineage.segments(conn, run_id)
+            if any(span.last == seq for span in spans):
+                return batches.Cut(seq, seq)  # a branch point: the branch's own rows follow it
+            return batches.cut_at(conn, lineage.owner_of(spans, seq), seq)
 
     def batch_ends(self, run_id: str, to_seq: int | None = None) -> list[int]:
-        """The recorded last seqs of a run's batches (up to `to_seq`), in order."""
+        """The recorded last seqs of a run's batches (up to `to_seq`), in order; a branch's
+        include its ancestors' up to where it was cut, and the cut."""
         with self.engine.connect() as conn:
-            return [last for _, last in batches.spans_of(conn, run_id, to_seq)]
+            return lineage.batch_ends(conn, run_id, to_seq)
+
+    def parent(self, run_id: str) -> lineage.Parent | None:
+        """The run and seq a branch points at (None for a run with no pointer)."""
+        with self.engine.connect() as conn:
+            return lineage.parent_of(conn, run_id)
+
+    def segments(self, run_id: str) -> list[lineage.Segment]:
+        """The stored runs whose rows make up `run_id`'s history, oldest first."""
+        with self.engine.connect() as conn:
+            return lineage.segments(conn, run_id)
 
     def require(self, run_id: str) -> int:
         """The run's last seq; `UnknownRunError` when the store has no such run."""
@@ -431,9 +483,13 @@ class EventLog:
         """One run's summary, read from its own rows only; `UnknownRunError` when absent."""
         last = self.require(run_id)
         with self.engine.connect() as conn:
-            n = conn.execute(
-                sa.select(sa.func.count()).where(_TABLE.c.run_id == run_id)
-            ).scalar_one()
+            # A branch's first own seq follows its shared prefix: count that too.
+            own, first = conn.execute(
+                sa.select(sa.func.count(), sa.func.min(_TABLE.c.seq)).where(
+                    _TABLE.c.run_id == run_id
+                )
+            ).one()
+            n = own + first - 1
             type_name, at = conn.execute(
                 sa.select(_TABLE.c.type, _TABLE.c.recorded_at).where(
                     (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == last)
@@ -446,7 +502,8 @@ class EventLog:
             sa.select(
                 _TABLE.c.run_id,
                 sa.func.max(_TABLE.c.seq).label("last_seq"),
-                sa.func.count().label("n"),
+                # a branch's own rows follow its shared prefix: count that too
+                (sa.func.count() + sa.func.min(_TABLE.c.seq) - 1).label("n"),
             )
             .group_by(_TABLE.c.run_id)
             .subquery()
@@ -469,6 +526,11 @@ class EventLog:
         last = self.require(run_id)
         report = verify_rows(run_id, self._stream(run_id, 1, None, None, 5000))
         if not report.ok:
+            with self.engine.connect() as conn:
+                owner = lineage.owner_of(lineage.segments(conn, run_id), report.first_bad_seq)
+            if owner != run_id:
+                shared = f" (in run {owner}'s rows, which this branch's history shares)"
+                report = replace(report, reason=report.reason + shared)
             return report
         try:
             with self.engine.connect() as conn:

@@ -8,6 +8,8 @@ not used when:
 - it was written by another version of the fold (`FOLD_VERSION`, or RunState's fields changed).
 Snapshots are written by the driver as it appends (`SNAPSHOT_EVERY` events apart) and by any
 fold that had to read more than that many events, so old logs gain them on first read.
+A branch's fold also uses its ancestors' snapshots within the prefix it shares with them
+(store/lineage.py), and a fold that ends in that prefix keeps its snapshot with the ancestor.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import sqlalchemy as sa
@@ -32,6 +34,9 @@ from store.projections import (
     RunState,
     project,
 )
+
+if TYPE_CHECKING:
+    from store.rewinds import Rewinds
 
 SNAPSHOT_EVERY = 2000
 # Bump when a fold handler changes what it derives from the same events: older snapshots are
@@ -109,6 +114,18 @@ class Snapshots:
         from store.rewinds import Rewinds
 
         rewinds = Rewinds.of(self.log.read(run_id, types=["RunRewound"], to_seq=to_seq))
+        # A branch's shared prefix is its ancestors' rows: their snapshots there are its own.
+        for span in reversed(self.log.segments(run_id)):
+            part = span.clip(1, to_seq)
+            if part is None:
+                continue
+            state = self._newest_of(span.run_id, part[1], rewinds)
+            if state is not None:
+                state.run_id = run_id
+                return state
+        return None
+
+    def _newest_of(self, run_id: str, to_seq: int | None, rewinds: Rewinds) -> RunState | None:
         query = (
             sa.select(_TABLE.c.seq)
             .select_from(
@@ -146,19 +163,21 @@ def fold_run(log: EventLog, run_id: str, to_seq: int | None = None) -> RunState:
 def _fold(log: EventLog, snapshots: Snapshots, run_id: str, to_seq: int | None) -> RunState:
     start = snapshots.newest_usable(run_id, to_seq)
     from_seq = start.last_seq + 1 if start is not None else 1
-    last_hash = ""
+    last_hash, last_owner = "", run_id
 
     def tail():
-        nonlocal last_hash
+        nonlocal last_hash, last_owner
         for row in log.read(run_id, from_seq=from_seq, to_seq=to_seq):
-            last_hash = row.hash
+            last_hash, last_owner = row.hash, row.run_id
             yield row
 
     state = project(tail(), start, state_at=lambda seq: _fold(log, snapshots, run_id, seq))
     if state.last_seq - (start.last_seq if start else 0) >= SNAPSHOT_EVERY and last_hash:
-        # A read-only store still folds: the snapshot is only a cache.
+        # Kept with the run that stores the last row (an ancestor, for a fold that ends in a
+        # branch's shared prefix). A read-only store still folds: the snapshot is only a cache.
         with contextlib.suppress(StoreError):
-            snapshots.save(state, last_hash)
+            snapshots.save(dataclasses.replace(state, run_id=last_owner), last_hash)
+    state.run_id = run_id  # the run asked for, also where the rows folded were an ancestor's
     return state
 
 

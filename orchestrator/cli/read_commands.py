@@ -245,9 +245,12 @@ def verify(
     run_id: Annotated[str, typer.Argument(help="The run to check.")], store: StoreOption = None
 ) -> None:
     """Walk a run's hash chain; name the first bad seq."""
-    report = open_store(store).verify(run_id)
+    log = open_store(store)
+    report = log.verify(run_id)
     if report.ok:
-        out.print(plain(f"run {run_id}: hash chain intact ({report.n_events} events)"))
+        parent = log.parent(run_id)
+        shared = f"; seqs 1..{parent.seq} shared with run {parent.run_id}" if parent else ""
+        out.print(plain(f"run {run_id}: hash chain intact ({report.n_events} events{shared})"))
         return
     err.print(
         plain(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")

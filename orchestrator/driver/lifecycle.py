@@ -45,7 +45,6 @@ from store.events import (
 from store.log import EventLog
 from store.projections import RunState, project
 from store.snapshots import fold_run
-from store.verification import ChainBroken
 
 log_ = get_logger("rlvr.lifecycle")
 
@@ -226,16 +225,12 @@ def branch(
     overrides: Sequence[str],
     say: Callable[[str], None] = log_.warning,
 ) -> tuple[str, int]:
-    """Copy the parent's history up to `at_seq` (rounded down to a batch's end) into a new run,
-    parent untouched, and record the overrides. The child's id and the seq it was cut at. The
-    copy streams in one transaction: the child exists whole or not at all."""
+    """A new run whose history is the parent's up to `at_seq` (rounded down to a batch's end), by
+    reference (store/lineage.py: nothing is copied, the parent is untouched), and the overrides.
+    The child's id and the seq it was cut at. Its first events are written in one transaction."""
     last = log.require(parent_id)
     if not 1 <= at_seq <= last:
         raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
-    # The whole parent, not only the copied part: a branch must not launder a tampered log.
-    check = log.verify(parent_id)
-    if not check.ok:
-        raise ChainBroken(parent_id, check.first_bad_seq, check.reason)
     at_seq = cut_point(log, parent_id, at_seq, say)
     state = fold_run(log, parent_id, at_seq)
     if state.state not in (*STAGES, "paused", "created"):
@@ -260,9 +255,9 @@ def branch(
                 changes=changes, reason=f"branch overrides: {' '.join(overrides)}"
             )
         )
-    # The parent's rows are copied as stored (old versions upcast on read, as in the parent),
-    # with its batch boundaries, so the child can be cut there too.
-    log.copy_run(parent_id, child, at_seq, then=marks)
+    # The child reads the parent's rows where they are (and their batch boundaries, so it can be
+    # cut there too); every read of the child checks them, so a tampered parent is not laundered.
+    log.branch(parent_id, child, at_seq, then=marks)
     return child, at_seq
 
 

@@ -10,7 +10,8 @@ Run: python tests/benchmarks/bench_long_run.py [--steps 10000] [--keep DIR]
      (PostgreSQL too when RLVR_TEST_POSTGRES_URL is set.)
 On a shared machine wall time is inflated by the load: each child's CPU time is printed beside
 it. Targets: fold, status RUN, why --gate, report, resume (up to the checkpoint read), branch and one
-supervisor pass over 10 runs (9 finished, 1 orphaned) each <= 2 s and <= 300 MB RSS; verify,
+supervisor pass over 10 runs (9 finished, 1 orphaned) each <= 2 s and <= 300 MB RSS (branch also
+prints the MB of log it wrote: a pointer and its first rows, not a copy of the parent); verify,
 events export and replay stream >= 50 MB/s of log with <= 300 MB; log <= 100 MB.
 """
 
@@ -191,7 +192,7 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
             from orchestrator.driver.lifecycle import branch
 
             log = EventLog(url)
-            branch(log, run_id, log.last_seq(run_id), [])
+            child, _ = branch(log, run_id, log.last_seq(run_id), [])
         elif what == "supervisor_pass":
             from orchestrator.driver.supervisor import SupervisorConfig, scan
 
@@ -199,7 +200,10 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
             assert [a.action for a in actions] == ["restart"], actions
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    sys.__stdout__.write(json.dumps({"wall_s": wall, "rss_mb": rss, "cpu_s": cpu}) + "\n")
+    figures = {"wall_s": wall, "rss_mb": rss, "cpu_s": cpu}
+    if what == "branch":  # how much log the branch added (it used to copy the parent's)
+        figures["log_written_mb"] = _log_mb(log, child)
+    sys.__stdout__.write(json.dumps(figures) + "\n")
 
 
 def _a_gate(url: str, run_id: str) -> str:
@@ -287,6 +291,8 @@ def bench(url: str, root: Path, steps: int, label: str) -> dict:
         results["supervisor_pass"] = _child("supervisor_pass", facts["supervised"], "-", str(root))
     for what, figures in results.items():
         rate = f"  {figures['mb_per_s']:.0f} MB/s" if "mb_per_s" in figures else ""
+        if "log_written_mb" in figures:
+            rate = f"  {figures['log_written_mb']:.4f} MB of log written (parent: {log_mb:.1f} MB)"
         print(
             f"[{label}] {what:16s} {figures['wall_s']:7.2f} s ({figures['cpu_s']:5.2f} s CPU)  "
             f"{figures['rss_mb']:6.0f} MB RSS{rate}",

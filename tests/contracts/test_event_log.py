@@ -207,21 +207,3 @@ def test_import_refuses_a_tampered_export(event_log: EventLog, run_id: str, tmp_
 def test_unknown_run_is_named(event_log: EventLog) -> None:
     with pytest.raises(UnknownRunError, match="no run 'nope'"):
         event_log.require("nope")
-
-
-def test_a_copied_run_holds_the_prefix_as_stored_then_its_own_events_on_a_fresh_chain(
-    event_log: EventLog, run_id: str
-) -> None:
-    event_log.append(run_id, _opening(), expected_seq=0)
-    event_log.append(run_id, [MetricsRecorded(step=1, metrics={"kl": 0.01})], expected_seq=2)
-    child = f"{run_id}-copy"
-    event_log.copy_run(run_id, child, 2, then=[RunPaused(reason="branched")], chunk=1)
-    parent, copied = list(event_log.read(run_id)), list(event_log.read(child))
-    assert [(r.type, r.payload, r.recorded_at) for r in copied[:2]] == [
-        (r.type, r.payload, r.recorded_at) for r in parent[:2]
-    ]
-    assert [r.type for r in copied] == ["RunStarted", "StateChanged", "RunPaused"]
-    assert event_log.verify(child).ok and event_log.verify(run_id).ok
-    with pytest.raises(ConcurrencyError, match="already exists"):
-        event_log.copy_run(run_id, child, 3, then=[])
-    assert event_log.last_seq(child) == 3

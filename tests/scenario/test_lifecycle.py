@@ -87,12 +87,19 @@ def test_rewind_in_place_keeps_the_abandoned_span_but_folds_past_it(tmp_path: Pa
     assert load_state(log, run_id).step == 30
 
 
-def test_a_branch_copies_history_up_to_seq_and_leaves_the_parent_untouched(tmp_path: Path) -> None:
+def test_a_branch_shares_history_up_to_seq_by_reference_and_leaves_the_parent_untouched(
+    tmp_path: Path,
+) -> None:
     log, run_id, config = _started(tmp_path)
     drive(log, run_id, config, FakeStages().registry())
     parent_before = [e.hash for e in log.read(run_id)]
     at = next(e.seq for e in log.read(run_id, types=["MetricsRecorded"]) if e.event.step == 14)
     child, _ = branch(log, run_id, at, ["seed=9"])
+    # Nothing of the parent's was copied: the child's own rows start after the branch point.
+    assert [r.run_id for r in log.read(child)][at - 1 : at + 1] == [run_id, child]
+    with log.engine.connect() as conn:
+        own = conn.exec_driver_sql("SELECT min(seq) FROM events WHERE run_id = ?", (child,))
+        assert own.scalar_one() == at + 1
     state = resume(log, child, FakeStages().registry())
     assert state.state == "completed" and state.parent == (run_id, at)
     parent_events = [e.event for e in log.read(run_id, to_seq=at)]
