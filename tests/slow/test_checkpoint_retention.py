@@ -4,10 +4,13 @@
    at its first checkpoint with the reason;
 2. `rlvr resume RUN checkpoints.max_bytes=...` continues (the override is an event); a learning-rate
    fault makes KL run high so the KL policy rolls back to a checkpoint older than the last two,
-   which retention kept; the driver is stopped (SIGTERM) once a few checkpoints are saved;
+   which retention kept for its weights but not its optimizer state (`keep_optimizer_last`, 2 by
+   default): the rollback restores it with a fresh AdamW state and says so; the driver is stopped
+   (SIGTERM) once a few checkpoints are saved;
 3. the newest checkpoint's weights blob is corrupted, and `rlvr resume RUN` falls back to the newest
    intact checkpoint, says so in an event, and completes;
-4. the blob store ends with the retained checkpoints only, and no temp files.
+4. the blob store ends with the retained checkpoints only (the optimizer state of the newest two
+   only), and no temp files.
 """
 
 from __future__ import annotations
@@ -130,6 +133,13 @@ def test_a_kl_rollback_reaches_a_checkpoint_older_than_the_last_two(retained_run
     }  # fmt: skip
     assert pruned_before, "nothing was pruned before the rollback"
     assert back.event.checkpoint not in pruned_before
+    # Retained for its weights only: restored with a fresh AdamW state, said in the event.
+    dropped_before = {
+        p["checkpoint"] for r in rows if r.type == "CheckpointsPruned" and r.seq < back.seq
+        for p in r.event.optimizer_dropped
+    }  # fmt: skip
+    assert back.event.checkpoint in dropped_before
+    assert back.event.fresh_optimizer and "fresh AdamW state" in back.event.reason
 
 
 def test_a_corrupt_checkpoint_falls_back_to_the_newest_intact_one(retained_run) -> None:
@@ -153,8 +163,17 @@ def test_only_the_retained_checkpoints_are_left_on_disk(retained_run) -> None:
     kept = {c.digest for c in final.checkpoints}
     assert kept and len(kept) < len(saved)
     assert {d for d in saved if blobs.exists(d)} == kept
-    for digest in kept - {retained_run["corrupted"].digest}:
-        blobs.check_tree(digest)
+    with_optimizer = {c.digest for c in final.checkpoints if c.optimizer}
+    assert with_optimizer == {c.digest for c in final.checkpoints[-2:]}
+    for ref in final.checkpoints:
+        if ref.digest == retained_run["corrupted"].digest:
+            continue
+        files = blobs.manifest(ref.digest)
+        for name, digest in files.items():
+            if name == "optimizer.safetensors" and ref.digest not in with_optimizer:
+                assert not blobs.exists(digest), f"step {ref.step}'s optimizer state stayed"
+            else:
+                blobs.path(digest)  # present and intact
     assert list(blobs.root.glob(".tmp-*")) == []
     assert EventLog(store).verify(run_id).ok
 
