@@ -14,8 +14,8 @@ the GC still counts it referenced). Of the checkpoints that stay, only the newes
 fine-tune's checkpoint); older ones keep their weights. A rollback to one of those restores its
 weights with a fresh AdamW state (`RolledBack.fresh_optimizer`), and a resume (or branch) falls
 back to the newest checkpoint that still has its optimizer state, or the base model, since only
-that replays the logged steps exactly. A rollback target not yet applied by a checkpoint saved
-after it keeps its optimizer state (a resume's catch-up re-applies that rollback).
+that replays the logged steps exactly. A checkpoint a logged rollback restored stays, with its
+optimizer state if it had it then: a resume or branch cut after that rollback re-applies it.
 All of it goes in one `CheckpointsPruned` event, then the driver deletes the blobs no run of the
 store references any more (orchestrator/driver/checkpoints.py: a branch shares its parent's
 checkpoints, and the disk budget `max_bytes`).
@@ -112,6 +112,10 @@ def retained(state: RunState, config: RunConfig, keep_last: int) -> dict[str, li
         keep(max(intact, key=lambda c: (rates[c.digest], c.seq)), "best held-out verify rate")
     for reason, ref in _rollback_targets(state, config):
         keep(ref, reason)
+    for digest in state.rolled_back_to:
+        # A resume or branch cut between that rollback and the next checkpoint replays it.
+        ref = next((c for c in checkpoints if c.digest == digest), None)
+        keep(ref, "restored by a logged rollback (a cut after it replays it)")
     return why
 
 
@@ -161,19 +165,16 @@ def plan(state: RunState, config: RunConfig) -> CheckpointsPruned | None:
 
 def _optimizer_dropped(state: RunState, config: RunConfig, going: set[str]) -> list[CheckpointRef]:
     """Retained checkpoints older than the newest `keep_optimizer_last` that still have their
-    optimizer state, but for the target of a rollback logged after the latest checkpoint."""
+    optimizer state, but for those a logged rollback restored with it (a resume's catch-up
+    that re-applies the rollback needs the same state)."""
     keep_optimizer = config.checkpoints.keep_optimizer_last
     if keep_optimizer is None:
         return []
     staying = [c for c in state.checkpoints if c.digest not in going]
-    latest = state.latest_checkpoint
-    pending = set()
-    if state.lineage and latest is not None and state.last_rollback_seq > latest.seq:
-        pending.add(state.lineage[-1].digest)  # a rollback cuts the lineage at its target
     newest = {c.digest for c in staying[-keep_optimizer:]}
     return [
         c for c in staying
-        if c.optimizer and c.digest not in newest and c.digest not in pending
+        if c.optimizer and c.digest not in newest and c.digest not in state.rolled_back_to
     ]  # fmt: skip
 
 

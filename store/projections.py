@@ -93,6 +93,8 @@ class RunState:
     # checkpoints saved in spans a rewind (`resume --from`) abandoned and not pruned since: no
     # rollback or resume can reach them any more, so retention lets them go
     abandoned_checkpoints: tuple[CheckpointRef, ...] = ()
+    # checkpoints a RolledBack restored: a resume or branch cut after that rollback replays it
+    rolled_back_to: tuple[str, ...] = ()
     baseline_checkpoint: str | None = None
     evals: tuple[EvalRef, ...] = ()
     metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
@@ -346,6 +348,8 @@ def _rolled_back(s: RunState, e: StoredEvent) -> None:
     s.last_rollback_seq = e.seq
     # The live trajectory now continues from the restored checkpoint: later ones are abandoned.
     digest = _payload(e)["checkpoint"]
+    if digest not in s.rolled_back_to:
+        s.rolled_back_to = (*s.rolled_back_to, digest)
     kept = [i for i, ref in enumerate(s.lineage) if ref.digest == digest]
     s.lineage = s.lineage[: kept[-1] + 1] if kept else ()
 

@@ -75,6 +75,7 @@ def state_from_json(text: str) -> RunState:
     data["gates"] = {k: GateRecord(**v) for k, v in data["gates"].items()}
     data["parent"] = tuple(data["parent"]) if data["parent"] is not None else None
     data["config_overrides"] = tuple(data["config_overrides"])
+    data["rolled_back_to"] = tuple(data["rolled_back_to"])
     data["early_metrics"] = {k: tuple(v) for k, v in data["early_metrics"].items()}
     return RunState(**data)
 

@@ -165,7 +165,7 @@ def test_a_rollback_to_a_checkpoint_without_optimizer_state_says_fresh_adamw(run
     assert not recent.fresh_optimizer and recent.reason == "KL over its limit"
 
 
-def test_the_target_of_a_rollback_after_the_latest_checkpoint_keeps_its_optimizer_state(
+def test_a_checkpoint_a_logged_rollback_restored_keeps_its_weights_and_optimizer_state(
     run,
 ) -> None:
     from store.events import RolledBack
@@ -173,15 +173,18 @@ def test_the_target_of_a_rollback_after_the_latest_checkpoint_keeps_its_optimize
     for step in range(1, 5):
         run.metrics(step)
         run.checkpoint(step)
-    # A resume from step 4's checkpoint re-applies this rollback: it needs step 1's state.
+    # A resume or branch cut after this rollback replays it: it needs step 1's state as it was.
     run.append(RolledBack(from_step=4, to_step=1, checkpoint=ckpt(1), reason="test"))
-    pruned = plan(run.state, config(None, keep_optimizer_last=1))
-    assert [d["step"] for d in pruned.optimizer_dropped] == [2, 3]
-    run.metrics(5)
-    run.checkpoint(5)  # saved after the rollback: a resume starts here
-    assert ckpt(1) in {
-        d["checkpoint"] for d in plan(run.state, config(None, PROMPT, 1)).optimizer_dropped
-    }
+    for step in range(5, 8):
+        run.metrics(step)
+        run.checkpoint(step)
+    pruned = plan(run.state, config(1, PROMPT, keep_optimizer_last=1))
+    assert ckpt(1) not in {p["checkpoint"] for p in pruned.pruned}
+    assert ckpt(1) not in {d["checkpoint"] for d in pruned.optimizer_dropped}
+    assert (
+        "restored by a logged rollback"
+        in next(k for k in pruned.kept if k["checkpoint"] == ckpt(1))["why"][0]
+    )
 
 
 def test_checkpoints_a_rewind_abandoned_are_pruned_with_why(run) -> None:
