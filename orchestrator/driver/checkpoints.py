@@ -90,6 +90,7 @@ def references(log: EventLog, *, rollouts: bool = False) -> References:
     (`events` and `why` still show those rows)."""
     refs = References()
     types = [*_TREE_ROWS, "RolloutsSampled", "VerdictsRecorded"] if rollouts else _TREE_ROWS
+    refs.live |= _needed_by_branches(log)
     for run in log.runs():
         rewinds = Rewinds.of(log.read(run.run_id, types=["RunRewound"]))
         status: dict[str, str] = {}  # tree -> "live" | "weights" | "pruned", in log order
@@ -117,6 +118,30 @@ def references(log: EventLog, *, rollouts: bool = False) -> References:
     refs.weights_only -= refs.live
     refs.pruned -= refs.live | refs.weights_only
     return refs
+
+
+def _needed_by_branches(log: EventLog) -> set[str]:
+    """Every checkpoint a branch's history names: those its parent saved up to the seq it was
+    cut at (and the grandparent's, up to the parent's cut), whether or not the parent pruned or
+    abandoned them since. A branch that copied those rows names them itself; one that points at
+    its parent's prefix needs this."""
+    cuts: dict[str, tuple[str, int]] = {}
+    for run in log.runs():
+        for row in log.read(run.run_id, types=["RunBranched"]):
+            cuts[run.run_id] = (row.event.parent_run_id, row.event.parent_seq)
+    needed: set[str] = set()
+    for child in cuts:
+        seen = {child}
+        parent, seq = cuts[child]
+        while parent not in seen:
+            seen.add(parent)
+            # A parent that cannot be read raises: the GC is skipped, nothing is deleted.
+            for row in log.read(parent, types=["CheckpointSaved"], to_seq=seq):
+                needed.add(row.event.checkpoint)
+            if parent not in cuts:
+                break
+            parent, seq = cuts[parent][0], min(seq, cuts[parent][1])
+    return needed
 
 
 def _optimizer_blobs(blobs: BlobStore, trees: Iterable[str]) -> set[str]:

@@ -120,6 +120,34 @@ def test_checkpoints_a_rewind_abandoned_are_pruned_unless_another_run_references
     blobs.check_tree(saved(log, run_id)[3])  # the new step 3
 
 
+def test_a_branch_that_points_at_its_parents_prefix_keeps_the_checkpoints_it_names(
+    tmp_path: Path,
+) -> None:
+    from store.events import RunBranched
+
+    log, blobs = EventLog(tmp_path / "events.db"), BlobStore(tmp_path / "blobs")
+    config = RunConfig(log_path=str(tmp_path), checkpoints={"keep_last": 1})
+    parent = _at_rl(log, config)
+    drive(log, parent, config, blobs, Saving([1], tmp_path))
+    cut = log.last_seq(parent)
+    # A branch by reference: its own rows say where it was cut, none names step 1's checkpoint;
+    # and its own branch, cut inside the parent's prefix too.
+    child = _at_rl(log, RunConfig(log_path=str(tmp_path)),
+                   [RunBranched(parent_run_id=parent, parent_seq=cut)])  # fmt: skip
+    _at_rl(log, RunConfig(log_path=str(tmp_path)),
+           [RunBranched(parent_run_id=child, parent_seq=cut + 100)])  # fmt: skip
+    log.append(parent, [RunRewound(to_seq=cut - 1, reason="resume --from")], log.last_seq(parent))
+    drive(log, parent, config, blobs, Saving([2, 3], tmp_path, salt="b"))
+    pruned = {
+        p["step"] for r in log.read(parent, types=["CheckpointsPruned"]) for p in r.event.pruned
+    }
+    assert pruned == {1, 2}  # step 1 abandoned by the rewind, step 2 past keep_last
+    kept = saved(log, parent)
+    assert not blobs.exists(kept[2])
+    for row in log.read(parent, types=["CheckpointSaved"], to_seq=cut):
+        blobs.check_tree(row.event.checkpoint)  # the branch's
+
+
 def _backdate(blobs: BlobStore, digest: str, seconds: float) -> None:
     then = time.time() - seconds
     os.utime(blobs._path(digest), (then, then))
