@@ -288,6 +288,11 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     s.latest_checkpoint = ref
     s.lineage = (*s.lineage, replace(ref, hyperparameters=s.hyperparameters))
     s.checkpoints = (*s.checkpoints, ref)
+    if any(c.digest == ref.digest for c in s.abandoned_checkpoints):
+        # Saved again after a rewind (a deterministic replay writes the same bytes): live again.
+        s.abandoned_checkpoints = tuple(
+            c for c in s.abandoned_checkpoints if c.digest != ref.digest
+        )
 
 
 def _pruned(s: RunState, e: StoredEvent) -> None:

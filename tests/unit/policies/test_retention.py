@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from policies.retention import CheckpointsConfig, plan, retained, staying_after_next
 from policies.signals import rollback_target
 from store.events import EvalRecorded, GateEvaluated
-from store.projections import project
+from store.projections import RunState, project
 from tests.unit.policies.conftest import STEPWISE, ckpt
 
 
@@ -201,6 +201,13 @@ def test_checkpoints_a_rewind_abandoned_are_pruned_with_why(run) -> None:
     run.state = project(run.stored)  # the fold of a rewind re-folds the prefix
     assert [c.step for c in run.state.checkpoints] == [1, 2]
     assert [c.step for c in run.state.abandoned_checkpoints] == [3, 4]
+    replayed = RunState(**{f: getattr(run.state, f) for f in RunState.__slots__})
+    # A resume that replays step 3 as it was saves the same checkpoint again: it is live again.
+    run.metrics(3)
+    run.checkpoint(3)
+    assert [c.step for c in run.state.abandoned_checkpoints] == [4]
+    assert [p["step"] for p in plan(run.state, config(5, PROMPT)).pruned] == [4]
+    run.state = replayed  # the resume trained other weights instead
     pruned = plan(run.state, config(5, PROMPT))
     assert [(p["step"], "abandoned" in p.get("why", "")) for p in pruned.pruned] == [
         (3, True), (4, True),
