@@ -191,3 +191,50 @@ def test_the_base_model_is_stored_once(retained_run) -> None:
     copy = runs / retained_run["run_id"] / "models" / base[:16]
     for rel, digest in blobs.manifest(base).items():
         assert (copy / rel).samefile(blobs._path(digest)), rel
+
+
+@pytest.fixture(scope="module")
+def cut_and_resumed(retained_run) -> dict:
+    """5. (after the tests above) `rlvr resume RUN --from SEQ` at the pruning that followed the
+    run's third checkpoint: later prunings (now abandoned) deleted the optimizer state or the
+    whole of every checkpoint before the cut, so the resume restores none of them; the
+    checkpoints saved after the cut are abandoned, and those the replay does not save again are
+    pruned."""
+    store, run_id = retained_run["store"], retained_run["run_id"]
+    saved = events(store, run_id, "CheckpointSaved")
+    third = saved[2]
+    cut = next(r.seq for r in events(store, run_id, "CheckpointsPruned") if r.seq > third.seq)
+    last = EventLog(store).last_seq(run_id)
+    result = rlvr("resume", run_id, "--from", str(cut), cwd=retained_run["workdir"], timeout=900)
+    return {"cut": cut, "before": last, "saved": saved, "result": result}
+
+
+def test_a_resume_from_an_old_cut_replays_exactly_and_prunes_what_it_abandoned(
+    retained_run, cut_and_resumed
+) -> None:
+    store, run_id = retained_run["store"], retained_run["run_id"]
+    result = cut_and_resumed["result"]
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    final = state(store, run_id)
+    assert final.state == "completed", result.stderr[-3000:]
+    after = [r for r in events(store, run_id) if r.seq > cut_and_resumed["before"]]
+    assert not [r for r in after if r.type == "CatchUpDiverged"]
+    fell = [r.event for r in after if r.type == "CheckpointFellBack"]
+    assert fell and fell[0].skipped, "a checkpoint before the cut was restored whole"
+    # The checkpoints saved after the cut are pruned at the first checkpoint after it, each with
+    # why (but one the replay has just saved again); a later step the replay saves again is
+    # written anew. Whatever is not retained at the end is gone from disk.
+    old = {r.event.checkpoint for r in cut_and_resumed["saved"] if r.seq > cut_and_resumed["cut"]}
+    abandoned = [
+        p["checkpoint"] for r in after if r.type == "CheckpointsPruned" for p in r.event.pruned
+        if "abandoned by a rewind" in p.get("why", "")
+    ]  # fmt: skip
+    assert abandoned and set(abandoned) <= old
+    print(f"resume --from {cut_and_resumed['cut']}: restored step {fell[0].step}, passed over "
+          f"{[(s['step'], s['error'][:60]) for s in fell[0].skipped]}; {len(abandoned)} of "
+          f"{len(old)} abandoned checkpoints pruned")  # fmt: skip
+    blobs = BlobStore(retained_run["workdir"] / "runs" / "blobs")
+    kept = {c.digest for c in final.checkpoints}
+    for digest in old - kept:
+        assert not blobs.exists(digest)
+    assert EventLog(store).verify(run_id).ok
