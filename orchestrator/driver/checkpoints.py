@@ -5,9 +5,11 @@ the base model, stored once, is not counted) plus the new bytes of the incoming 
 checkpoint that would exceed it is not written: the run pauses with the reason (Driver._pause), and
 `rlvr resume RUN checkpoints.max_bytes=N` continues.
 
-The GC deletes the blobs of pruned checkpoints that no run of the store still references (a branch
-shares its parent's checkpoints; its log names them). Only checkpoint blobs are candidates: other
-blobs (rollout text) are never touched.
+The GC deletes the blobs of pruned checkpoints, and the optimizer state of checkpoints retention
+keeps for their weights only, that no run of the store still references (a branch shares its
+parent's checkpoints: its log names them, or its `RunBranched` points at them). Every
+ORPHAN_GRACE_S it also sweeps orphans: blobs no row of any run names, directly or through a tree
+(`sweep_orphans` says how a blob being written is kept safe).
 """
 
 from __future__ import annotations
