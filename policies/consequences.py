@@ -13,12 +13,23 @@ def consequences(state: RunState, decision: Decision) -> list[Event]:
         return [HyperparametersChanged(changes=dict(decision.parameters), reason=decision.reason)]
     if decision.action == "rollback":
         p = decision.parameters
+        target = str(p["checkpoint"])
+        # Retention dropped its optimizer state (checkpoints.keep_optimizer_last): the weights
+        # come back with a fresh AdamW state, said here so `why` and `replay` show it.
+        fresh = any(c.digest == target and not c.optimizer for c in state.checkpoints)
+        reason = decision.reason
+        if fresh:
+            reason += (
+                "; its optimizer state was pruned (checkpoints.keep_optimizer_last): "
+                "the weights are restored with a fresh AdamW state"
+            )
         return [
             RolledBack(
                 from_step=int(p.get("from_step", state.step)),
                 to_step=int(p["to_step"]),
-                checkpoint=str(p["checkpoint"]),
-                reason=decision.reason,
+                checkpoint=target,
+                reason=reason,
+                fresh_optimizer=fresh,
             )
         ]
     return []

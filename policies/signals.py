@@ -7,6 +7,7 @@ from the config passed in, so one log can be judged under any settings.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from policies.types import Decision
@@ -23,8 +24,10 @@ def hyperparameter(state: RunState, name: str) -> float | None:
 
 
 def since(state: RunState, seq: int) -> tuple[MetricsRef, ...]:
-    """The window's steps recorded after `seq`."""
-    return tuple(m for m in state.metrics_window if m.seq > seq)
+    """The window's steps recorded after `seq` (the window is in seq order: a bisection, since
+    every trigger event of a replay asks this of every policy)."""
+    window = state.metrics_window
+    return window[bisect_right(window, seq, key=lambda m: m.seq) :]
 
 
 def trailing_run(

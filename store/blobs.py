@@ -131,16 +131,30 @@ class BlobStore:
     def _commit(self, tmp: Path, digest: str) -> str:
         final = self._path(digest)
         final.parent.mkdir(parents=True, exist_ok=True)
-        if final.exists():
+        if self._touch(final):
             tmp.unlink()
         else:
             # rename is atomic on POSIX: readers see the whole blob or none of it.
             os.replace(tmp, final)
+            self._touch(final)
         return digest
+
+    @staticmethod
+    def _touch(path: Path) -> bool:
+        """Mark a blob (re)written now; False when it is absent. The orphan sweep spares blobs
+        younger than its grace period, so one a step wrote but has not yet named in the log is
+        never deleted, even when the same bytes lay there unreferenced before."""
+        try:
+            os.utime(path)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            pass  # a blob we may not touch: it exists, its age counts from its first write
+        return True
 
     def put_bytes(self, data: bytes) -> str:
         digest = sha256_bytes(data)
-        if self.exists(digest):
+        if self._touch(self._path(digest)):
             return digest
         return self._write([data])
 
@@ -271,7 +285,40 @@ class BlobStore:
     # --- cleaning ------------------------------------------------------------------------------
 
     def all_blobs(self) -> list[str]:
-        return [p.name for sub in self.root.iterdir() if sub.is_dir() for p in sub.iterdir()]
+        """Every blob's digest (temp files and directories being written are not blobs)."""
+        return [
+            p.name
+            for sub in self.root.iterdir()
+            if len(sub.name) == 2 and sub.is_dir() and not sub.name.startswith(".")
+            for p in sub.iterdir()
+            if len(p.name) == 64 and p.name.startswith(sub.name)
+        ]
+
+    def age_s(self, digest: str) -> float | None:
+        """Seconds since the blob was last (re)written; None when absent."""
+        try:
+            return time.time() - self._path(digest).stat().st_mtime
+        except FileNotFoundError:
+            return None
+
+    def remove_if_unwritten_for(self, digest: str, seconds: float) -> int | None:
+        """Delete a blob unless it was (re)written in the last `seconds`: the bytes freed, or
+        None when it stays (or was absent).
+        It is first renamed away, then its age read: a writer that touched it before the rename
+        shows in that age (it is put back), one after the rename finds it gone and writes it
+        again. So a blob an in-flight step has just written is never lost."""
+        path = self._path(digest)
+        aside = self.root / self._temp_name()  # a crash leaves a temp file the next store removes
+        try:
+            os.replace(path, aside)
+        except FileNotFoundError:
+            return None
+        stat = aside.stat()
+        if time.time() - stat.st_mtime < seconds:
+            os.replace(aside, path)  # same bytes as any copy a writer renamed there meanwhile
+            return None
+        aside.unlink()
+        return stat.st_size
 
     def remove(self, digests: Iterable[str]) -> int:
         """Delete blobs; return the bytes freed. Only a GC that knows them unreferenced calls this."""

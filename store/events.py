@@ -246,14 +246,19 @@ class CheckpointSaved(Event):
 
 
 class CheckpointsPruned(Event):
-    """Checkpoints the retention rule let go (`checkpoints` config): each {step, checkpoint, seq};
-    `kept`: each checkpoint still retained with why ({step, checkpoint, why: [...]}). Their blobs
-    are deleted afterwards once no run of the store references them (a branch may)."""
+    """Checkpoints the retention rule let go (`checkpoints` config): each {step, checkpoint, seq},
+    with `why` when it is not `reason` (a checkpoint a `resume --from` abandoned); `kept`: each
+    checkpoint still retained with why ({step, checkpoint, why: [...]}). `optimizer_dropped`:
+    retained checkpoints ({step, checkpoint, seq}) whose optimizer state goes, weights staying
+    (`checkpoints.keep_optimizer_last`), said in `optimizer_reason`. Their blobs are deleted
+    afterwards once no run of the store references them (a branch may)."""
 
     step: int
     pruned: list[JSON]
     kept: list[JSON] = Field(default_factory=list)
     reason: str = ""
+    optimizer_dropped: list[JSON] = Field(default_factory=list)
+    optimizer_reason: str = ""
 
 
 class CheckpointFellBack(Event):
@@ -329,10 +334,15 @@ class HyperparametersChanged(Event):
 
 
 class RolledBack(Event):
+    """`fresh_optimizer`: the target's optimizer state was pruned (`checkpoints.
+    keep_optimizer_last`), so its weights are restored with a fresh AdamW state (live and on a
+    resume's catch-up alike)."""
+
     from_step: int
     to_step: int
     checkpoint: str
     reason: str = ""
+    fresh_optimizer: bool = False
 
 
 class CatchUpDiverged(Event):

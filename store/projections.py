@@ -24,6 +24,7 @@ class CheckpointRef:
     digest: str
     seq: int
     evals_passed: bool | None = None
+    optimizer: bool = True  # False once retention dropped its optimizer state (weights stay)
     # In `lineage` only: the hyper-parameters in force when it was saved, and each metric's first
     # value on the steps trained from it (measured on these very weights), once logged.
     hyperparameters: dict = field(default_factory=dict)
@@ -89,6 +90,11 @@ class RunState:
     # every checkpoint saved and not pruned (CheckpointsPruned), in seq order: what retention and
     # the disk budget count, and what resume may fall back to
     checkpoints: tuple[CheckpointRef, ...] = ()
+    # checkpoints saved in spans a rewind (`resume --from`) abandoned and not pruned since: no
+    # rollback or resume can reach them any more, so retention lets them go
+    abandoned_checkpoints: tuple[CheckpointRef, ...] = ()
+    # checkpoints a RolledBack restored: a resume or branch cut after that rollback replays it
+    rolled_back_to: tuple[str, ...] = ()
     baseline_checkpoint: str | None = None
     evals: tuple[EvalRef, ...] = ()
     metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
@@ -166,12 +172,14 @@ def project(
     for stored in events:
         if stored.type == "RunRewound":
             to_seq = _payload(stored)["to_seq"]
+            before = state
             if state_at is not None:
                 state = state_at(to_seq)
             else:
                 # Re-fold the prefix (it may hold earlier rewinds, which re-apply themselves).
                 history = [e for e in history if e.seq <= to_seq]
                 state = project(history)
+            state.abandoned_checkpoints = _abandoned(before, state)
             state.last_seq = stored.seq
             state.run_id = stored.run_id
             if state_at is None:
@@ -181,6 +189,17 @@ def project(
             history.append(stored)
         _apply(state, stored)
     return state
+
+
+def _abandoned(before: RunState, after: RunState) -> tuple[CheckpointRef, ...]:
+    """The checkpoints a rewind from `before` back to `after` leaves out of the live run (a
+    digest saved again before the cut stays live)."""
+    live = {c.digest for c in after.checkpoints}
+    out: dict[str, CheckpointRef] = {}
+    for ref in (*after.abandoned_checkpoints, *before.abandoned_checkpoints, *before.checkpoints):
+        if ref.digest not in live:
+            out.setdefault(ref.digest, ref)
+    return tuple(sorted(out.values(), key=lambda c: c.seq))
 
 
 def _run_started(s: RunState, e: StoredEvent) -> None:
@@ -269,13 +288,34 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
     s.latest_checkpoint = ref
     s.lineage = (*s.lineage, replace(ref, hyperparameters=s.hyperparameters))
     s.checkpoints = (*s.checkpoints, ref)
+    if any(c.digest == ref.digest for c in s.abandoned_checkpoints):
+        # Saved again after a rewind (a deterministic replay writes the same bytes): live again.
+        s.abandoned_checkpoints = tuple(
+            c for c in s.abandoned_checkpoints if c.digest != ref.digest
+        )
 
 
 def _pruned(s: RunState, e: StoredEvent) -> None:
     # A pruned checkpoint's blobs may be gone: nothing may roll back or fall back to it.
-    gone = {p["checkpoint"] for p in _payload(e)["pruned"]}
+    p = _payload(e)
+    gone = {c["checkpoint"] for c in p["pruned"]}
     s.lineage = tuple(ref for ref in s.lineage if ref.digest not in gone)
     s.checkpoints = tuple(ref for ref in s.checkpoints if ref.digest not in gone)
+    s.abandoned_checkpoints = tuple(r for r in s.abandoned_checkpoints if r.digest not in gone)
+    # Weights without their optimizer state: a rollback restores them with a fresh AdamW state,
+    # a resume cannot replay the log from them.
+    dropped = {c["checkpoint"] for c in p.get("optimizer_dropped", ())}
+    if dropped:
+
+        def strip(ref: CheckpointRef | None) -> CheckpointRef | None:
+            if ref is None or ref.digest not in dropped:
+                return ref
+            return replace(ref, optimizer=False)
+
+        s.lineage = tuple(map(strip, s.lineage))
+        s.checkpoints = tuple(map(strip, s.checkpoints))
+        s.latest_checkpoint = strip(s.latest_checkpoint)
+        s.last_good_checkpoint = strip(s.last_good_checkpoint)
 
 
 def _overridden(s: RunState, e: StoredEvent) -> None:
@@ -313,6 +353,8 @@ def _rolled_back(s: RunState, e: StoredEvent) -> None:
     s.last_rollback_seq = e.seq
     # The live trajectory now continues from the restored checkpoint: later ones are abandoned.
     digest = _payload(e)["checkpoint"]
+    if digest not in s.rolled_back_to:
+        s.rolled_back_to = (*s.rolled_back_to, digest)
     kept = [i for i, ref in enumerate(s.lineage) if ref.digest == digest]
     s.lineage = s.lineage[: kept[-1] + 1] if kept else ()
 

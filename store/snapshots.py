@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 SNAPSHOT_EVERY = 2000
 # Bump when a fold handler changes what it derives from the same events: older snapshots are
 # then ignored (a changed set of RunState fields is caught without a bump).
-FOLD_VERSION = 1
+FOLD_VERSION = 2  # 2: optimizer state pruned (CheckpointRef.optimizer)
 _FIELDS = tuple(f.name for f in dataclasses.fields(RunState))
 FOLD_KEY = hashlib.sha256(f"{FOLD_VERSION}:{','.join(_FIELDS)}".encode()).hexdigest()[:16]
 
@@ -74,11 +74,13 @@ def state_from_json(text: str) -> RunState:
     data["last_good_checkpoint"] = checkpoint(data["last_good_checkpoint"])
     data["lineage"] = tuple(CheckpointRef(**d) for d in data["lineage"])
     data["checkpoints"] = tuple(CheckpointRef(**d) for d in data["checkpoints"])
+    data["abandoned_checkpoints"] = tuple(CheckpointRef(**d) for d in data["abandoned_checkpoints"])
     data["evals"] = tuple(EvalRef(**d) for d in data["evals"])
     data["metrics_window"] = tuple(MetricsRef(**d) for d in data["metrics_window"])
     data["gates"] = {k: GateRecord(**v) for k, v in data["gates"].items()}
     data["parent"] = tuple(data["parent"]) if data["parent"] is not None else None
     data["config_overrides"] = tuple(data["config_overrides"])
+    data["rolled_back_to"] = tuple(data["rolled_back_to"])
     data["early_metrics"] = {k: tuple(v) for k, v in data["early_metrics"].items()}
     return RunState(**data)
 

@@ -5,23 +5,35 @@ the base model, stored once, is not counted) plus the new bytes of the incoming 
 checkpoint that would exceed it is not written: the run pauses with the reason (Driver._pause), and
 `rlvr resume RUN checkpoints.max_bytes=N` continues.
 
-The GC deletes the blobs of pruned checkpoints that no run of the store still references (a branch
-shares its parent's checkpoints; its log names them). Only checkpoint blobs are candidates: other
-blobs (rollout text) are never touched.
+The GC deletes the blobs of pruned checkpoints, and the optimizer state of checkpoints retention
+keeps for their weights only, that no run of the store still references (a branch shares its
+parent's checkpoints: its log names them, or its `RunBranched` points at them). Every
+ORPHAN_GRACE_S it also sweeps orphans: blobs no row of any run names, directly or through a tree
+(`sweep_orphans` says how a blob being written is kept safe).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
+from orchestrator.logging import get_logger
 from policies.retention import staying_after_next
 from store.blobs import BlobStore, sha256_file
 from store.errors import StoreError
 from store.log import EventLog
 from store.projections import RunState
+from store.rewinds import Rewinds
+
+log_ = get_logger("rlvr.checkpoints")
+OPTIMIZER_FILE = "optimizer.safetensors"  # stages/training/checkpoint.py's name for it
 
 
 def over_budget(state: RunState, config: Any, blobs: BlobStore, folder: Path) -> str | None:
@@ -58,40 +70,189 @@ def _tree_blobs(blobs: BlobStore, digests: Iterable[str]) -> set[str]:
     return held
 
 
-def referenced_trees(log: EventLog) -> tuple[set[str], set[str]]:
-    """(trees some run of the store still references, trees some run pruned). Reads only the
-    rows that name trees; abandoned (rewound) spans count as referenced, to be safe."""
-    live: set[str] = set()
-    pruned: set[str] = set()
+@dataclass
+class References:
+    """What the runs of a store name: trees (checkpoints, base models) kept whole, trees kept
+    without their optimizer state, trees pruned, and every other blob a row names (rollouts)."""
+
+    live: set[str] = field(default_factory=set)
+    weights_only: set[str] = field(default_factory=set)
+    pruned: set[str] = field(default_factory=set)
+    blobs: set[str] = field(default_factory=set)
+
+
+_TREE_ROWS = ["CheckpointSaved", "CheckpointsPruned", "BaselineRecorded", "RunCompleted"]
+
+
+def references(log: EventLog, *, rollouts: bool = False) -> References:
+    """Read only the rows that name blobs. A checkpoint is live for a run when a row the run
+    still counts saved it and no later counted row pruned it: one a rewind (`resume --from`)
+    abandoned is not (retention prunes it), while the base model and a final checkpoint count
+    wherever they appear. `rollouts`: also every rollout blob a row names, abandoned or not
+    (`events` and `why` still show those rows)."""
+    refs = References()
+    types = [*_TREE_ROWS, "RolloutsSampled", "VerdictsRecorded"] if rollouts else _TREE_ROWS
+    refs.live |= _needed_by_branches(log)
     for run in log.runs():
-        saved: set[str] = set()
-        gone: set[str] = set()
-        for row in log.read(
-            run.run_id,
-            types=["CheckpointSaved", "CheckpointsPruned", "BaselineRecorded", "RunCompleted"],
-        ):
+        rewinds = Rewinds.of(log.read(run.run_id, types=["RunRewound"]))
+        status: dict[str, str] = {}  # tree -> "live" | "weights" | "pruned", in log order
+        for row in log.read(run.run_id, types=types):
             payload = row.event
-            if row.type == "CheckpointSaved":
-                saved.add(payload.checkpoint)
-            elif row.type == "CheckpointsPruned":
-                gone |= {p["checkpoint"] for p in payload.pruned}
+            if row.type in ("RolloutsSampled", "VerdictsRecorded"):
+                if payload.blob:
+                    refs.blobs.add(payload.blob)
             elif row.type == "BaselineRecorded" and payload.checkpoint:
-                live.add(payload.checkpoint)
+                refs.live.add(payload.checkpoint)
             elif row.type == "RunCompleted" and payload.final_checkpoint:
-                live.add(payload.final_checkpoint)
-        live |= saved - gone
-        pruned |= gone
-    return live, pruned - live
+                refs.live.add(payload.final_checkpoint)
+            elif rewinds.abandoned_by(row.seq) is not None:
+                continue
+            elif row.type == "CheckpointSaved":
+                status[payload.checkpoint] = "live"
+            elif row.type == "CheckpointsPruned":
+                for p in payload.pruned:
+                    status[p["checkpoint"]] = "pruned"
+                for p in payload.optimizer_dropped:
+                    if status.get(p["checkpoint"]) == "live":
+                        status[p["checkpoint"]] = "weights"
+        for tree, what in status.items():
+            {"live": refs.live, "weights": refs.weights_only, "pruned": refs.pruned}[what].add(tree)
+    refs.weights_only -= refs.live
+    refs.pruned -= refs.live | refs.weights_only
+    return refs
 
 
-def collect_garbage(log: EventLog, blobs: BlobStore) -> tuple[int, int]:
-    """Delete the blobs of pruned checkpoints that no run of the store references (a blob shared
-    with a live checkpoint, e.g. of a branch, stays). Returns (blobs deleted, bytes freed).
-    Only checkpoint blobs are candidates: other blobs (rollout text) are never touched."""
-    live, pruned = referenced_trees(log)
-    keep = _tree_blobs(blobs, live)
-    doomed = _tree_blobs(blobs, pruned) - keep
-    manifests = doomed & pruned
+def _needed_by_branches(log: EventLog) -> set[str]:
+    """Every checkpoint a branch's history names: those its parent saved up to the seq it was
+    cut at (and the grandparent's, up to the parent's cut), whether or not the parent pruned or
+    abandoned them since. A branch that copied those rows names them itself; one that points at
+    its parent's prefix needs this."""
+    cuts: dict[str, tuple[str, int]] = {}
+    for run in log.runs():
+        for row in log.read(run.run_id, types=["RunBranched"]):
+            cuts[run.run_id] = (row.event.parent_run_id, row.event.parent_seq)
+    needed: set[str] = set()
+    for child in cuts:
+        seen = {child}
+        parent, seq = cuts[child]
+        while parent not in seen:
+            seen.add(parent)
+            # A parent that cannot be read raises: the GC is skipped, nothing is deleted.
+            for row in log.read(parent, types=["CheckpointSaved"], to_seq=seq):
+                needed.add(row.event.checkpoint)
+            if parent not in cuts:
+                break
+            parent, seq = cuts[parent][0], min(seq, cuts[parent][1])
+    return needed
+
+
+def _optimizer_blobs(blobs: BlobStore, trees: Iterable[str]) -> set[str]:
+    out = set()
+    for tree in trees:
+        with contextlib.suppress(StoreError):
+            if digest := blobs.manifest(tree).get(OPTIMIZER_FILE):
+                out.add(digest)
+    return out
+
+
+def collect_garbage(
+    log: EventLog, blobs: BlobStore, *, orphans_older_than_s: float | None = None
+) -> tuple[int, int]:
+    """Delete the blobs of pruned checkpoints, and the optimizer state of checkpoints kept for
+    their weights only, that no run of the store references (a blob shared with a live
+    checkpoint, e.g. of a branch, stays). Returns (blobs deleted, bytes freed).
+    `orphans_older_than_s`: also sweep orphans, blobs no row of any run names (directly or
+    through a tree) and unwritten for that long (see `sweep_orphans`)."""
+    refs = references(log, rollouts=orphans_older_than_s is not None)
+    keep = _tree_blobs(blobs, refs.live)
+    weights = _tree_blobs(blobs, refs.weights_only)
+    keep |= weights - _optimizer_blobs(blobs, refs.weights_only)
+    doomed = (_tree_blobs(blobs, refs.pruned) | weights) - keep
+    manifests = doomed & refs.pruned
     # Files before their manifest: a GC cut short leaves a manifest the next GC still follows.
     freed = blobs.remove(sorted(doomed - manifests)) + blobs.remove(sorted(manifests))
-    return len(doomed), freed
+    count = len(doomed)
+    if orphans_older_than_s is not None:
+        swept, swept_bytes = sweep_orphans(blobs, refs, orphans_older_than_s, store_identity(log))
+        count, freed = count + swept, freed + swept_bytes
+    return count, freed
+
+
+# An orphan is spared this long after its last write: the time a step may take between writing
+# a blob and appending the row that names it (retries of an unavailable store included).
+ORPHAN_GRACE_S = 6 * 3600
+
+
+def sweep_orphans(
+    blobs: BlobStore, refs: References, older_than_s: float, store: str
+) -> tuple[int, int]:
+    """Delete blobs that nothing in `refs` names and that were not (re)written in the last
+    `older_than_s` seconds: rollout text of a step that never reached the log, files of a
+    checkpoint whose manifest was never written. A step's blob is named by its row only after
+    the write; the grace period covers that gap, and `BlobStore.remove_if_unwritten_for` the
+    race with a writer. A tree some row names whose manifest cannot be read (it may come back
+    from a backup) stops the sweep: its files cannot be told from orphans. So does a blob store
+    that another event store's runs write to too (`claim`): their rows are not read here."""
+    named = set(refs.blobs) | refs.pruned
+    for tree in refs.live | refs.weights_only:
+        try:
+            named |= blobs.tree_blobs(tree)
+        except StoreError as e:
+            log_.warning("orphan sweep skipped: a referenced tree is unreadable", error=str(e))
+            return 0, 0
+    for tree in refs.pruned:  # what the pruned-checkpoint GC left (shared files) stays named
+        with contextlib.suppress(StoreError):
+            named |= blobs.tree_blobs(tree)
+    since = _sweepable_since(blobs, store)
+    if since is None:
+        log_.warning("orphan sweep skipped: other event stores use this blob store too")
+        return 0, 0
+    count = freed = 0
+    for digest in blobs.all_blobs():
+        age = blobs.age_s(digest)
+        if digest in named or age is None or time.time() - age < since:
+            continue  # named, gone, or older than this store's claim (its writer is unknown)
+        gone = blobs.remove_if_unwritten_for(digest, older_than_s)
+        if gone is not None:
+            count, freed = count + 1, freed + gone
+    return count, freed
+
+
+# The event stores whose drivers wrote to a blob store, one a line, and when the first claimed it.
+_CLAIMS = "event-stores.txt"
+
+
+def store_identity(log: EventLog) -> str:
+    """An event store's name in the claims file: a SQLite file's absolute path, else the URL
+    without its credentials."""
+    local = log.backend.local_file()
+    if local is not None:
+        return str(local.resolve())
+    parts = urlsplit(log.url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def claim(blobs: BlobStore, log: EventLog) -> None:
+    """Record that `log`'s runs write to `blobs` (every driver does, when it starts)."""
+    path, me = blobs.root / _CLAIMS, store_identity(log)
+    with contextlib.suppress(FileNotFoundError):
+        if me in path.read_text().splitlines():
+            return
+    # O_APPEND: claims of concurrent drivers never overwrite each other.
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    with os.fdopen(fd, "a") as f:
+        if f.tell() == 0:
+            f.write(f"since {time.time()}\n")
+        f.write(me + "\n")
+
+
+def _sweepable_since(blobs: BlobStore, store: str) -> float | None:
+    """When `store` claimed `blobs`, if it is the only store that did; else None. Blobs from
+    before the first claim (older versions, other stores) are never swept."""
+    try:
+        lines = (blobs.root / _CLAIMS).read_text().splitlines()
+    except FileNotFoundError:
+        return None
+    stamps = [float(x.split()[1]) for x in lines if x.startswith("since ")]
+    stores = {x for x in lines if x and not x.startswith("since ")}
+    return min(stamps) if stamps and stores == {store} else None

@@ -143,7 +143,8 @@ def _feeding_sinks(log: EventLog, config: RunConfig, run_dir: Path, run_id: str)
 # Settings a resume may change (`rlvr resume RUN key=value`): how the run is kept, never what it
 # computes, so the log still replays to the same weights. Anything else: `rlvr branch`.
 OPERATIONAL_SETTINGS = (
-    "checkpoints.keep_last", "checkpoints.max_bytes", "lease_ttl_s", "tensorboard",
+    "checkpoints.keep_last", "checkpoints.max_bytes", "checkpoints.keep_optimizer_last",
+    "lease_ttl_s", "tensorboard",
     "wandb_project", "wandb_name", "policies.faults.backoff_s", "policies.faults.max_backoff_s",
 )  # fmt: skip
 

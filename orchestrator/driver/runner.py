@@ -8,12 +8,13 @@ gates are evaluated as pure functions of the folded state; the verdicts and the 
 from __future__ import annotations
 
 import errno
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from orchestrator.config import RunConfig
-from orchestrator.driver.checkpoints import collect_garbage, over_budget
+from orchestrator.driver.checkpoints import ORPHAN_GRACE_S, claim, collect_garbage, over_budget
 from orchestrator.driver.commands import load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import OrchestratorError
@@ -70,6 +71,11 @@ class Driver:
         self.state: RunState = state if state is not None else load_state(log, run_id)
         self.snapshots = Snapshots(log)
         self.snapshot_seq = self.state.last_seq  # a fold just read up to here
+        self.next_orphan_sweep = 0.0  # monotonic time; the first checkpoint sweeps
+        try:
+            claim(blobs, log)  # the orphan sweep's guard against another store's blobs
+        except OSError as e:
+            log_.warning("cannot claim the blob store: orphans are not swept", error=str(e))
 
     # --- what stages call ------------------------------------------------------------------
 
@@ -170,15 +176,22 @@ class Driver:
             ) from error
 
     def _prune(self) -> None:
-        """Apply checkpoint retention (`checkpoints.keep_last`): a `CheckpointsPruned` batch,
-        then the GC of the blobs no run references any more. Once the pruning is in the log a
+        """Apply checkpoint retention (`checkpoints.keep_last`, `keep_optimizer_last`): a
+        `CheckpointsPruned` batch, then the GC of the blobs no run references any more; every
+        ORPHAN_GRACE_S also of orphans (blobs no row names). Once the pruning is in the log a
         failed GC loses nothing: the next pruning's GC retries."""
         pruned = plan(self.state, self.config)
-        if pruned is None:
+        if pruned is not None:
+            self.emit([pruned])
+        sweep = time.monotonic() >= self.next_orphan_sweep
+        if pruned is None and not sweep:
             return
-        self.emit([pruned])
+        if sweep:
+            self.next_orphan_sweep = time.monotonic() + ORPHAN_GRACE_S
         try:
-            count, freed = collect_garbage(self.log, self.blobs)
+            count, freed = collect_garbage(
+                self.log, self.blobs, orphans_older_than_s=ORPHAN_GRACE_S if sweep else None
+            )
         except (StoreError, OSError) as e:
             log_.warning("blob GC failed; the next pruning retries", error=str(e))
             return

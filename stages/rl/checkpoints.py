@@ -39,9 +39,12 @@ def fresh(session: RLSession) -> TrainerState:
     return new_trainer_state(model, tokenizer, session.grpo_config())
 
 
-def restore(session: RLSession, digest: str, keep: TrainerState | None) -> TrainerState:
+def restore(
+    session: RLSession, digest: str, keep: TrainerState | None, *, fresh_optimizer: bool = False
+) -> TrainerState:
     """Weights and optimizer from a checkpoint. `keep` (a rollback) keeps its step and settings;
-    without it the session's settings become the checkpoint's."""
+    without it the session's settings become the checkpoint's. `fresh_optimizer` (a rollback to
+    a checkpoint whose optimizer state retention dropped): a fresh AdamW state instead."""
     from stages.training.checkpoint import read_checkpoint_state, restore_checkpoint
 
     ctx = session.ctx
@@ -54,7 +57,9 @@ def restore(session: RLSession, digest: str, keep: TrainerState | None) -> Train
         from stages.training.errors import TrainingError
 
         try:
-            restored, _, _ = restore_checkpoint(ctx.blobs, digest, base_model_path(ctx))
+            restored, _, _ = restore_checkpoint(
+                ctx.blobs, digest, base_model_path(ctx), optimizer=not fresh_optimizer
+            )
         except (TrainingError, StoreError) as e:
             # A rollback is in the log: going elsewhere would contradict it. Pause with the
             # reason; the run continues once the blob is restored (e.g. from a backup).
@@ -79,7 +84,9 @@ def restore_newest_intact(session: RLSession) -> tuple[TrainerState, CheckpointR
     """Resume's trainer: the latest checkpoint's, or, when its blobs are corrupt or missing, the
     newest intact one before it (else the base model), said in a `CheckpointFellBack` event.
     Returns the trainer and the restored checkpoint (None: the base model, so every logged step
-    is replayed). No intact base model either: the run pauses with the reason."""
+    is replayed). A checkpoint whose optimizer state retention dropped is passed over likewise:
+    the logged steps after it were taken with that state, and only it reproduces them. No intact
+    base model either: the run pauses with the reason."""
     from stages.training.errors import TrainingError
 
     ctx = session.ctx
@@ -89,6 +96,9 @@ def restore_newest_intact(session: RLSession) -> tuple[TrainerState, CheckpointR
     older = [c for c in reversed(state.checkpoints) if c.seq < latest.seq]
     skipped: list[dict[str, Any]] = []
     for ref in [latest, *older]:
+        if not ref.optimizer:
+            skipped.append({"step": ref.step, "checkpoint": ref.digest, "error": OPTIMIZER_PRUNED})
+            continue
         try:
             trainer = restore(session, ref.digest, keep=None)
         except (TrainingError, StoreError) as e:
@@ -114,12 +124,23 @@ def restore_newest_intact(session: RLSession) -> tuple[TrainerState, CheckpointR
     return trainer, None
 
 
+OPTIMIZER_PRUNED = (
+    "its optimizer state was pruned (checkpoints.keep_optimizer_last): the logged steps after it "
+    "cannot be replayed from it exactly"
+)
+
+
 def _fell_back(session: RLSession, step: int, digest: str, skipped: list[dict[str, Any]]) -> None:
     steps = ", ".join(str(s["step"]) for s in skipped)
     what = f"the checkpoint of step {step}" if step else "the base model"
-    reason = (
-        f"checkpoint(s) of step {steps} unreadable (corrupt or missing blobs): resumed from {what}"
-    )
+    unreadable = [s for s in skipped if s["error"] != OPTIMIZER_PRUNED]
+    if unreadable and len(unreadable) < len(skipped):
+        why = "unreadable (corrupt or missing blobs) or without their optimizer state"
+    elif unreadable:
+        why = "unreadable (corrupt or missing blobs)"
+    else:
+        why = "without their optimizer state (checkpoints.keep_optimizer_last)"
+    reason = f"checkpoint(s) of step {steps} {why}: resumed from {what}"
     log_.warning("resume fell back", reason=reason)
     session.ctx.emit(
         [CheckpointFellBack(step=step, checkpoint=digest, skipped=skipped, reason=reason)]

@@ -32,7 +32,10 @@ def apply(session: RLSession, stored: Sequence[StoredEvent]) -> None:
                 else:
                     session.overrides[key] = value
         elif row.type == "RolledBack":
-            restore(session, row.event.checkpoint, keep=trainer)
+            restore(
+                session, row.event.checkpoint, keep=trainer,
+                fresh_optimizer=row.event.fresh_optimizer,
+            )  # fmt: skip
             log_.warning("rolled back", to_step=row.event.to_step, reason=row.event.reason)
 
 

@@ -121,11 +121,13 @@ def read_checkpoint_state(blobs: BlobStore, digest: str) -> dict[str, Any]:
 
 
 def restore_checkpoint(
-    blobs: BlobStore, digest: str, base_model_path: Path | str
+    blobs: BlobStore, digest: str, base_model_path: Path | str, *, optimizer: bool = True
 ) -> tuple[TrainerState, GRPOConfig, ModelConfig]:
     """Rebuild (state, GRPO config, model config) so that the next step equals the one an
     uninterrupted run would take. `base_model_path` is the model the run started RL from.
-    The arrays load straight from their blobs (each verified first): no unpacked copy on disk."""
+    The arrays load straight from their blobs (each verified first): no unpacked copy on disk.
+    `optimizer=False`: the checkpoint's optimizer state is not read (retention may have deleted
+    it): the trainer gets a fresh AdamW state, as a new run's."""
     record = read_checkpoint_state(blobs, digest)
     if record.get("format_version") != FORMAT_VERSION:
         raise TrainingError(
@@ -138,6 +140,7 @@ def restore_checkpoint(
         arrays = {
             name: mx.load(str(blobs.path(manifest[name])), format="safetensors")
             for name in (weights, "reference.safetensors", "optimizer.safetensors")
+            if optimizer or name != "optimizer.safetensors"
         }
     except (StoreError, KeyError, OSError, ValueError, RuntimeError) as e:
         raise TrainingError(f"cannot read checkpoint {digest} from the blob store: {e}") from e
@@ -150,14 +153,15 @@ def restore_checkpoint(
     model.load_weights(list(arrays[weights].items()), strict=False)
     reference.freeze()
     reference.eval()
-    optimizer = optim.AdamW(learning_rate=config.learning_rate, weight_decay=config.weight_decay)
-    optimizer.state = tree_unflatten(list(arrays["optimizer.safetensors"].items()))
-    mx.eval(model.parameters(), reference.parameters(), optimizer.state)
+    adamw = optim.AdamW(learning_rate=config.learning_rate, weight_decay=config.weight_decay)
+    if "optimizer.safetensors" in arrays:
+        adamw.state = tree_unflatten(list(arrays["optimizer.safetensors"].items()))
+    mx.eval(model.parameters(), reference.parameters(), adamw.state)
     state = TrainerState(
         model=model,
         tokenizer=tokenizer,
         reference=reference,
-        optimizer=optimizer,
+        optimizer=adamw,
         step=int(record["step"]),
         learning_rate=float(record["learning_rate"]),
         # `kl_coef`: the name checkpoints written before the one-name table used.

@@ -7,7 +7,8 @@ an eval every 10 steps and a checkpoint every 20. The log is built once; each re
 in its own child process, which reports its wall time and peak RSS.
 
 Run: python tests/benchmarks/bench_long_run.py [--steps 10000] [--keep DIR]
-     (PostgreSQL too when RLVR_TEST_POSTGRES_URL is set.)
+     (PostgreSQL too when RLVR_TEST_POSTGRES_URL is set; its supervisor pass runs over a database
+     of its own, created on that server and dropped afterwards unless --keep.)
 On a shared machine wall time is inflated by the load: each child's CPU time is printed beside
 it. Targets: fold, status RUN, why --gate, report, resume (up to the checkpoint read), branch and one
 supervisor pass over 10 runs (9 finished, 1 orphaned) each <= 2 s and <= 300 MB RSS (branch also
@@ -29,6 +30,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import sqlalchemy as sa
 
@@ -199,11 +201,20 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
             actions = scan(EventLog(url), SupervisorConfig(grace_s=0), lambda run: None)
             assert [a.action for a in actions] == ["restart"], actions
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures = {"wall_s": wall, "rss_mb": rss, "cpu_s": cpu}
+    figures = {"wall_s": wall, "rss_mb": _peak_rss_mb(), "cpu_s": cpu}
     if what == "branch":  # how much log the branch added (it used to copy the parent's)
         figures["log_written_mb"] = _log_mb(log, child)
     sys.__stdout__.write(json.dumps(figures) + "\n")
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak RSS. Linux: VmHWM, this address space's own peak (`ru_maxrss` carries
+    the forking parent's peak across exec, so every child would report at least the builder's)."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _a_gate(url: str, run_id: str) -> str:
@@ -255,15 +266,43 @@ def prepare(url: str, root: Path, steps: int, label: str) -> dict:
         "run": run, "orphans": orphans, "log_mb": _log_mb(log, run), "events": log.last_seq(run),
         "built_s": built_s, "steps": steps, "supervised": None,
     }  # fmt: skip
-    if not url.startswith("postgresql"):
-        # The supervisor's own store holds just these 10 runs (a shared PostgreSQL holds others').
+    # The supervisor's own store holds just these 10 runs: on PostgreSQL a database of its own
+    # (the shared one holds other people's runs, which the pass would scan too).
+    if url.startswith("postgresql"):
+        facts["supervised"] = _new_database(url, f"rlvr_bench_{uuid.uuid4().hex[:10]}")
+    else:
         facts["supervised"] = f"sqlite:///{root / 'supervised.db'}"
-        supervised = EventLog(facts["supervised"])
-        for to_seq in [None] * 9 + [rl_end]:
-            clone(log, run, to_seq, into=supervised)
+    supervised = EventLog(facts["supervised"])
+    for to_seq in [None] * 9 + [rl_end]:
+        clone(log, run, to_seq, into=supervised)
+    supervised.close()
     log.close()
     made.write_text(json.dumps(facts))
     return facts
+
+
+def _new_database(url: str, name: str) -> str:
+    """Create database `name` on `url`'s PostgreSQL server; its URL."""
+    base = urlsplit(url)
+    engine = sa.create_engine(
+        urlunsplit(base._replace(scheme="postgresql+psycopg")), isolation_level="AUTOCOMMIT"
+    )
+    with engine.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return urlunsplit(base._replace(path=f"/{name}"))
+
+
+def _drop_database(url: str) -> None:
+    """Drop the database `_new_database` made (from the server's maintenance database)."""
+    target = urlsplit(url)
+    engine = sa.create_engine(
+        urlunsplit(target._replace(scheme="postgresql+psycopg", path="/postgres")),
+        isolation_level="AUTOCOMMIT",
+    )
+    with engine.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{target.path[1:]}" WITH (FORCE)'))
+    engine.dispose()
 
 
 def bench(url: str, root: Path, steps: int, label: str) -> dict:
@@ -287,8 +326,7 @@ def bench(url: str, root: Path, steps: int, label: str) -> dict:
         results[what]["mb_per_s"] = log_mb / results[what]["wall_s"]
     results["resume"] = _child("resume", url, orphans[0], str(root))
     results["branch"] = _child("branch", url, orphans[1], str(root))
-    if facts["supervised"]:
-        results["supervisor_pass"] = _child("supervisor_pass", facts["supervised"], "-", str(root))
+    results["supervisor_pass"] = _child("supervisor_pass", facts["supervised"], "-", str(root))
     for what, figures in results.items():
         rate = f"  {figures['mb_per_s']:.0f} MB/s" if "mb_per_s" in figures else ""
         if "log_written_mb" in figures:
@@ -337,7 +375,15 @@ def main() -> None:
         figures = bench(f"sqlite:///{root / 'store.db'}", root, args.steps, "sqlite")
         postgres = os.environ.get("RLVR_TEST_POSTGRES_URL")
         if postgres:
-            pg = bench(postgres, root / "pg", args.steps, "postgresql")
+            pg_root = root / "pg"
+            pg_root.mkdir(exist_ok=True)
+            try:
+                pg = bench(postgres, pg_root, args.steps, "postgresql")
+            finally:
+                if args.keep is None:  # else `--keep` reuses it next time
+                    made = pg_root / "postgresql-runs.json"
+                    if made.is_file():
+                        _drop_database(json.loads(made.read_text())["supervised"])
             figures.update({f"pg_{k}": v for k, v in pg.items() if k not in ("steps",)})
     print(json.dumps(figures))
 

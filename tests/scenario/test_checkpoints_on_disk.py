@@ -201,6 +201,9 @@ def test_resume_accepts_operational_overrides_only(tmp_path: Path) -> None:
     assert operational_overrides(state, ["checkpoints.max_bytes=1000000", "keep_last=3"]) == [
         "checkpoints.max_bytes=1000000", "keep_last=3",
     ]  # fmt: skip
+    assert operational_overrides(state, ["checkpoints.keep_optimizer_last=5"]) == [
+        "checkpoints.keep_optimizer_last=5"
+    ]
     with pytest.raises(ConfigError, match="resume cannot change 'grpo.learning_rate'.*rlvr branch"):
         operational_overrides(state, ["grpo.learning_rate=0.1"])
     with pytest.raises(ConfigError, match="checkpoints.max_bytes"):

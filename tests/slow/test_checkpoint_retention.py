@@ -4,10 +4,13 @@
    at its first checkpoint with the reason;
 2. `rlvr resume RUN checkpoints.max_bytes=...` continues (the override is an event); a learning-rate
    fault makes KL run high so the KL policy rolls back to a checkpoint older than the last two,
-   which retention kept; the driver is stopped (SIGTERM) once a few checkpoints are saved;
+   which retention kept for its weights but not its optimizer state (`keep_optimizer_last`, 2 by
+   default): the rollback restores it with a fresh AdamW state and says so; the driver is stopped
+   (SIGTERM) once a few checkpoints are saved;
 3. the newest checkpoint's weights blob is corrupted, and `rlvr resume RUN` falls back to the newest
    intact checkpoint, says so in an event, and completes;
-4. the blob store ends with the retained checkpoints only, and no temp files.
+4. the blob store ends with the retained checkpoints only (the optimizer state of the newest two
+   only), and no temp files.
 """
 
 from __future__ import annotations
@@ -130,6 +133,13 @@ def test_a_kl_rollback_reaches_a_checkpoint_older_than_the_last_two(retained_run
     }  # fmt: skip
     assert pruned_before, "nothing was pruned before the rollback"
     assert back.event.checkpoint not in pruned_before
+    # Retained for its weights only: restored with a fresh AdamW state, said in the event.
+    dropped_before = {
+        p["checkpoint"] for r in rows if r.type == "CheckpointsPruned" and r.seq < back.seq
+        for p in r.event.optimizer_dropped
+    }  # fmt: skip
+    assert back.event.checkpoint in dropped_before
+    assert back.event.fresh_optimizer and "fresh AdamW state" in back.event.reason
 
 
 def test_a_corrupt_checkpoint_falls_back_to_the_newest_intact_one(retained_run) -> None:
@@ -153,8 +163,23 @@ def test_only_the_retained_checkpoints_are_left_on_disk(retained_run) -> None:
     kept = {c.digest for c in final.checkpoints}
     assert kept and len(kept) < len(saved)
     assert {d for d in saved if blobs.exists(d)} == kept
-    for digest in kept - {retained_run["corrupted"].digest}:
-        blobs.check_tree(digest)
+    with_optimizer = {c.digest for c in final.checkpoints if c.optimizer}
+    restored_whole = {  # a resume cut after such a rollback replays it: its state stays
+        r.event.checkpoint for r in events(store, run_id, "RolledBack")
+        if not r.event.fresh_optimizer
+    }  # fmt: skip
+    assert with_optimizer == {c.digest for c in final.checkpoints[-2:]} | (
+        restored_whole & {c.digest for c in final.checkpoints}
+    )
+    for ref in final.checkpoints:
+        if ref.digest == retained_run["corrupted"].digest:
+            continue
+        files = blobs.manifest(ref.digest)
+        for name, digest in files.items():
+            if name == "optimizer.safetensors" and ref.digest not in with_optimizer:
+                assert not blobs.exists(digest), f"step {ref.step}'s optimizer state stayed"
+            else:
+                blobs.path(digest)  # present and intact
     assert list(blobs.root.glob(".tmp-*")) == []
     assert EventLog(store).verify(run_id).ok
 
@@ -166,3 +191,50 @@ def test_the_base_model_is_stored_once(retained_run) -> None:
     copy = runs / retained_run["run_id"] / "models" / base[:16]
     for rel, digest in blobs.manifest(base).items():
         assert (copy / rel).samefile(blobs._path(digest)), rel
+
+
+@pytest.fixture(scope="module")
+def cut_and_resumed(retained_run) -> dict:
+    """5. (after the tests above) `rlvr resume RUN --from SEQ` at the pruning that followed the
+    run's third checkpoint: later prunings (now abandoned) deleted the optimizer state or the
+    whole of every checkpoint before the cut, so the resume restores none of them; the
+    checkpoints saved after the cut are abandoned, and those the replay does not save again are
+    pruned."""
+    store, run_id = retained_run["store"], retained_run["run_id"]
+    saved = events(store, run_id, "CheckpointSaved")
+    third = saved[2]
+    cut = next(r.seq for r in events(store, run_id, "CheckpointsPruned") if r.seq > third.seq)
+    last = EventLog(store).last_seq(run_id)
+    result = rlvr("resume", run_id, "--from", str(cut), cwd=retained_run["workdir"], timeout=900)
+    return {"cut": cut, "before": last, "saved": saved, "result": result}
+
+
+def test_a_resume_from_an_old_cut_replays_exactly_and_prunes_what_it_abandoned(
+    retained_run, cut_and_resumed
+) -> None:
+    store, run_id = retained_run["store"], retained_run["run_id"]
+    result = cut_and_resumed["result"]
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    final = state(store, run_id)
+    assert final.state == "completed", result.stderr[-3000:]
+    after = [r for r in events(store, run_id) if r.seq > cut_and_resumed["before"]]
+    assert not [r for r in after if r.type == "CatchUpDiverged"]
+    fell = [r.event for r in after if r.type == "CheckpointFellBack"]
+    assert fell and fell[0].skipped, "a checkpoint before the cut was restored whole"
+    # The checkpoints saved after the cut are pruned at the first checkpoint after it, each with
+    # why (but one the replay has just saved again); a later step the replay saves again is
+    # written anew. Whatever is not retained at the end is gone from disk.
+    old = {r.event.checkpoint for r in cut_and_resumed["saved"] if r.seq > cut_and_resumed["cut"]}
+    abandoned = [
+        p["checkpoint"] for r in after if r.type == "CheckpointsPruned" for p in r.event.pruned
+        if "abandoned by a rewind" in p.get("why", "")
+    ]  # fmt: skip
+    assert abandoned and set(abandoned) <= old
+    print(f"resume --from {cut_and_resumed['cut']}: restored step {fell[0].step}, passed over "
+          f"{[(s['step'], s['error'][:60]) for s in fell[0].skipped]}; {len(abandoned)} of "
+          f"{len(old)} abandoned checkpoints pruned")  # fmt: skip
+    blobs = BlobStore(retained_run["workdir"] / "runs" / "blobs")
+    kept = {c.digest for c in final.checkpoints}
+    for digest in old - kept:
+        assert not blobs.exists(digest)
+    assert EventLog(store).verify(run_id).ok

@@ -43,6 +43,16 @@ def test_the_hash_follows_the_resolved_config() -> None:
         ("", ["sed=3"], r"unknown config key 'sed' on the command line \(did you mean 'seed'\?\)"),
         ("", ["seed"], r"expected key=value"),
         ("", ["max_kl=high"], r"command line: gates.max_kl: Input should be a valid number"),
+        (
+            "[checkpoints]\nkeep_optimizer_last = 0\n",
+            [],
+            r"run.toml:2: checkpoints.keep_optimizer_last: Input should be greater than or equal to 1",
+        ),
+        (
+            '[checkpoints]\nkeep_optimizer_last = "2"\n',
+            [],
+            r"run.toml:2: checkpoints.keep_optimizer_last: Input should be a valid integer",
+        ),
     ],
 )
 def test_bad_input_names_what_is_at_fault(

@@ -8,11 +8,17 @@ from types import SimpleNamespace
 from policies.retention import CheckpointsConfig, plan, retained, staying_after_next
 from policies.signals import rollback_target
 from store.events import EvalRecorded, GateEvaluated
+from store.projections import RunState, project
 from tests.unit.policies.conftest import STEPWISE, ckpt
 
 
-def config(keep_last: int | None, policies=STEPWISE) -> SimpleNamespace:
-    return SimpleNamespace(policies=policies, checkpoints=CheckpointsConfig(keep_last=keep_last))
+def config(
+    keep_last: int | None, policies=STEPWISE, keep_optimizer_last: int | None = None
+) -> SimpleNamespace:
+    return SimpleNamespace(
+        policies=policies,
+        checkpoints=CheckpointsConfig(keep_last=keep_last, keep_optimizer_last=keep_optimizer_last),
+    )
 
 
 # Rollback policies that act on the very step that goes bad: a rollback from a later step goes
@@ -109,3 +115,107 @@ def test_the_incoming_checkpoint_takes_one_of_the_last_k_places(run) -> None:
     assert [c.step for c in staying_after_next(run.state, config(2, PROMPT))] == [2, 3]
     assert [c.step for c in staying_after_next(run.state, config(1, PROMPT))] == [2, 3]
     assert [c.step for c in staying_after_next(run.state, config(None))] == [1, 2, 3]
+
+
+def test_only_the_newest_checkpoints_keep_their_optimizer_state(run) -> None:
+    for step in range(1, 5):
+        run.metrics(step)
+        run.checkpoint(step)
+    pruned = plan(run.state, config(None, keep_optimizer_last=2))
+    assert pruned is not None and pruned.pruned == []  # every checkpoint's weights stay
+    assert [d["step"] for d in pruned.optimizer_dropped] == [1, 2]
+    assert "keep_optimizer_last = 2" in pruned.optimizer_reason
+    run.append(pruned)
+    assert [(c.step, c.optimizer) for c in run.state.checkpoints] == [
+        (1, False), (2, False), (3, True), (4, True),
+    ]  # fmt: skip
+    assert [c.optimizer for c in run.state.lineage] == [False, False, True, True]
+    assert plan(run.state, config(None, keep_optimizer_last=2)) is None  # said once
+    assert plan(run.state, config(None)) is None  # None: every one keeps it
+
+
+def test_keep_last_and_keep_optimizer_last_prune_in_one_event(run) -> None:
+    for step in range(1, 6):
+        run.metrics(step)
+        run.checkpoint(step)
+    pruned = plan(run.state, config(3, PROMPT, keep_optimizer_last=1))
+    assert [p["step"] for p in pruned.pruned] == [1, 2]
+    assert [d["step"] for d in pruned.optimizer_dropped] == [3, 4]  # of those that stay
+
+
+def test_a_rollback_to_a_checkpoint_without_optimizer_state_says_fresh_adamw(run) -> None:
+    from policies.consequences import consequences
+    from policies.types import Decision
+
+    for step in range(1, 5):
+        run.metrics(step)
+        run.checkpoint(step)
+    run.append(plan(run.state, config(None, keep_optimizer_last=2)))
+
+    def rollback_to(step: int):
+        decision = Decision(
+            policy="kl", action="rollback", reason="KL over its limit", trigger_metric="kl",
+            value=0.5, threshold=0.1,
+            parameters={"to_step": step, "checkpoint": ckpt(step), "from_step": 4},
+        )  # fmt: skip
+        return consequences(run.state, decision)[0]
+
+    old, recent = rollback_to(1), rollback_to(3)
+    assert old.fresh_optimizer and "fresh AdamW state" in old.reason
+    assert not recent.fresh_optimizer and recent.reason == "KL over its limit"
+
+
+def test_a_checkpoint_a_logged_rollback_restored_keeps_its_weights_and_optimizer_state(
+    run,
+) -> None:
+    from store.events import RolledBack
+
+    for step in range(1, 5):
+        run.metrics(step)
+        run.checkpoint(step)
+    # A resume or branch cut after this rollback replays it: it needs step 1's state as it was.
+    run.append(RolledBack(from_step=4, to_step=1, checkpoint=ckpt(1), reason="test"))
+    for step in range(5, 8):
+        run.metrics(step)
+        run.checkpoint(step)
+    pruned = plan(run.state, config(1, PROMPT, keep_optimizer_last=1))
+    assert ckpt(1) not in {p["checkpoint"] for p in pruned.pruned}
+    assert ckpt(1) not in {d["checkpoint"] for d in pruned.optimizer_dropped}
+    assert (
+        "restored by a logged rollback"
+        in next(k for k in pruned.kept if k["checkpoint"] == ckpt(1))["why"][0]
+    )
+
+
+def test_checkpoints_a_rewind_abandoned_are_pruned_with_why(run) -> None:
+    from store.events import RunRewound
+
+    for step in range(1, 3):
+        run.metrics(step)
+        run.checkpoint(step)
+    cut = run.state.last_seq
+    for step in range(3, 5):
+        run.metrics(step)
+        run.checkpoint(step)
+    run.append(RunRewound(to_seq=cut, reason="resume --from"))
+    run.state = project(run.stored)  # the fold of a rewind re-folds the prefix
+    assert [c.step for c in run.state.checkpoints] == [1, 2]
+    assert [c.step for c in run.state.abandoned_checkpoints] == [3, 4]
+    replayed = RunState(**{f: getattr(run.state, f) for f in RunState.__slots__})
+    # A resume that replays step 3 as it was saves the same checkpoint again: it is live again.
+    run.metrics(3)
+    run.checkpoint(3)
+    assert [c.step for c in run.state.abandoned_checkpoints] == [4]
+    assert [p["step"] for p in plan(run.state, config(5, PROMPT)).pruned] == [4]
+    run.state = replayed  # the resume trained other weights instead
+    pruned = plan(run.state, config(5, PROMPT))
+    assert [(p["step"], "abandoned" in p.get("why", "")) for p in pruned.pruned] == [
+        (3, True), (4, True),
+    ]  # fmt: skip
+    assert plan(run.state, config(None)) is None  # keep_last unset: every checkpoint stays
+    run.append(pruned)
+    assert run.state.abandoned_checkpoints == ()
+    # The replay saves step 3's checkpoint again (same bytes, same digest): it is live again.
+    run.metrics(3)
+    run.checkpoint(3)
+    assert ckpt(3) in {c.digest for c in run.state.checkpoints}
