@@ -4,8 +4,9 @@ Three loops train copies of the same freshly built model on the same batches (th
 from configs/quickstart.toml: 48 noisy-teacher arithmetic rows and 16 reversal rows, AdamW with
 weight decay, cosine schedule):
 
-- `compiled`: `stages.training.sft.sft` as the quickstart runs it (rows grouped by length, logits
-  only at completion positions, compiled step, `mx.async_eval`, losses read back once per report);
+- `compiled`: `stages.training.sft.sft` as the quickstart runs it (rows grouped by length, the
+  groups' rows through each projection as one matmul, logits only at completion positions,
+  SwiGLU with a fusable exp, compiled step, `mx.async_eval`, losses read back once per report);
 - `eager_async`: the same loop with the step uncompiled (`sft(..., compiled=False)`);
 - `eager_sync`: the loop before issue 21: one padded width, the full forward, the eager step,
   `mx.eval` and a `.item()` each step.
