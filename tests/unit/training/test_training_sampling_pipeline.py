@@ -10,15 +10,18 @@ import copy
 import mlx.core as mx
 import numpy as np
 import pytest
-from mlx.utils import tree_map
+from mlx.utils import tree_flatten, tree_map
 from mlx_lm.models import llama, qwen2
 from mlx_lm.models.cache import make_prompt_cache
 
 from stages.rl.sampling import RowKeyedSampler, sample_groups_keyed
+from stages.rl.step import train_grpo
 from stages.training import static_decode
 from stages.training.config import SamplingConfig
-from stages.training.model import encode_prompt
+from stages.training.grpo import new_trainer_state
+from stages.training.model import encode_prompt, load_model
 from stages.training.sampling import KeyedSampler, generate_tokens, sample_groups
+from stages.training.sft import epoch_batches
 
 
 def step_by_step(model, prompts_b, eos_ids, max_tokens, sampler):
@@ -232,3 +235,20 @@ def test_a_lookahead_below_one_is_refused():
         generate_tokens(tiny_qwen2(), [[1, 2]], [], 4, KeyedSampler(0, 0.0), lookahead=0)
     with pytest.raises(ValueError, match="decode_lookahead"):
         SamplingConfig(decode_lookahead=0)
+
+
+def test_grpo_steps_sampled_by_the_compiled_decode_leave_the_same_weights(
+    sft_model_dir, prompts, small_grpo, starts_with_7
+):
+    weights = []
+    for compiled in (False, True):
+        model, tokenizer = load_model(sft_model_dir)
+        config = small_grpo(sampling=SamplingConfig(max_tokens=6, compiled_decode=compiled))
+        state = new_trainer_state(model, tokenizer, config)
+        train_grpo(
+            state, epoch_batches(prompts[::7], config.groups_per_batch), starts_with_7, config, 3
+        )
+        weights.append(dict(tree_flatten(model.parameters())))
+    assert weights[0].keys() == weights[1].keys()
+    for name, w in weights[0].items():  # bitwise on CPU: the rollouts were bitwise the same
+        assert np.array_equal(np.array(w), np.array(weights[1][name])), name
