@@ -90,6 +90,8 @@ def generate_tokens(
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
     if batch_size <= 0:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
+    if lookahead <= 0:
+        raise ValueError(f"lookahead must be positive, got {lookahead}")
     if any(len(p) == 0 for p in prompts_B):
         raise ValueError("every prompt needs at least one token; got an empty prompt")
     by_length: dict[int, list[int]] = {}
@@ -98,8 +100,6 @@ def generate_tokens(
     tokens_B: list[list[int]] = [[] for _ in prompts_B]
     logprobs_B: list[list[float]] = [[] for _ in prompts_B]
     truncated_B = [False] * len(prompts_B)
-    if lookahead <= 0:
-        raise ValueError(f"lookahead must be positive, got {lookahead}")
     eos = np.array(sorted(eos_ids))
     decode = _decode_bucket
     if compiled_decode:
