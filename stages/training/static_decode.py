@@ -6,9 +6,12 @@ for every later token instead of being rebuilt op by op in Python.
 Fixed shape: after the prompt's prefill (mlx_lm's own KVCache, as the eager loop), each layer's
 keys/values move to a [b, kv_heads, capacity, d] buffer; a step writes its position with
 `mx.slice_update` at an array offset and attends to every slot with slots >= offset + 1 masked
-out. The capacity is `prompt + max_tokens` rounded up to `CAPACITY_STEP`, so nearby prompt lengths
-share one trace. Masked slots add exact zeros, but the softmax and the attention product run over
-more slots than the eager loop's, so log-probs agree to rounding (~1e-6 in fp32), not bitwise.
+out. The capacity is `prompt + max_tokens - 1` rounded up to `CAPACITY_STEP`, so nearby prompt
+lengths share one trace. Masked slots weigh exactly zero; on the CPU backend the log-probs equal
+the eager loop's bitwise (tested), a backend that sums the longer rows in another order may differ
+by rounding. MLX's CUDA decode attention kernels take no array mask, so there the masked step
+attends through unfused ops; `per_position` (`sampling.compiled_decode_per_position`) traces a
+step per position instead, attending to the exact slice written so far, with no mask.
 
 Host-device syncs: `lookahead` steps are queued (`mx.async_eval`) before the oldest is read back
 for the EOS check, so the device has work queued while Python reads tokens; the price is up to
