@@ -85,6 +85,7 @@ def sample_groups_keyed(
             toks, lps, truncs, _ = generate_tokens(
                 model, [ids_P[rows[b][0]] for b in chunk], sorted(eos), config.max_tokens,
                 sampler, len(chunk), config.compiled_decode, config.decode_lookahead,
+                config.compiled_decode_per_position,
             )  # fmt: skip
             for b, t, lp, tr in zip(chunk, toks, lps, truncs, strict=True):
                 tokens_B[b], logprobs_B[b], truncated_B[b] = t, lp, tr

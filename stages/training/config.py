@@ -154,6 +154,13 @@ class SamplingConfig(BaseModel):
         description="Compiled decode only: steps queued on the device before the oldest is read "
         "back for the EOS check (up to this many steps are decoded past the last EOS).",
     )
+    compiled_decode_per_position: bool = Field(
+        False,
+        description="Compiled decode only: trace the step once per cache position (attention "
+        "reads exactly the slots written, no mask: MLX's CUDA decode attention kernels take no "
+        "mask) instead of once per length bucket with a mask; one trace per position and batch "
+        "size.",
+    )
 
 
 class GRPOConfig(BaseModel):

@@ -76,6 +76,7 @@ def generate_tokens(
     batch_size: int = 512,
     compiled_decode: bool = False,
     lookahead: int = 1,
+    per_position: bool = False,
 ) -> tuple[list[list[int]], list[list[float]], list[bool], int]:
     """Decode every prompt: (tokens_B, logprobs_B, truncated_B, generated tokens).
 
@@ -83,13 +84,15 @@ def generate_tokens(
     mlx_lm KV cache with no padding at all (what makes the sampled log-probs equal a forward pass).
     `compiled_decode`: decode with the compiled step over a fixed-shape cache
     (`stages/training/static_decode.py`; the sampler needs `draw` and `state`, as KeyedSampler),
-    `lookahead` steps queued before the EOS check; models whose cache it cannot replace
-    decode on the eager loop.
+    `lookahead` steps queued before the EOS check, `per_position` a trace per cache position
+    (no attention mask); models whose cache it cannot replace decode on the eager loop.
     """
     if max_tokens <= 0:
         raise ValueError(f"max_tokens must be positive, got {max_tokens}")
     if batch_size <= 0:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
+    if lookahead <= 0:
+        raise ValueError(f"lookahead must be positive, got {lookahead}")
     if any(len(p) == 0 for p in prompts_B):
         raise ValueError("every prompt needs at least one token; got an empty prompt")
     by_length: dict[int, list[int]] = {}
@@ -98,8 +101,6 @@ def generate_tokens(
     tokens_B: list[list[int]] = [[] for _ in prompts_B]
     logprobs_B: list[list[float]] = [[] for _ in prompts_B]
     truncated_B = [False] * len(prompts_B)
-    if lookahead <= 0:
-        raise ValueError(f"lookahead must be positive, got {lookahead}")
     eos = np.array(sorted(eos_ids))
     decode = _decode_bucket
     if compiled_decode:
@@ -110,7 +111,7 @@ def generate_tokens(
 
             def decode(model, prompts_b, eos, max_tokens, sampler):
                 return static_decode.decode_bucket_compiled(
-                    model, prompts_b, eos, max_tokens, sampler, lookahead
+                    model, prompts_b, eos, max_tokens, sampler, lookahead, per_position
                 )
 
     for length in sorted(by_length):
@@ -211,7 +212,7 @@ def sample_groups(
     sampler = KeyedSampler(seed, config.temperature, config.top_p)
     tokens, logprobs, truncated, generated = generate_tokens(
         model, flat_ids, tokenizer.eos_token_ids, config.max_tokens, sampler, config.batch_size,
-        config.compiled_decode, config.decode_lookahead,
+        config.compiled_decode, config.decode_lookahead, config.compiled_decode_per_position,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     groups = []

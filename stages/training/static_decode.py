@@ -6,9 +6,12 @@ for every later token instead of being rebuilt op by op in Python.
 Fixed shape: after the prompt's prefill (mlx_lm's own KVCache, as the eager loop), each layer's
 keys/values move to a [b, kv_heads, capacity, d] buffer; a step writes its position with
 `mx.slice_update` at an array offset and attends to every slot with slots >= offset + 1 masked
-out. The capacity is `prompt + max_tokens` rounded up to `CAPACITY_STEP`, so nearby prompt lengths
-share one trace. Masked slots add exact zeros, but the softmax and the attention product run over
-more slots than the eager loop's, so log-probs agree to rounding (~1e-6 in fp32), not bitwise.
+out. The capacity is `prompt + max_tokens - 1` rounded up to `CAPACITY_STEP`, so nearby prompt
+lengths share one trace. Masked slots weigh exactly zero; on the CPU backend the log-probs equal
+the eager loop's bitwise (tested), a backend that sums the longer rows in another order may differ
+by rounding. MLX's CUDA decode attention kernels take no array mask, so there the masked step
+attends through unfused ops; `per_position` (`sampling.compiled_decode_per_position`) traces a
+step per position instead, attending to the exact slice written so far, with no mask.
 
 Host-device syncs: `lookahead` steps are queued (`mx.async_eval`) before the oldest is read back
 for the EOS check, so the device has work queued while Python reads tokens; the price is up to
@@ -44,23 +47,30 @@ class _CompiledSteps:
 
 
 class StaticKVCache:
-    """One layer's keys and values in a fixed [b, kv_heads, capacity, d] buffer, written at the
-    array position `offset`; duck-types the parts of mlx_lm's KVCache the attention layers use."""
+    """One layer's keys and values in a fixed [b, kv_heads, capacity, d] buffer, written at slot
+    `offset`; duck-types the parts of mlx_lm's KVCache the attention layers use. `offset` is an
+    int32 array (one trace serves every position: attention reads every slot, those >= offset + 1
+    masked) or an int (a trace per position: attention reads the slots before it, no mask)."""
 
-    def __init__(self, keys: mx.array, values: mx.array, offset: mx.array) -> None:
+    def __init__(self, keys: mx.array, values: mx.array, offset: mx.array | int) -> None:
         self.keys, self.values, self.offset = keys, values, offset
 
     def update_and_fetch(self, keys: mx.array, values: mx.array) -> tuple[mx.array, mx.array]:
         if keys.shape[2] != 1:
             raise ValueError(f"the static cache decodes one token a step, got {keys.shape[2]}")
-        start = self.offset.reshape(1)
+        exact = isinstance(self.offset, int)
+        start = mx.array([self.offset], dtype=mx.int32) if exact else self.offset.reshape(1)
         self.keys = mx.slice_update(self.keys, keys, start, axes=(2,))
         self.values = mx.slice_update(self.values, values, start, axes=(2,))
+        if exact:
+            return self.keys[..., : self.offset + 1, :], self.values[..., : self.offset + 1, :]
         return self.keys, self.values
 
     def make_mask(self, n: int, return_array: bool = False, window_size: int | None = None):
         if window_size is not None:
             raise ValueError("the static cache has no sliding-window mask")
+        if isinstance(self.offset, int):
+            return None  # one query over exactly the slots written so far
         slots = mx.arange(self.keys.shape[2])
         return (slots < self.offset + n)[None, None, None, :]
 
@@ -88,19 +98,21 @@ def to_static(cache: Sequence[KVCache], capacity: int) -> tuple[list[mx.array], 
     return buffers, mx.array(length, dtype=mx.int32)
 
 
-def compiled_step(model: nn.Module, sampler: Any) -> Callable:
+def compiled_step(model: nn.Module, sampler: Any, position: int | None = None) -> Callable:
     """`step(token_b, offset, rng, *kv) -> (token_b, logprob_b, offset, rng, *kv)`: feed one token
-    per row, draw the next. Kept per model and sampler kind; traced once per input shape."""
+    per row, draw the next. Kept per model and sampler kind; traced once per input shape. With
+    `position`, the step is that position's alone (`offset` is then not read)."""
     steps = model.__dict__.get("_compiled_decode_steps")
     if steps is None:
         steps = model._compiled_decode_steps = _CompiledSteps()
     # samplers of one kind draw alike: the trace keeps the first one's `draw`
-    kind = (type(sampler), sampler.temperature, sampler.top_p)
+    kind = (type(sampler), sampler.temperature, sampler.top_p, position)
     if kind in steps.by_kind:
         return steps.by_kind[kind]
 
     def step(token_b, offset, rng, *kv):
-        cache = [StaticKVCache(kv[i], kv[i + 1], offset) for i in range(0, len(kv), 2)]
+        at = offset if position is None else position
+        cache = [StaticKVCache(kv[i], kv[i + 1], at) for i in range(0, len(kv), 2)]
         logits_bV = model(token_b[:, None], cache=cache)[:, -1, :]
         box = _KeyBox(sampler, rng)
         token_b, logprob_b = pick_next(logits_bV, box)
@@ -130,10 +142,12 @@ def decode_bucket_compiled(
     max_tokens: int,
     sampler: Any,
     lookahead: int,
+    per_position: bool = False,
 ) -> tuple[list[list[int]], list[list[float]]]:
     """Decode one bucket (prompts of one length) with the compiled step, as the eager loop
     `sampling._decode_bucket` does: each row's tokens and log-probs up to its first EOS. The
-    model's cache must pass `static_cache_supported`."""
+    model's cache must pass `static_cache_supported`. `per_position`: a step traced per cache
+    position, attending to the written slots only (no mask), instead of one masked step."""
     cache = make_prompt_cache(model)
     token_b, logprob_b = pick_next(model(mx.array(prompts_b), cache=cache)[:, -1, :], sampler)
     mx.async_eval(token_b, logprob_b)
@@ -150,11 +164,13 @@ def decode_bucket_compiled(
         return bool(done_b.all())
 
     if max_tokens > 1:
-        step = compiled_step(model, sampler)
+        step = None if per_position else compiled_step(model, sampler)
         kv, offset = to_static(cache, capacity_for(len(prompts_b[0]), max_tokens))
         rng = sampler.state
     del cache  # the prefill's buffers go once the first step has copied them
-    for _ in range(1, max_tokens):
+    for i in range(1, max_tokens):
+        if per_position:
+            step = compiled_step(model, sampler, len(prompts_b[0]) + i - 1)
         token_b, logprob_b, offset, rng, *kv = step(token_b, offset, rng, *kv)
         mx.async_eval(token_b, logprob_b)
         queued.append((token_b, logprob_b))

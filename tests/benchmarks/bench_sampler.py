@@ -16,7 +16,10 @@ and no EOS, so every sequence decodes exactly `new_tokens` tokens. Per mode:
 
     .venv/bin/python tests/benchmarks/bench_sampler.py [--repeats 5] [--only quickstart,...]
 
-Last line: one JSON object {model: {mode: figures}} with ratios compiled/eager.
+Modes: eager, compiled (one masked step per length bucket), per_position (one step per cache
+position, no mask: `sampling.compiled_decode_per_position`).
+
+Last line: one JSON object {model: {mode: figures}} with ratios to eager.
 """
 
 from __future__ import annotations  # noqa: I001  (stages.training loads OpenBLAS before mlx)
@@ -70,11 +73,13 @@ def cases(only: set[str]) -> list[tuple[str, object, int, int, int, int]]:
     return out
 
 
-def timed_generate(model, prompts, new_tokens, compiled, lookahead, repeats):
+def timed_generate(model, prompts, new_tokens, compiled, lookahead, repeats, per_position=False):
     def once():
         sampler = KeyedSampler(0, 1.0)
         c, w = time.process_time(), time.perf_counter()
-        generate_tokens(model, prompts, [], new_tokens, sampler, len(prompts), compiled, lookahead)
+        generate_tokens(
+            model, prompts, [], new_tokens, sampler, len(prompts), compiled, lookahead, per_position
+        )
         return time.perf_counter() - w, time.process_time() - c
 
     once()  # warm-up (and the compiled step's trace)
@@ -82,7 +87,7 @@ def timed_generate(model, prompts, new_tokens, compiled, lookahead, repeats):
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
-def build_time_per_step(model, prompts, new_tokens, compiled, steps):
+def build_time_per_step(model, prompts, new_tokens, compiled, steps, per_position=False):
     """Median Python time to build one decode step's graph, each step evaluated untimed."""
     cache = make_prompt_cache(model)
     sampler = KeyedSampler(0, 1.0)
@@ -95,7 +100,10 @@ def build_time_per_step(model, prompts, new_tokens, compiled, steps):
         )
         rng = sampler.state
     times = []
-    for _ in range(steps):
+    for i in range(steps):
+        if per_position:  # that position's step, traced before the timing starts
+            step = static_decode.compiled_step(model, sampler, len(prompts[0]) + i)
+            step(token_b, offset, rng, *kv)
         t = time.perf_counter()
         if compiled:
             token_b, logprob_b, offset, rng, *kv = step(token_b, offset, rng, *kv)
@@ -117,12 +125,13 @@ def main() -> None:
         rng = np.random.default_rng(0)
         prompts = rng.integers(2, vocab, (n_seq, prompt_len)).tolist()
         figures: dict[str, dict] = {}
-        for mode, compiled in (("eager", False), ("compiled", True)):
+        modes = (("eager", False, False), ("compiled", True, False), ("per_position", True, True))
+        for mode, compiled, per_position in modes:
             wall, cpu = timed_generate(
-                model, prompts, new_tokens, compiled, args.lookahead, args.repeats
+                model, prompts, new_tokens, compiled, args.lookahead, args.repeats, per_position
             )
             wall1, cpu1 = timed_generate(model, prompts, 1, compiled, 1, args.repeats)
-            build = build_time_per_step(model, prompts, new_tokens, compiled, 20)
+            build = build_time_per_step(model, prompts, new_tokens, compiled, 20, per_position)
             figures[mode] = {
                 "tokens_per_s": n_seq * new_tokens / wall,
                 "wall_ms": 1000 * wall,
@@ -133,19 +142,22 @@ def main() -> None:
             }
             f = figures[mode]
             print(
-                f"{name:11} {mode:8} {f['tokens_per_s']:9.0f} tok/s  wall {f['wall_ms']:8.1f} ms"
+                f"{name:11} {mode:12} {f['tokens_per_s']:9.0f} tok/s  wall {f['wall_ms']:8.1f} ms"
                 f"  cpu {f['cpu_ms']:8.1f} ms  per step: wall {f['step_wall_ms']:6.2f} ms"
                 f"  cpu {f['step_cpu_ms']:6.2f} ms  python build {f['step_build_ms']:6.3f} ms",
                 flush=True,
             )
-        eager, comp = figures["eager"], figures["compiled"]
-        figures["ratios"] = {
-            "tokens_per_s": comp["tokens_per_s"] / eager["tokens_per_s"],
-            "step_build": comp["step_build_ms"] / eager["step_build_ms"],
-            "step_cpu": comp["step_cpu_ms"] / max(eager["step_cpu_ms"], 1e-9),
-            "cpu": comp["cpu_ms"] / eager["cpu_ms"],
-        }
-        print(f"{name:11} ratios compiled/eager {json.dumps(figures['ratios'])}", flush=True)
+        eager = figures["eager"]
+        for mode in ("compiled", "per_position"):
+            comp = figures[mode]
+            figures[f"ratios_{mode}"] = {
+                "tokens_per_s": comp["tokens_per_s"] / eager["tokens_per_s"],
+                "step_build": comp["step_build_ms"] / eager["step_build_ms"],
+                "step_cpu": comp["step_cpu_ms"] / max(eager["step_cpu_ms"], 1e-9),
+                "cpu": comp["cpu_ms"] / eager["cpu_ms"],
+            }
+            ratios = json.dumps(figures[f"ratios_{mode}"])
+            print(f"{name:11} ratios {mode}/eager {ratios}", flush=True)
         figures["shape"] = {
             "sequences": n_seq,
             "prompt_tokens": prompt_len,

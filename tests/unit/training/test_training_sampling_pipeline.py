@@ -10,15 +10,18 @@ import copy
 import mlx.core as mx
 import numpy as np
 import pytest
-from mlx.utils import tree_map
+from mlx.utils import tree_flatten, tree_map
 from mlx_lm.models import llama, qwen2
 from mlx_lm.models.cache import make_prompt_cache
 
 from stages.rl.sampling import RowKeyedSampler, sample_groups_keyed
+from stages.rl.step import train_grpo
 from stages.training import static_decode
 from stages.training.config import SamplingConfig
-from stages.training.model import encode_prompt
+from stages.training.grpo import new_trainer_state
+from stages.training.model import encode_prompt, load_model
 from stages.training.sampling import KeyedSampler, generate_tokens, sample_groups
+from stages.training.sft import epoch_batches
 
 
 def step_by_step(model, prompts_b, eos_ids, max_tokens, sampler):
@@ -70,14 +73,17 @@ def test_pipelined_decode_equals_the_step_by_step_loop(fresh_model, prompts):
 LOGPROB_TOL = 1e-6
 
 
-def assert_same_rollouts(model, ids, eos, max_tokens, make_sampler, lookahead=1):
+def assert_same_rollouts(
+    model, ids, eos, max_tokens, make_sampler, lookahead=1, per_position=False
+):
     eager_sampler, compiled_sampler = make_sampler(), make_sampler()
     want_t, want_lp, want_trunc, want_n = generate_tokens(
         model, ids, eos, max_tokens, eager_sampler
     )
     got_t, got_lp, got_trunc, got_n = generate_tokens(
-        model, ids, eos, max_tokens, compiled_sampler, compiled_decode=True, lookahead=lookahead
-    )
+        model, ids, eos, max_tokens, compiled_sampler, compiled_decode=True, lookahead=lookahead,
+        per_position=per_position,
+    )  # fmt: skip
     assert got_t == want_t
     assert (got_trunc, got_n) == (want_trunc, want_n)
     worst = max(
@@ -91,7 +97,8 @@ def assert_same_rollouts(model, ids, eos, max_tokens, make_sampler, lookahead=1)
     return want_t
 
 
-def test_compiled_decode_gives_the_eager_loops_rollouts(fresh_model, prompts):
+@pytest.mark.parametrize("per_position", [False, True])
+def test_compiled_decode_gives_the_eager_loops_rollouts(fresh_model, prompts, per_position):
     model, tokenizer = fresh_model
     # "1+2=" and "50+3=": two prompt lengths, two buckets
     ids = [
@@ -110,6 +117,7 @@ def test_compiled_decode_gives_the_eager_loops_rollouts(fresh_model, prompts):
             max_tokens,
             lambda t=temperature, p=top_p: KeyedSampler(7, t, p),
             lookahead,
+            per_position,
         )
     assert max(len(t) for t in tokens) < 24  # rows ended on EOS, so the loop stopped early
 
@@ -133,8 +141,9 @@ def random_prompts(lengths, vocab=510, seed=0):
     return [rng.integers(0, vocab, n).tolist() for n in lengths]
 
 
+@pytest.mark.parametrize("per_position", [False, True])
 @pytest.mark.parametrize("dtype", [mx.float32, mx.bfloat16])
-def test_compiled_decode_gives_the_eager_loops_rollouts_on_qwen2(dtype):
+def test_compiled_decode_gives_the_eager_loops_rollouts_on_qwen2(dtype, per_position):
     model = tiny_qwen2(dtype)
     # three buckets; 40 + 40 tokens crosses a capacity step, 6 + 40 does not
     ids = random_prompts([6] * 16 + [9] * 8 + [40] * 4)
@@ -146,8 +155,9 @@ def test_compiled_decode_gives_the_eager_loops_rollouts_on_qwen2(dtype):
         (40, 1.0, 5),
     ):
         tokens = assert_same_rollouts(
-            model, ids, eos, max_tokens, lambda t=temperature: KeyedSampler(3, t), lookahead
-        )
+            model, ids, eos, max_tokens, lambda t=temperature: KeyedSampler(3, t), lookahead,
+            per_position,
+        )  # fmt: skip
     assert len({len(t) for t in tokens}) > 1 and any(t[-1] not in eos for t in tokens)
 
 
@@ -183,6 +193,30 @@ def test_compiled_step_is_traced_once_per_shape_not_once_per_token(monkeypatch):
     assert len(writes) == 2  # replayed, not rebuilt
 
 
+def test_per_position_steps_are_traced_once_each_and_attend_without_a_mask(monkeypatch):
+    model = tiny_qwen2()
+    ids = random_prompts([5] * 4)
+    writes, masks = [], []
+    original = static_decode.StaticKVCache.update_and_fetch
+    original_mask = static_decode.StaticKVCache.make_mask
+    monkeypatch.setattr(
+        static_decode.StaticKVCache, "update_and_fetch",
+        lambda self, k, v: writes.append(1) or original(self, k, v),
+    )  # fmt: skip
+    monkeypatch.setattr(
+        static_decode.StaticKVCache, "make_mask",
+        lambda self, *a, **k: masks.append(original_mask(self, *a, **k)) or masks[-1],
+    )  # fmt: skip
+    generate_tokens(
+        model, ids, [], 10, KeyedSampler(0, 1.0), compiled_decode=True, per_position=True
+    )
+    assert len(writes) == 9 * 2 and masks == [None] * 9  # 9 positions fed, 2 layers
+    generate_tokens(
+        model, ids, [], 10, KeyedSampler(1, 1.0), compiled_decode=True, per_position=True
+    )
+    assert len(writes) == 9 * 2  # replayed
+
+
 def test_models_with_a_sliding_window_cache_decode_on_the_eager_loop():
     mx.random.seed(0)
     model = llama.Model(llama.ModelArgs(
@@ -200,19 +234,21 @@ def test_the_sampling_config_switches_the_rollout_samplers_to_the_compiled_step(
     fresh_model, prompts
 ):
     model, tokenizer = fresh_model
-    eager, compiled = (
-        SamplingConfig(max_tokens=6),
+    eager = SamplingConfig(max_tokens=6)
+    for compiled in (
         SamplingConfig(max_tokens=6, compiled_decode=True, decode_lookahead=2),
-    )
-    for sample in (
-        lambda c: sample_groups(model, tokenizer, prompts[:8] + prompts[600:608], c, 4, 5)[0],
-        lambda c: sample_groups_keyed(model, tokenizer, prompts[:8], 3, c, 4, 5)[0],
+        SamplingConfig(max_tokens=6, compiled_decode=True, compiled_decode_per_position=True),
     ):
-        model.__dict__.pop("_compiled_decode_steps", None)
-        want = [r for g in sample(eager) for r in g.rollouts_N]
-        assert "_compiled_decode_steps" not in model.__dict__
-        assert [r for g in sample(compiled) for r in g.rollouts_N] == want
-        assert "_compiled_decode_steps" in model.__dict__
+        for sample in (
+            lambda c: sample_groups(model, tokenizer, prompts[:8] + prompts[600:608], c, 4, 5)[0],
+            lambda c: sample_groups_keyed(model, tokenizer, prompts[:8], 3, c, 4, 5)[0],
+        ):
+            model.__dict__.pop("_compiled_decode_steps", None)
+            want = [r for g in sample(eager) for r in g.rollouts_N]
+            assert "_compiled_decode_steps" not in model.__dict__
+            assert [r for g in sample(compiled) for r in g.rollouts_N] == want
+            positions = {kind[-1] for kind in model._compiled_decode_steps.by_kind}
+            assert (positions != {None}) == compiled.compiled_decode_per_position
 
 
 def test_a_copy_of_a_model_that_sampled_compiled_decodes_with_its_own_weights():
@@ -232,3 +268,20 @@ def test_a_lookahead_below_one_is_refused():
         generate_tokens(tiny_qwen2(), [[1, 2]], [], 4, KeyedSampler(0, 0.0), lookahead=0)
     with pytest.raises(ValueError, match="decode_lookahead"):
         SamplingConfig(decode_lookahead=0)
+
+
+def test_grpo_steps_sampled_by_the_compiled_decode_leave_the_same_weights(
+    sft_model_dir, prompts, small_grpo, starts_with_7
+):
+    weights = []
+    for compiled in (False, True):
+        model, tokenizer = load_model(sft_model_dir)
+        config = small_grpo(sampling=SamplingConfig(max_tokens=6, compiled_decode=compiled))
+        state = new_trainer_state(model, tokenizer, config)
+        train_grpo(
+            state, epoch_batches(prompts[::7], config.groups_per_batch), starts_with_7, config, 3
+        )
+        weights.append(dict(tree_flatten(model.parameters())))
+    assert weights[0].keys() == weights[1].keys()
+    for name, w in weights[0].items():  # bitwise on CPU: the rollouts were bitwise the same
+        assert np.array_equal(np.array(w), np.array(weights[1][name])), name
