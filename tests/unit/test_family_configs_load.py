@@ -111,5 +111,6 @@ def test_the_gpu_smoke_config_runs_the_benchmarks_shape_sampler_and_loss():
     assert (grpo.loss_agg, grpo.learning_rate) == ("token-mean", g["learning_rate"])
     assert (sampling.temperature, sampling.top_p) == (g["temperature"], g["top_p"])
     assert (sampling.max_tokens, sampling.batch_size) == (g["max_tokens"], sequences)
-    assert sampling.compiled_decode is g["compiled_decode"] is True
+    # off on both: measured no faster on the H100 (tests/benchmarks/results/gpu_h100_2026-11-27.md)
+    assert sampling.compiled_decode is g["compiled_decode"] is False
     assert sampling.decode_lookahead == g["decode_lookahead"]
