@@ -28,6 +28,7 @@ from mlx_lm.models.cache import make_prompt_cache
 from mlx_lm.sample_utils import apply_top_p
 
 from stages.training.config import SamplingConfig
+from stages.training.decode_steps import cut_at_eos, pick_next
 from stages.training.model import encode_prompt
 from stages.training.types import Rollout, RolloutGroup
 
@@ -104,7 +105,7 @@ def generate_tokens(
     eos = np.array(sorted(eos_ids))
     decode = _decode_bucket
     if compiled_decode:
-        # imported here: static_decode builds on this module's pick_next and cut_at_eos
+        # imported here: the compiled decode is only loaded when a config asks for it
         from stages.training import static_decode
 
         if static_decode.static_cache_supported(make_prompt_cache(model)):
@@ -156,29 +157,6 @@ def _decode_bucket(
             break
         token_b, logprob_b = queued
     return cut_at_eos(np.stack(steps_tokens), np.stack(steps_logprobs), eos)
-
-
-def cut_at_eos(
-    tokens_Tb: np.ndarray, logprobs_Tb: np.ndarray, eos: np.ndarray
-) -> tuple[list[list[int]], list[list[float]]]:
-    """Each column's tokens and log-probs up to and including its first EOS (all if none)."""
-    out_tokens, out_logprobs = [], []
-    for b in range(tokens_Tb.shape[1]):
-        stops = np.flatnonzero(np.isin(tokens_Tb[:, b], eos))
-        end = stops[0] + 1 if len(stops) else len(tokens_Tb)
-        out_tokens.append(tokens_Tb[:end, b].tolist())
-        out_logprobs.append(logprobs_Tb[:end, b].tolist())
-    return out_tokens, out_logprobs
-
-
-def pick_next(
-    logits_bV: mx.array, sampler: Callable[[mx.array], mx.array]
-) -> tuple[mx.array, mx.array]:
-    """The next token of each row and its log-prob under the temperature-1 policy."""
-    logits_bV = logits_bV.astype(mx.float32)
-    logprobs_bV = logits_bV - mx.logsumexp(logits_bV, axis=-1, keepdims=True)
-    token_b = sampler(logprobs_bV)
-    return token_b, mx.take_along_axis(logprobs_bV, token_b[:, None], axis=-1)[:, 0]
 
 
 def _text(tokenizer: Any, tokens: list[int]) -> str:

@@ -29,7 +29,7 @@ import mlx.nn as nn
 import numpy as np
 from mlx_lm.models.cache import KVCache, make_prompt_cache
 
-from stages.training.sampling import cut_at_eos, pick_next
+from stages.training.decode_steps import cut_at_eos, pick_next
 
 CAPACITY_STEP = 16
 
