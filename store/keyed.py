@@ -67,6 +67,14 @@ class ChainKey:
     def signed(self, run_id: str, seq: int, hash_: str) -> Head:
         return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))
 
+    def _covers(self, run_id: str, last_seq: int, hash_at: Callable[[int], str | None]) -> bool:
+        """Whether the heads as they are now vouch for `last_seq` (signed at or past it, or it
+        is the pending batch)."""
+        head, pending = self.heads(run_id)
+        if head is not None and head.seq >= last_seq and hash_at(head.seq) == head.hash:
+            return True
+        return pending is not None and pending.seq == last_seq and hash_at(last_seq) == pending.hash
+
     def authentic(self, head: Head) -> bool:
         return head.mac is not None and hmac.compare_digest(
             head.mac, self.mac(head.run_id, head.seq, head.hash)
@@ -142,10 +150,17 @@ class ChainKey:
 
     # --- checking a log against its head -------------------------------------------------------
 
-    def check(self, run_id: str, last_seq: int, hash_at: Callable[[int], str | None]) -> None:
+    def check(
+        self,
+        run_id: str,
+        last_seq: int,
+        hash_at: Callable[[int], str | None],
+        heads: tuple[Head | None, Head | None] | None = None,
+    ) -> None:
         """Raise `ChainBroken` naming the first seq the keyed head does not vouch for; return when
-        the log is exactly what was signed."""
-        head, pending = self.heads(run_id)
+        the log is exactly what was signed. `heads`, read before `last_seq` was (a writer only
+        moves them forward), keeps a concurrent append from looking like deleted rows."""
+        head, pending = heads if heads is not None else self.heads(run_id)
         if head is None and pending is None:
             if last_seq:
                 raise ChainBroken(
@@ -174,6 +189,8 @@ class ChainKey:
                 and hash_at(last_seq) == pending.hash
             ):
                 return  # the batch committed; the process stopped before promoting its head
+            if heads is not None and self._covers(run_id, last_seq, hash_at):
+                return  # a writer appended and signed after the heads were read
             raise ChainBroken(
                 run_id,
                 signed_seq + 1,

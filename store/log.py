@@ -401,11 +401,19 @@ class EventLog:
             parent = lineage.parent_of(conn, run_id)
 
         def walk() -> tuple[int, str] | None:
+            # The claims first, then the rows' end (see check_end): a run being written while it
+            # is read (`rlvr status` on a live run) must not look truncated.
+            heads = self.key.heads(run_id) if self.key is not None else None
             with self.engine.connect() as conn:
-                last_seq = self._last(conn, run_id)[0]
                 record = self._prefix.get(conn, run_id)
+                last_seq = self._last(conn, run_id)[0]
                 check_end(
-                    run_id, last_seq, record, lambda s: self._hash_at(conn, run_id, s), self.key
+                    run_id,
+                    last_seq,
+                    record,
+                    lambda s: self._hash_at(conn, run_id, s),
+                    self.key,
+                    heads,
                 )
                 start = (0, GENESIS_HASH)
                 if parent is not None:
@@ -523,6 +531,9 @@ class EventLog:
     def verify(self, run_id: str) -> VerifyReport:
         """Walk the whole chain from genesis (not only past the verified prefix), then the
         verified prefix's and the keyed head's claims about where the log ends."""
+        with self.engine.connect() as conn:  # the claims before the rows' end (see check_end)
+            record = self._prefix.get(conn, run_id)
+        heads = self.key.heads(run_id) if self.key is not None else None
         last = self.require(run_id)
         report = verify_rows(run_id, self._stream(run_id, 1, None, None, 5000))
         if not report.ok:
@@ -534,8 +545,8 @@ class EventLog:
             return report
         try:
             with self.engine.connect() as conn:
-                record = self._prefix.get(conn, run_id)
-                check_end(run_id, last, record, lambda s: self._hash_at(conn, run_id, s), self.key)
+                hash_at = lambda s: self._hash_at(conn, run_id, s)  # noqa: E731
+                check_end(run_id, last, record, hash_at, self.key, heads)
         except ChainBroken as e:
             return replace(report, first_bad_seq=e.seq, reason=e.reason)
         return report

@@ -126,9 +126,12 @@ def check_end(
     record: tuple[int, str] | None,
     hash_at: Callable[[int], str | None],
     key: Any,
+    heads: Any = None,
 ) -> None:
     """What the verified prefix (and the keyed head, with a `store.keyed.ChainKey`) say about the
-    log's end: it has not become shorter, and the rows they name still have their hashes."""
+    log's end: it has not become shorter, and the rows they name still have their hashes.
+    `record` and `heads` must be read before `last_seq`: a writer appending meanwhile only moves
+    them forward, so read in that order a concurrent append never looks like deleted rows."""
     if record is not None:
         seq, hash_ = record
         if seq > last_seq:
@@ -137,7 +140,7 @@ def check_end(
         if hash_at(seq) != hash_:
             raise ChainBroken(run_id, seq, "changed since it was verified (rewritten?)")
     if key is not None:
-        key.check(run_id, last_seq, hash_at)
+        key.check(run_id, last_seq, hash_at, heads)
 
 
 def walk_from(run_id: str, start: tuple[int, str], rows: Iterable[Any]) -> tuple[int, str]:

@@ -204,3 +204,37 @@ def test_an_import_never_moves_a_keyed_head_back(
         import_file(other, path)
     assert other.runs() == []
     assert [r.seq for r in keyed_log.read(run_id)] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_a_run_appended_to_while_it_is_read_does_not_look_truncated(
+    store_url: str, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed: bool
+) -> None:
+    # `rlvr status` on a live run: the driver appends a batch and advances the verified prefix
+    # (and, with a key, the keyed head) between the reader's queries. Seen in CI on PostgreSQL as
+    # "the log ends at seq 21 but was verified up to seq 25 (rows deleted)".
+    if keyed:
+        monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    reader, writer = EventLog(store_url), EventLog(store_url)
+    _steps(writer, run_id, 3)
+    assert len(list(reader.read(run_id))) == 5
+    writes = iter([4, 5])
+
+    def a_batch_lands(original):
+        def claim(*args, **kwargs):
+            step = next(writes, None)
+            if step is not None:  # the driver's next batch, committed and checked meanwhile
+                event = MetricsRecorded(step=step, metrics={"kl": 0.01 * step})
+                writer.append(run_id, [event], expected_seq=step + 1)
+                list(writer.read(run_id, from_seq=step + 2))
+            return original(*args, **kwargs)
+
+        return claim
+
+    # Each claim about the log's end is read just as another batch lands.
+    monkeypatch.setattr(reader._prefix, "get", a_batch_lands(reader._prefix.get))
+    if keyed:
+        monkeypatch.setattr(reader.key, "heads", a_batch_lands(reader.key.heads))
+    assert [r.seq for r in reader.read(run_id)][-1] >= 6
+    assert reader.verify(run_id).ok
+    reader.close(), writer.close()
