@@ -11,7 +11,7 @@ import structlog
 
 from stages.common import base_model_path
 from stages.rl.session import RLSession
-from stages.rl.tunables import TUNABLES
+from stages.rl.tunables import TUNABLES, setting
 from stages.training.types import TrainerState
 from stages.types import StageInterrupted
 from store.blobs import BlobWriteError
@@ -37,6 +37,27 @@ def fresh(session: RLSession) -> TrainerState:
     model, tokenizer = load_model(base_model_path(session.ctx))
     make_trainable(model, session.config.model, seed=session.config.seed)
     return new_trainer_state(model, tokenizer, session.grpo_config())
+
+
+def start_as_logged(session: RLSession, in_force: dict[str, Any]) -> None:
+    """Set a fresh trainer about to replay the log from the base model to the tunables the log
+    had in force where the replayed steps begin (`RunState.hyperparameters` there), not to the
+    run's config: a branch's config carries its overrides, which its `HyperparametersChanged`
+    applies only after the shared steps the catch-up replays (a restored checkpoint carries its
+    own settings instead). Without this a branch whose resume falls back to the base model (its
+    parent's retention dropped the optimizer state it needed) replays the parent's steps with the
+    branch's learning rate and pauses on the difference."""
+    trainer = session.trainer
+    assert trainer is not None
+    current = session.grpo_config()
+    for tunable in TUNABLES:
+        if tunable.name not in in_force:
+            continue  # a log from before the tunable was recorded: the config's value
+        value = in_force[tunable.name]
+        if tunable.lives_on == "trainer":
+            setattr(trainer, tunable.name, float(value))
+        elif value != setting(current, tunable.name):
+            session.overrides[tunable.name] = value
 
 
 def restore(
