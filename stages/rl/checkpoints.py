@@ -39,14 +39,18 @@ def fresh(session: RLSession) -> TrainerState:
     return new_trainer_state(model, tokenizer, session.grpo_config())
 
 
-def start_as_logged(session: RLSession, in_force: dict[str, Any]) -> None:
-    """Set a fresh trainer about to replay the log from the base model to the tunables the log
-    had in force where the replayed steps begin (`RunState.hyperparameters` there), not to the
-    run's config: a branch's config carries its overrides, which its `HyperparametersChanged`
-    applies only after the shared steps the catch-up replays (a restored checkpoint carries its
-    own settings instead). Without this a branch whose resume falls back to the base model (its
-    parent's retention dropped the optimizer state it needed) replays the parent's steps with the
-    branch's learning rate and pauses on the difference."""
+def take_logged_settings(
+    session: RLSession, in_force: dict[str, Any], *, trainer_held: bool
+) -> None:
+    """Set the trainer a resume is about to replay the log with to the tunables the log had in
+    force where the replayed steps begin (`RunState.hyperparameters` there), not to the run's
+    config: a branch's config carries its overrides, which its `HyperparametersChanged` applies
+    only after the shared steps the catch-up replays. `trainer_held`: also the learning rate and
+    KL coefficient (a fresh trainer from the base model; a restored checkpoint carries its own).
+    Without this a branch changing the LR whose resume falls back to the base model (its parent's
+    retention dropped the optimizer state it needed), or one changing a GRPO-config setting
+    (entropy_coef, group_size, ...), replays its parent's steps with the branch's values: the
+    catch-up differs from the log and the branch pauses."""
     trainer = session.trainer
     assert trainer is not None
     current = session.grpo_config()
@@ -55,7 +59,8 @@ def start_as_logged(session: RLSession, in_force: dict[str, Any]) -> None:
             continue  # a log from before the tunable was recorded: the config's value
         value = in_force[tunable.name]
         if tunable.lives_on == "trainer":
-            setattr(trainer, tunable.name, float(value))
+            if trainer_held:
+                setattr(trainer, tunable.name, float(value))
         elif value != setting(current, tunable.name):
             session.overrides[tunable.name] = value
 
