@@ -11,7 +11,7 @@ import structlog
 
 from stages.common import base_model_path
 from stages.rl.session import RLSession
-from stages.rl.tunables import TUNABLES
+from stages.rl.tunables import TUNABLES, setting
 from stages.training.types import TrainerState
 from stages.types import StageInterrupted
 from store.blobs import BlobWriteError
@@ -37,6 +37,32 @@ def fresh(session: RLSession) -> TrainerState:
     model, tokenizer = load_model(base_model_path(session.ctx))
     make_trainable(model, session.config.model, seed=session.config.seed)
     return new_trainer_state(model, tokenizer, session.grpo_config())
+
+
+def take_logged_settings(
+    session: RLSession, in_force: dict[str, Any], *, trainer_held: bool
+) -> None:
+    """Set the trainer a resume is about to replay the log with to the tunables the log had in
+    force where the replayed steps begin (`RunState.hyperparameters` there), not to the run's
+    config: a branch's config carries its overrides, which its `HyperparametersChanged` applies
+    only after the shared steps the catch-up replays. `trainer_held`: also the learning rate and
+    KL coefficient (a fresh trainer from the base model; a restored checkpoint carries its own).
+    Without this a branch changing the LR whose resume falls back to the base model (its parent's
+    retention dropped the optimizer state it needed), or one changing a GRPO-config setting
+    (entropy_coef, group_size, ...), replays its parent's steps with the branch's values: the
+    catch-up differs from the log and the branch pauses."""
+    trainer = session.trainer
+    assert trainer is not None
+    current = session.grpo_config()
+    for tunable in TUNABLES:
+        if tunable.name not in in_force:
+            continue  # a log from before the tunable was recorded: the config's value
+        value = in_force[tunable.name]
+        if tunable.lives_on == "trainer":
+            if trainer_held:
+                setattr(trainer, tunable.name, float(value))
+        elif value != setting(current, tunable.name):
+            session.overrides[tunable.name] = value
 
 
 def restore(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import structlog
 
 from stages.rl.chaos import poison
-from stages.rl.checkpoints import fresh, restore_newest_intact
+from stages.rl.checkpoints import fresh, restore_newest_intact, take_logged_settings
 from stages.rl.decisions import apply, split_finer
 from stages.rl.logged_step import step_events
 from stages.rl.session import RLSession
@@ -38,6 +38,7 @@ def open_trainer(session: RLSession) -> TrainerState:
         session.trainer, checkpoint = restore_newest_intact(session)
         since = _first_step_seq(session) if checkpoint is None else checkpoint.seq
     at = ctx.state_at(since)
+    take_logged_settings(session, at.hyperparameters, trainer_held=checkpoint is None)
     tasks = curriculum_of(ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}))
     try:
         catch_up(session, ctx.read(since + 1), tasks)
