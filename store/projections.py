@@ -244,9 +244,28 @@ def _stage_result(s: RunState, e: StoredEvent) -> None:
 
 def _step_event(s: RunState, e: StoredEvent) -> None:
     # Cheap path for the most frequent events: the step is all the fold needs from them.
-    step = decoded_payload(e)["step"]
+    step = _trailing_step(e)
+    if step is None:
+        step = decoded_payload(e)["step"]
     if step > s.step:
         s.step = step
+
+
+_STEP_MEMBER = ',"step":'
+
+
+def _trailing_step(e: StoredEvent) -> int | None:
+    """The payload's `step` read without parsing it (a rollout row's 256 rewards are most of a
+    long fold's decoding), when it is the object's last member: canonical JSON sorts the keys, so
+    a `RolloutsSampled` row ends `,"step":12}`. Digits then the closing brace after the last
+    `,"step":` can only be the top-level member (a nested one leaves another bracket, a quoted
+    one is escaped). None otherwise, or for an older schema version: the caller parses."""
+    text = e.payload
+    at = text.rfind(_STEP_MEMBER)
+    if at < 0 or text[-1:] != "}" or e.schema_version != EVENT_TYPES[e.type].schema_version:
+        return None
+    digits = text[at + len(_STEP_MEMBER) : -1]
+    return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
 def _metrics(s: RunState, e: StoredEvent) -> None:

@@ -13,9 +13,11 @@ from store.events import (
     GateEvaluated,
     HyperparametersChanged,
     MetricsRecorded,
+    RolloutsSampled,
     RunRewound,
     RunStarted,
     StateChanged,
+    VerdictsRecorded,
 )
 from store.log import EventLog
 from store.projections import EARLY_METRICS, RunState, fold, project
@@ -195,3 +197,27 @@ def test_dropping_a_checkpoint_s_optimizer_state_marks_every_copy_of_it_and_noth
         assert [r.digest for r in refs] == digests
         assert [r.optimizer for r in refs] == [True, False, True, False]
     assert state.latest_checkpoint is not None and state.latest_checkpoint.optimizer is False
+
+
+def test_a_step_row_s_step_is_its_own_whatever_its_samples_and_verdicts_carry(
+    tmp_path: Path,
+) -> None:
+    # The fold reads a rollout row's step off the end of its text when it can: nested "step"
+    # keys in the samples or verdicts (model output among them) must not be taken for it.
+    log = _log(tmp_path)
+    hostile = {"prompt": 'say ,"step":99}', "completions": ['","step":98}'], "step": 97}
+    log.append(
+        "r",
+        [
+            RolloutsSampled(step=3, n_groups=1, group_size=1, samples=[hostile], rewards=[[1.0]]),
+            VerdictsRecorded(
+                step=4, verifier="math", n_passed=1, n_total=1, verdicts=[{"ok": 1, "step": 96}]
+            ),
+        ],
+        2,
+    )
+    rows = list(log.read("r"))
+    assert rows[-2].payload.endswith(',"step":3}')  # the fast path's case: step is the last key
+    state = project(rows[:-1])
+    assert state.step == 3
+    assert project(rows).step == 4
