@@ -77,13 +77,18 @@ def decide_all(state: RunState, event: StoredEvent, config: PolicyConfig) -> lis
     """Every policy's decisions on `event`, `state` being the log folded through it."""
     if event.type not in TRIGGER_TYPES or state.state not in TRAINING_STATES:
         return []
-    limits = budgets(config)
-    counts = dict(state.decisions)
+    # Most trigger events decide nothing: the budgets are built once a policy proposes something
+    # (replay asks this of every step of a long run).
+    limits: list[Budget] | None = None
+    counts = state.decisions
     out: list[Decision] = []
     for _, decide in POLICIES:
         proposed = decide(state, event, config)
+        if not proposed:
+            continue
         if any(d.action == "rollback" for d in out):
             proposed = [d for d in proposed if d.action != "rollback"]
+        limits = budgets(config) if limits is None else limits
         # A policy's decisions go together (a rollback and its adjustment) or become one `fail`.
         trial = dict(counts)
         for decision in proposed:

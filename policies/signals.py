@@ -27,6 +27,8 @@ def since(state: RunState, seq: int) -> tuple[MetricsRef, ...]:
     """The window's steps recorded after `seq` (the window is in seq order: a bisection, since
     every trigger event of a replay asks this of every policy)."""
     window = state.metrics_window
+    if not window or window[0].seq > seq:
+        return window  # the usual case: no rollback or recovery inside the window
     return window[bisect_right(window, seq, key=lambda m: m.seq) :]
 
 

@@ -90,10 +90,22 @@ class PostgresBackend(Backend):
     def stream(
         self, conn: sa.Connection, sql: str, params: Sequence[Any], batch: int
     ) -> Iterator[tuple]:
-        result = conn.execution_options(stream_results=True, yield_per=batch).exec_driver_sql(
-            sql, tuple(params)
-        )
-        yield from result
+        import psycopg  # the PostgreSQL driver; only a PostgreSQL store needs it
+
+        # The driver's streaming query, `batch` rows a chunk: the server sends rows as it produces
+        # them while we fold (a server-side cursor waits a round trip for every batch), and only
+        # what the socket holds plus one chunk is in memory. libpq < 17 streams row by row.
+        chunk = batch if psycopg.pq.version() >= 170000 else 1
+        cursor = conn.connection.driver_connection.cursor()
+        try:
+            yield from cursor.stream(sql, tuple(params), size=chunk)
+        except psycopg.Error as e:
+            # As SQLAlchemy would raise it, so that `store.retry` sees a transient failure.
+            if cursor.connection.closed:
+                conn.invalidate()
+            raise sa.exc.DBAPIError.instance(sql, params, e, psycopg.Error) from e
+        finally:
+            cursor.close()
 
 
 def backend_for(target: str | Path) -> Backend:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -120,13 +121,17 @@ class RunState:
     finished: bool = False
 
 
+_DIGEST = attrgetter("digest")
+
+
 def _merge(mapping: dict, key: str, value: Any) -> dict:
     # States are values: never mutate a mapping another state may share.
     return {**mapping, key: value}
 
 
-def _payload(stored: StoredEvent) -> dict[str, Any]:
-    # Folding reads the JSON directly: building pydantic objects for 200k events is the slow part.
+def decoded_payload(stored: StoredEvent) -> dict[str, Any]:
+    """The payload as the current code knows it (upcast), as plain JSON values.
+    Folding reads the JSON directly: building pydantic objects for 200k events is the slow part."""
     payload = orjson.loads(stored.payload)
     if stored.schema_version != EVENT_TYPES[stored.type].schema_version:
         payload = upcast(stored.type, stored.schema_version, payload)
@@ -171,7 +176,7 @@ def project(
     history: list[StoredEvent] = []
     for stored in events:
         if stored.type == "RunRewound":
-            to_seq = _payload(stored)["to_seq"]
+            to_seq = decoded_payload(stored)["to_seq"]
             before = state
             if state_at is not None:
                 state = state_at(to_seq)
@@ -203,7 +208,7 @@ def _abandoned(before: RunState, after: RunState) -> tuple[CheckpointRef, ...]:
 
 
 def _run_started(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.config = p["config"]
     s.config_hash = p["config_hash"]
     s.parent = (p["parent_run_id"], p["parent_seq"]) if p.get("parent_run_id") else None
@@ -211,18 +216,18 @@ def _run_started(s: RunState, e: StoredEvent) -> None:
 
 
 def _state_changed(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.state = p["dest"]
     s.paused_from = p["source"] if p["dest"] == "paused" else None
     s.finished = p["dest"] in ("completed", "failed")
 
 
 def _run_failed(s: RunState, e: StoredEvent) -> None:
-    s.failure_reason = _payload(e)["reason"]
+    s.failure_reason = decoded_payload(e)["reason"]
 
 
 def _baseline(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.baseline_verify_rate = p["verify_rate"]
     s.baseline_capability = p["capability"]
     s.baseline_seq = e.seq
@@ -232,20 +237,39 @@ def _baseline(s: RunState, e: StoredEvent) -> None:
 
 def _stage_result(s: RunState, e: StoredEvent) -> None:
     # Gates read these numbers; long lists (dropped tasks, accepted answers) stay in the log.
-    small = {k: v for k, v in _payload(e).items() if not isinstance(v, list)}
+    small = {k: v for k, v in decoded_payload(e).items() if not isinstance(v, list)}
     s.stage_seqs = _merge(s.stage_seqs, e.type, e.seq)
     s.stage_results = _merge(s.stage_results, e.type, small)
 
 
 def _step_event(s: RunState, e: StoredEvent) -> None:
     # Cheap path for the most frequent events: the step is all the fold needs from them.
-    step = _payload(e)["step"]
+    step = _trailing_step(e)
+    if step is None:
+        step = decoded_payload(e)["step"]
     if step > s.step:
         s.step = step
 
 
+_STEP_MEMBER = ',"step":'
+
+
+def _trailing_step(e: StoredEvent) -> int | None:
+    """The payload's `step` read without parsing it (a rollout row's 256 rewards are most of a
+    long fold's decoding), when it is the object's last member: canonical JSON sorts the keys, so
+    a `RolloutsSampled` row ends `,"step":12}`. Digits then the closing brace after the last
+    `,"step":` can only be the top-level member (a nested one leaves another bracket, a quoted
+    one is escaped). None otherwise, or for an older schema version: the caller parses."""
+    text = e.payload
+    at = text.rfind(_STEP_MEMBER)
+    if at < 0 or text[-1:] != "}" or e.schema_version != EVENT_TYPES[e.type].schema_version:
+        return None
+    digits = text[at + len(_STEP_MEMBER) : -1]
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
+
 def _metrics(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.step = max(s.step, p["step"])
     s.last_metrics = p["metrics"]
     s.metrics_window = (
@@ -255,11 +279,15 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
     metrics = p["metrics"]
     if s.lineage:
         after = s.lineage[-1].metrics_after
-        first = {k: v for k, v in metrics.items() if v is not None and k not in after}
+        # A set difference first: after a checkpoint's first step, every metric is usually known.
+        new = metrics.keys() - after.keys()
+        first = {k: v for k, v in metrics.items() if k in new and v is not None} if new else None
         if first:
             ref = replace(s.lineage[-1], metrics_after={**after, **first})
             s.lineage = (*s.lineage[:-1], ref)
     early = s.early_metrics
+    if metrics.keys() <= early.keys() and min(map(len, early.values())) >= EARLY_METRICS:
+        return  # every metric has its early values (checked in C: this runs on every step)
     grown = {
         k: (*early.get(k, ()), v)
         for k, v in metrics.items()
@@ -270,20 +298,20 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
 
 
 def _step_failed(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     key = f"{p['step']}:{p['kind']}"
     s.step_failures = _merge(s.step_failures, key, s.step_failures.get(key, 0) + 1)
 
 
 def _eval(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.last_eval = {**p, "seq": e.seq}
     ref = EvalRef(p["step"], e.seq, p["verify_rate"], p["capability"], p.get("checkpoint"))
     s.evals = (*s.evals, ref)
 
 
 def _checkpoint(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     ref = CheckpointRef(step=p["step"], digest=p["checkpoint"], seq=e.seq)
     s.latest_checkpoint = ref
     s.lineage = (*s.lineage, replace(ref, hyperparameters=s.hyperparameters))
@@ -297,11 +325,12 @@ def _checkpoint(s: RunState, e: StoredEvent) -> None:
 
 def _pruned(s: RunState, e: StoredEvent) -> None:
     # A pruned checkpoint's blobs may be gone: nothing may roll back or fall back to it.
-    p = _payload(e)
+    p = decoded_payload(e)
     gone = {c["checkpoint"] for c in p["pruned"]}
-    s.lineage = tuple(ref for ref in s.lineage if ref.digest not in gone)
-    s.checkpoints = tuple(ref for ref in s.checkpoints if ref.digest not in gone)
-    s.abandoned_checkpoints = tuple(r for r in s.abandoned_checkpoints if r.digest not in gone)
+    if gone:  # retention often drops only optimizer state
+        s.lineage = tuple(ref for ref in s.lineage if ref.digest not in gone)
+        s.checkpoints = tuple(ref for ref in s.checkpoints if ref.digest not in gone)
+        s.abandoned_checkpoints = tuple(r for r in s.abandoned_checkpoints if r.digest not in gone)
     # Weights without their optimizer state: a rollback restores them with a fresh AdamW state,
     # a resume cannot replay the log from them.
     dropped = {c["checkpoint"] for c in p.get("optimizer_dropped", ())}
@@ -312,18 +341,28 @@ def _pruned(s: RunState, e: StoredEvent) -> None:
                 return ref
             return replace(ref, optimizer=False)
 
-        s.lineage = tuple(map(strip, s.lineage))
-        s.checkpoints = tuple(map(strip, s.checkpoints))
+        def strip_all(refs: tuple[CheckpointRef, ...]) -> tuple[CheckpointRef, ...]:
+            # Usually one or two of hundreds change: find them, copy the rest as they are.
+            hits = [i for i, digest in enumerate(map(_DIGEST, refs)) if digest in dropped]
+            if not hits:
+                return refs
+            out = list(refs)
+            for i in hits:
+                out[i] = replace(out[i], optimizer=False)
+            return tuple(out)
+
+        s.lineage = strip_all(s.lineage)
+        s.checkpoints = strip_all(s.checkpoints)
         s.latest_checkpoint = strip(s.latest_checkpoint)
         s.last_good_checkpoint = strip(s.last_good_checkpoint)
 
 
 def _overridden(s: RunState, e: StoredEvent) -> None:
-    s.config_overrides = (*s.config_overrides, *_payload(e)["overrides"])
+    s.config_overrides = (*s.config_overrides, *decoded_payload(e)["overrides"])
 
 
 def _gate(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     record = GateRecord(
         p["gate"], p["stage"], p["metric"], p["value"], p["threshold"], p["comparator"],
         p["passed"], e.seq,
@@ -338,21 +377,21 @@ def _gate(s: RunState, e: StoredEvent) -> None:
 
 
 def _policy(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     key = f"{p['policy']}:{p['action']}"
     s.decisions = _merge(s.decisions, key, s.decisions.get(key, 0) + 1)
     s.decision_seqs = _merge(s.decision_seqs, key, e.seq)
 
 
 def _hyperparameters(s: RunState, e: StoredEvent) -> None:
-    s.hyperparameters = {**s.hyperparameters, **_payload(e)["changes"]}
+    s.hyperparameters = {**s.hyperparameters, **decoded_payload(e)["changes"]}
 
 
 def _rolled_back(s: RunState, e: StoredEvent) -> None:
     s.rollbacks += 1
     s.last_rollback_seq = e.seq
     # The live trajectory now continues from the restored checkpoint: later ones are abandoned.
-    digest = _payload(e)["checkpoint"]
+    digest = decoded_payload(e)["checkpoint"]
     if digest not in s.rolled_back_to:
         s.rolled_back_to = (*s.rolled_back_to, digest)
     kept = [i for i, ref in enumerate(s.lineage) if ref.digest == digest]
@@ -360,19 +399,19 @@ def _rolled_back(s: RunState, e: StoredEvent) -> None:
 
 
 def _lease(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.lease_owner = p["owner"]
     s.lease_expires_at = p["expires_at"]
 
 
 def _branched(s: RunState, e: StoredEvent) -> None:
-    p = _payload(e)
+    p = decoded_payload(e)
     s.parent = (p["parent_run_id"], p["parent_seq"])
     s.config_overrides = (*s.config_overrides, *p["overrides"])
 
 
 def _supervisor(s: RunState, e: StoredEvent) -> None:
-    if _payload(e)["action"] == "restart":
+    if decoded_payload(e)["action"] == "restart":
         s.supervisor_restarts += 1
     s.last_supervisor_action_at = e.recorded_at
 

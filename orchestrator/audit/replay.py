@@ -26,7 +26,6 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from orchestrator.config import apply_overrides, load_config, non_finite
 from orchestrator.errors import ConfigError
 from orchestrator.terminal import plain
 from policies.config import PolicyConfig
@@ -34,7 +33,7 @@ from policies.engine import TRIGGER_TYPES, decide_all
 from policies.types import Decision
 from store.events import PolicyDecided
 from store.log import EventLog, StoredEvent
-from store.projections import RunState, fold_in_place, project
+from store.projections import RunState, decoded_payload, fold_in_place, project
 from store.snapshots import fold_run
 
 CAVEAT = (
@@ -82,7 +81,7 @@ def replay(
             # The fold is private to this loop, and the policies keep no reference to a state.
             fold_in_place(state, stored)
         if stored.type in TRIGGER_TYPES:
-            points[stored.seq] = (stored.type, getattr(stored.event, "step", state.step))
+            points[stored.seq] = (stored.type, _step_of(stored, state))
             decisions = decide_all(state, stored, config)
             if decisions:
                 would[stored.seq] = decisions
@@ -106,6 +105,18 @@ def replay(
     ]
 
 
+def _step_of(trigger: StoredEvent, state: RunState) -> int:
+    """The trigger event's own step. The fold has just read a step's metrics into the window's
+    last entry and an eval into `last_eval`; anything else is decoded again (its JSON, no
+    pydantic model: this runs on every step of a long run)."""
+    window = state.metrics_window
+    if window and window[-1].seq == trigger.seq:
+        return window[-1].step
+    if state.last_eval.get("seq") == trigger.seq:
+        return state.last_eval["step"]
+    return decoded_payload(trigger).get("step", state.step)
+
+
 def identical(rows: Iterable[ReplayRow]) -> bool:
     return all(row.same for row in rows)
 
@@ -115,14 +126,23 @@ def policy_config_for(
 ) -> PolicyConfig:
     """The settings to replay with: a TOML file's (with overrides), else the run's recorded config
     (with overrides)."""
+    # The whole config schema (every stage's settings) is imported only when something needs
+    # resolving: replaying a run under its own recorded settings does without it.
     if path is not None:
+        from orchestrator.config import load_config
+
         return load_config(path, overrides).policies
-    data = apply_overrides(copy.deepcopy(recorded), overrides)
+    data = copy.deepcopy(recorded)
+    if overrides:
+        from orchestrator.config import apply_overrides, non_finite
+
+        data = apply_overrides(data, overrides)
+        # Only an override can bring one in: the recorded config is JSON, which has no inf/nan.
+        bad = non_finite(data.get("policies", {}))
+        if bad is not None:
+            where = ".".join(("policies", *bad[0]))
+            raise ConfigError(f"{where}: must be a finite number (got {bad[1]!r})")
     policies = data.get("policies", {})
-    bad = non_finite(policies)
-    if bad is not None:
-        where = ".".join(("policies", *bad[0]))
-        raise ConfigError(f"{where}: must be a finite number (got {bad[1]!r})")
     try:
         return PolicyConfig.model_validate(policies, strict=True)
     except ValidationError as e:
@@ -133,7 +153,11 @@ def policy_config_for(
 
 def grpo_settings(recorded: dict[str, Any], branched: list[str]) -> dict[str, Any]:
     """The run's GRPO settings, flattened (`sampling.temperature`), as recorded and branched."""
-    grpo = apply_overrides(copy.deepcopy(recorded), branched).get("grpo", {})
+    grpo = copy.deepcopy(recorded).get("grpo", {})
+    if branched:
+        from orchestrator.config import apply_overrides
+
+        grpo = apply_overrides(copy.deepcopy(recorded), branched).get("grpo", {})
     flat: dict[str, Any] = {}
     for key, value in grpo.items():
         if isinstance(value, dict) and key != "reward_weights":

@@ -76,6 +76,26 @@ def test_postgres_read_survives_its_connection_being_killed(
     log.close()
 
 
+def test_postgres_read_killed_mid_stream_resumes_after_the_last_row_it_handed_out(
+    postgres: tuple[str, str], run_id: str
+) -> None:
+    # ~16 MB of rows: more than the socket buffers hold, so the kill lands while the server is
+    # still sending (the read streams them, it does not fetch them all first).
+    url, tag = postgres
+    log = EventLog(url, retry=QUICK)
+    wide = {f"m{i:04d}": float(i) for i in range(2000)}
+    log.append(run_id, [RunStarted(config={}, config_hash="x")], expected_seq=0)
+    for first in range(0, 400, 100):
+        batch = [MetricsRecorded(step=s, metrics=wide) for s in range(first, first + 100)]
+        log.append(run_id, batch, expected_seq=log.last_seq(run_id))
+    rows = log.read(run_id, batch=50)
+    seqs = [next(rows).seq]
+    assert terminate_tagged(POSTGRES_URL, tag) >= 1  # the streaming connection among them
+    seqs += [row.seq for row in rows]
+    assert seqs == list(range(1, 402))
+    log.close()
+
+
 @pytest.fixture
 def quick_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(SQLiteBackend, "busy_timeout_s", 0.05)

@@ -9,15 +9,18 @@ import pytest
 from store.errors import SequenceGapError
 from store.events import (
     CheckpointSaved,
+    CheckpointsPruned,
     GateEvaluated,
     HyperparametersChanged,
     MetricsRecorded,
+    RolloutsSampled,
     RunRewound,
     RunStarted,
     StateChanged,
+    VerdictsRecorded,
 )
 from store.log import EventLog
-from store.projections import RunState, fold, project
+from store.projections import EARLY_METRICS, RunState, fold, project
 
 
 def _log(tmp_path: Path) -> EventLog:
@@ -157,3 +160,64 @@ def test_an_event_is_stored_as_its_full_json_form() -> None:
         ),
     ):
         assert orjson.loads(canonical_json(vars(event))) == event.model_dump()
+
+
+def test_a_metric_first_logged_late_still_gets_its_early_values_and_its_first_value_after_a_checkpoint(
+    tmp_path: Path,
+) -> None:
+    # The fold skips the per-metric work once every metric it has seen is complete: a metric that
+    # appears only later must still be taken in.
+    log = _log(tmp_path)
+    log.append("r", [CheckpointSaved(step=0, checkpoint="c" * 64)], 2)
+    for step in range(1, EARLY_METRICS + 6):
+        metrics = {"kl": 0.1 * step, **({"entropy": float(step)} if step > EARLY_METRICS else {})}
+        log.append("r", [MetricsRecorded(step=step, metrics=metrics)], log.last_seq("r"))
+    state = project(log.read("r"))
+    assert state.early_metrics["kl"] == tuple(0.1 * s for s in range(1, EARLY_METRICS + 1))
+    assert state.early_metrics["entropy"] == tuple(
+        float(s) for s in range(EARLY_METRICS + 1, EARLY_METRICS + 6)
+    )
+    assert state.lineage[-1].metrics_after == {"kl": 0.1, "entropy": float(EARLY_METRICS + 1)}
+
+
+def test_dropping_a_checkpoint_s_optimizer_state_marks_every_copy_of_it_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    log = _log(tmp_path)
+    # The second checkpoint's bytes are saved again at step 3 (a deterministic replay does that).
+    digests = [f"{i:064x}" for i in (0, 1, 2, 1)]
+    saved = [CheckpointSaved(step=i, checkpoint=d) for i, d in enumerate(digests)]
+    log.append("r", saved, 2)
+    pruned = CheckpointsPruned(
+        step=3, pruned=[], optimizer_dropped=[{"checkpoint": digests[1], "step": 1, "seq": 4}]
+    )
+    log.append("r", [pruned], log.last_seq("r"))
+    state = project(log.read("r"))
+    for refs in (state.lineage, state.checkpoints):
+        assert [r.digest for r in refs] == digests
+        assert [r.optimizer for r in refs] == [True, False, True, False]
+    assert state.latest_checkpoint is not None and state.latest_checkpoint.optimizer is False
+
+
+def test_a_step_row_s_step_is_its_own_whatever_its_samples_and_verdicts_carry(
+    tmp_path: Path,
+) -> None:
+    # The fold reads a rollout row's step off the end of its text when it can: nested "step"
+    # keys in the samples or verdicts (model output among them) must not be taken for it.
+    log = _log(tmp_path)
+    hostile = {"prompt": 'say ,"step":99}', "completions": ['","step":98}'], "step": 97}
+    log.append(
+        "r",
+        [
+            RolloutsSampled(step=3, n_groups=1, group_size=1, samples=[hostile], rewards=[[1.0]]),
+            VerdictsRecorded(
+                step=4, verifier="math", n_passed=1, n_total=1, verdicts=[{"ok": 1, "step": 96}]
+            ),
+        ],
+        2,
+    )
+    rows = list(log.read("r"))
+    assert rows[-2].payload.endswith(',"step":3}')  # the fast path's case: step is the last key
+    state = project(rows[:-1])
+    assert state.step == 3
+    assert project(rows).step == 4

@@ -11,7 +11,7 @@ from rich.console import Console
 from orchestrator.audit.replay import CAVEAT, identical, policy_config_for, replay, replay_command
 from orchestrator.config import RunConfig
 from policies.config import PolicyConfig
-from policies.engine import with_decisions
+from policies.engine import TRIGGER_TYPES, with_decisions
 from store.events import (
     BaselineRecorded,
     CheckpointSaved,
@@ -164,3 +164,15 @@ def test_the_command_with_overrides_says_different_with_the_caveat(
     other = tmp_path / "other.toml"
     other.write_text("[policies.kl]\nlimit = 0.3\n")
     assert policy_config_for({}, other, ["policies.entropy.floor_ratio=0.1"]).kl.limit == 0.3
+
+
+def test_every_row_names_its_trigger_event_and_that_event_s_own_step(chaos_log: EventLog) -> None:
+    # Replay reads each trigger's step from the fold (or its JSON), not from the event model:
+    # the rows must say what the decoded events say, for every trigger type the run holds.
+    rows = replay(chaos_log.read(RUN), PolicyConfig.model_validate({"kl": {"limit": 0.01}}))
+    by_seq = {stored.seq: stored for stored in chaos_log.read(RUN)}
+    triggers = [r for r in rows if r.event_type in TRIGGER_TYPES]
+    assert {r.event_type for r in triggers} == set(TRIGGER_TYPES)
+    for row in triggers:
+        stored = by_seq[row.seq]
+        assert (row.event_type, row.step) == (stored.type, stored.event.step)
