@@ -34,6 +34,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import sqlalchemy as sa
 
+# Run as a script (`python tests/benchmarks/bench_long_run.py`): the repo root, for `tests.scenario`.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
 # Only what every child needs is imported here: each measured command imports its own modules,
 # so its peak RSS is the command's, not the builder's (the builder imports the stages).
 from store.log import EventLog, StoredEvent, chain_hash
