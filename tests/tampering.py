@@ -9,7 +9,21 @@ from pathlib import Path
 import orjson
 import sqlalchemy as sa
 
+from store.events import MetricsRecorded, RunStarted, StateChanged
 from store.log import EventLog, canonical_json, chain_hash
+
+
+def synthetic_run(log: EventLog, run_id: str, steps: int) -> None:
+    """A run to tamper with: its opening batch (seqs 1-2), then one MetricsRecorded batch a step
+    (step n at seq n + 2)."""
+    opening = [
+        RunStarted(config={"seed": 1}, config_hash="abc"),
+        StateChanged(trigger="start", source="created", dest="sft_preparation"),
+    ]
+    log.append(run_id, opening, expected_seq=0)
+    for step in range(1, steps + 1):
+        event = MetricsRecorded(step=step, metrics={"kl": 0.01 * step})
+        log.append(run_id, [event], expected_seq=log.last_seq(run_id))
 
 
 def edit_payload(log: EventLog, run_id: str, seq: int, payload: dict) -> None:

@@ -11,26 +11,14 @@ import sqlalchemy as sa
 
 from store import lineage
 from store.errors import StoreError
-from store.events import MetricsRecorded, RunBranched, RunStarted, StateChanged
+from store.events import MetricsRecorded, RunBranched
 from store.exports import export_lines, import_file, read_export
 from store.keyed import KEY_ENV
 from store.log import EventLog, StoredEvent, chain_hash
 from store.projections import project
 from store.snapshots import Snapshots, fold_run
 from store.verification import ChainBroken
-from tests.tampering import edit_payload, forge_chain, write_key
-
-
-def _run(log: EventLog, run_id: str, steps: int) -> None:
-    """An opening batch, then one batch per step."""
-    opening = [
-        RunStarted(config={"seed": 1}, config_hash="abc"),
-        StateChanged(trigger="start", source="created", dest="sft_preparation"),
-    ]
-    log.append(run_id, opening, expected_seq=0)
-    for step in range(1, steps + 1):
-        event = MetricsRecorded(step=step, metrics={"kl": 0.01 * step})
-        log.append(run_id, [event], expected_seq=log.last_seq(run_id))
+from tests.tampering import edit_payload, forge_chain, synthetic_run, write_key
 
 
 def _branch(log: EventLog, parent: str, child: str, at: int, steps: int = 2) -> None:
@@ -49,7 +37,7 @@ def _own_rows(log: EventLog, run_id: str) -> int:
 def test_a_branch_reads_its_parents_prefix_then_its_own_rows_without_copying_them(
     event_log: EventLog, run_id: str
 ) -> None:
-    _run(event_log, run_id, 6)
+    synthetic_run(event_log, run_id, 6)
     child = f"{run_id}-b"
     _branch(event_log, run_id, child, 5)
 
@@ -78,7 +66,7 @@ def test_a_branch_reads_its_parents_prefix_then_its_own_rows_without_copying_the
 def test_a_branch_of_a_branch_follows_the_chain_of_pointers(
     event_log: EventLog, run_id: str
 ) -> None:
-    _run(event_log, run_id, 6)
+    synthetic_run(event_log, run_id, 6)
     child, grandchild, early = f"{run_id}-b", f"{run_id}-bb", f"{run_id}-be"
     _branch(event_log, run_id, child, 5)
     _branch(event_log, child, grandchild, 7)
@@ -101,7 +89,7 @@ def test_a_branch_of_a_branch_follows_the_chain_of_pointers(
 def test_an_edit_in_the_parents_prefix_is_caught_reading_the_branch(
     event_log: EventLog, run_id: str
 ) -> None:
-    _run(event_log, run_id, 6)
+    synthetic_run(event_log, run_id, 6)
     child = f"{run_id}-b"
     _branch(event_log, run_id, child, 5)
     list(event_log.read(child))  # read once: all of it verified
@@ -116,7 +104,7 @@ def test_an_edit_in_the_parents_prefix_is_caught_reading_the_branch(
 def test_a_recomputed_parent_chain_is_caught_at_the_branch_point(
     event_log: EventLog, run_id: str
 ) -> None:
-    _run(event_log, run_id, 6)
+    synthetic_run(event_log, run_id, 6)
     child = f"{run_id}-b"
     _branch(event_log, run_id, child, 5)
     list(event_log.read(child))
@@ -132,7 +120,7 @@ def test_a_recomputed_parent_chain_is_caught_at_the_branch_point(
 def test_a_deleted_parent_leaves_the_branch_unreadable_with_the_reason(
     event_log: EventLog, run_id: str
 ) -> None:
-    _run(event_log, run_id, 4)
+    synthetic_run(event_log, run_id, 4)
     child = f"{run_id}-b"
     _branch(event_log, run_id, child, 3)
     with event_log.engine.begin() as conn:
@@ -149,7 +137,7 @@ def test_a_deleted_parent_leaves_the_branch_unreadable_with_the_reason(
 def test_a_branchs_export_holds_its_whole_history_and_imports_standalone(
     event_log: EventLog, run_id: str, tmp_path: Path
 ) -> None:
-    _run(event_log, run_id, 6)
+    synthetic_run(event_log, run_id, 6)
     child, grandchild = f"{run_id}-b", f"{run_id}-bb"
     _branch(event_log, run_id, child, 5)
     _branch(event_log, child, grandchild, 7)
@@ -178,7 +166,7 @@ def test_a_branchs_export_holds_its_whole_history_and_imports_standalone(
 def test_an_export_whose_ancestor_rows_are_interleaved_is_refused(
     event_log: EventLog, run_id: str, tmp_path: Path
 ) -> None:
-    _run(event_log, run_id, 3)
+    synthetic_run(event_log, run_id, 3)
     child = f"{run_id}-b"
     _branch(event_log, run_id, child, 3)
     rows = list(event_log.read(child))
@@ -195,7 +183,7 @@ def test_with_a_key_a_branch_is_signed_and_its_export_imports_with_a_fresh_signe
     key = write_key(tmp_path)
     monkeypatch.setenv(KEY_ENV, str(key))
     log = EventLog(store_url)
-    _run(log, run_id, 4)
+    synthetic_run(log, run_id, 4)
     child = f"{run_id}-b"
     _branch(log, run_id, child, 3)
     assert log.verify(child).ok
@@ -214,7 +202,7 @@ def test_with_a_key_a_branch_is_signed_and_its_export_imports_with_a_fresh_signe
 def test_snapshots_of_the_shared_prefix_serve_the_branch(
     event_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _run(event_log, run_id, 6)
+    synthetic_run(event_log, run_id, 6)
     snapshots = Snapshots(event_log)
     at_4 = fold_run(event_log, run_id, 4)
     snapshots.save(at_4, next(event_log.read(run_id, from_seq=4, to_seq=4)).hash)
@@ -238,7 +226,7 @@ def test_a_store_whose_branch_was_copied_by_the_previous_version_still_reads(
 ) -> None:
     # Before branches pointed at their parent, `rlvr branch` re-chained the parent's rows under
     # the child's id: a run like any other, with no pointer.
-    _run(event_log, run_id, 4)
+    synthetic_run(event_log, run_id, 4)
     child, prev, rows = f"{run_id}-old", "0" * 64, []
     for row in event_log.read(run_id, to_seq=3):
         digest = chain_hash(prev, child, row.seq, row.type, row.schema_version, row.recorded_at,
@@ -258,7 +246,7 @@ def test_a_store_whose_branch_was_copied_by_the_previous_version_still_reads(
 def test_an_older_sqlite_store_gains_the_pointer_table_on_open(tmp_path: Path) -> None:
     store = tmp_path / "old.db"
     log = EventLog(store)
-    _run(log, "old-run", 2)
+    synthetic_run(log, "old-run", 2)
     with log.engine.begin() as conn:  # as a store made by the previous version
         conn.execute(sa.text("DROP TABLE run_parents"))
     log.close()
@@ -271,7 +259,7 @@ def test_an_older_sqlite_store_gains_the_pointer_table_on_open(tmp_path: Path) -
 def test_a_loop_of_branch_pointers_is_refused_with_the_reason(
     event_log: EventLog, run_id: str
 ) -> None:
-    _run(event_log, run_id, 2)
+    synthetic_run(event_log, run_id, 2)
     child = f"{run_id}-b"
     _branch(event_log, run_id, child, 3)
     with event_log.engine.begin() as conn:  # a hand-edited table: the parent now points back

@@ -9,24 +9,12 @@ import pytest
 import sqlalchemy as sa
 
 import store.log
-from store.events import MetricsRecorded, RunStarted, StateChanged
+from store.events import MetricsRecorded
 from store.exports import export_lines, import_file
 from store.keyed import KEY_ENV, ChainKey
 from store.log import EventLog
 from store.verification import ChainBroken, walk_from
-from tests.tampering import edit_payload, forge_chain, truncate, write_key
-
-
-def _steps(log: EventLog, run_id: str, n: int) -> None:
-    """A synthetic run: its opening, then `n` one-event batches."""
-    opening = [
-        RunStarted(config={"seed": 1}, config_hash="abc"),
-        StateChanged(trigger="start", source="created", dest="sft_preparation"),
-    ]
-    log.append(run_id, opening, expected_seq=0)
-    for step in range(1, n + 1):
-        event = MetricsRecorded(step=step, metrics={"kl": 0.01 * step})
-        log.append(run_id, [event], expected_seq=step + 1)
+from tests.tampering import edit_payload, forge_chain, synthetic_run, truncate, write_key
 
 
 @pytest.fixture
@@ -38,7 +26,7 @@ def keyed_log(store_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_every_read_refuses_an_edited_row_naming_its_seq(event_log: EventLog, run_id: str) -> None:
-    _steps(event_log, run_id, 5)
+    synthetic_run(event_log, run_id, 5)
     assert len(list(event_log.read(run_id))) == 7  # the whole chain is now the verified prefix
     edit_payload(event_log, run_id, 4, {"step": 2, "metrics": {"kl": 0.0}})
     for read in (
@@ -55,7 +43,7 @@ def test_every_read_refuses_an_edited_row_naming_its_seq(event_log: EventLog, ru
 def test_a_read_walks_only_the_rows_past_the_verified_prefix(
     event_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _steps(event_log, run_id, 3)
+    synthetic_run(event_log, run_id, 3)
     with event_log.engine.begin() as conn:  # as an imported or old run: nothing verified yet
         conn.execute(sa.text("DELETE FROM verified_prefix WHERE run_id = :r"), {"r": run_id})
     walked: list[list[int]] = []
@@ -83,7 +71,7 @@ def test_a_read_walks_only_the_rows_past_the_verified_prefix(
 def test_a_deleted_tail_is_caught_while_the_verified_prefix_remembers_it(
     event_log: EventLog, run_id: str
 ) -> None:
-    _steps(event_log, run_id, 4)
+    synthetic_run(event_log, run_id, 4)
     truncate(event_log, run_id, keep=4, cover_tracks=False)
     with pytest.raises(
         ChainBroken, match="broken at seq 5: the log ends at seq 4 but was verified"
@@ -94,7 +82,7 @@ def test_a_deleted_tail_is_caught_while_the_verified_prefix_remembers_it(
 
 def test_without_a_key_a_recomputed_chain_verifies(event_log: EventLog, run_id: str) -> None:
     """What the README says the unkeyed chain cannot do: stop someone who can write the store."""
-    _steps(event_log, run_id, 4)
+    synthetic_run(event_log, run_id, 4)
     forge_chain(event_log, run_id, 4, {"metrics": {"kl": 0.0}})
     assert event_log.verify(run_id).ok
     assert next(event_log.read(run_id, from_seq=4)).event.metrics == {"kl": 0.0}
@@ -103,7 +91,7 @@ def test_without_a_key_a_recomputed_chain_verifies(event_log: EventLog, run_id: 
 def test_a_keyed_head_catches_a_forged_row_with_a_recomputed_chain(
     keyed_log: EventLog, run_id: str
 ) -> None:
-    _steps(keyed_log, run_id, 4)
+    synthetic_run(keyed_log, run_id, 4)
     assert keyed_log.verify(run_id).ok
     forge_chain(keyed_log, run_id, 3, {"metrics": {"kl": 0.0}})
     with pytest.raises(ChainBroken, match="broken at seq 6: does not match the keyed head"):
@@ -114,7 +102,7 @@ def test_a_keyed_head_catches_a_forged_row_with_a_recomputed_chain(
 def test_a_keyed_head_catches_a_truncated_tail_even_with_tracks_covered(
     keyed_log: EventLog, run_id: str
 ) -> None:
-    _steps(keyed_log, run_id, 4)
+    synthetic_run(keyed_log, run_id, 4)
     truncate(keyed_log, run_id, keep=3, cover_tracks=True)
     with pytest.raises(ChainBroken, match="broken at seq 4: the log ends at seq 3 but the keyed"):
         list(keyed_log.read(run_id))
@@ -123,7 +111,7 @@ def test_a_keyed_head_catches_a_truncated_tail_even_with_tracks_covered(
 def test_a_keyed_head_catches_rows_appended_without_the_key(
     keyed_log: EventLog, run_id: str, store_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _steps(keyed_log, run_id, 2)
+    synthetic_run(keyed_log, run_id, 2)
     monkeypatch.delenv(KEY_ENV)
     unkeyed = EventLog(store_url)
     unkeyed.append(run_id, [MetricsRecorded(step=3, metrics={})], expected_seq=4)
@@ -136,7 +124,7 @@ def test_a_batch_committed_before_its_head_was_promoted_still_reads(
     keyed_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A crash between the commit and the head write leaves the pending head: the batch counts."""
-    _steps(keyed_log, run_id, 2)
+    synthetic_run(keyed_log, run_id, 2)
     sign = ChainKey.sign
 
     def only_pending(self, run_id, seq, hash_, *, pending=False):
@@ -151,7 +139,7 @@ def test_a_batch_committed_before_its_head_was_promoted_still_reads(
 def test_an_export_cut_at_a_line_boundary_does_not_import(
     event_log: EventLog, run_id: str, tmp_path: Path
 ) -> None:
-    _steps(event_log, run_id, 3)
+    synthetic_run(event_log, run_id, 3)
     lines = list(export_lines(event_log, run_id))
     other = EventLog(tmp_path / "other.db")
     for cut in (lines[:-1], lines[:-2], [*lines[:-3], lines[-1]]):
@@ -168,7 +156,7 @@ def test_an_export_cut_at_a_line_boundary_does_not_import(
 def test_a_keyed_export_imports_with_its_head_and_a_forged_head_does_not(
     keyed_log: EventLog, run_id: str, tmp_path: Path
 ) -> None:
-    _steps(keyed_log, run_id, 2)
+    synthetic_run(keyed_log, run_id, 2)
     path = tmp_path / "run.jsonl"
     path.write_text("".join(export_lines(keyed_log, run_id)))
     forged = tmp_path / "forged.jsonl"
@@ -184,7 +172,7 @@ def test_a_keyed_export_imports_with_its_head_and_a_forged_head_does_not(
 def test_with_a_key_a_run_written_without_it_is_refused(
     event_log: EventLog, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _steps(event_log, run_id, 1)
+    synthetic_run(event_log, run_id, 1)
     monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
     keyed = EventLog(event_log.url)
     with pytest.raises(ChainBroken, match="broken at seq 1: no keyed head in .*without the key"):
@@ -195,7 +183,7 @@ def test_with_a_key_a_run_written_without_it_is_refused(
 def test_an_import_never_moves_a_keyed_head_back(
     keyed_log: EventLog, run_id: str, tmp_path: Path
 ) -> None:
-    _steps(keyed_log, run_id, 2)
+    synthetic_run(keyed_log, run_id, 2)
     path = tmp_path / "run.jsonl"
     path.write_text("".join(export_lines(keyed_log, run_id)))
     keyed_log.append(run_id, [MetricsRecorded(step=3, metrics={})], expected_seq=4)
@@ -216,7 +204,7 @@ def test_a_run_appended_to_while_it_is_read_does_not_look_truncated(
     if keyed:
         monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
     reader, writer = EventLog(store_url), EventLog(store_url)
-    _steps(writer, run_id, 3)
+    synthetic_run(writer, run_id, 3)
     assert len(list(reader.read(run_id))) == 5
     writes = iter([4, 5])
 
