@@ -73,7 +73,7 @@ class ChainKey:
         head, pending = self.heads(run_id)
         if head is not None and head.seq >= last_seq and hash_at(head.seq) == head.hash:
             return True
-        return pending is not None and pending.seq == last_seq and hash_at(last_seq) == pending.hash
+        return _pending_is_last(pending, last_seq, hash_at)
 
     def authentic(self, head: Head) -> bool:
         return head.mac is not None and hmac.compare_digest(
@@ -183,11 +183,7 @@ class ChainKey:
                     "does not match the keyed head (rows rewritten with a recomputed chain?)",
                 )
         if last_seq > signed_seq:
-            if (
-                pending is not None
-                and pending.seq == last_seq
-                and hash_at(last_seq) == pending.hash
-            ):
+            if _pending_is_last(pending, last_seq, hash_at):
                 return  # the batch committed; the process stopped before promoting its head
             if heads is not None and self._covers(run_id, last_seq, hash_at):
                 return  # a writer appended and signed after the heads were read
@@ -197,6 +193,13 @@ class ChainKey:
                 f"seqs {signed_seq + 1}..{last_seq} are not covered by the keyed head "
                 "(appended without the key?)",
             )
+
+
+def _pending_is_last(
+    pending: Head | None, last_seq: int, hash_at: Callable[[int], str | None]
+) -> bool:
+    """The pending head names the log's last row as it is (its batch committed, unpromoted)."""
+    return pending is not None and pending.seq == last_seq and hash_at(last_seq) == pending.hash
 
 
 def check_export_head(
