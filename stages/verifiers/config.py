@@ -118,7 +118,11 @@ class QAVerifierConfig(_Config):
         "precision (listing several guesses never pays). Verdict details keep plain EM and F1.",
     )
     f1_threshold: float = Field(
-        0.8, ge=0, le=1, description="Reward at or above which an 'f1' answer counts as passed."
+        0.8,
+        ge=0,
+        le=1,
+        description="Reward at or above which an 'f1' answer holding every word of a gold counts "
+        "as passed.",
     )
     retrieval_weight: float = Field(
         0.0,

@@ -8,7 +8,8 @@ for parity with the official metric. `passed` and the reward depart from it wher
 normalisation pays for a wrong answer: numbers compare as numbers (dropping punctuation makes `125`
 of `12.5`, `5` of `-5`, `12` of `1/2`), a gold that normalises to nothing (`A`, `The The`) matches
 as written (case-insensitive) instead of never, curly quotes normalise like straight ones, and an
-answer that negates the gold (`not Kahar`) is wrong however many tokens it shares."""
+answer that negates the gold (`not Kahar`) is wrong however many tokens it shares, and a pass by
+token F1 needs every word of a gold (`Republic of China` is not `People's Republic of China`)."""
 
 from __future__ import annotations
 
@@ -95,9 +96,10 @@ def _as_written(text: str) -> str:
     return " ".join(text.translate(_QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
 
 
-def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float]:
-    """(exact match, token F1 x token precision) on number-aware tokens, best over the golds."""
-    em, hedge_proof = 0.0, 0.0
+def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, float]:
+    """(exact match, token F1 x token precision, the same over golds whose every token the answer
+    holds) on number-aware tokens, best over the golds."""
+    em, hedge_proof, complete = 0.0, 0.0, 0.0
     pred = strict_tokens(answer)
     for gold in golds:
         gold_tokens = strict_tokens(gold)
@@ -110,10 +112,10 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float]:
         common = sum((Counter(pred) & Counter(gold_tokens)).values())
         if pred and common:
             precision, recall = common / len(pred), common / len(gold_tokens)
-            hedge_proof = max(
-                hedge_proof, 2 * precision * recall / (precision + recall) * precision
-            )
-    return em, max(em, hedge_proof)
+            score = 2 * precision * recall / (precision + recall) * precision
+            hedge_proof = max(hedge_proof, score)
+            complete = max(complete, score if recall == 1 else 0.0)
+    return em, max(em, hedge_proof), max(em, complete)
 
 
 def extract_qa_answer(response: str) -> str:
@@ -161,12 +163,10 @@ class QAVerifier:
         golds = [ref.answer, *ref.aliases]
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
-        strict_em, hedge_proof = strict_scores(answer, golds)
+        strict_em, hedge_proof, complete = strict_scores(answer, golds)
         negated = _NEGATION.search(answer.translate(_QUOTES))
         if negated and not any(_NEGATION.search(g) for g in golds):
-            strict_em = hedge_proof = (
-                0.0  # "not Kahar" shares tokens with the gold, not its meaning
-            )
+            strict_em = hedge_proof = complete = 0.0  # "not Kahar": the gold's tokens, not meaning
         score = strict_em if self.config.metric == "em" else hedge_proof
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
         cited = extract_citations(response)
@@ -181,11 +181,15 @@ class QAVerifier:
             reward = (1 - w) * score + w * cite_f1
         if self.config.hop_weighting and ref.num_hops and ref.num_hops > 2:
             reward *= 1 + self.config.hop_weight_per_extra_hop * (ref.num_hops - 2)
-        passed = bool(strict_em) or hedge_proof >= self.config.f1_threshold
+        # A pass by F1 needs every word of a gold: "Republic of China" scores 0.96 against
+        # "People's Republic of China" and is another country.
+        passed = bool(strict_em) or complete >= self.config.f1_threshold
         if strict_em:
             reason = "exact match"
         elif negated and not passed:
             reason = f"the answer negates the gold ({negated.group()!r})"
+        elif hedge_proof >= self.config.f1_threshold and not passed:
+            reason = f"token F1 x precision = {hedge_proof:.2f}, but a word of the gold is missing"
         else:
             reason = f"token F1 x precision = {hedge_proof:.2f}" + (
                 "" if passed else " below threshold"

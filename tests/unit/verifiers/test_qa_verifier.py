@@ -169,3 +169,12 @@ def test_the_details_keep_musiques_own_em_and_f1_where_the_pass_departs_from_the
     assert not verdict.passed and verdict.reward == 0.0
     empty = QAVerifier().verify("Answer: A", "A")
     assert empty.passed and empty.details["em"] == 1.0
+
+
+def test_a_pass_by_f1_needs_every_word_of_the_gold():
+    """One word of a long gold missing scores 0.96: the reward keeps that partial credit, the
+    pass does not (another country)."""
+    gold = "Treaty of Peace and Friendship between Japan and the People's Republic of China"
+    verdict = QAVerifier().verify(gold.replace("People's ", ""), gold)
+    assert not verdict.passed and "a word of the gold is missing" in verdict.reason
+    assert QAVerifier().verify(f"Answer: the {gold}", gold).passed
