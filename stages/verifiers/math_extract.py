@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from stages.verifiers.math_commit import WINDOW, doubt_problem, left_context_problem, tail_problem
 from stages.verifiers.math_context import (
@@ -25,23 +24,24 @@ from stages.verifiers.math_context import (
 )
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
 from stages.verifiers.math_read import ReadError, answer_key, read
+from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs: public here too
+    MAX_FINALS,
+    bounded_boxes,
+    boxed_contents,
+    boxed_spans,
+    matching_braces,
+    math_env_spans,
+    math_envs,
+    unboxed,
+)
 from stages.verifiers.math_values import eval_rational
 
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _MARKER = re.compile(
     r"(?im)(?P<line>^[ \t>*_#-]*(?:final[ \t]+)?answer(?:[ \t*_]*[:：]|[ \t]+(?=\$|\\\(|\\\[)))"
     r"[ \t*_]*"
     r"|(?P<hash>^[ \t]*####)[ \t]*"
     r"|(?P<phrase>\b(?:final[ \t]+|correct[ \t]+)?answers?[ \t]+(?:is|are|would[ \t]+be"
     r"|will[ \t]+be|should[ \t]+be|=)(?![\w]))[ \t]*:?[ \t]*"
-)
-# No environment's contents may contain its own opener (nor a lone $ for $$, nor a newline for
-# inline ones), so every match attempt stops at the next opener: the scan is linear in the text.
-_MATH_ENV = re.compile(
-    r"\$\$(?P<a>[^$]+)\$\$"
-    r"|(?<![\\$])\$(?P<d>(?:[^$\\\n]|\\[^\n])+)(?<!\\)\$"
-    r"|\\\[(?P<b>(?:[^\\]|\\[^\[\]])+)\\\]"
-    r"|\\\((?P<c>(?:[^\\\n]|\\[^()\n])+)\\\)"
 )
 _WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
 # A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of
@@ -59,7 +59,6 @@ _LIST_GAP = re.compile(
     r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
     r"\s*,?\s*and\s*\})*$"
 )
-MAX_FINALS = 64
 MAX_BARE_CHARS = 400
 
 
@@ -82,83 +81,6 @@ class _Final:
     end: int  # where the answer text ends (the box's closing brace, a unit after it included)
     text: str
     kind: str  # "boxed" | "answer_line" | "####"
-
-
-def matching_braces(text: str) -> dict[int, int]:
-    """Index of each '{' to its matching '}', in one pass (unmatched ones are left out)."""
-    match: dict[int, int] = {}
-    stack: list[int] = []
-    for i, ch in enumerate(text):
-        if ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            match[stack.pop()] = i
-    return match
-
-
-def boxed_spans(response: str) -> list[tuple[int, int, str]]:
-    """(start, end, contents) of every \\boxed{...}, braces balanced; linear in the response."""
-    if "\\boxed" not in response and "\\fbox" not in response:
-        return []
-    braces = matching_braces(response)
-    out = []
-    for m in _BOXED.finditer(response):
-        close = braces.get(m.end() - 1)
-        if close is not None:
-            out.append((m.start(), close + 1, response[m.end() : close]))
-    return out
-
-
-_BRACE = re.compile(r"[{}]")
-
-
-def bounded_boxes(text: str, max_chars: int) -> list[tuple[int, int, str]] | str:
-    """(start, end, contents) of each box of a response, each read within `max_chars` of its
-    opening brace, at most MAX_FINALS of them: a megabyte of boxes costs a bounded scan. A string
-    says why there is no answer."""
-    out = []
-    for m in _BOXED.finditer(text):
-        if len(out) >= MAX_FINALS:
-            return f"more than {MAX_FINALS} final answers"
-        depth = 1
-        for brace in _BRACE.finditer(text, m.end(), m.end() + max_chars + 1):
-            depth += 1 if brace.group() == "{" else -1
-            if depth == 0:
-                out.append((m.start(), brace.end(), text[m.end() : brace.start()]))
-                break
-        else:
-            if len(text) > m.end() + max_chars:
-                return f"answer longer than {max_chars} chars"
-    return out
-
-
-def boxed_contents(response: str) -> list[str]:
-    """Contents of every \\boxed{...}, braces balanced."""
-    return [text for _, _, text in boxed_spans(response)]
-
-
-@lru_cache(maxsize=4)  # a reference's environments are read several times
-def math_env_spans(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, contents) of $...$, $$...$$, \\(...\\) and \\[...\\] environments; inline ones
-    stay on one line."""
-    return tuple((*m.span(), m.group(m.lastgroup)) for m in _MATH_ENV.finditer(text))  # type: ignore[arg-type]
-
-
-def math_envs(text: str) -> list[tuple[int, str]]:
-    """(position, contents) of every math environment."""
-    return [(start, inner) for start, _, inner in math_env_spans(text)]
-
-
-def _unboxed(text: str) -> str:
-    """'x = \\boxed{5}' inside an answer line reads as 'x = 5'."""
-    spans = boxed_spans(text)
-    if not spans:
-        return text
-    out, pos = [], 0
-    for start, end, inner in spans:
-        out += [text[pos:start], inner]
-        pos = end
-    return "".join(out) + text[pos:]
 
 
 def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
@@ -237,7 +159,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         cue = doubt_problem(body[sentence_start(body, m.start()) : m.start()])
         if cue:
             return cue
-        finals.append(_Final(m.start(), text_end, _unboxed(inner), kind))
+        finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
     return finals
 
 
@@ -361,7 +283,7 @@ def reference_final(text: str) -> str | None:
     if last is None:
         return None
     end = sentence_end(text, last.end(), len(text)) or len(text)
-    answer = _WRAPPERS.sub("", _unboxed(text[last.end() : end]))
+    answer = _WRAPPERS.sub("", unboxed(text[last.end() : end]))
     return answer or None
 
 
