@@ -18,11 +18,16 @@ from stages.verifiers.math_context import strip_filler
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
-# Doubt anywhere in the answer's sentence ("I'm not sure, but", "a wild guess, so").
+# Doubt anywhere in the answer's sentence ("I'm not sure, but", "a wild guess, so"), and an answer
+# that is someone else's or a false one ("Bob's answer is", "the textbook says", "a tempting but
+# false answer is").
 _DOUBT = re.compile(
-    r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|likely|unlikely|guess|guessing|wrong"
-    r"|mistaken|mistake|incorrect|uncertain|unsure|doubt|doubtful|estimate|estimated|seems?"
-    r"|nope|nah|hmm|wait|oops)(?![\w'])|\?"
+    r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|likely|unlikely|guess|guessing|guessed"
+    r"|wrong|wrongly|mistaken|mistakenly|mistake|incorrect|incorrectly|erroneous|erroneously"
+    r"|uncertain|unsure|doubt|doubtful|estimate|estimated|seems?|nope|nah|hmm|wait|oops|false"
+    r"|bogus|invalid|tempting|trap|distractor|naive|naively|claims|claimed|thinks|believes"
+    r"|believed|says|said|suggests|suggested|wrote|proposed|supposedly|allegedly|hypothetically"
+    r"|pretend)(?![\w'])|\?|\w's\s+(?:\w+\s+)?(?:answer|guess|claim)"
 )
 # Negations and conditions in the answer's clause ("It is not 5", "If x = 2, then").
 _NEGATION = re.compile(

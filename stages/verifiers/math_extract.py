@@ -156,7 +156,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         spans = boxed_spans(inner)
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
             continue  # "The answer is $\boxed{5}$.": the box is the final
-        cue = doubt_problem(body[sentence_start(body, m.start()) : m.start()])
+        cue = doubt_problem(body[sentence_start(body, m.start()) : m.end()])
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))

@@ -24,6 +24,10 @@ _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
 _Prepared = tuple[Node, Node, dict[str, Any]]
+_COUNTED = re.compile(
+    r"(?P<value>.*?[\d}])\s*(?:\\(?:text|mathrm|textnormal)\s*\{\s*[A-Za-z][A-Za-z ]*\}"
+    r"|[A-Za-z][A-Za-z ]*)"
+)
 
 
 def reference_text(reference: str) -> str:
@@ -56,7 +60,16 @@ def read_reference(reference: str) -> Read:
     """Read a task's reference answer (the same unicode and unit reading as a response's);
     raises MathParseError when it is outside the grammar."""
     # a reference may list alternatives with "or" ("(11,7) or (7,11)"); answers may not (a hedge)
-    return read(_OR.sub(", ", reference_text(reference)))
+    text = _OR.sub(", ", reference_text(reference))
+    try:
+        return read(text)
+    except MathParseError:
+        # A reference is trusted: words after its number name what is counted ("18 apples",
+        # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
+        counted = _COUNTED.fullmatch(text.strip())
+        if counted is None:
+            raise
+        return read(counted.group("value"))
 
 
 def parse_reference(reference: str) -> Node:

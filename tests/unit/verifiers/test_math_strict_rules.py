@@ -76,6 +76,10 @@ def _fails(verifier, response, reference, reason_has=""):
         ("<think>5</think>", "5"),
         ("<think>a</think><think>\\boxed{5}", "5"),
         ("\\boxed{5}<|im_end|>\\boxed{6}", "5"),
+        # someone else's answer, or a false one
+        ("Bob's answer is 36.", "36"),
+        ("A tempting but false answer is 36.", "36"),
+        ("The textbook says the answer is 36.", "36"),
     ],
 )
 def test_what_is_not_one_committed_answer_fails(verifier, response, reference):
@@ -190,3 +194,12 @@ def test_a_frac12_chain_is_parsed_in_linear_time():
 def test_the_format_reward_uses_the_same_extraction():
     assert extract_answer("\\boxed{5}", ("boxed", "answer_line")).text == "5"
     assert extract_answer("\\boxed{5}\n\nNope.", ("boxed", "answer_line")).text is None
+
+
+def test_a_reference_may_name_what_it_counts_an_answer_may_not(verifier):
+    """A reference is trusted: "18 apples" is 18. A response still states the number alone or with
+    a unit from the list."""
+    assert verifier.verify("Answer: 18", "18 apples").passed
+    assert verifier.verify("\\boxed{5}", "5 \\text{ eggs}").passed
+    assert not verifier.verify("Answer: 19", "18 apples").passed
+    assert not verifier.verify("Answer: 18 apples", "18").passed
