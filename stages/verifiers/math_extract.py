@@ -235,7 +235,7 @@ def _sentence_line(final: _Final) -> _Final:
         read(final.text)
         return final
     except ReadError:
-        stated = stated_in_sentence(final.text.strip(), ("latex",))
+        stated = stated_in_sentence(final.text.strip(), ("latex",), marked=True)
         return final if stated is None else _Final(final.start, final.end, stated[0], final.kind)
 
 

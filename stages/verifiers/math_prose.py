@@ -27,9 +27,20 @@ _STATED_AS = re.compile(
 _LEAD_VALUE = re.compile(r"\d|(?<![\w])(?:times|minus|plus|divided|over|squared|cubed)(?![\w])")
 _COPULA = re.compile(
     r"(?i)(?:^|\s)(?:is equal to|equals|is|are|was|were|becomes|gives|yields|comes to|totals"
-    r"|increases by|decreases by|(?:we|i) (?:get|have|find|obtain|conclude)(?: that)?)\s+"
+    r"|increases by|decreases by|(?P<we>(?:we|i) (?:get|have|find|obtain|conclude)(?: that)?))\s+"
     r"|\s*(?<![<>!=])[=:](?!=)\s*"
 )
+# The subject of "<subject> is <answer>" must name what a question asks for ("the probability that
+# Alice wins", "the identity matrix", "$x$"): "The relevant step is 3." states no answer.
+_ANSWER_NOUN = re.compile(
+    r"(?i)(?<![\w])(?:answers?|solutions?|results?|values?|total|sum|product|quotient|difference"
+    r"|remainder|probability|number|count|amount|area|volume|perimeter|length|width|height"
+    r"|distance|ratio|pair|triple|tuple|matrix|vector|set|interval|range|roots?|zeros?|average"
+    r"|mean|median|mode|cost|price|percentage|percent|rate|speed|time|age|measure|angle|degree"
+    r"|expression|equation|polynomial|slope|determinant|minimum|maximum|limit|integral"
+    r"|derivative|coordinates?|point|radius|diameter|circumference|weight|mass|profit|score)(?![\w])"
+)
+_LONE_UNKNOWN = re.compile(r"(?i)^\s*(?:the\s+)?(?:\$[^$]{1,20}\$|[a-z]|it|this|that)\s*$")
 
 
 def _mode(text: str, plain_number: bool, modes: Sequence[str]) -> str | None:
@@ -73,8 +84,12 @@ def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[
     return stated_in_sentence(unify(text[start:end]).strip(), modes)
 
 
-def stated_in_sentence(sentence: str, modes: Sequence[str]) -> tuple[str, str] | None:
-    """The answer one sentence states in a closed form ("the largest $n$ is 34"), or None."""
+def stated_in_sentence(
+    sentence: str, modes: Sequence[str], marked: bool = False
+) -> tuple[str, str] | None:
+    """The answer one sentence states in a closed form ("the probability is 2/3"), or None.
+    `marked`: the sentence is an answer line's, so its subject may be anything ("Final Answer: The
+    largest $n$ is 34")."""
     connective = _CONNECTIVE.match(sentence)
     rest = sentence[connective.end() :] if connective else sentence
     if connective and not doubt_problem(sentence[: connective.end()]):
@@ -89,6 +104,9 @@ def stated_in_sentence(sentence: str, modes: Sequence[str]) -> tuple[str, str] |
         if _LEAD_VALUE.search(_DELIMITERS.sub("", lead)):
             continue  # "Four times nine is 37": the lead states values of its own
         if doubt_problem(lead):
+            continue
+        named = m.group("we") or _ANSWER_NOUN.search(lead) or _LONE_UNKNOWN.match(lead)
+        if not (marked or named or not lead.strip()):
             continue
         found = _stated(answer, modes)
         if found:

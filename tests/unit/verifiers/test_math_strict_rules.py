@@ -70,6 +70,7 @@ def _fails(verifier, response, reference, reason_has=""):
         # prose that no form states
         ("each friend gets $\\frac{1}{4}$", "1/4"),
         ("See step 3.", "3"),
+        ("The relevant step is 3.", "3"),
         ("84\n85", "85"),
         # thinking
         ("<think>\\boxed{5}", "5"),
@@ -103,6 +104,8 @@ def test_what_is_not_one_committed_answer_fails(verifier, response, reference):
         ("$\\frac13$", "1/3"),
         ("28 percent", "28\\%"),
         ("The probability is 2/3.", "2/3"),
+        ("It is 12.", "12"),
+        ("Therefore, $x$ is 5.", "5"),
         ("Therefore $x \\ge 5$ is the solution.", "x \\geq 5"),
         ("Answer: 5 cm", "5"),
         ("Answer: \u20ac20", "20"),
