@@ -13,8 +13,8 @@ def is_plain_number(node: Node) -> bool:
     tag = node[0]
     if tag == "num":
         return True
-    if tag == "neg":
-        return is_plain_number(node[1])
+    if tag == "neg":  # "--36" is an operator applied twice, not a literal
+        return node[1][0] != "neg" and is_plain_number(node[1])
     if tag == "pct":
         return node[1][0] == "num"
     if tag == "div":

@@ -65,6 +65,8 @@ def _fails(verifier, response, reference, reason_has=""):
         ("Answer: 10\u2076", "10"),
         ("3 \u6216 5", "5"),
         # approximations of exact references
+        ("Answer: --36", "36"),
+        ("Answer: \u2013-36", "36"),
         ("Answer: 1.732", "\\sqrt{3}"),
         ("Answer: 0.3333", "\\frac{1}{3}"),
         # prose that no form states
