@@ -1,7 +1,8 @@
 """The one unicode normalisation of math text, applied the same way to a response and to its
 reference before anything else reads them: minus signs and dashes, vulgar fractions, superscripts
 and subscripts, full-width and other non-ASCII digits, no-break, thin and zero-width spaces, math
-symbols (×, ·, ÷, √, π, ∞, ≤, ≥, ≠), `×10^` and the control characters a JSON string makes of
+symbols (×, ·, ÷, √, π, ∞, ≤, ≥, ≠), Cyrillic and Greek letters drawn like Latin ones, `×10^` and
+the control characters a JSON string makes of
 `\\frac` or `\\boxed` when its backslashes were not escaped. Linear in the text; ASCII text is
 returned at once (apart from those control characters)."""
 
@@ -47,6 +48,12 @@ _SYMBOLS = {
     "′": "'",
 }
 _SYMBOL_TABLE = {ord(k): v for k, v in _SYMBOLS.items()}
+# Cyrillic and Greek letters drawn like Latin ones: "nоt" with a Cyrillic о is "not" to a reader,
+# so it is "not" to every word list here too.
+_HOMOGLYPHS = str.maketrans(
+    "аеорсухіѕјһԁԛԝӏАВЕКМНОРСТХІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧον",
+    "aeopcyxisjhdqwlABEKMHOPCTXIJSABEZHIKMNOPTYXov",
+)
 _SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True))
 _SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True))
 _SUPER_RUN = re.compile("[" + "".join(_SUPER) + "]+")
@@ -121,7 +128,7 @@ def unify(text: str) -> str:
         text = _SUB_RUN.sub(lambda m: "_{" + "".join(_SUB[c] for c in m.group()) + "}", text)
         text = _VULGAR_RUN.sub(_vulgar, text)
         text = _SQRT.sub(_sqrt, text)
-        text = text.translate(_SYMBOL_TABLE)
+        text = text.translate(_SYMBOL_TABLE).translate(_HOMOGLYPHS)
         # NFKC: full-width forms (１２, （, ％), ligatures, ℃ and the like; after the steps above,
         # because it would turn ² into 2 and ½ into 1⁄2.
         text = unicodedata.normalize("NFKC", text)

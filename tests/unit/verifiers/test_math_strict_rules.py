@@ -79,6 +79,10 @@ def _fails(verifier, response, reference, reason_has=""):
         ("<think>5</think>", "5"),
         ("<think>a</think><think>\\boxed{5}", "5"),
         ("\\boxed{5}<|im_end|>\\boxed{6}", "5"),
+        # a hedge spelt with Cyrillic letters drawn like Latin ones, a curly apostrophe
+        ("Pr\u043ebably wr\u043eng, but the answer is 36.", "36"),
+        ("It is n\u043et \\boxed{36}.", "36"),
+        ("It isn\u2019t \\boxed{36}.", "36"),
         # someone else's answer, or a false one
         ("Bob's answer is 36.", "36"),
         ("A tempting but false answer is 36.", "36"),
