@@ -222,7 +222,7 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     if canonical(answer) == canonical(ref):
         return True, "identical"
     if too_large(answer):
-        return False, "a number too large to compare (never computed)"
+        return False, "a power too large to compute or expand (never computed)"
     aligned = align_labels(answer, ref)
     if isinstance(aligned, str):
         return False, aligned

@@ -84,12 +84,20 @@ def _pure_number(node: Node) -> bool:
     return True
 
 
+MAX_SUM_POWER = 24
+
+
 def too_large(node: Node) -> bool:
-    """A literal power too large to compute (9^{9^{9}} has 370 million digits): deciding it would
-    hang sympy, and no reference the grammar reads is equal to it unless written the same way."""
+    """A literal power too large to compute (9^{9^{9}} has 370 million digits) or a sum raised past
+    MAX_SUM_POWER: deciding it would hang sympy, and no reference the grammar reads is equal to it
+    unless written the same way (which is decided before this is asked)."""
     stack = [node]
     while stack:
         n = stack.pop()
+        if n[0] == "pow" and n[1][0] == "add" and _pure_number(n[2]):
+            exp = eval_rational(n[2])  # (x+1)^{1000}: an expansion sympy would not finish
+            if exp is None or abs(exp) > MAX_SUM_POWER:
+                return True
         if n[0] == "pow" and _pure_number(n[1]) and _pure_number(n[2]):
             base, exp = eval_rational(n[1]), eval_rational(n[2])
             if exp is None:

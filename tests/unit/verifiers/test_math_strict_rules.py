@@ -179,6 +179,7 @@ def test_the_verdict_names_why_there_is_no_answer(verifier, response, reason_has
         "\\boxed{" + "\\frac" * 60 + "12}",
         "\\boxed{\\sqrt" + "\\sqrt" * 100 + "{2}}",
         "\\boxed{9^{9^{9}}}",
+        "\\boxed{(x+1)^{1000}}",
     ],
 )
 def test_deep_or_huge_answers_end_as_a_verdict(verifier, response):
