@@ -89,8 +89,6 @@ for _name, _spellings in _UNITS.items():
     for _spelling in _spellings:
         key = _spelling if _spelling in _CASE_SENSITIVE else _spelling.lower()
         _ALIASES[key] = _name
-CURRENCIES = {"usd", "eur", "gbp", "jpy", "inr", "cny"}
-ANGLES = {"deg", "rad"}
 _SPACING = re.compile(r"(?<!\\)\\[,;: ]|(?<=[\d}])~(?=[A-Za-z\\])")
 _PREFIX_CURRENCY = re.compile(r"^\s*(\\\$|\$|€|£|¥|₹|US\$|USD|EUR|GBP|INR|Rs\.?)\s*(?=[-+.\d\\])")
 _WRAPPED = re.compile(r"\\(?:text|textbf|textrm|textnormal|mathrm|mbox|mathit|operatorname)\s*\{")

@@ -61,22 +61,6 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def token_precision(prediction: str, gold: str) -> float:
-    """Share of the prediction's tokens found in the gold answer (0 for an empty prediction)."""
-    pred_tokens, gold_tokens = normalize_answer(prediction).split(), normalize_answer(gold).split()
-    if not pred_tokens:
-        return float(not gold_tokens)
-    return sum((Counter(pred_tokens) & Counter(gold_tokens)).values()) / len(pred_tokens)
-
-
-def hedge_proof_score(prediction: str, golds: Sequence[str]) -> float:
-    """Token F1 times token precision, best over the golds. Plain F1 pays for listing guesses
-    ("Paris London" scores 0.67 against "Paris", more than the 0.5 a model torn between the two
-    earns by committing to one). With k equally long guesses of which one is right this score is
-    2 / (k (k + 1)) <= 1 / k, the expected reward of committing: hedging never pays."""
-    return max(token_f1(prediction, g) * token_precision(prediction, g) for g in golds)
-
-
 def _number_token(m: re.Match[str]) -> str:
     text = m.group("num").replace(",", "")
     value = Fraction(*map(int, text.split("/"))) if "/" in text else Fraction(text)
@@ -98,7 +82,10 @@ def _as_written(text: str) -> str:
 
 def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, float]:
     """(exact match, token F1 x token precision, the same over golds whose every token the answer
-    holds) on number-aware tokens, best over the golds."""
+    holds) on number-aware tokens, best over the golds. Plain F1 pays for listing guesses ("Paris
+    London" scores 0.67 against "Paris", more than the 0.5 a model torn between the two earns by
+    committing to one). With k equally long guesses of which one is right F1 x precision is
+    2 / (k (k + 1)) <= 1 / k, the expected reward of committing: hedging never pays."""
     em, hedge_proof, complete = 0.0, 0.0, 0.0
     pred = strict_tokens(answer)
     for gold in golds:
