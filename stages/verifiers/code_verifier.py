@@ -10,13 +10,22 @@ candidate never saw. The reward is the fraction of test units passed; `passed` n
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import json
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from stages.verifiers.code_tests import TestPlan, UnsupportedTests, evaluate, plan
+from stages.verifiers.code_tests import (
+    MissingEntryPoint,
+    TestPlan,
+    UnsupportedTests,
+    evaluate,
+    plan,
+    program_names,
+)
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
@@ -25,7 +34,8 @@ _FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
 _REPORT = "RLVR-VALUES "
 
 # Runs inside the sandbox. Reads its whole job before any candidate code runs; the report goes to
-# a private copy of stdout, the candidate's own prints to stderr.
+# a private copy of stdout, the candidate's own prints to stderr. The job holds the program, the
+# tests' imports and the calls (inputs only): no expected value, no comparison.
 HARNESS = r"""
 import json, os, sys
 def _main():
@@ -33,7 +43,7 @@ def _main():
     sys.stdin = open(os.devnull)
     report_fd = os.dup(1)
     os.dup2(2, 1)
-    _type, _repr, _str, _len = type, repr, str, len
+    _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
     def enc(v, depth=0):
         t = _type(v)
         if depth > 50:
@@ -41,29 +51,61 @@ def _main():
         if v is None or t is bool or t is str:
             return v
         if t is int:
-            return {"i": _str(v)}
+            return {"i": _hex(v)}
         if t is float:
             return {"f": _repr(v)}
         if t is complex:
             return {"c": [_repr(v.real), _repr(v.imag)]}
-        if t is bytes:
-            return {"b": v.hex()}
+        if t is bytes or t is bytearray:
+            return {"b" if t is bytes else "ba": v.hex()}
         if t in (list, tuple, set, frozenset):
             tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
             return {tag: [enc(x, depth + 1) for x in v]}
         if t is dict:
             return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
+        if t is range:
+            return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
+        kind = (getattr(t, "__module__", ""), t.__name__)
+        if kind == ("fractions", "Fraction"):
+            return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
+        if kind == ("decimal", "Decimal"):
+            return {"dec": _str(v)}
+        if kind[0] == "numpy":
+            if t.__name__ == "ndarray":
+                return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
+            return enc(v.item(), depth + 1)
+        if _hasattr(v, "__next__"):  # a generator or iterator: its first values
+            items = []
+            for x in v:
+                if len(items) == 10000:
+                    return {"it": items, "more": True}
+                items.append(enc(x, depth + 1))
+            return {"it": items, "more": False}
         raise TypeError("unsupported return type " + t.__name__)
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
     ns = {"__name__": "solution"}
     try:
         exec(compile(job["solution"], "solution.py", "exec"), ns)
-        for line in job["imports"]:
-            exec(line, ns)
     except BaseException as e:
         report({"error": _type(e).__name__ + ": " + _str(e)[:300]})
         return
+    for line in job["imports"]:
+        try:  # a module missing here fails only the calls that use it
+            exec(line, ns)
+        except BaseException:
+            pass
+    for name in job["own"]:  # a builtin name the tests call as the program's: never the builtin
+        if name not in ns:
+            def missing(*args, _name=name, **kwargs):
+                raise NameError("the program does not define " + _name)
+            ns[name] = missing
+    if job["modules"]:
+        import types
+        module = types.ModuleType("solution")
+        module.__dict__.update(ns)
+        for alias in job["modules"]:
+            ns[alias] = module
     values = []
     for call in job["calls"]:
         try:
@@ -81,31 +123,86 @@ class CandidateError:
     def __init__(self, message: str) -> None:
         self.message = message
 
+    def __repr__(self) -> str:
+        return f"<error {self.message[:60]}>"
+
+
+class _Replay:
+    """The values a candidate's generator yielded; reading past those sent fails the assert."""
+
+    def __init__(self, items: list[Any], more: bool) -> None:
+        self.items, self.more, self.next = items, more, 0
+
+    def __iter__(self) -> _Replay:
+        return self
+
+    def __next__(self) -> Any:
+        if self.next < len(self.items):
+            self.next += 1
+            return self.items[self.next - 1]
+        if self.more:
+            raise ValueError("read past the generator values sent back")
+        raise StopIteration
+
 
 _SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
+_NUMPY_DTYPES = frozenset(
+    [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+)
 
 
 def decode(obj: Any) -> Any:
-    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed)."""
+    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed).
+    Nothing from the sandbox is unpickled or evaluated."""
     if obj is None or isinstance(obj, (bool, str)):
         return obj
-    if not isinstance(obj, dict) or len(obj) != 1:
+    if not isinstance(obj, dict) or len(obj) not in (1, 2):
         raise ValueError(f"malformed value {str(obj)[:60]}")
-    (tag, raw), = obj.items()  # fmt: skip
+    tag, raw = next(iter(obj.items()))
+    if tag == "it" and isinstance(raw, list):
+        return _Replay([decode(x) for x in raw], bool(obj.get("more")))
+    if len(obj) != 1:
+        raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
-    if tag == "i":
-        return int(str(raw))
+    if tag == "i" and isinstance(raw, str):
+        return int(raw, 16)
     if tag == "f":
         return float(str(raw))
     if tag == "c":
         return complex(float(raw[0]), float(raw[1]))
-    if tag == "b":
-        return bytes.fromhex(str(raw))
+    if tag in ("b", "ba"):
+        return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
         return _SEQUENCES[tag](decode(x) for x in raw)
     if tag == "d" and isinstance(raw, list):
         return {decode(k): decode(v) for k, v in raw}
+    if tag == "r" and isinstance(raw, list) and len(raw) == 3:
+        return range(*(int(str(x), 16) for x in raw))
+    if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
+        return fractions.Fraction(int(str(raw[0]), 16), int(str(raw[1]), 16))
+    if tag == "dec" and isinstance(raw, str) and len(raw) < 10_000:
+        return decimal.Decimal(raw)
+    if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
+        import numpy as np
+
+        dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
+        return np.array(decode(raw[1]), dtype=dtype)
     raise ValueError(f"malformed value tag {tag!r}")
 
 
@@ -135,16 +232,27 @@ class CodeVerifier:
 
     def verify(self, response: str, reference: CodeReference | str) -> Verdict:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
+        code = extract_code(response)
+        names = program_names(code) if code.strip() else frozenset()
         try:
-            test_plan = plan(tests)
+            test_plan = plan(tests, names or frozenset())
         except UnsupportedTests as e:
             return fail("parse_error", f"unverifiable task: {e}")
-        if not test_plan.units:
+        except MissingEntryPoint as e:
+            test_plan = None
+            missing = str(e)
+        if test_plan is not None and not test_plan.units:
             return fail("parse_error", "unverifiable task: the tests define no checks")
-        code = extract_code(response)
         if not code.strip():
             return fail("parse_error", "no code in the response")
-        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls}
+        if names is None:
+            return fail("runtime_error", "solution raised SyntaxError: the program does not parse")
+        if test_plan is None:
+            return fail("failed", missing)
+        if not test_plan.calls:
+            return fail("parse_error", "unverifiable task: the tests call nothing of the program")
+        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls,
+               "own": test_plan.own, "modules": test_plan.program_modules}  # fmt: skip
         result = self.sandbox.run(HARNESS, json.dumps(job).encode())
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")

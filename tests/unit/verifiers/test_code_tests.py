@@ -68,7 +68,9 @@ def test_a_raising_call_fails_every_assert_that_uses_it_even_a_negated_one(verif
         "import pytest\nwith pytest.raises(ValueError):\n    f(-1)",
         "assert all(f(i) == i for i in range(3))",
         "def helper():\n    return 3\nassert f(1) == helper()",
-        "assert 2 ** f(1) == 4",
+        "import os\nassert f(1) == os.getpid()",
+        "assert f(1) == open('x').read()",
+        "assert f(1).__class__ is int",
     ],
 )
 def test_other_shapes_make_the_task_unverifiable_never_a_pass(verifier, tests):
