@@ -30,26 +30,22 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-import re
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 from stages.verifiers.code_trusted import (
-    AMPLIFYING_METHODS,
-    GUARDS,
-    TRUSTED_BUILTINS,
+    UnsupportedTests,
+    check_trusted,
+    evaluate,
+    guard,
+    local_names,
     resolve_import,
 )
 
+__all__ = ["MissingEntryPoint", "TestPlan", "UnsupportedTests", "evaluate", "plan", "program_names"]
+
 _BUILTIN_NAMES = frozenset(dir(builtins))
-_PLACEHOLDER = re.compile(r"_v\d+")
-_GUARDS = {ast.Mult: "_mul", ast.Pow: "_pow", ast.LShift: "_lshift", ast.Mod: "_mod"}
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
-
-
-class UnsupportedTests(Exception):
-    """The tests have a shape this decomposer does not take apart; the message says which."""
 
 
 class MissingEntryPoint(Exception):
@@ -78,17 +74,6 @@ def _line(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', '?')}"
 
 
-def _local_names(node: ast.AST) -> set[str]:
-    """Names bound inside lambdas and comprehensions (never the program's)."""
-    local: set[str] = set()
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Lambda):
-            local |= {a.arg for a in (*sub.args.posonlyargs, *sub.args.args, *sub.args.kwonlyargs)}
-        elif isinstance(sub, ast.comprehension):
-            local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
-    return local
-
-
 def _root_name(node: ast.expr) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
         node = node.func if isinstance(node, ast.Call) else node.value
@@ -110,7 +95,7 @@ class _Splitter:
         return name in self.candidate or name in self.shadow
 
     def _mentions_candidate(self, node: ast.AST) -> bool:
-        local = _local_names(node)
+        local = local_names(node)
         return any(
             isinstance(n, ast.Name) and self._is_candidate(n.id) and n.id not in local
             for n in ast.walk(node)
@@ -204,67 +189,6 @@ class _Inline(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.expr:
         literal = self.literals.get(node.id)
         return node if literal is None else copy.deepcopy(literal)
-
-
-class _Guard(ast.NodeTransformer):
-    """Route repetition, powers, shifts, %-formatting and padding methods through bounded calls."""
-
-    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
-        self.generic_visit(node)
-        guard = _GUARDS.get(type(node.op))
-        if guard is None:
-            return node
-        return ast.Call(ast.Name(guard, ast.Load()), [node.left, node.right], [])
-
-    def visit_Call(self, node: ast.Call) -> ast.expr:
-        self.generic_visit(node)
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in AMPLIFYING_METHODS:
-            args = [func.value, ast.Constant(func.attr), *node.args]
-            return ast.Call(ast.Name("_method", ast.Load()), args, node.keywords)
-        return node
-
-
-class _AnyAttribute:
-    """Stands for a value that is not a trusted module: any public attribute may be asked of it."""
-
-    def __getattr__(self, name: str) -> Any:
-        return None
-
-
-def _module_of(node: ast.expr, bound: dict[str, Any]) -> Any:
-    """The trusted module (namespace) `node` names, or a stand-in when it names none."""
-    if isinstance(node, ast.Name) and isinstance(bound.get(node.id), SimpleNamespace):
-        return bound[node.id]
-    if isinstance(node, ast.Attribute):
-        outer = _module_of(node.value, bound)
-        if isinstance(outer, SimpleNamespace) and isinstance(
-            getattr(outer, node.attr, None), SimpleNamespace
-        ):
-            return getattr(outer, node.attr)
-    return _AnyAttribute()
-
-
-def _check_trusted(expr: ast.expr, bound: dict[str, Any]) -> None:
-    """Every name of an assert's trusted part must be one the trusted evaluator offers."""
-    local = _local_names(expr)
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and node.attr.startswith("_"):
-            raise UnsupportedTests(f"{_line(node)}: attribute {node.attr} in a test")
-        if isinstance(node, ast.Attribute) and not hasattr(
-            _module_of(node.value, bound), node.attr
-        ):
-            raise UnsupportedTests(
-                f"{_line(node)}: {ast.unparse(node)} is not available to the trusted evaluator"
-            )
-        if isinstance(node, ast.Name):
-            name = node.id
-            if _PLACEHOLDER.fullmatch(name) or name in local:
-                continue
-            if name not in TRUSTED_BUILTINS and name not in bound:
-                raise UnsupportedTests(
-                    f"{_line(node)}: {name} is not available to the trusted evaluator"
-                )
 
 
 def program_names(program: str) -> frozenset[str] | None:
@@ -377,7 +301,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
     call only builtin names, none of which the program defines."""
     module, p = _parse(tests)
-    local = _local_names(module)
+    local = local_names(module)
     names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
     bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
     candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
@@ -400,8 +324,8 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         exprs = []
         for a in asserts:
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
-            _check_trusted(trusted, p.bound)
-            exprs.append(ast.fix_missing_locations(_Guard().visit(trusted)))
+            check_trusted(trusted, p.bound)
+            exprs.append(guard(trusted))
         return Unit(name, exprs)
 
     units: list[Unit] = []
@@ -421,14 +345,3 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     units = [u for u in units if u.asserts]
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     return TestPlan(p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules))
-
-
-def evaluate(expr: ast.expr, values: list[Any], modules: dict[str, Any]) -> bool:
-    """One assert's trusted part over the candidate's plain values; any error counts as False."""
-    namespace: dict[str, Any] = {"__builtins__": TRUSTED_BUILTINS, **modules, **GUARDS}
-    namespace.update({f"_v{i}": v for i, v in enumerate(values)})
-    code = compile(ast.Expression(expr), "<test>", "eval")
-    try:
-        return bool(eval(code, namespace))  # noqa: S307 - the task's own test over plain data
-    except Exception:  # a wrong type, a refused size or a candidate error value: the assert fails
-        return False
