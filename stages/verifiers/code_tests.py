@@ -40,11 +40,13 @@ from stages.verifiers.code_trusted import (
     guard,
     local_names,
     resolve_import,
+    trusted_literal,
 )
 
 __all__ = ["MissingEntryPoint", "TestPlan", "UnsupportedTests", "evaluate", "plan", "program_names"]
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
@@ -68,6 +70,9 @@ class TestPlan:
     modules: dict[str, Any]  # names the trusted side binds for its comparisons
     own: list[str] = field(default_factory=list)  # builtin names the program must define itself
     program_modules: list[str] = field(default_factory=list)  # `import solution [as s]` aliases
+    bindings: list[list[str]] = field(
+        default_factory=list
+    )  # [name, literal] shared with the program
 
 
 def _line(node: ast.AST) -> str:
@@ -81,10 +86,10 @@ def _root_name(node: ast.expr) -> str | None:
 
 
 class _Splitter:
-    def __init__(self, candidate: set[str], literals: dict[str, ast.expr], objects: set[str],
+    def __init__(self, candidate: set[str], bound: dict[str, Any], objects: set[str],
                  defines: frozenset[str]) -> None:  # fmt: skip
         self.candidate = candidate  # the program's names (non-builtin, or named as the entry)
-        self.literals = literals
+        self.bound = bound  # what the trusted side's imports bind
         self.objects = objects  # program names whose methods run in the sandbox
         self.defines = defines
         self.shadow: set[str] = set()  # builtin names that are the program's in this assert
@@ -101,14 +106,15 @@ class _Splitter:
             for n in ast.walk(node)
         )
 
-    def _placeholder(self, node: ast.expr) -> ast.Name:
+    def _placeholder(self, node: ast.expr, keep_value: bool = True) -> ast.Name:
         if any(isinstance(sub, _SCOPES) for sub in ast.walk(node)):
             raise UnsupportedTests(
                 f"{_line(node)}: a candidate call with a lambda or comprehension"
             )
         self.own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
                      and n.id in _BUILTIN_NAMES and self._is_candidate(n.id)}  # fmt: skip
-        self.calls.append(ast.unparse(node))
+        source = ast.unparse(_Fold(self).visit(copy.deepcopy(node)))
+        self.calls.append(source if keep_value else f"({source}, None)[1]")
         return ast.copy_location(ast.Name(id=f"_v{len(self.calls) - 1}", ctx=ast.Load()), node)
 
     def assert_expr(self, node: ast.expr) -> ast.expr:
@@ -158,6 +164,11 @@ class _Splitter:
 
     def _split_call(self, node: ast.Call) -> ast.expr:
         func = node.func
+        if isinstance(func, ast.Name) and func.id == _STATEMENT:
+            # run for its effect: only an error it raises fails the unit
+            done = self._placeholder(node.args[0], keep_value=False)
+            return ast.Subscript(ast.Tuple([done, ast.Constant(True)], ast.Load()),
+                                 ast.Constant(1), ast.Load())  # fmt: skip
         args = [*node.args, *(k.value for k in node.keywords)]
         # A builtin the program redefines is its own only on plain inputs: len(f(x)) stays ours.
         if (
@@ -178,6 +189,26 @@ class _Splitter:
             args=[self.split(a) for a in node.args],
             keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
         )
+
+
+class _Fold(ast.NodeTransformer):
+    """Inputs reduced to their values before they go in: `square(CASES[0][0])` sends `square(2)`,
+    never the table of inputs and expected values that `CASES` is."""
+
+    def __init__(self, splitter: _Splitter) -> None:
+        self.splitter = splitter
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.expr) and not self.splitter._mentions_candidate(node):
+            try:
+                ast.literal_eval(node)
+                return node  # already a literal
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                pass
+            folded = trusted_literal(node, self.splitter.bound)
+            if folded is not None:
+                return folded
+        return self.generic_visit(node)
 
 
 class _Inline(ast.NodeTransformer):
@@ -284,8 +315,13 @@ def _parse(tests: str) -> tuple[ast.Module, _Parsed]:
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
             and isinstance(stmt.value.func, ast.Name) and len(stmt.value.args) == 1
             and isinstance(stmt.value.args[0], ast.Name) and not stmt.value.keywords
+            and stmt.value.func.id in p.functions
         ):  # fmt: skip
             p.checks.append((stmt.value.func.id, stmt.value.args[0].id))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            # `sort_in_place(xs)`: a call for its effect, which later asserts read
+            test = ast.Call(ast.Name(_STATEMENT, ast.Load()), [stmt.value], [])
+            p.bare.append(ast.copy_location(ast.Assert(test=test, msg=None), stmt))
         elif not _is_docstring_or_pass(stmt):
             raise UnsupportedTests(f"{_line(stmt)}: unsupported statement {type(stmt).__name__}")
     return module, p
@@ -316,11 +352,21 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
                 f"the tests call only builtin names ({', '.join(sorted(called))}) and the program "
                 "defines none of them"
             )
+    # A list/dict/set the tests pass to the program is one object, as in Python: the program may
+    # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
+    shared = {
+        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
+        for a in (*n.args, *(k.value for k in n.keywords))
+        if isinstance(a, ast.Name) and isinstance(p.literals.get(a.id), (ast.List, ast.Dict, ast.Set))
+    }  # fmt: skip
+    literals = {k: v for k, v in p.literals.items() if k not in shared}
+    candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
-    splitter = _Splitter(candidate, p.literals, objects, frozenset(defines))
+    splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
 
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
-        inline = _Inline({**p.literals, **bind})
+        inline = _Inline({**literals, **bind})
         exprs = []
         for a in asserts:
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
@@ -344,4 +390,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
             units.append(unit(name, _asserts_of(fn), {}))
     units = [u for u in units if u.asserts]
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
-    return TestPlan(p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules))
+    bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
+    return TestPlan(
+        p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules), bindings
+    )

@@ -63,6 +63,11 @@ def _main():
             return {tag: [enc(x, depth + 1) for x in v]}
         if t is dict:
             return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
+        if t in views:
+            return {views[t]: [enc(x, depth + 1) for x in v]}
+        for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
+            if isinstance(v, base) and t is not base:
+                return enc(base(v.items()) if base is dict else base(v), depth + 1)
         if t is range:
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
         kind = (getattr(t, "__module__", ""), t.__name__)
@@ -82,9 +87,13 @@ def _main():
                 items.append(enc(x, depth + 1))
             return {"it": items, "more": False}
         raise TypeError("unsupported return type " + t.__name__)
+    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
-    ns = {"__name__": "solution"}
+    import types
+    module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
+    sys.modules["solution"] = module
+    ns = module.__dict__
     try:
         exec(compile(job["solution"], "solution.py", "exec"), ns)
     except BaseException as e:
@@ -100,12 +109,10 @@ def _main():
             def missing(*args, _name=name, **kwargs):
                 raise NameError("the program does not define " + _name)
             ns[name] = missing
-    if job["modules"]:
-        import types
-        module = types.ModuleType("solution")
-        module.__dict__.update(ns)
-        for alias in job["modules"]:
-            ns[alias] = module
+    for alias in job["modules"]:
+        ns[alias] = module
+    for name, literal in job["bindings"]:  # inputs the tests read back after the calls
+        exec(name + " = " + literal, ns)
     values = []
     for call in job["calls"]:
         try:
@@ -192,6 +199,11 @@ def decode(obj: Any) -> Any:
         return _SEQUENCES[tag](decode(x) for x in raw)
     if tag == "d" and isinstance(raw, list):
         return {decode(k): decode(v) for k, v in raw}
+    if tag in ("dk", "dv", "di") and isinstance(raw, list):
+        items = [decode(x) for x in raw]
+        if tag == "dk":
+            return dict.fromkeys(items).keys()
+        return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
     if tag == "r" and isinstance(raw, list) and len(raw) == 3:
         return range(*(int(str(x), 16) for x in raw))
     if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
@@ -252,7 +264,8 @@ class CodeVerifier:
         if not test_plan.calls:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
         job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls,
-               "own": test_plan.own, "modules": test_plan.program_modules}  # fmt: skip
+               "own": test_plan.own, "modules": test_plan.program_modules,
+               "bindings": test_plan.bindings}  # fmt: skip
         result = self.sandbox.run(HARNESS, json.dumps(job).encode())
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")
