@@ -46,6 +46,9 @@ from stages.verifiers.code_trusted import (
 __all__ = ["MissingEntryPoint", "TestPlan", "UnsupportedTests", "evaluate", "plan", "program_names"]
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_PLAIN_ATTRIBUTES = frozenset(
+    a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
+)
 _STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
@@ -92,17 +95,18 @@ class _Splitter:
         self.bound = bound  # what the trusted side's imports bind
         self.objects = objects  # program names whose methods run in the sandbox
         self.defines = defines
-        self.shadow: set[str] = set()  # builtin names that are the program's in this assert
+        self.shadow: set[int] = set()  # ids of builtin-named calls that are the program's here
         self.calls: list[str] = []
         self.own: set[str] = set()
 
     def _is_candidate(self, name: str) -> bool:
-        return name in self.candidate or name in self.shadow
+        return name in self.candidate
 
     def _mentions_candidate(self, node: ast.AST) -> bool:
         local = local_names(node)
         return any(
-            isinstance(n, ast.Name) and self._is_candidate(n.id) and n.id not in local
+            (isinstance(n, ast.Name) and self._is_candidate(n.id) and n.id not in local)
+            or id(n) in self.shadow
             for n in ast.walk(node)
         )
 
@@ -113,24 +117,50 @@ class _Splitter:
             )
         self.own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
                      and n.id in _BUILTIN_NAMES and self._is_candidate(n.id)}  # fmt: skip
-        source = ast.unparse(_Fold(self).visit(copy.deepcopy(node)))
+        self.own |= {n.func.id for n in ast.walk(node) if id(n) in self.shadow}  # type: ignore[attr-defined]
+        root = copy.deepcopy(node)
+        source = ast.unparse(_Fold(self, root).visit(root))
         self.calls.append(source if keep_value else f"({source}, None)[1]")
         return ast.copy_location(ast.Name(id=f"_v{len(self.calls) - 1}", ctx=ast.Load()), node)
 
     def assert_expr(self, node: ast.expr) -> ast.expr:
-        """Split one assert, deciding first which builtin names are the program's in it."""
+        """Split one assert, deciding first which builtin-named calls are the program's in it:
+        where it calls nothing else of the program, those on plain inputs on the tested side (the
+        left of a comparison, else its right): `sorted("cba") == list("abc")` calls the program's
+        `sorted` and the trusted `list`, whatever the program defines."""
         self.shadow = set()
         if not self._mentions_candidate(node):
-            self.shadow = {
-                n.func.id for n in ast.walk(node)
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                and n.func.id in _BUILTIN_NAMES and n.func.id in self.defines
-            }  # fmt: skip
+            sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
+            for side in sides:
+                self.shadow = {id(c) for c in self._own_builtin_calls(side)}
+                if self.shadow:
+                    break
         return self.split(node)
 
+    def _own_builtin_calls(self, node: ast.expr) -> list[ast.Call]:
+        def defined(n: ast.AST) -> bool:
+            return (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id in _BUILTIN_NAMES and n.func.id in self.defines)  # fmt: skip
+
+        return [
+            n for n in ast.walk(node) if defined(n)
+            and not any(defined(a) for arg in (*n.args, *n.keywords) for a in ast.walk(arg))
+        ]  # fmt: skip
+
     def _object_call(self, node: ast.expr) -> bool:
+        """An attribute or method of the program's object, not of a plain value: it runs in the
+        sandbox (`Solution().two_sum(...)`, `make_point(1, 2).x`, `make_counter().increment()`),
+        while `f(x).startswith('ab')` runs out here over the value f returned."""
         root = _root_name(node)
-        return root is not None and self._is_candidate(root) and root in self.objects
+        if root is None or not self._mentions_candidate(node):
+            return False
+        attribute = node.func if isinstance(node, ast.Call) else node
+        of_object = (
+            isinstance(attribute, ast.Attribute)
+            and self._mentions_candidate(attribute.value)
+            and attribute.attr not in _PLAIN_ATTRIBUTES
+        )
+        return of_object or (self._is_candidate(root) and root in self.objects)
 
     def split(self, node: ast.expr) -> ast.expr:
         if not self._mentions_candidate(node):
@@ -169,16 +199,13 @@ class _Splitter:
             done = self._placeholder(node.args[0], keep_value=False)
             return ast.Subscript(ast.Tuple([done, ast.Constant(True)], ast.Load()),
                                  ast.Constant(1), ast.Load())  # fmt: skip
-        args = [*node.args, *(k.value for k in node.keywords)]
-        # A builtin the program redefines is its own only on plain inputs: len(f(x)) stays ours.
-        if (
-            isinstance(func, ast.Name)
-            and self._is_candidate(func.id)
-            and (func.id in self.candidate or not any(self._mentions_candidate(a) for a in args))
-        ):
+        if (isinstance(func, ast.Name) and self._is_candidate(func.id)) or id(node) in self.shadow:
             return self._placeholder(node)
-        # A program function passed by name (map(f, xs), sorted(xs, key=f)): the call goes in.
-        if any(isinstance(a, ast.Name) and self._is_candidate(a.id) for a in args):
+        # A program function passed to map/filter or as a key: the call goes in (inputs only).
+        as_function = [k.value for k in node.keywords if k.arg == "key"]
+        if isinstance(func, ast.Name) and func.id in ("map", "filter") and node.args:
+            as_function.append(node.args[0])
+        if any(isinstance(a, ast.Name) and self._is_candidate(a.id) for a in as_function):
             return self._placeholder(node)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise UnsupportedTests(f"{_line(node)}: starred arguments around a candidate call")
@@ -195,11 +222,16 @@ class _Fold(ast.NodeTransformer):
     """Inputs reduced to their values before they go in: `square(CASES[0][0])` sends `square(2)`,
     never the table of inputs and expected values that `CASES` is."""
 
-    def __init__(self, splitter: _Splitter) -> None:
+    def __init__(self, splitter: _Splitter, root: ast.expr) -> None:
         self.splitter = splitter
+        self.root = root  # the call itself (a builtin-named one of the program's) stays a call
 
     def visit(self, node: ast.AST) -> ast.AST:
-        if isinstance(node, ast.expr) and not self.splitter._mentions_candidate(node):
+        if (
+            node is not self.root
+            and isinstance(node, ast.expr)
+            and not self.splitter._mentions_candidate(node)
+        ):
             try:
                 ast.literal_eval(node)
                 return node  # already a literal
@@ -208,6 +240,12 @@ class _Fold(ast.NodeTransformer):
             folded = trusted_literal(node, self.splitter.bound)
             if folded is not None:
                 return folded
+            node = self.generic_visit(node)
+            if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):  # a table, sent whole
+                raise UnsupportedTests(
+                    f"{_line(node)}: input {ast.unparse(node)[:60]} has no value to send"
+                )
+            return node
         return self.generic_visit(node)
 
 

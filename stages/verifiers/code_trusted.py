@@ -185,11 +185,6 @@ def _modules() -> dict[str, SimpleNamespace]:
         ),
         "cmath": _namespace(cmath, _math_names(cmath)),
         "operator": _operator(),
-        "re": _namespace(
-            re,
-            "fullmatch match search findall sub subn split compile escape I IGNORECASE M "
-            "MULTILINE S DOTALL X VERBOSE A ASCII",
-        ),
         "hmac": _namespace(hmac, "compare_digest"),
         "string": _namespace(
             string,
@@ -213,8 +208,40 @@ def _modules() -> dict[str, SimpleNamespace]:
 TRUSTED_MODULES = _modules()
 
 
+REGEX_TIMEOUT_S = 0.5  # a pattern or a string from the program may backtrack for ever
+
+
+class _TimedPattern:
+    """A compiled pattern whose matching stops after REGEX_TIMEOUT_S (TimeoutError: a fail)."""
+
+    def __init__(self, pattern: Any) -> None:
+        self.pattern = pattern
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _REGEX_CALLS:
+            raise AttributeError(name)
+        return functools.partial(getattr(self.pattern, name), timeout=REGEX_TIMEOUT_S)
+
+
+_REGEX_CALLS = ("fullmatch", "match", "search", "findall", "sub", "subn", "split")
+
+
+def _re() -> SimpleNamespace:
+    """`re` as the tests use it, run by the `regex` module, which can stop a runaway match."""
+    import regex
+
+    timed = {n: functools.partial(getattr(regex, n), timeout=REGEX_TIMEOUT_S) for n in _REGEX_CALLS}
+    flags = "I IGNORECASE M MULTILINE S DOTALL X VERBOSE A ASCII"
+    return _namespace(
+        re, flags, escape=re.escape, compile=lambda p, f=0: _TimedPattern(regex.compile(p, f)),
+        **timed,
+    )  # fmt: skip
+
+
 def _module(name: str) -> SimpleNamespace | None:
-    """A trusted module by name; numpy only when it is installed (imported on first use)."""
+    """A trusted module by name; numpy only when it is installed, it and `re` on first use."""
+    if name == "re" and "re" not in TRUSTED_MODULES:
+        TRUSTED_MODULES["re"] = _re()
     if name in ("numpy", "numpy.testing") and "numpy" not in TRUSTED_MODULES:
         numpy = _numpy()
         if numpy is None:
@@ -318,21 +345,41 @@ def evaluate(expr: ast.expr, values: list[Any], modules: dict[str, Any]) -> bool
         return False
 
 
+def _constructed(name: str, *args: ast.expr) -> ast.expr:
+    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
+
+
 def _literal_node(value: Any, depth: int = 0) -> ast.expr | None:
-    """A literal that evaluates to `value` (plain values only), or None."""
+    """An expression of literals (and `set()`, `frozenset(...)`, `float('nan')`, `complex(...)`,
+    `range(...)`) that evaluates to `value`, for plain values only; None otherwise."""
     if depth > 20:
         return None
-    if value is None or type(value) in (bool, int, str, bytes):
+    kind = type(value)
+    if value is None or kind in (bool, int, str, bytes):
         return ast.Constant(value)
-    if type(value) is float:
-        return ast.Constant(value) if math.isfinite(value) else None
-    if type(value) in (list, tuple) or (type(value) is set and value):
+    if kind is float:
+        return (
+            ast.Constant(value)
+            if math.isfinite(value)
+            else _constructed("float", ast.Constant(repr(value)))
+        )
+    if kind is complex:
+        parts = [_literal_node(value.real), _literal_node(value.imag)]
+        return _constructed("complex", *parts)  # type: ignore[arg-type]
+    if kind is range:
+        return _constructed(
+            "range", *(ast.Constant(x) for x in (value.start, value.stop, value.step))
+        )
+    if kind in (list, tuple, set, frozenset):
         items = [_literal_node(x, depth + 1) for x in value]
         if any(x is None for x in items):
             return None
-        kind = {list: ast.List, tuple: ast.Tuple, set: ast.Set}[type(value)]
-        return kind(items, ast.Load()) if kind is not ast.Set else ast.Set(items)
-    if type(value) is dict:
+        if kind is list or kind is tuple:
+            return (ast.List if kind is list else ast.Tuple)(items, ast.Load())
+        if kind is set and items:
+            return ast.Set(items)
+        return _constructed(kind.__name__, *([ast.List(items, ast.Load())] if items else []))
+    if kind is dict:
         keys = [_literal_node(k, depth + 1) for k in value]
         values = [_literal_node(v, depth + 1) for v in value.values()]
         return None if None in keys or None in values else ast.Dict(keys, values)

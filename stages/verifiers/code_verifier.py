@@ -44,6 +44,7 @@ def _main():
     report_fd = os.dup(1)
     os.dup2(2, 1)
     _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
+    _callable, _getattr, _isinstance = callable, getattr, isinstance
     def enc(v, depth=0):
         t = _type(v)
         if depth > 50:
@@ -51,7 +52,7 @@ def _main():
         if v is None or t is bool or t is str:
             return v
         if t is int:
-            return {"i": _hex(v)}
+            return v if -(1 << 53) < v < (1 << 53) else {"i": _hex(v)}
         if t is float:
             return {"f": _repr(v)}
         if t is complex:
@@ -65,12 +66,14 @@ def _main():
             return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
         if t in views:
             return {views[t]: [enc(x, depth + 1) for x in v]}
+        kind = (_getattr(t, "__module__", ""), t.__name__)
+        if kind == ("collections", "deque"):
+            return {"l": [enc(x, depth + 1) for x in v]}
         for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
-            if isinstance(v, base) and t is not base:
+            if _isinstance(v, base) and t is not base:
                 return enc(base(v.items()) if base is dict else base(v), depth + 1)
         if t is range:
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
-        kind = (getattr(t, "__module__", ""), t.__name__)
         if kind == ("fractions", "Fraction"):
             return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
         if kind == ("decimal", "Decimal"):
@@ -79,6 +82,8 @@ def _main():
             if t.__name__ == "ndarray":
                 return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
             return enc(v.item(), depth + 1)
+        if _callable(v):  # a program function or class named in the tests (callable(f))
+            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
         if _hasattr(v, "__next__"):  # a generator or iterator: its first values
             items = []
             for x in v:
@@ -134,6 +139,19 @@ class CandidateError:
         return f"<error {self.message[:60]}>"
 
 
+class ProgramFunction:
+    """A function or class of the program, named by the tests: callable, never called out here."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self.name} runs only in the sandbox")
+
+    def __repr__(self) -> str:
+        return f"<program function {self.name}>"
+
+
 class _Replay:
     """The values a candidate's generator yielded; reading past those sent fails the assert."""
 
@@ -178,6 +196,8 @@ def decode(obj: Any) -> Any:
     Nothing from the sandbox is unpickled or evaluated."""
     if obj is None or isinstance(obj, (bool, str)):
         return obj
+    if type(obj) is int:  # JSON's own integers (small ones)
+        return obj
     if not isinstance(obj, dict) or len(obj) not in (1, 2):
         raise ValueError(f"malformed value {str(obj)[:60]}")
     tag, raw = next(iter(obj.items()))
@@ -187,6 +207,8 @@ def decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
+    if tag == "fn":
+        return ProgramFunction(str(raw)[:100])
     if tag == "i" and isinstance(raw, str):
         return int(raw, 16)
     if tag == "f":
@@ -305,7 +327,7 @@ class CodeVerifier:
                 if errors or not evaluate(expr, values, test_plan.modules):
                     first = _placeholders(expr)[:1]
                     got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
-                                  f"{repr(values[int(n.id[2:])])[:60]})" for n in first)  # fmt: skip
+                                  f"{_short_repr(values[int(n.id[2:])])})" for n in first)  # fmt: skip
                     failed.append(
                         f"{unit.name}: " + (errors[0] if errors else "assert failed" + got)
                     )
@@ -328,3 +350,11 @@ def _placeholders(expr: Any) -> list[Any]:
     import ast
 
     return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and re.fullmatch(r"_v\d+", n.id)]
+
+
+def _short_repr(value: Any) -> str:
+    """At most 60 characters of `value`'s repr; never raises (an int past 4300 digits does)."""
+    try:
+        return repr(value)[:60]
+    except ValueError:
+        return f"<{type(value).__name__} too large to print>"
