@@ -265,6 +265,9 @@ class CodeVerifier:
         )
 
     def verify(self, response: str, reference: CodeReference | str) -> Verdict:
+        return _storable(self._verify(response, reference))
+
+    def _verify(self, response: str, reference: CodeReference | str) -> Verdict:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
         code = extract_code(response)
         names = program_names(code) if code.strip() else frozenset()
@@ -358,3 +361,20 @@ def _short_repr(value: Any) -> str:
         return repr(value)[:60]
     except ValueError:
         return f"<{type(value).__name__} too large to print>"
+
+
+def _clean(value: Any) -> Any:
+    """Text from the sandbox as UTF-8 can store it (lone surrogates escaped), at any depth."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
+
+
+def _storable(verdict: Verdict) -> Verdict:
+    return verdict.model_copy(
+        update={"reason": _clean(verdict.reason), "details": _clean(verdict.details)}
+    )

@@ -29,8 +29,23 @@ CONTROL = re.compile(
 # A grades object, or the judge's grade entry, in any quoting: "grades": / 'grades': / {grades:
 GRADE_JSON = re.compile(
     r"""[{,"'\\`]\s*grades\s*["'\\`]*\s*[:=]"""
-    r"""|\bpassed\s*["'\\`]*\s*[:=]\s*["'`]?(?:true|false)\b""",
+    r"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?(?:true|false)\b""",  # not `passed = True` in code
     re.IGNORECASE,
+)
+# What a reader takes for ASCII: Cyrillic and Greek look-alike letters, curly quotes, guillemets
+# and CJK brackets (NFKC keeps them all as they are).
+_LOOKALIKES = str.maketrans(
+    dict(
+        zip(
+            "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u0261"
+            "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425"
+            "\u03b1\u03b5\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7"
+            "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+            "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f\u2018\u2019\u201a\u201b",
+            "aeopcyxijsdgABEKMHOPCTXaeikvoptuxABEZHIKMNOPTYX" + '"' * 10 + "'" * 4,
+            strict=True,
+        )
+    )
 )
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _PASSES = 8  # a rewrite never makes a new sequence; the bound is a guard
@@ -38,10 +53,11 @@ _PASSES = 8  # a rewrite never makes a new sequence; the bound is a guard
 
 def visible_form(text: str) -> str:
     """`text` as a tokenizer or a judge may read it: NFKC, without format characters (zero-width
-    spaces, joiners), with HTML entities and \\uXXXX escapes decoded."""
+    spaces, joiners), with HTML entities and \\uXXXX escapes decoded, look-alike letters and
+    quotes read as ASCII."""
     text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), html.unescape(text))
     text = unicodedata.normalize("NFKC", text)
-    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOKALIKES)
 
 
 def injection_kinds(response: str) -> list[str]:
@@ -70,7 +86,7 @@ def _rewrite(text: str) -> str:
 def neutralise(response: str) -> str:
     """`response` with every control sequence rewritten, in its raw form and in the form a
     normalising tokenizer would see (the latter sent only when the raw one still hides some)."""
-    sent = _rewrite(response)
+    sent = _rewrite(response.encode("utf-8", "replace").decode("utf-8"))  # lone surrogates
     if CONTROL.search(visible_form(sent)):
         sent = _rewrite(visible_form(sent))
     return sent
