@@ -192,3 +192,11 @@ def test_mutated_control_tokens_are_flagged_and_none_survives_as_a_turn(response
 @given(st.text(max_size=200))
 def test_neutralised_text_never_holds_a_control_token_even_once_normalised(text):
     assert "control_tokens" not in injection_kinds(neutralise(text))
+
+
+def test_a_control_sequence_is_rewritten_in_guillemets_that_no_tokenizer_reads_as_special():
+    assert (
+        neutralise("a<|im_start|>b [INST] <\uff5cUser\uff5c></s>")
+        == "a«im_start»b «INST» «User»«/s»"
+    )
+    assert neutralise("plain <b>text</b> | [x]") == "plain <b>text</b> | [x]"
