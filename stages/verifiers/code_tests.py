@@ -156,7 +156,8 @@ class _Splitter:
             return False
         attribute = node.func if isinstance(node, ast.Call) else node
         of_object = (
-            isinstance(attribute, ast.Attribute)
+            self._is_candidate(root)  # not a module's (`np.array(f(x)).shape` stays out here)
+            and isinstance(attribute, ast.Attribute)
             and self._mentions_candidate(attribute.value)
             and attribute.attr not in _PLAIN_ATTRIBUTES
         )

@@ -212,6 +212,14 @@ def test_a_builtin_the_program_redefines_never_computes_an_expected_value(verifi
             "def letters(s):\n    return list(s)",
         ),
         ("assert 2 ** exponent(1) == 4", "def exponent(n):\n    return n + 1"),
+        (
+            "import numpy as np\nassert np.array(grid(2)).shape == (2, 2)",
+            "def grid(n):\n    return [[0] * n for _ in range(n)]",
+        ),
+        (
+            "assert make_point(1, 2).x == 1",
+            "class P:\n    def __init__(self, x, y):\n        self.x = x\n\ndef make_point(x, y):\n    return P(x, y)",
+        ),
     ],
 )
 def test_expected_values_built_with_common_builtins_and_modules_pass_right_programs(
