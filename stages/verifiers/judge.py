@@ -125,7 +125,8 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
 
 
 _CONTEXT = re.compile(
-    r"context[ _](?:length|window)|maximum context|too many tokens|too long|prompt is too",
+    r"context[ _-]?(?:length|window|size|limit)|maximum context|n_ctx|too many tokens|too long"
+    r"|prompt is too|exceeds? (?:the )?(?:available |maximum |model'?s? )?context",
     re.IGNORECASE,
 )
 

@@ -28,7 +28,7 @@ CONTROL = re.compile(
 )
 # A grades object, or the judge's grade entry, in any quoting: "grades": / 'grades': / {grades:
 GRADE_JSON = re.compile(
-    r"""[{,"'\\`]\s*grades\s*["'\\`]*\s*[:=]"""
+    r"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]|\{\s*grades\s*[:=]"""  # a key, not ", grades:"
     r"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?(?:true|false)\b""",  # not `passed = True` in code
     re.IGNORECASE,
 )
@@ -47,6 +47,13 @@ _LOOKALIKES = str.maketrans(
         )
     )
 )
+# Default-ignorable code points a reader skips that are not format characters (Cf): the
+# combining grapheme joiner, variation selectors, Hangul fillers, Mongolian selectors, ...
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _PASSES = 8  # a rewrite never makes a new sequence; the bound is a guard
 
@@ -57,6 +64,7 @@ def visible_form(text: str) -> str:
     quotes read as ASCII."""
     text = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), html.unescape(text))
     text = unicodedata.normalize("NFKC", text)
+    text = _IGNORABLE.sub("", text)
     return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOKALIKES)
 
 

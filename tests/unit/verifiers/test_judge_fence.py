@@ -135,6 +135,7 @@ def test_an_ambiguous_reply_is_a_judge_error_for_a_clean_response_and_0_for_an_i
     [
         (("status", 400, "This model's maximum context length is 8192 tokens"), "failed"),
         (("status", 400, "context_length_exceeded"), "failed"),
+        (("status", 400, "the request exceeds the available context size"), "failed"),
         (("status", 413, "payload too large"), "failed"),
         (("status", 400, "Unsupported value: 'temperature'"), "judge_error"),
         (("status", 503, "overloaded"), "judge_error"),
