@@ -73,6 +73,7 @@ class TestPlan:
     modules: dict[str, Any]  # names the trusted side binds for its comparisons
     own: list[str] = field(default_factory=list)  # builtin names the program must define itself
     program_modules: list[str] = field(default_factory=list)  # `import solution [as s]` aliases
+    originals: list[str] = field(default_factory=list)  # builtins bound as ORIGINAL names
     bindings: list[list[str]] = field(
         default_factory=list
     )  # [name, literal] shared with the program
@@ -98,6 +99,9 @@ class _Splitter:
         self.shadow: set[int] = set()  # ids of builtin-named calls that are the program's here
         self.calls: list[str] = []
         self.own: set[str] = set()
+        self.originals: set[str] = set()  # builtins the calls that go in use, as they were
+        self.shared: set[str] = set()  # list/dict/set literals the program receives as objects
+        self.early: dict[int, ast.Name] = {}  # reads placed before the calls of their comparison
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -119,23 +123,32 @@ class _Splitter:
                      and n.id in _BUILTIN_NAMES and self._is_candidate(n.id)}  # fmt: skip
         self.own |= {n.func.id for n in ast.walk(node) if id(n) in self.shadow}  # type: ignore[attr-defined]
         root = copy.deepcopy(node)
-        source = ast.unparse(_Fold(self, root).visit(root))
+        own = root.func if id(node) in self.shadow and isinstance(root, ast.Call) else None
+        source = ast.unparse(_Originals(self, own).visit(_Fold(self, root).visit(root)))
         self.calls.append(source if keep_value else f"({source}, None)[1]")
         return ast.copy_location(ast.Name(id=f"_v{len(self.calls) - 1}", ctx=ast.Load()), node)
 
     def assert_expr(self, node: ast.expr) -> ast.expr:
         """Split one assert, deciding first which builtin-named calls are the program's in it:
-        where it calls nothing else of the program, those on plain inputs on the tested side (the
-        left of a comparison, else its right): `sorted("cba") == list("abc")` calls the program's
-        `sorted` and the trusted `list`, whatever the program defines."""
+        where it calls nothing else of the program, those on plain inputs on one side of a
+        comparison: `sorted("cba") == list("abc")` calls the program's `sorted` against the
+        trusted `list`, and, where the program redefines `list` too, also the program's `list`
+        against the trusted `sorted`."""
         self.shadow = set()
-        if not self._mentions_candidate(node):
-            sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
-            for side in sides:
-                self.shadow = {id(c) for c in self._own_builtin_calls(side)}
-                if self.shadow:
-                    break
-        return self.split(node)
+        if self._mentions_candidate(node):
+            return self.split(node)
+        sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
+        owned = [ids for side in sides if (ids := {id(c) for c in self._own_builtin_calls(side)})]
+        if len(owned) < 2:
+            self.shadow = owned[0] if owned else set()
+            return self.split(node)
+        # Builtins the program redefines on both sides: each side in turn is the program's
+        # against the others as the trusted builtins, and both readings must hold.
+        readings = []
+        for ids in owned:
+            self.shadow = ids
+            readings.append(self.split(node))
+        return ast.BoolOp(ast.And(), readings)
 
     def _own_builtin_calls(self, node: ast.expr) -> list[ast.Call]:
         def defined(n: ast.AST) -> bool:
@@ -164,6 +177,8 @@ class _Splitter:
         return of_object or (self._is_candidate(root) and root in self.objects)
 
     def split(self, node: ast.expr) -> ast.expr:
+        if id(node) in self.early:
+            return self.early.pop(id(node))
         if not self._mentions_candidate(node):
             return node
         if isinstance(node, ast.Name) or self._object_call(node):
@@ -171,6 +186,7 @@ class _Splitter:
         if isinstance(node, ast.Call):
             return self._split_call(node)
         if isinstance(node, ast.Compare):
+            self._read_inputs_first(node)
             return ast.Compare(
                 self.split(node.left), node.ops, [self.split(c) for c in node.comparators]
             )
@@ -192,6 +208,19 @@ class _Splitter:
             return ast.Dict([k and self.split(k) for k in node.keys],
                             [self.split(v) for v in node.values])  # fmt: skip
         raise UnsupportedTests(f"{_line(node)}: {type(node).__name__} around a candidate call")
+
+    def _read_inputs_first(self, node: ast.Compare) -> None:
+        """In `max_of(nums) == max(nums)` the expected side reads `nums` as the test wrote it, before
+        the program's call could change it (later asserts see the change, as in Python)."""
+        passed: dict[int, str] = {}  # id of a Name given to a program call -> its name
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and self._mentions_candidate(call.func):
+                for arg in (*call.args, *(k.value for k in call.keywords)):
+                    if isinstance(arg, ast.Name) and arg.id in self.shared:
+                        passed[id(arg)] = arg.id
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in passed.values() and id(sub) not in passed:
+                self.early[id(sub)] = self._placeholder(sub)
 
     def _split_call(self, node: ast.Call) -> ast.expr:
         func = node.func
@@ -217,6 +246,30 @@ class _Splitter:
             args=[self.split(a) for a in node.args],
             keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
         )
+
+
+ORIGINAL = (
+    "__rlvr_{}__"  # the harness binds these to the builtins as they were before the program ran
+)
+
+
+class _Originals(ast.NodeTransformer):
+    """A builtin in a call that goes in (`map(f, xs)`, `sorted(xs, key=f)`) is the real one, not
+    whatever the program rebound `builtins.map` to."""
+
+    def __init__(self, splitter: _Splitter, own: ast.AST | None) -> None:
+        self.splitter = splitter
+        self.own = own  # the name of a builtin-named call that is the program's: left as it is
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if (
+            node is self.own
+            or node.id not in _BUILTIN_NAMES
+            or self.splitter._is_candidate(node.id)
+        ):
+            return node
+        self.splitter.originals.add(node.id)
+        return ast.Name(ORIGINAL.format(node.id), ast.Load())
 
 
 class _Fold(ast.NodeTransformer):
@@ -403,6 +456,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
     splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
+    splitter.shared = shared
 
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
         inline = _Inline({**literals, **bind})
@@ -431,5 +485,6 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
     return TestPlan(
-        p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules), bindings
-    )
+        p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
+        originals=sorted(splitter.originals), bindings=bindings,
+    )  # fmt: skip

@@ -62,11 +62,19 @@ def _mul(a: Any, b: Any) -> Any:
     return a * b
 
 
+def _bits(x: Any) -> int:
+    """How many bits an exact number holds (ints, Fractions); 0 for floats and the rest."""
+    if _int_arg(x):
+        return x.bit_length()
+    if isinstance(x, fractions.Fraction):
+        return x.numerator.bit_length() + x.denominator.bit_length()
+    return 0
+
+
 def _pow(a: Any, b: Any, mod: Any = None) -> Any:
     if mod is not None:
         return builtins.pow(a, b, mod)
-    grows = _int_arg(a) and _int_arg(b) and abs(a) > 1 and b > 0
-    if grows and b * max(a.bit_length(), 1) > _MAX_POW_BITS:
+    if _int_arg(b) and abs(b) * max(_bits(a) - 1, 0) > _MAX_POW_BITS:
         raise Refused("a power past the size limit")
     return a**b
 
@@ -77,8 +85,21 @@ def _lshift(a: Any, b: Any) -> Any:
     return a << b
 
 
+_WIDE = re.compile(r"\d{7,}")  # a width or precision of ten million or more, in a format
+_WIDE_PERCENT = re.compile(rb"%[-+ #0]*\d{7,}")
+
+
+def _format(value: Any, spec: str = "") -> str:
+    if isinstance(spec, str) and _WIDE.search(spec):
+        raise Refused("a format width past the size limit")
+    return format(value, spec)
+
+
 def _mod(a: Any, b: Any) -> Any:  # '%*s' % (n, s) pads to n characters
     if isinstance(a, (str, bytes)):
+        raw = a.encode("utf-8", "replace") if isinstance(a, str) else a
+        if _WIDE_PERCENT.search(raw):
+            raise Refused("a format width past the size limit")
         args = b if isinstance(b, tuple) else (b,)
         if any(_int_arg(x) and abs(x) > MAX_SIZE for x in args):
             raise Refused("a format width past the size limit")
@@ -112,6 +133,9 @@ AMPLIFYING_METHODS = frozenset(
 
 def call_method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     method = getattr(receiver, name)
+    texts = [receiver, *args, *kwargs.values()] if name in ("format", "format_map") else []
+    if any(isinstance(t, str) and _WIDE.search(t) for t in texts):
+        raise Refused("a format width past the size limit")
     if name in AMPLIFYING_METHODS:
         return _bounded(method, 10**6)(*args, **kwargs)
     return method(*args, **kwargs)
@@ -133,8 +157,22 @@ _PLAIN_BUILTINS = _words(
 )
 TRUSTED_BUILTINS: dict[str, Any] = {name: getattr(builtins, name) for name in _PLAIN_BUILTINS}
 TRUSTED_BUILTINS.update(
-    pow=_pow, range=_range, bytes=_bounded(bytes), bytearray=_bounded(bytearray)
+    pow=_pow, range=_range, bytes=_bounded(bytes), bytearray=_bounded(bytearray), format=_format
 )
+
+
+def _product_bounded(fn: Any) -> Any:
+    """math.prod / math.lcm refusing factors whose bits add up past the size limit."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        factors = args[0] if fn is math.prod and args else args
+        factors = list(factors)
+        if sum(_bits(x) for x in factors) > MAX_SIZE:
+            raise Refused(f"{fn.__name__}() past the size limit")
+        return fn(factors, **kwargs) if fn is math.prod else fn(*factors)
+
+    return call
 
 
 def _namespace(module: Any, names: str, **guarded: Any) -> SimpleNamespace:
@@ -180,6 +218,8 @@ def _modules() -> dict[str, SimpleNamespace]:
             math,
             _math_names(math),
             factorial=_bounded(math.factorial, 10**5),
+            prod=_product_bounded(math.prod),
+            lcm=_product_bounded(math.lcm),
             comb=_bounded(math.comb, 10**5),
             perm=_bounded(math.perm, 10**5),
         ),

@@ -26,6 +26,7 @@ from stages.verifiers.code_tests import (
     plan,
     program_names,
 )
+from stages.verifiers.code_trusted import MAX_SIZE
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
@@ -95,7 +96,8 @@ def _main():
     views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
-    import types
+    import builtins, types
+    originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
     ns = module.__dict__
@@ -114,6 +116,8 @@ def _main():
             def missing(*args, _name=name, **kwargs):
                 raise NameError("the program does not define " + _name)
             ns[name] = missing
+    for name in job["originals"]:
+        ns["__rlvr_" + name + "__"] = originals[name]
     for alias in job["modules"]:
         ns[alias] = module
     for name, literal in job["bindings"]:  # inputs the tests read back after the calls
@@ -171,6 +175,7 @@ class _Replay:
 
 
 _SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
+_MAX_HEX = 250_000  # hex digits of a returned int (a million bits); more is refused
 _NUMPY_DTYPES = frozenset(
     [
         "bool",
@@ -209,7 +214,7 @@ def decode(obj: Any) -> Any:
         return CandidateError(str(raw)[:200])
     if tag == "fn":
         return ProgramFunction(str(raw)[:100])
-    if tag == "i" and isinstance(raw, str):
+    if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
         return int(raw, 16)
     if tag == "f":
         return float(str(raw))
@@ -227,17 +232,24 @@ def decode(obj: Any) -> Any:
             return dict.fromkeys(items).keys()
         return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
     if tag == "r" and isinstance(raw, list) and len(raw) == 3:
-        return range(*(int(str(x), 16) for x in raw))
+        value = range(*(int(str(x)[:41], 16) for x in raw))
+        if max(len(str(x)) for x in raw) > 40 or len(value) > MAX_SIZE:  # sum() would never end
+            raise ValueError("a returned range past the size limit")
+        return value
     if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
-        return fractions.Fraction(int(str(raw[0]), 16), int(str(raw[1]), 16))
+        parts = [str(x) for x in raw]
+        if max(len(x) for x in parts) <= _MAX_HEX // 10:  # gcd is quadratic: smaller parts
+            return fractions.Fraction(int(parts[0], 16), int(parts[1], 16))
     if tag == "dec" and isinstance(raw, str) and len(raw) < 10_000:
-        return decimal.Decimal(raw)
+        value = decimal.Decimal(raw)
+        if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
+            return value
     if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
         import numpy as np
 
         dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
         return np.array(decode(raw[1]), dtype=dtype)
-    raise ValueError(f"malformed value tag {tag!r}")
+    raise ValueError(f"malformed value tag {tag!r} (or a value past the size limits)")
 
 
 def extract_code(response: str) -> str:
@@ -289,7 +301,7 @@ class CodeVerifier:
         if not test_plan.calls:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
         job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls,
-               "own": test_plan.own, "modules": test_plan.program_modules,
+               "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
                "bindings": test_plan.bindings}  # fmt: skip
         result = self.sandbox.run(HARNESS, json.dumps(job).encode())
         keep = self.config.max_output_chars

@@ -250,3 +250,57 @@ def test_a_generator_read_past_what_came_back_fails_rather_than_guessing(verifie
 def test_a_huge_value_cannot_make_the_trusted_side_allocate_without_bound(verifier, tests):
     verdict = verifier.verify("def size():\n    return 10 ** 12", tests)
     assert not verdict.passed and verdict.status == "failed", verdict
+
+
+@pytest.mark.parametrize(
+    ("tests", "program"),
+    [
+        ("assert sum(span()) > 0", "def span():\n    return range(10 ** 18)"),
+        (
+            "assert int(big()) > 0",
+            "from decimal import Decimal\ndef big():\n    return Decimal('1e999999999')",
+        ),
+        (
+            "from fractions import Fraction\nassert half() ** 10 ** 9 > 0",
+            "from fractions import Fraction\ndef half():\n    return Fraction(3, 2)",
+        ),
+        ("assert len(format(1, spec())) > 0", "def spec():\n    return '>1000000000'"),
+        ("assert len(template() % 1) > 0", "def template():\n    return '%1000000000d'"),
+        ("assert len('{:>{}}'.format('a', width())) > 0", "def width():\n    return '1000000000'"),
+        (
+            "import math\nassert math.prod(factors()) > 0",
+            "def factors():\n    return [2 ** 4000] * 5000",
+        ),
+    ],
+)
+def test_values_the_program_returns_cannot_hang_or_bloat_the_trusted_side(verifier, tests, program):
+    verdict = verifier.verify(program, tests)
+    assert not verdict.passed and not verdict.excluded, verdict
+
+
+def test_a_builtin_the_program_redefines_on_both_sides_is_checked_against_the_trusted_one_each_way(
+    verifier,
+):
+    tests = "assert list('abc') == sorted('cba')"
+    both_wrong = "def sorted(s):\n    return None\ndef list(s):\n    return None"
+    assert not verifier.verify(both_wrong, tests).passed
+    right = "import builtins\ndef sorted(s):\n    return builtins.sorted(s)\nlist = builtins.list"
+    assert verifier.verify(right, tests).passed
+
+
+def test_a_call_that_goes_in_uses_the_builtins_as_they_were_before_the_program_ran(verifier):
+    tests = "assert my_sort([3, 1, 2]) == sorted([3, 1, 2], key=ident)"
+    hack = (
+        "import builtins\nbuiltins.sorted = lambda *a, **k: None\n"
+        "def ident(x):\n    return x\ndef my_sort(xs):\n    return None"
+    )
+    assert not verifier.verify(hack, tests).passed
+    right = "def ident(x):\n    return x\ndef my_sort(xs):\n    return sorted(xs)"
+    assert verifier.verify(right, tests).passed
+
+
+def test_the_expected_side_reads_an_input_before_the_program_could_change_it(verifier):
+    tests = "nums = [5, 2, 9]\nassert max_of(nums) == max(nums)"
+    hack = "def max_of(nums):\n    nums[:] = [0]\n    return 0"
+    assert not verifier.verify(hack, tests).passed
+    assert verifier.verify("def max_of(nums):\n    return max(nums)", tests).passed
