@@ -33,6 +33,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_inputs import Fold, Inline, Originals, program_names
 from stages.verifiers.code_trusted import (
     UnsupportedTests,
     check_trusted,
@@ -40,7 +41,6 @@ from stages.verifiers.code_trusted import (
     guard,
     local_names,
     resolve_import,
-    trusted_literal,
 )
 
 __all__ = ["MissingEntryPoint", "TestPlan", "UnsupportedTests", "evaluate", "plan", "program_names"]
@@ -124,7 +124,7 @@ class _Splitter:
         self.own |= {n.func.id for n in ast.walk(node) if id(n) in self.shadow}  # type: ignore[attr-defined]
         root = copy.deepcopy(node)
         own = root.func if id(node) in self.shadow and isinstance(root, ast.Call) else None
-        source = ast.unparse(_Originals(self, own).visit(_Fold(self, root).visit(root)))
+        source = ast.unparse(Originals(self, own).visit(Fold(self, root).visit(root)))
         self.calls.append(source if keep_value else f"({source}, None)[1]")
         return ast.copy_location(ast.Name(id=f"_v{len(self.calls) - 1}", ctx=ast.Load()), node)
 
@@ -246,95 +246,6 @@ class _Splitter:
             args=[self.split(a) for a in node.args],
             keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
         )
-
-
-ORIGINAL = (
-    "__rlvr_{}__"  # the harness binds these to the builtins as they were before the program ran
-)
-
-
-class _Originals(ast.NodeTransformer):
-    """A builtin in a call that goes in (`map(f, xs)`, `sorted(xs, key=f)`) is the real one, not
-    whatever the program rebound `builtins.map` to."""
-
-    def __init__(self, splitter: _Splitter, own: ast.AST | None) -> None:
-        self.splitter = splitter
-        self.own = own  # the name of a builtin-named call that is the program's: left as it is
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if (
-            node is self.own
-            or node.id not in _BUILTIN_NAMES
-            or self.splitter._is_candidate(node.id)
-        ):
-            return node
-        self.splitter.originals.add(node.id)
-        return ast.Name(ORIGINAL.format(node.id), ast.Load())
-
-
-class _Fold(ast.NodeTransformer):
-    """Inputs reduced to their values before they go in: `square(CASES[0][0])` sends `square(2)`,
-    never the table of inputs and expected values that `CASES` is."""
-
-    def __init__(self, splitter: _Splitter, root: ast.expr) -> None:
-        self.splitter = splitter
-        self.root = root  # the call itself (a builtin-named one of the program's) stays a call
-
-    def visit(self, node: ast.AST) -> ast.AST:
-        if (
-            node is not self.root
-            and isinstance(node, ast.expr)
-            and not self.splitter._mentions_candidate(node)
-        ):
-            try:
-                ast.literal_eval(node)
-                return node  # already a literal
-            except (ValueError, TypeError, SyntaxError, RecursionError):
-                pass
-            folded = trusted_literal(node, self.splitter.bound)
-            if folded is not None:
-                return folded
-            node = self.generic_visit(node)
-            if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):  # a table, sent whole
-                raise UnsupportedTests(
-                    f"{_line(node)}: input {ast.unparse(node)[:60]} has no value to send"
-                )
-            return node
-        return self.generic_visit(node)
-
-
-class _Inline(ast.NodeTransformer):
-    """Replace names bound by `NAME = <literal>` with the literal (and `candidate` by the entry)."""
-
-    def __init__(self, literals: dict[str, ast.expr]) -> None:
-        self.literals = literals
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        literal = self.literals.get(node.id)
-        return node if literal is None else copy.deepcopy(literal)
-
-
-def program_names(program: str) -> frozenset[str] | None:
-    """Names the program binds at module level, read from its syntax tree without running it
-    (None when it does not parse). Bindings made at run time (`globals()[...]`) are not seen."""
-    try:
-        module = ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    names: set[str] = set()
-    stack: list[ast.AST] = list(module.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            continue  # their bodies are another scope
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        if not isinstance(node, (ast.Lambda, *_SCOPES[1:5])):
-            stack.extend(ast.iter_child_nodes(node))
-    return frozenset(names)
 
 
 def _is_docstring_or_pass(stmt: ast.stmt) -> bool:
@@ -459,7 +370,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     splitter.shared = shared
 
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
-        inline = _Inline({**literals, **bind})
+        inline = Inline({**literals, **bind})
         exprs = []
         for a in asserts:
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))

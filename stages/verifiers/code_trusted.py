@@ -13,7 +13,6 @@ import ast
 import builtins
 import cmath
 import collections
-import copy
 import decimal
 import fractions
 import functools
@@ -383,59 +382,3 @@ def evaluate(expr: ast.expr, values: list[Any], modules: dict[str, Any]) -> bool
         return bool(eval(code, namespace))  # noqa: S307 - the task's own test over plain data
     except Exception:  # a wrong type, a refused size or a candidate error value: the assert fails
         return False
-
-
-def _constructed(name: str, *args: ast.expr) -> ast.expr:
-    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
-
-
-def _literal_node(value: Any, depth: int = 0) -> ast.expr | None:
-    """An expression of literals (and `set()`, `frozenset(...)`, `float('nan')`, `complex(...)`,
-    `range(...)`) that evaluates to `value`, for plain values only; None otherwise."""
-    if depth > 20:
-        return None
-    kind = type(value)
-    if value is None or kind in (bool, int, str, bytes):
-        return ast.Constant(value)
-    if kind is float:
-        return (
-            ast.Constant(value)
-            if math.isfinite(value)
-            else _constructed("float", ast.Constant(repr(value)))
-        )
-    if kind is complex:
-        parts = [_literal_node(value.real), _literal_node(value.imag)]
-        return _constructed("complex", *parts)  # type: ignore[arg-type]
-    if kind is range:
-        return _constructed(
-            "range", *(ast.Constant(x) for x in (value.start, value.stop, value.step))
-        )
-    if kind in (list, tuple, set, frozenset):
-        items = [_literal_node(x, depth + 1) for x in value]
-        if any(x is None for x in items):
-            return None
-        if kind is list or kind is tuple:
-            return (ast.List if kind is list else ast.Tuple)(items, ast.Load())
-        if kind is set and items:
-            return ast.Set(items)
-        return _constructed(kind.__name__, *([ast.List(items, ast.Load())] if items else []))
-    if kind is dict:
-        keys = [_literal_node(k, depth + 1) for k in value]
-        values = [_literal_node(v, depth + 1) for v in value.values()]
-        return None if None in keys or None in values else ast.Dict(keys, values)
-    return None
-
-
-def trusted_literal(expr: ast.expr, bound: dict[str, Any]) -> ast.expr | None:
-    """`expr` (no candidate value in it) evaluated out here, as a literal; None when it uses what
-    the trusted side does not offer or its value has no literal form."""
-    try:
-        check_trusted(expr, bound)
-        code = compile(ast.Expression(guard(copy.deepcopy(expr))), "<input>", "eval")
-        value = eval(code, {"__builtins__": TRUSTED_BUILTINS, **bound, **GUARDS})  # noqa: S307
-    except Exception:  # noqa: BLE001 - left as written: the sandbox evaluates it
-        return None
-    node = _literal_node(value)
-    if node is None or len(ast.unparse(node)) > 100_000:
-        return None
-    return node
