@@ -18,10 +18,11 @@ class MathVerifierConfig(_Config):
     kind: Literal["math"] = Field("math", description="Selects the math verifier.")
     extraction: list[ExtractionMode] = Field(
         default_factory=lambda: ["boxed", "answer_line", "latex", "last_number"],
-        description="Answer extraction modes. Finals (boxed, answer_line: 'Answer:', 'The final "
-        "answer is', '####') are read together and must agree; otherwise the others are tried in "
-        "order: 'latex' is the last $...$, \\(...\\) or \\[...\\] environment, 'last_number' the last "
-        "number outside LaTeX, 'whole' the entire response.",
+        description="Answer extraction modes. Finals (boxed, answer_line: 'Answer:', 'The answer "
+        "is', '####') are read together and must agree, each read whole. Without a final, "
+        "'latex' reads a response that is one answer or whose last sentence states one ('The "
+        "probability is $2/3$.'), 'last_number' the same when that answer is a plain number, "
+        "'whole' the entire response. Only text after the last </think> is read.",
     )
     timeout_s: float = Field(
         2.0,
@@ -40,8 +41,20 @@ class MathVerifierConfig(_Config):
         3,
         ge=1,
         le=100,
-        description="Accept a decimal answer equal to the reference rounded to the answer's own "
-        "places when it has at least this many places (e.g. 0.333 for 1/3); None disables.",
+        description="For a decimal reference, accept a decimal answer equal to it rounded to the "
+        "answer's own places when it has at least this many places (3.142 for 3.14159); None "
+        "disables.",
+    )
+    round_exact_references: bool = Field(
+        False,
+        description="Also round for exact references (0.333 for \\frac{1}{3}, 1.732 for "
+        "\\sqrt{3}). Off: an approximation of an exact reference is a wrong answer.",
+    )
+    inequality_answers_interval: bool = Field(
+        False,
+        description="Accept an inequality of one variable for an interval reference "
+        "(-2 \\le x \\le 7 for [-2, 7]). The reverse (an interval for an inequality reference) is "
+        "always accepted.",
     )
     percent_as_fraction: bool = Field(
         True, description="Also accept p% when p/100 equals the reference (50% for 0.5)."
@@ -105,7 +118,11 @@ class QAVerifierConfig(_Config):
         "precision (listing several guesses never pays). Verdict details keep plain EM and F1.",
     )
     f1_threshold: float = Field(
-        0.8, ge=0, le=1, description="Reward at or above which an 'f1' answer counts as passed."
+        0.8,
+        ge=0,
+        le=1,
+        description="Reward at or above which an 'f1' answer holding every word of a gold counts "
+        "as passed.",
     )
     retrieval_weight: float = Field(
         0.0,

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node, eval_rational, is_plain_number
+from stages.verifiers.math_labels import align_labels
+from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node
+from stages.verifiers.math_values import eval_rational, is_plain_number, too_large
 
 Outcome = tuple[bool, str]
 # A reference with this many decimal places is a float approximation of an exact value.
@@ -19,10 +21,18 @@ class CompareOptions:
     rel_tolerance: float = 1e-9
     decimal_rounding_places: int | None = 3
     percent_as_fraction: bool = True
+    round_exact_references: bool = False
+    inequality_answers_interval: bool = False
+
+
+def may_round(ref: Node, opts: CompareOptions) -> bool:
+    """Rounding is for decimal references (3.14159 takes 3.142); an approximation of an exact
+    one (0.3333 for 1/3, 1.732 for sqrt 3) is wrong unless `round_exact_references`."""
+    return opts.round_exact_references or _decimal_places(ref) > 0
 
 
 def _decimal_places(node: Node) -> int:
-    if node[0] == "neg":
+    if node[0] in ("neg", "pct"):
         return _decimal_places(node[1])
     if node[0] == "num" and "." in node[2] and "e" not in node[2].lower():
         return len(node[2].split(".", 1)[1])
@@ -52,14 +62,19 @@ def rounding_ok(answer: Node, value: Fraction, ref_value: float, opts: CompareOp
     return abs(float(value) - ref_value) <= 0.5 * 10.0**-places * (1 + 1e-12)
 
 
-def _candidates(answer: Node, opts: CompareOptions) -> list[Fraction]:
-    # "50%" reads as 50 with its unit dropped, and (when configured) also as 0.5.
+def is_percent(node: Node) -> bool:
+    return node[0] == "pct" or (node[0] == "neg" and node[1][0] == "pct")
+
+
+def _candidates(answer: Node, opts: CompareOptions, ref_is_percent: bool = False) -> list[Fraction]:
+    # "50%" reads as 50 with its unit dropped, and (when configured) also as 0.5; against a
+    # percent reference it is only its value (0.28% is not 28%).
     value = eval_rational(answer)
     if value is None:
         return []
     negative = answer[0] == "neg"
     inner = answer[1] if negative else answer
-    if inner[0] != "pct":
+    if inner[0] != "pct" or ref_is_percent:
         return [value]
     dropped = -inner[1][1] if negative else inner[1][1]
     return [dropped, value] if opts.percent_as_fraction else [dropped]
@@ -105,12 +120,22 @@ def _as_relation(node: Node) -> Node:
     return ("tuple", [("text", " ".join(ops)), *sides])
 
 
-def comparable_pair(answer: Node, ref: Node) -> tuple[Node, Node] | str:
+def comparable_pair(
+    answer: Node, ref: Node, opts: CompareOptions | None = None
+) -> tuple[Node, Node] | str:
     """Intervals, unions, relations, ratios and matrices rewritten as tuples and sets, so one
     comparison serves them all; a string says why the two cannot be equal."""
     intervals = ("interval", "union")
+    if (
+        ref[0] == "interval"
+        and answer[0] in UNORDERED
+        or ref[0] in UNORDERED
+        and answer[0] == "interval"
+    ):
+        return "a set of points is not an interval"
     if ref[0] in intervals or answer[0] in intervals or (ref[0] == "rel" and answer[0] != "rel"):
-        if answer[0] == "rel" and ref[0] != "rel":
+        inequality_ok = opts is not None and opts.inequality_answers_interval
+        if answer[0] == "rel" and ref[0] != "rel" and not inequality_ok:
             return "answer is an inequality, reference is an interval"
         a, r = _as_set_of_intervals(answer), _as_set_of_intervals(ref)
         if a is None or r is None:
@@ -196,6 +221,12 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     """Decide in pure Python when possible; None means a symbolic check is needed."""
     if canonical(answer) == canonical(ref):
         return True, "identical"
+    if too_large(answer):
+        return False, "a power too large to compute or expand (never computed)"
+    aligned = align_labels(answer, ref)
+    if isinstance(aligned, str):
+        return False, aligned
+    answer, ref = aligned
     if "text" in (answer[0], ref[0]):
         ta, tr = _text_of(answer), _text_of(ref)
         ok = ta is not None and ta == tr
@@ -205,7 +236,7 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     if is_assignment(answer) and not is_assignment(ref) and ref[0] != "eq":
         answer = final_side(answer)
     both_relations = answer[0] == ref[0] == "rel"
-    pair = comparable_pair(answer, ref)
+    pair = comparable_pair(answer, ref, opts)
     if isinstance(pair, str):
         return False, pair
     answer, ref = pair
@@ -237,13 +268,15 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
             return False, "reference is a number but the answer is an unevaluated expression"
         ref_value = eval_rational(ref)
         assert ref_value is not None
-        if ref[0] == "pct" and eval_rational(answer) == ref[1][1]:
-            return True, "equal (percent)"
-        for value in _candidates(answer, opts):
+        if ref[0] == "pct" and not is_percent(answer) and eval_rational(answer) == ref[1][1]:
+            return True, "equal (percent)"  # 28 for 28%
+        for value in _candidates(answer, opts, is_percent(ref)):
             if value == ref_value:
                 return True, "equal"
-            if rounding_ok(answer, value, float(ref_value), opts):
+            if may_round(ref, opts) and rounding_ok(answer, value, float(ref_value), opts):
                 return True, "equal after rounding"
+        if not may_round(ref, opts) and _decimal_places(answer) > 0:
+            return False, "a decimal approximation of an exact reference"
         return False, "different value"
     ref_value = eval_rational(ref)
     if ref_value is not None:
@@ -254,11 +287,18 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     return None
 
 
+def is_unordered(answer: Node, ref: Node) -> bool:
+    """The reference decides: a set or list compares as a set, a tuple keeps its order."""
+    return ref[0] in UNORDERED or (ref[0] == "braces" and answer[0] in UNORDERED)
+
+
 def _compare_collections(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | None:
     if answer[0] not in COLLECTIONS:
         return False, "reference is a collection, answer is a single value"
+    if ref[0] == "tuple" and answer[0] == "set":
+        return False, "a set does not answer an ordered tuple"
     items_a, items_r = answer[1], ref[1]
-    unordered = answer[0] in UNORDERED or ref[0] in UNORDERED
+    unordered = is_unordered(answer, ref)
     if unordered:  # a repeated item counts once
         items_a = list({canonical(x): x for x in items_a}.values())
         items_r = list({canonical(x): x for x in items_r}.values())

@@ -1,46 +1,65 @@
-"""Finding the final answer in a response. Extraction is where a verifier is most easily gamed, so
-hedges ("3 or 4") and several different final answers are rejected rather than resolved. Every
-pattern here is bounded (no unbounded lazy scans, no nested quantifiers) and braces are matched in
-one pass, so a 1 MB response is read in linear time."""
+"""Finding the one final answer a response commits to. Strict by construction: an answer counts only
+where the response commits to it in a recognised form (`\\boxed{}`, `####`, an `Answer:` line, "the
+answer is ...", or a response that is itself one answer or ends in a sentence stating one) and the
+parser consumes that answer whole, a unit from the closed list aside. Extra words, operators,
+hedges, negations, ranges, bounds, several different finals, or any other value stated after the
+final answer leave no answer, with the reason. Only text after the last `</think>` is read.
+
+Every pattern here is bounded (no unbounded lazy scans, no nested quantifiers), braces are matched
+in one pass and each answer text is read within `max_chars`, so a megabyte is read in linear time."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
-from stages.verifiers.math_compare import canonical
-from stages.verifiers.math_normalise import normalise
-from stages.verifiers.math_parse import MathParseError, parse_answer
+from stages.verifiers.math_commit import WINDOW, doubt_problem, left_context_problem, tail_problem
+from stages.verifiers.math_context import (
+    has_value,
+    sentence_end,
+    sentence_start,
+    strip_filler,
+    visible_text,
+)
+from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
+from stages.verifiers.math_read import ReadError, answer_key, read
+from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs: public here too
+    MAX_FINALS,
+    bounded_boxes,
+    boxed_contents,
+    boxed_spans,
+    matching_braces,
+    math_env_spans,
+    math_envs,
+    unboxed,
+)
+from stages.verifiers.math_values import eval_rational
 
-_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_ANSWER_LINE = re.compile(
-    r"(?im)(?:(?:^|\n)[ \t]*(?:\*\*)?answer|\bfinal answer)(?:\*\*)?[ \t]*[:：][ \t]*(?:\*\*)?(?P<a>[^\n]*)"
-    r"|the (?:final )?answer is[ \t]*:?[ \t]*(?P<b>[^\n]*?)(?:\.\s|\.$|$)"
-    r"|^[ \t]*####[ \t]*(?P<c>[^\n]*)$",
+_MARKER = re.compile(
+    r"(?im)(?P<line>^[ \t>*_#-]*(?:final[ \t]+)?answer(?:[ \t*_]*[:：]|[ \t]+(?=\$|\\\(|\\\[)))"
+    r"[ \t*_]*"
+    r"|(?P<hash>^[ \t]*####)[ \t]*"
+    r"|(?P<phrase>\b(?:final[ \t]+|correct[ \t]+)?answers?[ \t]+(?:is|are|would[ \t]+be"
+    r"|will[ \t]+be|should[ \t]+be|=)(?![\w]))[ \t]*:?[ \t]*"
 )
-# A correction after the last final answer ("The answer is 5. Actually 6.") replaces it.
-_CORRECTION = re.compile(
-    r"(?i)\b(?:actually|wait|correction|i mean|rather)\b[,:]?\s*(?P<rest>[^\n]{0,200})"
+_WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
+# A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of
+# the sentence is checked like any text after a final answer (`math_commit.tail_problem`).
+_AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?P<word>\\?%|°|\\text\s*\{[^{}\n]{0,40}\}"
+                        r"|\\mathrm\s*\{[^{}\n]{0,40}\}|[A-Za-z][A-Za-z/]{0,30}(?:\^\{?\d\}?)?"
+                        r"(?:[ \t]+[A-Za-z]{1,30}){0,2})?")  # fmt: skip
+_BOX_LABEL = re.compile(
+    r"(?:(?<=[\s$(])|^)(?P<name>[A-Za-z](?:_\{?[A-Za-z0-9]{1,4}\}?)?)[ \t]*=[ \t]*$"
 )
-# No environment's contents may contain its own opener (nor a lone $ for $$, nor a newline for
-# inline ones), so every match attempt stops at the next opener: the scan is linear in the text.
-_MATH_ENV = re.compile(
-    r"\$\$(?P<a>[^$]+)\$\$"
-    r"|(?<![\\$])\$(?P<d>(?:[^$\\\n]|\\[^\n])+)(?<!\\)\$"
-    r"|\\\[(?P<b>(?:[^\\]|\\[^\[\]])+)\\\]"
-    r"|\\\((?P<c>(?:[^\\\n]|\\[^()\n])+)\\\)"
+_CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
+# Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
+# \\boxed{3}").
+_LIST_GAP = re.compile(
+    r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
+    r"\s*,?\s*and\s*\})*$"
 )
-_NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_\\{^.])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
-    r"(?:\.\d+|,\d{1,2}(?!\d)|,\d{4,})?(?:[eE][+-]?\d+)?(?:/\d+)?(?:\s?%)?"
-    r"|(?<![A-Za-z0-9_\\{])-?\.\d+%?"
-)
-_OPERATORS = ("+", "-", "*", "/", "^", "×", "÷", "(", "\\cdot", "\\times")
-_HEDGE = re.compile(r"\b(?:or|either|maybe|possibly|perhaps|probably)\b|±", re.IGNORECASE)
-# A response that is only numbers and separators ("84 85", "84, 85") states several answers.
-_ONLY_NUMBERS = re.compile(r"^[\s\d.,;:eE-]*(?:\b(?:and|or)\b[\s\d.,;:eE-]*)*$", re.IGNORECASE)
+MAX_BARE_CHARS = 400
 
 
 @dataclass(frozen=True)
@@ -49,252 +68,261 @@ class Extraction:
 
     text: str | None
     mode: str
-    problem: str = (
-        ""  # "no_answer" | "hedge" | "conflicting" | "echo" | "too_long" | "inside_latex"
-    )
+    # "no_answer" | "hedge" | "conflicting" | "not_one_answer" | "retracted" | "too_long" | "think"
+    problem: str = ""
     reason: str = ""
-    several: tuple[str, ...] = ()  # distinct finals, kept for a set/list reference to match
+    several: tuple[str, ...] = ()  # distinct boxed finals, kept for a set/list reference to match
     position: int = -1  # where in the response the answer starts
 
 
-def matching_braces(text: str) -> dict[int, int]:
-    """Index of each '{' to its matching '}', in one pass (unmatched ones are left out)."""
-    match: dict[int, int] = {}
-    stack: list[int] = []
-    for i, ch in enumerate(text):
-        if ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            match[stack.pop()] = i
-    return match
+@dataclass(frozen=True)
+class _Final:
+    start: int  # where the box or marker starts
+    end: int  # where the answer text ends (the box's closing brace, a unit after it included)
+    text: str
+    kind: str  # "boxed" | "answer_line" | "####"
 
 
-def boxed_spans(response: str) -> list[tuple[int, int, str]]:
-    """(start, end, contents) of every \\boxed{...}, braces balanced; linear in the response."""
-    if "\\boxed" not in response and "\\fbox" not in response:
-        return []
-    braces = matching_braces(response)
-    out = []
-    for m in _BOXED.finditer(response):
-        close = braces.get(m.end() - 1)
-        if close is not None:
-            out.append((m.start(), close + 1, response[m.end() : close]))
-    return out
+def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
+    """The final a box states, with a unit that follows it read as part of it and a label before
+    it ("$y_1 = \\boxed{3}$" states y_1 = 3)."""
+    label = _BOX_LABEL.search(body, max(0, start - 40), start)
+    if label:
+        start, inner = label.start(), f"{label.group('name')} = {inner}"
+    m = _AFTER_BOX.match(body, end)
+    words = ((m.group("word") or "") if m else "").split()
+    for n in range(len(words), 0, -1):  # "square feet" before "square"
+        candidate = " ".join(words[:n])
+        try:
+            with_unit = read(f"{inner} {candidate}")
+        except ReadError:
+            continue
+        if with_unit.unit is not None or with_unit.node[0] == "pct":
+            stop = body.index(words[n - 1], end) + len(words[n - 1])
+            return _Final(start, stop, f"{inner} {candidate}", "boxed")
+    return _Final(start, end, inner, "boxed")
 
 
-def boxed_contents(response: str) -> list[str]:
-    """Contents of every \\boxed{...}, braces balanced."""
-    return [text for _, _, text in boxed_spans(response)]
+def _markers(body: str) -> list[re.Match[str]] | str:
+    """Every answer marker, found by running `_MARKER` only around the words it needs ("answer",
+    "####"): a case-insensitive scan of a whole megabyte would take most of the time budget."""
+    low = body.lower()
+    if len(low) != len(body):  # a letter whose lower case is longer ("İ"): scan it all
+        found = list(_MARKER.finditer(body))
+        return found if len(found) <= MAX_FINALS else f"more than {MAX_FINALS} final answers"
+    windows: list[tuple[int, int]] = []
+    for word in ("answer", "####"):
+        i = low.find(word)
+        while i >= 0:
+            windows.append((max(0, i - 40), i + 60))
+            if len(windows) > 4 * MAX_FINALS:
+                return f"more than {MAX_FINALS} final answers"
+            i = low.find(word, i + len(word))
+    found: dict[int, re.Match[str]] = {}
+    for lo, hi in sorted(windows):
+        for m in _MARKER.finditer(body, lo, hi):
+            found.setdefault(m.start(), m)
+    if len(found) > MAX_FINALS:
+        return f"more than {MAX_FINALS} final answers"
+    return [found[k] for k in sorted(found)]
 
 
-@lru_cache(maxsize=4)  # extraction reads one response's environments several times
-def math_env_spans(text: str) -> tuple[tuple[int, int, str], ...]:
-    """(start, end, contents) of $...$, $$...$$, \\(...\\) and \\[...\\] environments; inline ones
-    stay on one line."""
-    return tuple((*m.span(), m.group(m.lastgroup)) for m in _MATH_ENV.finditer(text))  # type: ignore[arg-type]
+def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
+    markers = _markers(body)
+    if isinstance(markers, str):
+        return markers
+    finals: list[_Final] = []
+    for k, m in enumerate(markers):
+        kind = "####" if m.group("hash") else "answer_line"
+        text_start = m.end()
+        if kind == "answer_line" and body[text_start : text_start + 1] in ("\n", ""):
+            text_start = len(body) - len(body[text_start:].lstrip())  # "Answer:\n\n5"
+        if kind == "####":
+            line_end = body.find("\n", text_start, text_start + max_chars + 2)
+            text_end = len(body) if line_end < 0 else line_end
+            if line_end < 0 and len(body) - text_start > max_chars + 1:
+                return f"answer longer than {max_chars} chars"
+        else:
+            found_end = sentence_end(body, text_start, max_chars)
+            if found_end is None:
+                return f"answer longer than {max_chars} chars"
+            text_end = found_end
+        if k + 1 < len(markers) and markers[k + 1].start() == text_start:
+            continue  # "Final Answer: The final answer is 34": the inner one states it
+        text = body[text_start:text_end]
+        if not text.strip():
+            return "an answer marker with nothing after it"
+        inner = _WRAPPERS.sub("", text)
+        spans = boxed_spans(inner)
+        if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
+            continue  # "The answer is $\boxed{5}$.": the box is the final
+        cue = doubt_problem(body[sentence_start(body, m.start()) : m.end()])
+        if cue:
+            return cue
+        finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
+    return finals
 
 
-def math_envs(text: str) -> list[tuple[int, str]]:
-    """(position, contents) of every math environment."""
-    return [(start, inner) for start, _, inner in math_env_spans(text)]
+def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
+    prefix = body[sentence_start(body, final.start) : final.start]
+    listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
+    return (
+        doubt_problem(prefix)
+        or left_context_problem(prefix, listed)
+        or _false_equation(prefix, final.text)
+    )
 
 
-def _answer_lines(response: str) -> list[tuple[int, str]]:
-    found = []
-    for m in _ANSWER_LINE.finditer(response):
-        text = next(g for g in (m.group("a"), m.group("b"), m.group("c")) if g is not None)
-        text = text.strip().strip("*").strip().rstrip(".").strip()
-        if text:
-            found.append((m.start(), _inner_answer(text)))
+_EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")
+
+
+def _false_equation(prefix: str, answer_text: str) -> str | None:
+    """ "$4 \\times 9 = \\boxed{37}$": the box ends an equation whose other side is a number."""
+    m = _EQUATION_LEFT.search(prefix[-WINDOW:])
+    if not m:
+        return None
+    try:
+        left, right = (
+            eval_rational(read(m.group("lhs")).node),
+            eval_rational(read(answer_text).node),
+        )
+    except ReadError:
+        return None
+    if left is not None and right is not None and left != right:
+        return "a false equation before the answer"
+    return None
+
+
+def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | str:
+    found: list[_Final] = []
+    if "answer_line" in modes:
+        marked = _marked_finals(body, max_chars)
+        if isinstance(marked, str):
+            return marked
+        found += marked
+    if "boxed" in modes:
+        boxes = bounded_boxes(body, max_chars)
+        if isinstance(boxes, str):
+            return boxes
+        for start, end, inner in boxes:
+            if any(f.start <= start < f.end for f in found):
+                continue  # a box inside an answer line is read with it
+            found.append(_box_final(body, start, end, inner))
+    if not found:
+        return found
+    found.sort(key=lambda f: f.start)
+    # The last commitment decides: "approximately $\boxed{16386.16}$ ... Final Answer: The final
+    # answer is 16386.16" is a clean final; the boxes of the last list are checked together.
+    k = len(found) - 1
+    while k > 0 and found[k].kind == found[k - 1].kind == "boxed":
+        if not _LIST_GAP.match(body[found[k - 1].end : found[k].start]):
+            break
+        k -= 1
+    for j in range(k, len(found)):
+        if found[j].kind == "boxed":
+            problem = _check_prefix(body, found[j], found[j - 1] if j > k else None)
+            if problem:
+                return problem
     return found
 
 
-def _inner_answer(line: str) -> str:
-    """ "The final answer is 34. I hope it is correct." or "The largest $n$ is 34": the answer
-    inside an answer line is its last math environment or last standalone number."""
-    nested = _ANSWER_LINE.search(line)
-    if nested and nested.group("b"):
-        line = nested.group("b").strip().rstrip(".")
-    if _HEDGE.search(_mask_envs(line)):
-        return line  # "3 or 4" is kept whole, to be rejected as a hedge
-    envs = math_envs(line)
-    number = list(_NUMBER.finditer(_mask_envs(line)))
-    if envs and (not number or envs[-1][0] > number[-1].start()):
-        if len(envs) == 1 and line.strip().startswith("$") and line.strip().endswith("$"):
-            return envs[0][1]
-        if not number:
-            return envs[-1][1] if len(envs) == 1 else line
-    if number and not re.fullmatch(r"[\s\d.,%$-]*", line) and not _looks_like_math(line):
-        return number[-1].group()
-    return line
-
-
-def _looks_like_math(text: str) -> bool:
-    return bool(re.fullmatch(r"[^A-Za-z]*|.*\\[a-zA-Z]+.*|[A-Za-z]\s*=.*|[A-Za-z]{1,2}", text))
-
-
-def _mask_envs(text: str) -> str:
-    """The text with every math environment blanked out (same length)."""
-    parts, last = [], 0
-    for start, end, _ in math_env_spans(text):
-        parts += [text[last:start], " " * (end - start)]
-        last = end
-    return "".join(parts) + text[last:]
-
-
-_DIGIT_IN_LATEX = re.compile(r"\\[a-zA-Z]+\s*\{[^{}\n]{0,50}\d")
-_LATEX_COMMAND = re.compile(r"\\[a-zA-Z]+")
-MAX_BARE_CHARS = 400
-_SPACED_THOUSANDS = re.compile(r"-?\d{1,3}(?: \d{3})+")
-
-
-def _last_number(response: str) -> Extraction:
-    stripped = response.strip()
-    if _SPACED_THOUSANDS.fullmatch(stripped):  # "1 000" on its own is one number
-        return Extraction(stripped.replace(" ", ""), "last_number")
-    unstripped = _mask_envs(response)
-    masked = unstripped.strip()
-    matches = list(_NUMBER.finditer(masked))
-    if not matches:
-        if _DIGIT_IN_LATEX.search(masked):  # "the value is \frac{10}{9}" holds no bare number
-            return Extraction(
-                None,
-                "last_number",
-                "inside_latex",
-                "the only numbers are inside a LaTeX expression",
-            )
-        return Extraction(None, "last_number", "no_answer", "no number in the response")
-    last = matches[-1]
-    numbers = [m.group() for m in matches]
-    before = masked[: last.start()].rstrip()
-    # "12+7" or "12-7": the final number is an operand of an unevaluated expression, not a result.
-    if before.endswith(_OPERATORS) or (last.group().startswith("-") and before[-1:].isalnum()):
-        return Extraction(
-            None, "last_number", "echo", "final number is part of an unevaluated expression"
-        )
-    after = masked[last.end() : last.end() + 1]
-    if after in ("{", "}", "\\", "^", "_"):
-        return Extraction(
-            None, "last_number", "inside_latex", "final number is inside a LaTeX expression"
-        )
-    last_line = next(line for line in reversed(masked.splitlines()) if _NUMBER.search(line))
-    if _HEDGE.search(last_line):
-        return Extraction(None, "last_number", "hedge", "hedged answer")
-    if len({n.replace(",", "") for n in numbers}) > 1 and _ONLY_NUMBERS.match(stripped):
-        return Extraction(None, "last_number", "conflicting", "several different final answers")
-    offset = len(unstripped) - len(unstripped.lstrip())
-    return Extraction(last.group(), "last_number", position=offset + last.start())
-
-
-def _latex(response: str) -> Extraction:
-    envs = math_envs(response)
-    if envs:
-        return Extraction(envs[-1][1], "latex", position=envs[-1][0])
-    text = response.strip().rstrip(".").strip()
-    # A one-line response that is itself LaTeX ("\frac{10}{9}", "2\sqrt{3}") is its own answer;
-    # prose around LaTeX ("the value is \frac{10}{9}") is not.
-    # A bare answer ("y = 2x + 1", "(2, -1)") is one too when it parses; "84 85" does not, and is
-    # left to the last-number reading (which calls it two answers).
-    if "\n" in text or len(text) > MAX_BARE_CHARS:
-        return Extraction(None, "latex", "no_answer", "no math environment")
-    whole = Extraction(text, "latex", position=len(response))
-    prose = re.search(r"[A-Za-z]{3,}", _LATEX_COMMAND.sub(" ", text))
-    if not prose:
-        try:
-            parse_answer(normalise(text))
-            return whole
-        except MathParseError:
-            pass
-    if text.startswith(("\\", "-\\", "(", "[", "{")) or ("\\" in text and not prose):
-        return whole
-    return Extraction(None, "latex", "no_answer", "no math environment")
-
-
-def _same_answer_key(text: str) -> object:
-    """ "\\$16,\\!386.20" and "16,\\!386.20" are one answer written twice."""
+def _sentence_line(final: _Final) -> _Final:
+    """ "Final Answer: The largest $n$ is 34": an answer line that is a sentence stating one
+    answer in a closed form (`math_prose`) states that answer."""
+    if final.kind != "answer_line":
+        return final
     try:
-        return canonical(parse_answer(normalise(text)))
-    except MathParseError:
-        return " ".join(text.split())
+        read(final.text)
+        return final
+    except ReadError:
+        stated = stated_in_sentence(final.text.strip(), ("latex",), marked=True)
+        return final if stated is None else _Final(final.start, final.end, stated[0], final.kind)
 
 
-def _from_candidates(found: list[str], mode: str) -> Extraction:
-    texts = list(dict.fromkeys(" ".join(f.split()) for f in found))
-    if len(texts) > 1:  # parse only when the texts differ: most responses state one final
-        by_key: dict[object, str] = {}
-        for f in texts:
-            by_key.setdefault(_same_answer_key(f), f)
-        texts = list(by_key.values())
-    distinct = texts
-    if len(distinct) > 1:
-        return Extraction(
-            None,
-            mode,
-            "conflicting",
-            f"several different final answers in {mode}: {distinct[:3]}",
-            several=tuple(distinct),
-        )
-    return Extraction(distinct[0], mode)
+def _agree(body: str, finals: list[_Final]) -> Extraction:
+    mode = "+".join(sorted({f.kind for f in finals}))
+    finals = [_sentence_line(f) for f in finals]
+    keys: dict[object, str] = {}
+    for final in finals:
+        try:
+            keys.setdefault(answer_key(final.text), final.text)
+        except ReadError as e:
+            return Extraction(
+                None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
+            )
+    last = finals[-1]
+    after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
+    end = sentence_end(body, after, WINDOW)
+    end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)
+    problem = tail_problem(body[after:end], body[end:])
+    if problem:
+        return Extraction(None, mode, "retracted", problem)
+    if len(keys) == 1:
+        return Extraction(last.text.strip(), mode, position=last.start)
+    texts = tuple(keys.values())
+    several = ()
+    if all(f.kind == "boxed" for f in finals) and all(
+        _LIST_GAP.match(body[a.end : b.start]) for a, b in zip(finals, finals[1:], strict=False)
+    ):
+        several = texts  # "\boxed{2} and \boxed{3}" answer a set reference
+    return Extraction(
+        None,
+        mode,
+        "conflicting",
+        f"several different final answers in {mode}: {list(texts[:3])}",
+        several=several,
+    )
 
 
-def _finals(response: str, modes: Sequence[str]) -> Extraction | None:
-    """Boxed answers, answer lines and '####' together: two different ones conflict."""
-    found: list[tuple[int, str, str]] = []
-    if "boxed" in modes:
-        found += [(start, text, "boxed") for start, _, text in boxed_spans(response)]
-    if "answer_line" in modes:
-        for pos, text in _answer_lines(response):
-            # "Answer: \boxed{5}" states one final, not two.
-            if "boxed" in modes and "\\boxed" in response[pos : pos + len(text) + 60]:
-                continue
-            found.append((pos, text, "answer_line"))
-    if not found:
+def reference_final(text: str) -> str | None:
+    """The final answer a trusted worked solution states last ("... Final Answer: The final answer
+    is $28\\%$. I hope it is correct. Note: ..."), read leniently; None when it states none."""
+    last = None
+    for last in _MARKER.finditer(text):  # noqa: B007 - the last one is wanted
+        pass
+    if last is None:
         return None
-    found.sort()
-    last_pos = found[-1][0]
-    correction = None
-    for m in _CORRECTION.finditer(response, last_pos):
-        correction = m
-    if correction is not None and correction.group("rest").strip():
-        found.append((correction.start(), _inner_answer(correction.group("rest")), "correction"))
-    modes_seen = sorted({mode for _, _, mode in found})
-    result = _from_candidates([text for _, text, _ in found], "+".join(modes_seen))
-    return result
+    end = sentence_end(text, last.end(), len(text)) or len(text)
+    answer = _WRAPPERS.sub("", unboxed(text[last.end() : end]))
+    return answer or None
 
 
 def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) -> Extraction:
-    """Finals (boxed, answer lines, ####, corrections) first; otherwise the other modes in order."""
-    result = Extraction(None, "none", "no_answer", "no final answer found")
-    finals = _finals(response, modes)
-    if finals is not None:
-        result = finals
-    else:
-        for mode in modes:
-            if mode in ("boxed", "answer_line"):
-                continue
-            if mode == "latex":
-                result = _latex(response)
-                if result.text is not None:
-                    if "last_number" in modes:  # "... $d = 90/n$ ... so there are 12": the later
-                        number = _last_number(response)
-                        if number.text is not None and number.position > result.position:
-                            result = number
-                    break
-            elif mode == "last_number":
-                result = _last_number(response)
-                if result.problem != "no_answer":
-                    break
-            elif mode == "whole":
-                if response.strip():
-                    result = Extraction(response.strip(), mode)
-                    break
-            else:
-                raise ValueError(f"unknown extraction mode {mode!r}")
-    if result.text is not None:
-        if len(result.text) > max_chars:
-            return Extraction(
-                None, result.mode, "too_long", f"answer longer than {max_chars} chars"
-            )
-        if _HEDGE.search(result.text):
-            return Extraction(None, result.mode, "hedge", "hedged answer")
-    return result
+    """Finals (boxed, answer lines, ####) first, read together; otherwise a response that is one
+    answer, or whose last sentence states one ('latex', 'last_number'), or the whole ('whole')."""
+    unknown = set(modes) - {"boxed", "answer_line", "latex", "last_number", "whole"}
+    if unknown:
+        raise ValueError(f"unknown extraction mode {sorted(unknown)[0]!r}")
+    body, why = visible_text(response)
+    if body is None:
+        return Extraction(None, "none", "think", why)
+    finals = _finals(body, modes, max_chars)
+    if isinstance(finals, str):
+        problem = "too_long" if "longer than" in finals else "not_one_answer"
+        return Extraction(None, "finals", problem, finals)
+    if finals:
+        return _agree(body, finals)
+    if "whole" in modes:
+        text = body.strip()
+        if not text:
+            return Extraction(None, "whole", "no_answer", "empty response")
+        if len(text) > max_chars:
+            return Extraction(None, "whole", "too_long", f"answer longer than {max_chars} chars")
+        return Extraction(text, "whole")
+    text = strip_filler(body).strip()
+    if not text:
+        return Extraction(None, "none", "no_answer", "no final answer found")
+    if "latex" not in modes and "last_number" not in modes:
+        return Extraction(None, "none", "no_answer", "no final answer found")
+    limit = min(max_chars, MAX_BARE_CHARS)
+    found = bare_answer(text, modes, limit) or final_sentence_answer(text, modes, limit)
+    if found is not None:
+        answer, mode = found
+        return Extraction(answer, mode, position=len(body) - len(answer))
+    if len(text) <= limit and "\n" not in text:
+        try:  # a one-line response that is not one answer: say why ("3 or 4", "84 85")
+            read(text)
+        except ReadError as e:
+            if has_value(text):
+                return Extraction(None, "none", "not_one_answer", f"not one answer: {e}")
+    return Extraction(None, "none", "no_answer", "no final answer found")

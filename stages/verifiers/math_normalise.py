@@ -1,10 +1,13 @@
 """Normalising an extracted math answer before parsing: the presentation layer of LaTeX (dollar
-signs, spacing commands, units, degree marks, thousands separators, relation commands) is turned
-into the plain tokens of the answer grammar in `math_parse`. Every pattern is bounded and linear."""
+signs, spacing commands, thousands separators, relation commands) is turned into the plain tokens of
+the answer grammar in `math_parse`, and a unit from the closed list (`math_units`) is split off.
+Every pattern is bounded and linear."""
 
 from __future__ import annotations
 
 import re
+
+from stages.verifiers.math_units import split_unit
 
 _DROP = re.compile(
     r"(?<!\\)\\(left|right|displaystyle|!|,|;|:|quad|qquad|big|Big|bigl|bigr)(?![a-zA-Z])|(?<!\\)\\ "
@@ -24,35 +27,37 @@ _RELATIONS = {
     "\\ne": "!=",
 }
 _RELATION_CMD = re.compile(r"\\(?:leqslant|geqslant|leq|geq|le|ge|lt|gt|neq|ne)(?![a-zA-Z])")
-_PERCENT_WORD = re.compile(r"(?<=[\d}])\s*(?:percentage|percent|pct)\b|(?<=[\d}])\s+%")
+_PERCENT_WORD = re.compile(r"(?<=[\d}])\s*(?:percentage|per cent|percent|pct)\b|(?<=[\d}])\s+%")
 _AND = re.compile(r"\s*,?\s*\band\b\s*")
 _SUBSCRIPT = re.compile(r"_\{([A-Za-z0-9]{1,8})\}")
 _QUAD = re.compile(r"\\q?quad")
 _BARE_NAME = re.compile(r"^\s*[A-Za-z]\s*=?\s*$")
-_TRAILING_TEXT_UNIT = re.compile(
-    r"(?<=[\d}])\s*\\(?:text|textbf|textnormal|mathrm|mbox)\s*\{\s*[A-Za-z][A-Za-z ]*\}\s*$"
-)
 _DECIMAL_COMMA = re.compile(r"^-?(?:\d+,\d{2}|0,\d+|\d+,\d{4,})$")
 _THOUSANDS_LATEX = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\\!\s*)(?=\d{3})")
-_DOUBLE_BACKSLASH_CMD = re.compile(r"\\\\(?=[a-zA-Z])")
-_DEGREE = re.compile(r"\^\s*\{?\s*\\circ\s*\}?|°")
+_DOUBLE_BACKSLASH_CMD = re.compile(r"(?<!\\)\\\\(?=[a-zA-Z])")
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
-_NUMBER_WITH_UNITS = re.compile(r"^(-?[\d.,/]+%?)\s+[A-Za-z][A-Za-z ]*$")
+_DELIMITERS = re.compile(r"^(?:\\\(|\\\[)\s*|\s*(?:\\\)|\\\])$")
+_SPACED_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 
 
 def normalise(text: str) -> str:
     """Strip presentation (dollar signs, spacing, units, degree marks) from an extracted answer."""
-    s = text.strip().strip("$").strip()
+    return normalise_answer(text)[0]
+
+
+def normalise_answer(text: str) -> tuple[str, str | None]:
+    """(the answer in the parser's tokens, its unit's name or None)."""
+    s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
     s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
     s = _THOUSANDS_LATEX.sub(",", s)  # 14{,}916 and 11,\!111 are MATH's thousands separators
     only_text = _ONLY_TEXT.match(s)
     if only_text:
-        return "\\text{" + only_text.group(1).strip() + "}"
+        return "\\text{" + only_text.group(1).strip() + "}", None
     approx = s.find("\\approx")
     if approx > 0:  # "x = 1/3 \approx 0.33": the exact value is the answer; "x \approx 11": 11
         before = s[:approx]
         s = s[approx + len("\\approx") :] if _BARE_NAME.match(before) else before
-    s = _TRAILING_TEXT_UNIT.sub("", s)
+    s, unit = split_unit(s)
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
         s = s.replace(",", ".")
     s = (
@@ -65,7 +70,6 @@ def normalise(text: str) -> str:
     s = _QUAD.sub(" ", s)  # "\quadx_2" is how some references separate answers
     s = _RELATION_CMD.sub(lambda m: " " + _RELATIONS[m.group()] + " ", s)
     s = _SUBSCRIPT.sub(lambda m: "_" + m.group(1), s)
-    s = _DEGREE.sub("", s)
     s = _DROP.sub(" ", s)
     # \text{cm} after a number is a unit; \text{...} alone may be the answer's only content.
     s = _TEXT.sub(lambda m: " " + m.group(1) + " ", s)
@@ -78,9 +82,6 @@ def normalise(text: str) -> str:
     s = _PERCENT_WORD.sub("%", s)
     s = _AND.sub(", ", s).strip(" ,")
     s = s.strip().rstrip(".").strip()
-    if _THOUSANDS.match(s):
-        s = s.replace(",", "")
-    m = _NUMBER_WITH_UNITS.match(s)
-    if m:
-        s = m.group(1)
-    return s.strip()
+    if _THOUSANDS.match(s) or _SPACED_THOUSANDS.match(s):  # 12,000 and 12 000 (a thin space)
+        s = s.replace(",", "").replace(" ", "")
+    return s.strip(), unit

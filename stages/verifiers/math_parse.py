@@ -26,6 +26,44 @@ class MathParseError(ValueError):
     """The text is not in the safe answer grammar."""
 
 
+# English words of two letters are words, not products of two symbols ("so", "is" in an answer are
+# extra words); other pairs of letters are ("xy" is x*y).
+_TWO_LETTER_WORDS = frozenset(
+    [
+        "am",
+        "an",
+        "as",
+        "at",
+        "be",
+        "by",
+        "do",
+        "go",
+        "he",
+        "if",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "no",
+        "of",
+        "on",
+        "or",
+        "so",
+        "to",
+        "up",
+        "us",
+        "we",
+        "ok",
+        "oh",
+        "ah",
+        "eh",
+        "hm",
+        "ie",
+        "eg",
+        "vs",
+    ]
+)
 FUNCS = {"sqrt", "sin", "cos", "tan", "sec", "csc", "cot", "log", "ln", "exp"}
 # LaTeX spacing and sizing commands that carry no meaning for the value.
 _TOKEN = re.compile(
@@ -37,6 +75,10 @@ _TOKEN = re.compile(
     r")"
 )
 MAX_SCI_EXPONENT = 400
+# Nesting (brackets, signs, powers, \\frac arguments) beyond this is refused: each level costs about
+# a dozen Python frames here and in every walk over the tree, so the bound keeps them all far from
+# the interpreter's recursion limit whatever the input.
+MAX_DEPTH = 48
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
@@ -69,6 +111,12 @@ class _Parser:
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
         self.toks = tokens
         self.i = 0
+        self.depth = 0
+
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise MathParseError(f"nested deeper than {MAX_DEPTH} levels")
 
     def peek(self) -> tuple[str, str] | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -87,10 +135,23 @@ class _Parser:
         return i < len(self.toks) and self.toks[i][1] in values
 
     def top(self) -> Node:
-        items = [self.item()]
-        while self.at(",", ";"):
+        """Items separated by commas; semicolons separate groups of them ("p=5,q=2;p=7,q=2" is
+        two solutions, each a labelled pair)."""
+        groups = [self.items()]
+        while self.at(";"):
             self.take()
             if self.peek() is None or self.at(")", "]", "}", "\\}"):
+                break  # a trailing separator
+            groups.append(self.items())
+        if len(groups) == 1:
+            return groups[0]
+        return ("list", [("tuple", g[1]) if g[0] == "list" else g for g in groups])
+
+    def items(self) -> Node:
+        items = [self.item()]
+        while self.at(","):
+            self.take()
+            if self.peek() is None or self.at(")", "]", "}", "\\}", ";"):
                 break  # a trailing separator
             items.append(self.item())
         return items[0] if len(items) == 1 else ("list", items)
@@ -106,6 +167,11 @@ class _Parser:
             if op == "\\in":  # "x \in [0, 1)": the answer is the set
                 return self.union()
             ops.append(op)
+            if self.at("\\pm"):  # "x = \pm 7" is the set {7, -7}
+                self.take()
+                x = self.union()
+                sides.append(("set", [x, ("neg", x)]))
+                continue
             sides.append(self.union())
         if self.at("\\pm"):  # "1 \pm \sqrt{19}"
             self.take()
@@ -141,16 +207,25 @@ class _Parser:
         return terms[0] if len(terms) == 1 else ("add", terms)
 
     def term(self) -> Node:
-        node = self.unary()
+        # Products are kept flat ("2x\\pi" is one mul of three factors); each division nests the
+        # product before it, so a chain of them counts towards the depth bound.
+        factors = [self.unary()]
+        divisions = 0
         while True:
-            if self.at("*", "/"):
-                op = self.take()[1]
-                rhs = self.unary()
-                node = ("mul", [node, rhs]) if op == "*" else ("div", node, rhs)
+            if self.at("*"):
+                self.take()
+                factors.append(self.unary())
+            elif self.at("/"):
+                self.take()
+                divisions += 1
+                if divisions > MAX_DEPTH:
+                    raise MathParseError(f"more than {MAX_DEPTH} divisions in a row")
+                node = factors[0] if len(factors) == 1 else ("mul", factors)
+                factors = [("div", node, self.unary())]
             elif self._starts_implicit_factor():
-                node = ("mul", [node, self.power()])
+                factors.append(self.power())
             else:
-                return node
+                return factors[0] if len(factors) == 1 else ("mul", factors)
 
     def _starts_implicit_factor(self) -> bool:
         # "2x", "3\pi", "2\sqrt{3}", "x(y+1)"; never number-after-something ("84 85" is two answers).
@@ -163,13 +238,17 @@ class _Parser:
         return kind in ("word", "cmd") or value == "("
 
     def unary(self) -> Node:
-        if self.at("-"):
-            self.take()
-            return ("neg", self.unary())
-        if self.at("+"):
-            self.take()
-            return self.unary()
-        return self.power()
+        self._enter()
+        try:
+            if self.at("-"):
+                self.take()
+                return ("neg", self.unary())
+            if self.at("+"):
+                self.take()
+                return self.unary()
+            return self.power()
+        finally:
+            self.depth -= 1
 
     def power(self) -> Node:
         base = self.postfix()
@@ -266,16 +345,16 @@ class _Parser:
         if self.at("{"):
             return self.braced()
         kind, value = self.take()
+        if kind in ("num", "word") and len(value) > 1:
+            # "\frac12": the argument is the first character; the rest stays the next token
+            # (rewritten in place, so a long chain of them is still parsed in linear time).
+            self.i -= 1
+            self.toks[self.i] = (kind, value[1:])
         if kind == "num":
-            first = value[0]
-            if len(value) > 1:  # split "12" into "1" and "2" for \frac12
-                self.toks[self.i - 1 : self.i] = [("num", first), ("num", value[1:])]
-                self.i -= 1
-                self.take()
-            return _number(first)
+            if not value[0].isdigit():
+                raise MathParseError(f"bad LaTeX argument {value!r}")
+            return _number(value[0])
         if kind == "word":
-            if len(value) > 1:
-                self.toks[self.i - 1 : self.i] = [("word", value[0]), ("word", value[1:])]
             return ("sym", value[0])
         if kind == "cmd":
             self.i -= 1
@@ -283,6 +362,13 @@ class _Parser:
         raise MathParseError(f"bad LaTeX argument {value!r}")
 
     def command(self) -> Node:
+        self._enter()
+        try:
+            return self._command()
+        finally:
+            self.depth -= 1
+
+    def _command(self) -> Node:
         _, name = self.take()
         if name == "\\frac":
             num = self.latex_arg()
@@ -293,7 +379,9 @@ class _Parser:
                 self.take("[")
                 index = self.expr()
                 self.take("]")
-            return ("root", self.latex_arg(), index)
+            # "\\sqrt(x+1)", as "√(x+1)" reads after unicode normalisation
+            arg = self.group("(", ")", "paren") if self.at("(") else self.latex_arg()
+            return ("root", arg, index)
         if name == "\\pi":
             return ("const", "pi")
         if name == "\\begin":
@@ -327,7 +415,7 @@ class _Parser:
             return ("sym", value)
         if value in ("or", "and"):
             raise MathParseError(f"unexpected word {value!r}")
-        if len(value) == 2:
+        if len(value) == 2 and value not in _TWO_LETTER_WORDS:
             return ("mul", [("sym", c) for c in value])  # "xy" is x*y
         return ("text", value.lower())
 
@@ -364,62 +452,3 @@ def _has_text(node: Node) -> bool:
         else isinstance(part, list) and any(_has_text(x) for x in part)
         for part in node[1:]
     )
-
-
-def is_plain_number(node: Node) -> bool:
-    """A literal number: 85, -3, 0.5, 1.5e3, 50%, 3/4, \\frac{3}{4}, 1.5 \\times 10^{3}."""
-    tag = node[0]
-    if tag == "num":
-        return True
-    if tag == "neg":
-        return is_plain_number(node[1])
-    if tag == "pct":
-        return node[1][0] == "num"
-    if tag == "div":
-        return node[1][0] == "num" and node[2][0] == "num" and "." not in node[1][2] + node[2][2]
-    if tag == "mul" and len(node[1]) == 2:
-        a, b = node[1]
-        return (
-            a[0] == "num"
-            and b[0] == "pow"
-            and b[1] == ("num", Fraction(10), "10")
-            and (b[2][0] == "num" or (b[2][0] == "neg" and b[2][1][0] == "num"))
-        )
-    return False
-
-
-MAX_POW_BITS = 4096
-
-
-def eval_rational(node: Node) -> Fraction | None:
-    """Exact value when the tree is rational and small; None otherwise (symbols, roots, huge powers).
-    Bounded work: powers whose result would exceed MAX_POW_BITS are left to the sandboxed worker."""
-    tag = node[0]
-    if tag == "num":
-        return node[1]
-    if tag == "neg":
-        v = eval_rational(node[1])
-        return None if v is None else -v
-    if tag == "pct":
-        v = eval_rational(node[1])
-        return None if v is None else v / 100
-    if tag in ("add", "mul"):
-        values = [eval_rational(x) for x in node[1]]
-        if any(v is None for v in values):
-            return None
-        total = Fraction(0) if tag == "add" else Fraction(1)
-        for v in values:
-            total = total + v if tag == "add" else total * v  # type: ignore[operator]
-        return total
-    if tag == "div":
-        a, b = eval_rational(node[1]), eval_rational(node[2])
-        return None if a is None or b is None or b == 0 else a / b
-    if tag == "pow":
-        base, exp = eval_rational(node[1]), eval_rational(node[2])
-        if base is None or exp is None or exp.denominator != 1:
-            return None
-        size = max(base.numerator.bit_length(), base.denominator.bit_length(), 1)
-        if abs(exp.numerator) * size > MAX_POW_BITS or (base == 0 and exp < 0):
-            return None
-        return base ** int(exp)
-    return None

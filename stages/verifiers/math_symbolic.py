@@ -14,9 +14,13 @@ from stages.verifiers.math_compare import (
     comparable_pair,
     final_side,
     is_assignment,
+    is_unordered,
+    may_round,
     rounding_ok,
 )
-from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node, eval_rational
+from stages.verifiers.math_labels import align_labels
+from stages.verifiers.math_parse import COLLECTIONS, Node
+from stages.verifiers.math_values import eval_rational
 
 
 def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
@@ -61,10 +65,14 @@ def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
 
 
 def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
+    aligned = align_labels(a, r)
+    if isinstance(aligned, str):
+        return False, aligned
+    a, r = aligned
     if r[0] in COLLECTIONS:
-        if a[0] not in COLLECTIONS or len(a[1]) != len(r[1]):
+        if a[0] not in COLLECTIONS or len(a[1]) != len(r[1]) or (r[0], a[0]) == ("tuple", "set"):
             return False, "collection shape differs"
-        unordered = a[0] in UNORDERED or r[0] in UNORDERED
+        unordered = is_unordered(a, r)
         if not unordered:
             ok = all(_sympy_equal(x, y, opts)[0] for x, y in zip(a[1], r[1], strict=True))
             return ok, "equal" if ok else "an item differs"
@@ -92,10 +100,14 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
         if not (va.is_real and vr.is_real):
             ok = sympy.simplify(ea - er) == 0
             return ok, "equal" if ok else "different value"
+        value = eval_rational(a)
+        if value is not None and not may_round(r, opts):
+            # a rational answer equals an exact reference only exactly: 1.7320508 is not sqrt(3)
+            ok = sympy.simplify(ea - er) == 0
+            return ok, "equal" if ok else "a decimal approximation of an exact reference"
         diff = abs(float(va) - float(vr))
         if diff <= opts.rel_tolerance * max(1.0, abs(float(vr))):
             return True, "numerically equal"
-        value = eval_rational(a)
         if value is not None and rounding_ok(a, value, float(vr), opts):
             return True, "equal after rounding"
         return False, "different value"
@@ -126,7 +138,7 @@ def sympy_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome:
     try:
         if answer[0] == ref[0] == "rel" and len(answer[2]) == len(ref[2]) == 1:
             return _same_inequality(answer, ref)
-        pair = comparable_pair(answer, ref)
+        pair = comparable_pair(answer, ref, opts)
         if isinstance(pair, str):
             return False, pair
         return _sympy_equal(*pair, opts)

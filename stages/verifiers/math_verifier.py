@@ -1,6 +1,7 @@
-"""The math verifier: extract the final answer, parse it with the whitelist grammar, decide in pure
-Python when the comparison is numeric, and send only symbolic comparisons to worker processes that
-are killed at `timeout_s`. Reward is 1.0 for a pass, 0.0 otherwise."""
+"""The math verifier: extract the one final answer the response commits to (`math_extract`), read
+it with the whitelist grammar, decide in pure Python when the comparison is numeric, and send only
+symbolic comparisons to worker processes that are killed at `timeout_s`. Reward is 1.0 for a pass,
+0.0 otherwise; no response makes it raise (an unexpected error is a failed verdict naming it)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
-from stages.verifiers.math_compare import CompareOptions, fast_compare
-from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs
-from stages.verifiers.math_normalise import normalise
-from stages.verifiers.math_parse import UNORDERED, MathParseError, Node, parse_answer
+from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
+from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
+from stages.verifiers.math_parse import UNORDERED, MathParseError, Node
+from stages.verifiers.math_read import Read, read
+from stages.verifiers.math_units import units_conflict
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.types import Verdict, fail
 
@@ -21,6 +23,11 @@ _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
 _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
+_Prepared = tuple[Node, Node, dict[str, Any]]
+_COUNTED = re.compile(
+    r"(?P<value>.*?[\d}])\s*(?:\\(?:text|mathrm|textnormal)\s*\{\s*[A-Za-z][A-Za-z ]*\}"
+    r"|[A-Za-z][A-Za-z ]*)"
+)
 
 
 def reference_text(reference: str) -> str:
@@ -38,9 +45,9 @@ def reference_text(reference: str) -> str:
     if (
         "\n" in reference.strip() or len(reference) > 200
     ):  # a worked solution: read its final answer
-        found = extract_answer(reference, ("answer_line", "latex"), max_chars=len(reference))
-        if found.text is not None:
-            return found.text
+        found = reference_final(reference)
+        if found is not None:
+            return found
     envs = [text for _, text in math_envs(reference)]
     if len(envs) > 1 and sum(len(e) for e in envs) + 12 * len(envs) >= len(reference.strip()):
         return ", ".join(envs)
@@ -49,10 +56,29 @@ def reference_text(reference: str) -> str:
     return reference
 
 
+def read_reference(reference: str) -> Read:
+    """Read a task's reference answer (the same unicode and unit reading as a response's);
+    raises MathParseError when it is outside the grammar."""
+    # a reference may list alternatives with "or" ("(11,7) or (7,11)"); answers may not (a hedge)
+    text = _OR.sub(", ", reference_text(reference))
+    try:
+        return read(text)
+    except MathParseError:
+        # A reference is trusted: words after its number name what is counted ("18 apples",
+        # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
+        counted = _COUNTED.fullmatch(text.strip())
+        if counted is None:
+            raise
+        return read(counted.group("value"))
+
+
 def parse_reference(reference: str) -> Node:
     """Parse a task's reference answer; raises MathParseError when it is outside the grammar."""
-    # a reference may list alternatives with "or" ("(11,7) or (7,11)"); answers may not (a hedge)
-    return parse_answer(normalise(_OR.sub(", ", reference_text(reference))))
+    return read_reference(reference).node
+
+
+def _unit(found: Read) -> str | None:
+    return "%" if found.unit is None and is_percent(found.node) else found.unit
 
 
 class MathVerifier:
@@ -66,34 +92,42 @@ class MathVerifier:
             rel_tolerance=self.config.rel_tolerance,
             decimal_rounding_places=self.config.decimal_rounding_places,
             percent_as_fraction=self.config.percent_as_fraction,
+            round_exact_references=self.config.round_exact_references,
+            inequality_answers_interval=self.config.inequality_answers_interval,
         )
         self._pool: HardTimeoutPool | None = None
-        self._ref_cache: dict[str, Node | str] = {}
+        self._ref_cache: dict[str, Read | str] = {}
 
-    def _reference(self, reference: str) -> Node | str:
+    def _reference(self, reference: str) -> Read | str:
         cached = self._ref_cache.get(reference)
         if cached is None:
             try:
-                cached = parse_reference(reference)
+                cached = read_reference(reference)
             except MathParseError as e:
                 cached = f"reference {reference!r} is not parseable: {e}"
             if len(self._ref_cache) < 100_000:
                 self._ref_cache[reference] = cached
         return cached
 
-    def _prepare(
-        self, response: str, reference: str
-    ) -> Verdict | tuple[Node, Node, dict[str, Any]]:
-        """Everything up to the symbolic step; returns a verdict when no sympy is needed."""
-        ref = self._reference(reference)
-        if isinstance(ref, str):
-            return fail("parse_error", ref)
+    def _prepare(self, response: str, reference: str) -> Verdict | _Prepared:
+        """Everything up to the symbolic step; a verdict when no sympy is needed. An unexpected
+        error on a hostile response is a failed verdict, never an exception."""
+        try:
+            return self._prepare_unguarded(response, reference)
+        except Exception as e:  # noqa: BLE001 - the response is hostile; the verdict names the error
+            return fail("failed", f"the response made the verifier fail: {type(e).__name__}: {e}")
+
+    def _prepare_unguarded(self, response: str, reference: str) -> Verdict | _Prepared:
+        ref_read = self._reference(reference)
+        if isinstance(ref_read, str):
+            return fail("parse_error", ref_read)
+        ref = ref_read.node
         found = extract_answer(response, self.config.extraction, self.config.max_answer_chars)
         details: dict[str, Any] = {"extracted": found.text, "mode": found.mode}
         if found.text is None and found.several and ref[0] in (*UNORDERED, "braces"):
             # one final per item ("\\boxed{1}, \\boxed{2}") answers a set or list reference
             try:
-                items = [parse_answer(normalise(t)) for t in found.several]
+                items = [read(t).node for t in found.several]
             except MathParseError as e:
                 return fail("failed", f"{found.reason}; one is not parseable: {e}", **details)
             answer = ("list", items)
@@ -102,9 +136,13 @@ class MathVerifier:
             return fail(status, found.reason, **details)  # type: ignore[arg-type]
         else:
             try:
-                answer = parse_answer(normalise(found.text))
+                answer_read = read(found.text)
             except MathParseError as e:
-                return fail("parse_error", f"answer not parseable: {e}", **details)
+                return fail("failed", f"the answer is not one answer: {e}", **details)
+            conflict = units_conflict(_unit(answer_read), _unit(ref_read))
+            if conflict:
+                return fail("failed", conflict, **details)
+            answer = answer_read.node
         outcome = fast_compare(answer, ref, self.options)
         if outcome is None:
             return answer, ref, details

@@ -1,7 +1,15 @@
-"""QA verifiers. `QAVerifier`: SQuAD-normalised exact match and token F1 against the answer and its
-aliases (MuSiQue style), plus, when the response cites paragraphs, citation precision/recall against
-the gold supporting paragraphs and optional hop weighting. `ExactMatchVerifier`: string equality, for
-tasks where the exact characters are the answer (reversing "120" gives "021", not 21)."""
+"""QA verifiers. `QAVerifier`: exact match and token F1 against the answer and its aliases (MuSiQue
+style), plus, when the response cites paragraphs, citation precision/recall against the gold
+supporting paragraphs and optional hop weighting. `ExactMatchVerifier`: string equality, for tasks
+where the exact characters are the answer (reversing "120" gives "021", not 21).
+
+The verdict's details keep MuSiQue's own EM and F1 (SQuAD normalisation, as its metrics/answer.py),
+for parity with the official metric. `passed` and the reward depart from it where SQuAD's
+normalisation pays for a wrong answer: numbers compare as numbers (dropping punctuation makes `125`
+of `12.5`, `5` of `-5`, `12` of `1/2`), a gold that normalises to nothing (`A`, `The The`) matches
+as written (case-insensitive) instead of never, curly quotes normalise like straight ones, and an
+answer that negates the gold (`not Kahar`) is wrong however many tokens it shares, and a pass by
+token F1 needs every word of a gold (`Republic of China` is not `People's Republic of China`)."""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
 from stages.verifiers.types import QAReference, Verdict, fail
@@ -16,12 +25,23 @@ from stages.verifiers.types import QAReference, Verdict, fail
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans("", "", string.punctuation)
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
-_ANSWER_LINE = re.compile(r"(?im)^\s*(?:final answer|answer)\s*[:：]\s*(.+)$")
+_ANSWER_LINE = re.compile(r"(?im)^\s*[*_]*(?:final answer|answer)[*_]*\s*[:：][*_]*\s*(.+)$")
 _CITE_TAG = re.compile(
     r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
 )
 _CITE_LINE = re.compile(r"(?im)^\s*(?:supporting paragraphs?|citations?|sources?)\s*[:：]\s*(.+)$")
 _BRACKET_REF = re.compile(r"\[(?:paragraph\s*)?(\d+)\]", re.IGNORECASE)
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
+     "\u2032": "'", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2212": "-"}
+)  # fmt: skip
+# A number, read whole before punctuation is dropped: a sign only where no word precedes it ("-5",
+# never the "-3" of "4-3"), thousands separators only in groups of three ("1,500" but "1,2" is two).
+_NUMBER = re.compile(
+    r"(?P<sign>(?<![\w.,/])-)?(?<![\w.,/])"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+/\d+|\d+)(?![\w]|[.,/]\d)"
+)
+_NEGATION = re.compile(r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none)(?![\w'])|n't(?!\w)")
 
 
 def normalize_answer(text: str) -> str:
@@ -41,20 +61,48 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def token_precision(prediction: str, gold: str) -> float:
-    """Share of the prediction's tokens found in the gold answer (0 for an empty prediction)."""
-    pred_tokens, gold_tokens = normalize_answer(prediction).split(), normalize_answer(gold).split()
-    if not pred_tokens:
-        return float(not gold_tokens)
-    return sum((Counter(pred_tokens) & Counter(gold_tokens)).values()) / len(pred_tokens)
+def _number_token(m: re.Match[str]) -> str:
+    text = m.group("num").replace(",", "")
+    value = Fraction(*map(int, text.split("/"))) if "/" in text else Fraction(text)
+    value = -value if m.group("sign") else value
+    # letters and digits only, so SQuAD's punctuation removal leaves it whole
+    return f" num{'m' if value < 0 else ''}{abs(value.numerator)}d{value.denominator} "
 
 
-def hedge_proof_score(prediction: str, golds: Sequence[str]) -> float:
-    """Token F1 times token precision, best over the golds. Plain F1 pays for listing guesses
-    ("Paris London" scores 0.67 against "Paris", more than the 0.5 a model torn between the two
-    earns by committing to one). With k equally long guesses of which one is right this score is
+def strict_tokens(text: str) -> list[str]:
+    """SQuAD's tokens with each number kept as its value: `12.5` and `12.50` are one token, `125`
+    another."""
+    return normalize_answer(_NUMBER.sub(_number_token, text.translate(_QUOTES))).split()
+
+
+def _as_written(text: str) -> str:
+    """A gold that SQuAD normalises to nothing ("A", "The The") is compared as written."""
+    return " ".join(text.translate(_QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
+
+
+def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, float]:
+    """(exact match, token F1 x token precision, the same over golds whose every token the answer
+    holds) on number-aware tokens, best over the golds. Plain F1 pays for listing guesses ("Paris
+    London" scores 0.67 against "Paris", more than the 0.5 a model torn between the two earns by
+    committing to one). With k equally long guesses of which one is right F1 x precision is
     2 / (k (k + 1)) <= 1 / k, the expected reward of committing: hedging never pays."""
-    return max(token_f1(prediction, g) * token_precision(prediction, g) for g in golds)
+    em, hedge_proof, complete = 0.0, 0.0, 0.0
+    pred = strict_tokens(answer)
+    for gold in golds:
+        gold_tokens = strict_tokens(gold)
+        if not gold_tokens:
+            em = max(
+                em, float(bool(_as_written(gold)) and _as_written(answer) == _as_written(gold))
+            )
+            continue
+        em = max(em, float(pred == gold_tokens))
+        common = sum((Counter(pred) & Counter(gold_tokens)).values())
+        if pred and common:
+            precision, recall = common / len(pred), common / len(gold_tokens)
+            score = 2 * precision * recall / (precision + recall) * precision
+            hedge_proof = max(hedge_proof, score)
+            complete = max(complete, score if recall == 1 else 0.0)
+    return em, max(em, hedge_proof), max(em, complete)
 
 
 def extract_qa_answer(response: str) -> str:
@@ -64,7 +112,7 @@ def extract_qa_answer(response: str) -> str:
         return tags[-1].strip()
     lines = _ANSWER_LINE.findall(response)
     if lines:
-        return lines[-1].strip()
+        return lines[-1].strip().strip("*_").strip()
     return next((line.strip() for line in reversed(response.splitlines()) if line.strip()), "")
 
 
@@ -97,13 +145,16 @@ class QAVerifier:
     def verify(self, response: str, reference: QAReference | str) -> Verdict:
         ref = QAReference(answer=reference) if isinstance(reference, str) else reference
         answer = extract_qa_answer(response)
-        if not normalize_answer(answer):
+        if not _as_written(answer):
             return fail("parse_error", "no answer in the response")
         golds = [ref.answer, *ref.aliases]
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
-        hedge_proof = max(em, hedge_proof_score(answer, golds))
-        score = em if self.config.metric == "em" else hedge_proof
+        strict_em, hedge_proof, complete = strict_scores(answer, golds)
+        negated = _NEGATION.search(answer.translate(_QUOTES))
+        if negated and not any(_NEGATION.search(g) for g in golds):
+            strict_em = hedge_proof = complete = 0.0  # "not Kahar": the gold's tokens, not meaning
+        score = strict_em if self.config.metric == "em" else hedge_proof
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
         cited = extract_citations(response)
         if cited is not None and ref.supporting_ids:
@@ -117,13 +168,19 @@ class QAVerifier:
             reward = (1 - w) * score + w * cite_f1
         if self.config.hop_weighting and ref.num_hops and ref.num_hops > 2:
             reward *= 1 + self.config.hop_weight_per_extra_hop * (ref.num_hops - 2)
-        passed = bool(em) or hedge_proof >= self.config.f1_threshold
-        reason = (
-            "exact match"
-            if em
-            else f"token F1 {f1:.2f} x precision = {hedge_proof:.2f}"
-            + ("" if passed else " below threshold")
-        )
+        # A pass by F1 needs every word of a gold: "Republic of China" scores 0.96 against
+        # "People's Republic of China" and is another country.
+        passed = bool(strict_em) or complete >= self.config.f1_threshold
+        if strict_em:
+            reason = "exact match"
+        elif negated and not passed:
+            reason = f"the answer negates the gold ({negated.group()!r})"
+        elif hedge_proof >= self.config.f1_threshold and not passed:
+            reason = f"token F1 x precision = {hedge_proof:.2f}, but a word of the gold is missing"
+        else:
+            reason = f"token F1 x precision = {hedge_proof:.2f}" + (
+                "" if passed else " below threshold"
+            )
         return Verdict(
             passed=passed,
             reward=reward,

@@ -12,6 +12,10 @@ commit 5d148cf (tests/unit/verifiers/data/math_verify_cases.json), each under it
 both tools side by side: `mv_agreement` counts the README's listed deliberate differences as
 agreement (as the acceptance test does), `mv_raw_agreement` does not.
 
+A third runs the labelled adversarial corpus of issue 27 (tests/unit/verifiers/data/adversarial_*.jsonl,
+math and QA): `adversary_fp` counts must-fail cases that passed (must be 0), `adversary_agreement`
+the share of cases that came out as labelled.
+
 Run: .venv/bin/python tests/benchmarks/bench_verify.py [--pairs 3000] [--seed 0]
 The last line printed is one JSON object.
 """
@@ -30,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "unit" / "verifiers"))
 
+from adversarial_cases import math_cases, math_verdicts, qa_cases, qa_verdicts  # noqa: E402
+from adversarial_cases import score as score_adversary  # noqa: E402
 from mv_cases import config_for, deliberate_differences, load_cases  # noqa: E402
 
 from stages.verifiers.config import MathVerifierConfig  # noqa: E402
@@ -254,7 +260,41 @@ def run_code(workers: int) -> dict:
 # unit tests check the verdicts; the time each verdict took is measured here (no wall clock in unit
 # tests: they flake under load).
 BLOWUPS = ["\\boxed{9**9**9**9}", "\\boxed{9^{9^{9^{9}}}}", "\\boxed{(10^{10^{10}})!}"]
-MEGABYTES = ["\\boxed{" * 200_000, "$" * 1_000_000, "\\(" * 500_000, ("12 + " * 250_000) + "5"]
+MEGABYTES = [
+    "\\boxed{" * 200_000,
+    "$" * 1_000_000,
+    "\\(" * 500_000,
+    ("12 + " * 250_000) + "5",
+    "\\frac12" * 150_000,  # split quadratically once: 10.5 s
+    "\\boxed{" + "\\frac12" * 150_000 + "}",
+    "(" * 500_000 + "5" + ")" * 500_000,  # nested brackets raised RecursionError from ~100 deep
+    "\\boxed{5}" + " x" * 500_000 + "\\boxed{5}",  # two boxes a megabyte apart
+    "Answer: 5\n" * 100_000,
+]
+
+
+def run_adversary_corpus(workers: int) -> dict:
+    """The labelled adversarial corpus: false positives and agreement, math and QA together."""
+    math, qa = math_cases(), qa_cases()
+    start = time.perf_counter()
+    m = score_adversary(math, math_verdicts(math, workers))
+    q = score_adversary(qa, qa_verdicts(qa))
+    elapsed = time.perf_counter() - start
+    cases = m["cases"] + q["cases"]
+    agree = cases - (m["fp"] + m["fn"] + q["fp"] + q["fn"])
+    print(
+        f"adversarial corpus: math {m['cases']} cases, {m['fp']} FP, {m['fn']} FN; "
+        f"QA {q['cases']} cases, {q['fp']} FP, {q['fn']} FN ({elapsed:.1f} s)"
+    )
+    return {
+        "adversary_cases": cases,
+        "adversary_fp": m["fp"] + q["fp"],
+        "adversary_agreement": round(agree / cases, 4),
+        "adversary_math_fp": m["fp"],
+        "adversary_math_agreement": round(m["agreement"], 4),
+        "adversary_qa_fp": q["fp"],
+        "adversary_qa_agreement": round(q["agreement"], 4),
+    }
 
 
 def run_adversarial() -> dict:
@@ -306,10 +346,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--code-only", action="store_true", help="Only the code section.")
     parser.add_argument(
-        "--adversarial-only", action="store_true", help="Only the adversarial-input timings."
+        "--adversarial-only",
+        action="store_true",
+        help="Only the adversarial-input timings and the labelled adversarial corpus.",
     )
     args = parser.parse_args()
-    adversarial = run_adversarial()
+    adversarial = {**run_adversarial(), **run_adversary_corpus(args.workers)}
     if args.adversarial_only:
         print(json.dumps(adversarial))
         return

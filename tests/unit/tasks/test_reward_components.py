@@ -41,7 +41,7 @@ def test_math_correctness_and_format_are_weighed_and_each_kept_in_the_verdict() 
 
 
 def test_arithmetic_format_is_one_bare_integer_and_correctness_weighs_one_unless_named() -> None:
-    verdicts = _scored("arithmetic", "math", "12", ["12", " -3\n", "12 apples"], {"format": 0.5})
+    verdicts = _scored("arithmetic", "math", "12", ["12", " -3\n", "Answer: 12"], {"format": 0.5})
     assert [v.details[DETAILS_KEY]["format"] for v in verdicts] == [1.0, 1.0, 0.0]
     assert [v.reward for v in verdicts] == [1.5, 0.5, 1.0]
 

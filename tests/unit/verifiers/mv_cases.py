@@ -25,11 +25,15 @@ def load_cases() -> list[dict]:
 
 
 def config_for(case: dict) -> MathVerifierConfig:
-    """Math-Verify's float_rounding=p (precision) accepts answers rounded to p places; ours never
-    accepts fewer than 3 places by default, so a case labelled under a smaller p uses p."""
+    """Each case's Math-Verify flags as our settings. float_rounding=p (precision) accepts answers
+    rounded to p places for every reference, exact ones included (our default rounds only for
+    decimal references and never to fewer than 3 places); allow_set_relation_comp accepts an
+    inequality for an interval."""
     return MathVerifierConfig(
         extraction=MODES[tuple(case["match_types"])],
         decimal_rounding_places=min(case["precision"], 3),
+        round_exact_references=True,
+        inequality_answers_interval=case["allow_set_relation_comp"],
     )
 
 

@@ -1,4 +1,6 @@
-"""Every example of issue 15 ("math answers as the field writes them") with its verdict."""
+"""Every example of issue 15 ("math answers as the field writes them") with its verdict. Issue 27
+made two of them strict: a LaTeX value in prose that no answer form states ("each friend gets
+$\\frac{1}{4}$") is no answer, and 0.333 no longer answers the exact 1/3."""
 
 import pytest
 
@@ -18,7 +20,6 @@ def verifier():
     [
         ("\\frac{10}{9}", "10/9"),
         ("2\\sqrt{3}", "2\\sqrt{3}"),
-        ("each friend gets $\\frac{1}{4}$", "1/4"),
         ("Answer \\( 9 \\)", "9"),
         ("Final Answer: The final answer is 34. I hope it is correct.", "34"),
         ("28", "28\\%"),
@@ -33,7 +34,7 @@ def verifier():
         ("\\boxed{[0, 1)}", "[0, 1)"),
         ("\\boxed{(-\\infty, 1) \\cup (2, \\infty)}", "(2, \\infty) \\cup (-\\infty, 1)"),
         ("\\boxed{\\text{Even}}", "\\text{even}"),
-        ("Answer: 0.333", "\\frac{1}{3}"),
+        ("Answer: 0.333", "0.3333"),
         ("#### 42", "42"),
         # What item 1 of the issue lists the grammar must read.
         ("\\boxed{(p,q)=(3,2)}", "(3,2)"),
@@ -56,16 +57,18 @@ def test_right_answers_in_the_issue_pass(verifier, response, reference):
     [
         ("\\frac{10}{9}", "9", "different"),
         ("2\\sqrt{3}", "3", "unevaluated"),
-        ("each friend gets $\\frac{1}{4}$", "4", "different"),
+        ("each friend gets $\\frac{1}{4}$", "4", "not one answer"),
+        ("each friend gets $\\frac{1}{4}$", "1/4", "not one answer"),
         ("so $\\frac{1+\\sqrt{5}}{2}$", "2", "unevaluated"),
-        ("AZYUK2A", "2", "no number"),
-        ("the value is \\frac{10}{9}", "9", "inside a LaTeX expression"),
+        ("AZYUK2A", "2", "not one answer"),
+        ("the value is \\frac{10}{9}", "9", "different value"),
         ("\\boxed{[1, 2]}", "(1, 2)", "open and closed"),
         ("Answer: 4\n\\boxed{5}\nAnswer: 6", "5", "answer_line+boxed"),
         ("\\boxed{3 = 4}", "4", "equation that does not hold"),
-        ("The answer is 5. Actually 6.", "5", "correction"),
-        ("The answer is 5. Actually 6.", "6", "correction"),
-        ("Answer: 0.000", "1/3000", "different value"),
+        ("The answer is 5. Actually 6.", "5", "text after the final answer"),
+        ("The answer is 5. Actually 6.", "6", "text after the final answer"),
+        ("Answer: 0.000", "1/3000", "approximation of an exact reference"),
+        ("Answer: 0.333", "\\frac{1}{3}", "approximation of an exact reference"),
         ("3 or 4", "3", "hedge"),
         ("\\boxed{3 \\text{ or } 4}", "3", "hedge"),
         ("\\boxed{2}", "\\pm 2", "collection"),

@@ -35,8 +35,7 @@ def verifier():
         ("\\boxed{(1, -2)}", "(1,-2)"),
         ("\\boxed{\\{3, 1\\}}", "\\{1, 3\\}"),
         ("\\boxed{x^2+2x+1}", "(x+1)^2"),
-        ("Answer: 0.333", "\\frac{1}{3}"),
-        ("Answer: 1.414", "\\sqrt{2}"),
+        ("Answer: 3.142", "3.14159"),
         ("\\boxed{90^\\circ}", "90"),
         ("\\boxed{5 \\text{ cm}}", "5"),
     ],
@@ -66,6 +65,8 @@ def test_equivalent_forms_pass(verifier, response, reference):
         ("\\boxed{2}", "(1, 2)", "failed"),
         ("\\boxed{y = 3}", "x = 3", "failed"),
         ("Answer: 0.3", "\\frac{1}{3}", "failed"),
+        ("Answer: 0.333", "\\frac{1}{3}", "failed"),
+        ("Answer: 1.414", "\\sqrt{2}", "failed"),
         ("\\boxed{x^2+1}", "(x+1)^2", "failed"),
     ],
 )
@@ -112,7 +113,7 @@ def test_exponent_blowups_end_as_a_verdict_and_the_verifier_recovers(bomb):
     try:
         assert v.verify("\\boxed{\\sqrt{8}}", "2\\sqrt{2}").details["path"] == "sympy"
         verdict = v.verify(bomb, "\\sqrt{2}")
-        assert not verdict.passed and verdict.status in ("timeout", "parse_error")
+        assert not verdict.passed and verdict.status in ("timeout", "parse_error", "failed")
         if verdict.status == "timeout":
             assert "exceeded 2.0s" in verdict.reason
         assert v.verify("\\boxed{\\sqrt{8}}", "2\\sqrt{2}").passed
@@ -120,12 +121,16 @@ def test_exponent_blowups_end_as_a_verdict_and_the_verifier_recovers(bomb):
         v.close()
 
 
-def test_an_echoed_blowup_against_a_number_fails_without_any_computation(verifier):
-    verdict = verifier.verify("Answer: 9**9**9**9", "85")
-    assert not verdict.passed and verdict.status == "failed"
-    # Decided by the fast path (never sent to sympy's worker), for the reason that needs no arithmetic.
-    assert verdict.details["path"] == "fast"
-    assert verdict.reason == "reference is a number but the answer is an unevaluated expression"
+@pytest.mark.parametrize("reference", ["85", "2\\sqrt{3}", "x + 1"])
+def test_an_echoed_blowup_fails_without_any_computation(verifier, reference):
+    """9^(9^9) has 370 million digits: against an irrational reference sympy would compute it
+    until the worker is killed, so it is refused before any arithmetic."""
+    for bomb in ("Answer: 9**9**9**9", "\\boxed{9^{9^{9}}}"):
+        verdict = verifier.verify(bomb, reference)
+        assert not verdict.passed and verdict.status == "failed"
+        # Decided by the fast path (never sent to sympy's worker), for a reason needing no arithmetic.
+        assert verdict.details["path"] == "fast"
+        assert verdict.reason == "a power too large to compute or expand (never computed)"
 
 
 def test_a_batch_keeps_order_and_mixes_fast_and_symbolic_paths(verifier):
@@ -143,6 +148,27 @@ def test_a_batch_keeps_order_and_mixes_fast_and_symbolic_paths(verifier):
 def test_an_unparseable_reference_is_a_verdict_not_an_exception(verifier):
     verdict = verifier.verify("3", "three hundred and \\weird{x}")
     assert verdict.status == "parse_error" and "reference" in verdict.reason
+
+
+def test_rounding_an_exact_reference_is_wrong_unless_configured():
+    """decimal_rounding_places serves decimal references; round_exact_references extends it to
+    exact ones (Math-Verify's float_rounding does so for every reference)."""
+    default, rounding = (
+        MathVerifier(),
+        MathVerifier(MathVerifierConfig(round_exact_references=True)),
+    )
+    try:
+        for response, reference in [
+            ("Answer: 0.333", "\\frac{1}{3}"),
+            ("Answer: 1.414", "\\sqrt{2}"),
+        ]:
+            assert default.verify(response, reference).reason == (
+                "a decimal approximation of an exact reference"
+            )
+            assert rounding.verify(response, reference).passed
+    finally:
+        default.close()
+        rounding.close()
 
 
 def test_extraction_order_is_configurable():

@@ -121,3 +121,60 @@ def test_listing_guesses_earns_no_pass_and_less_than_one_right_answer(hedge, gol
 def test_a_negated_answer_is_not_paid_like_the_answer():
     verdict = QAVerifier().verify("Answer: not Paris", "Paris")
     assert not verdict.passed and verdict.reward < 0.5
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "passed"),
+    [
+        # numbers compare as numbers: SQuAD's normalisation drops the point, the sign, the slash
+        ("125", "12.5", False),
+        ("-5", "5", False),
+        ("1/2", "12", False),
+        ("43", "4-3", False),
+        ("$15 billion", "$1.5 billion", False),
+        ("10.000", "10,000", False),
+        ("12.50", "12.5", True),
+        ("3.0", "3", True),
+        ("2,000", "2000", True),
+        ("1887.", "1887", True),
+        # a gold that normalises to nothing matches as written, case-insensitive
+        ("Answer: A", "A", True),
+        ("A.", "A", True),
+        ("An", "A", False),
+        ("the the", "The The", True),
+        ("The Who", "The The", False),
+        # curly quotes and sentence punctuation normalise
+        ("\u201cHey Jude\u201d", "Hey Jude", True),
+        ("Guns N\u2019 Roses", "Guns N' Roses", True),
+        ("Kahar!", "Kahar", True),
+        ("**Answer:** Kahar", "Kahar", True),
+        # a negation shares tokens with the gold, not its meaning
+        ("not the International Union for Conservation of Nature", "International Union for "
+         "Conservation of Nature", False),
+    ],
+)  # fmt: skip
+def test_pass_and_reward_compare_numbers_as_numbers_and_empty_golds_as_written(
+    response, gold, passed
+):
+    verdict = QAVerifier().verify(response, gold)
+    assert verdict.passed is passed, verdict
+    assert (verdict.reward >= 0.8) is passed  # the reward moves with the pass
+
+
+def test_the_details_keep_musiques_own_em_and_f1_where_the_pass_departs_from_them():
+    """125 against 12.5: MuSiQue's metric says exact match (its normalisation drops the point);
+    the verdict keeps that figure for parity and does not pass the answer."""
+    verdict = QAVerifier().verify("Answer: 125", "12.5")
+    assert verdict.details["em"] == 1.0 and verdict.details["f1"] == 1.0
+    assert not verdict.passed and verdict.reward == 0.0
+    empty = QAVerifier().verify("Answer: A", "A")
+    assert empty.passed and empty.details["em"] == 1.0
+
+
+def test_a_pass_by_f1_needs_every_word_of_the_gold():
+    """One word of a long gold missing scores 0.96: the reward keeps that partial credit, the
+    pass does not (another country)."""
+    gold = "Treaty of Peace and Friendship between Japan and the People's Republic of China"
+    verdict = QAVerifier().verify(gold.replace("People's ", ""), gold)
+    assert not verdict.passed and "a word of the gold is missing" in verdict.reason
+    assert QAVerifier().verify(f"Answer: the {gold}", gold).passed

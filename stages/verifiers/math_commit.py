@@ -1,0 +1,139 @@
+"""Whether a final answer is a commitment: what may stand before it and after it. Strict by
+construction, so these are closed lists of what is allowed, not lists of what is forbidden:
+
+- before a box, its sentence may hold no doubt ("I'm not sure, but", "a wild guess", "if") and its
+  clause no negation; the word right before it must be one that introduces an answer ("is", "=",
+  ":", "we get", "a total of", the start of the sentence), never a bound, operand or range
+  ("at least", "just shy of", "10% of", "12 -", "3 to");
+- after the final answer, its sentence may only close ("." or "is the answer"), a question mark
+  makes it a question, and later sentences may only be closing formulae ("I hope it is correct."):
+  any other text, in any wording ("Nope.", "Make that the next integer.", "Swap p and q."), may take
+  the answer back, so there is no answer."""
+
+from __future__ import annotations
+
+import re
+
+from stages.verifiers.math_context import strip_filler
+from stages.verifiers.math_unicode import unify
+
+WINDOW = 300  # characters of context read on each side
+# Doubt anywhere in the answer's sentence ("I'm not sure, but", "a wild guess, so"), and an answer
+# that is someone else's or a false one ("Bob's answer is", "the textbook says", "a tempting but
+# false answer is").
+_DOUBT = re.compile(
+    r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|likely|unlikely|guess|guessing|guessed"
+    r"|wrong|wrongly|mistaken|mistakenly|mistake|incorrect|incorrectly|erroneous|erroneously"
+    r"|uncertain|unsure|doubt|doubtful|estimate|estimated|seems?|nope|nah|hmm|wait|oops|false"
+    r"|bogus|invalid|tempting|trap|distractor|naive|naively|claims|claimed|thinks|believes"
+    r"|believed|says|said|suggests|suggested|wrote|proposed|supposedly|allegedly|hypothetically"
+    r"|pretend)(?![\w'])|\?|\w's\s+(?:\w+\s+)?(?:answer|guess|claim)"
+)
+# Negations and conditions in the answer's clause ("It is not 5", "If x = 2, then").
+_NEGATION = re.compile(
+    r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none|ain't|if|suppose|supposing|assume|assuming"
+    r"|whether|unless|approximately|approx|roughly|about|around)(?![\w'])|n't(?!\w)"
+)
+_OTHER_LANGUAGE_CUE = re.compile(
+    r"或|不|错|约|至少|最多|也许|可能|其实|等等|抱歉|更正|而是|または|あるいは|約|違"
+    r"|(?i:(?<![\w])(?:oder|nicht|ou|pas|non|peut-être|vielleicht|quizás|tal vez|o|ni)(?![\w]))"
+)
+# Words that may stand right before a boxed answer.
+_INTRODUCERS = frozenset(
+    ("is", "are", "was", "were", "be", "been", "equals", "equal", "get", "gets", "got", "gives",
+     "give", "yields", "yield", "obtain", "obtained", "find", "found", "have", "has", "answer",
+     "answers", "so", "thus", "therefore", "hence", "then", "finally", "as", "that", "becomes",
+     "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
+     "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
+     "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong")
+)  # fmt: skip
+# "X to \boxed{}" and "a Y of \boxed{}" introduce an answer only after these.
+_BEFORE_TO = frozenset(
+    ("equal", "equals", "comes", "simplifies", "evaluates", "amounts", "reduces", "sums", "adds",
+     "totals", "rounds", "corresponds", "goes", "works", "converts", "answer", "solution", "up",
+     "out", "simplify", "evaluate", "amount", "reduce")
+)  # fmt: skip
+_NOUNS_BEFORE_OF = frozenset(
+    ("total", "value", "sum", "product", "quotient", "difference", "remainder", "area", "volume",
+     "perimeter", "length", "width", "height", "depth", "distance", "speed", "rate", "cost", "price",
+     "probability", "average", "mean", "median", "mode", "ratio", "score", "count", "number",
+     "result", "answer", "measure", "age", "weight", "mass", "radius", "diameter", "circumference",
+     "slope", "period", "profit", "balance", "amount", "percentage", "population", "temperature",
+     "time", "solution", "solutions", "range", "degree", "angle", "side", "base", "determinant",
+     "trace", "rank", "dimension", "norm", "magnitude", "velocity", "acceleration", "force",
+     "loss", "gain", "increase", "decrease", "change", "discount", "savings", "interest", "share",
+     "fraction", "proportion", "percent", "factor", "coefficient", "term", "digit", "digits",
+     "payment", "income", "salary", "revenue", "fee", "tax", "budget", "debt", "value")
+)  # fmt: skip
+_LAST_TOKEN = re.compile(r"(?:(?P<word>[A-Za-z']+)|(?P<sign>\S))\s*$")
+_TRAILING_DELIMITERS = re.compile(r"(?:\s|\$|\\\(|\\\[|\*\*|__|\\)+$")
+# What may follow the final answer in its own sentence.
+_CLOSING_REST = re.compile(
+    r"(?i)(?:,?\s*(?:which|this|that)\s+)?(?:(?:is|was|would be|will be|are)\s+"
+    r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
+    r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\))?"
+)
+# Closing punctuation, math delimiters, environment ends and markdown around an answer.
+_CLOSERS = re.compile(r"(?:\s|[$*_.!,;]|\\\)|\\\]|\\end\s*\{[a-z]+\*?\}|\\\\|\\q?quad|\\[,;!]|&)*")
+
+
+def _word_before(text: str) -> tuple[str, str]:
+    """(the last word or sign of `text`, the text before it)."""
+    m = _LAST_TOKEN.search(text)
+    if not m:
+        return "", ""
+    return (m.group("word") or m.group("sign")).lower(), text[: m.start()]
+
+
+def left_context_problem(prefix: str, listed: bool = False) -> str | None:
+    """Why the text right before a box makes it something other than the answer, or None.
+    `listed`: the box follows another box of the same list ("\\boxed{2} and \\boxed{3}")."""
+    if listed:
+        return None
+    text = _TRAILING_DELIMITERS.sub("", unify(prefix[-WINDOW:]))
+    token, before = _word_before(text)
+    if not token or token in ("=", ":", "\n"):
+        return None
+    if token in _INTRODUCERS:
+        return None
+    if token == ",":  # "Therefore, \boxed{5}"; never "3, \boxed{5}" nor "min(3, \boxed{5})"
+        previous, _ = _word_before(before)
+        return None if previous.isalpha() else "',' right before the answer"
+    if token == "to" and _word_before(before)[0] in _BEFORE_TO:
+        return None
+    if token == "of" and _word_before(before)[0] in _NOUNS_BEFORE_OF:
+        return None
+    if token == "in" and before.endswith("\\"):
+        return None  # "x \in \boxed{[0, 1)}"
+    return f"{token[:30]!r} right before the answer"
+
+
+def doubt_problem(prefix: str) -> str | None:
+    """A doubt anywhere in the sentence before the answer, or a negation in its clause."""
+    sentence = unify(prefix[-WINDOW:])
+    doubt = _DOUBT.search(sentence) or (
+        None if sentence.isascii() else _OTHER_LANGUAGE_CUE.search(sentence)
+    )
+    if doubt:
+        return f"{doubt.group()!r} before the answer"
+    clause = sentence[max(sentence.rfind(","), sentence.rfind(";")) + 1 :]
+    negation = _NEGATION.search(clause)
+    return f"{negation.group()!r} before the answer" if negation else None
+
+
+def tail_problem(rest: str, later: str) -> str | None:
+    """Why the text after the final answer may take it back, or None. `rest` is the remainder of
+    the answer's own sentence (its end included), `later` all that follows."""
+    rest = unify(rest[: WINDOW + 1])
+    if "?" in rest:
+        return "a question, not an answer"
+    rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
+    closing = _CLOSING_REST.match(rest)
+    if not _CLOSERS.fullmatch(rest, closing.end() if closing else 0):
+        shown = " ".join(rest.split())[:40]
+        return f"text after the final answer ({shown!r})"
+    tail = strip_filler(later)
+    if not _CLOSERS.fullmatch(tail):
+        shown = " ".join(tail.split())[:40]
+        return f"text after the final answer ({shown!r})"
+    return None

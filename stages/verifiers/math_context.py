@@ -1,0 +1,125 @@
+"""The text around a final answer: the visible part of a response (after the last `</think>`, before
+the end of the turn), where sentences start and end, closing formulae that state nothing, and
+whether a text states a value. Every scan here is a regular expression over the text or a loop over
+a bounded window, so a megabyte stays linear."""
+
+from __future__ import annotations
+
+import re
+
+_THINK_OPEN = "<think>"
+_THINK_CLOSE = "</think>"
+# Chat-template control tokens (ChatML, Llama 3, Gemma, Mistral, DeepSeek, plain </s>): the turn
+# ends at the first one; what follows is not the response.
+_TURN_END = re.compile(
+    r"<\|(?:im_end|im_start|eot_id|eom_id|endoftext|end|start_header_id|end_header_id|user"
+    r"|assistant|system)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
+)
+NUMBER_WORDS = re.compile(
+    r"(?i)(?<![\w])(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
+    r"|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|billions?|dozens?|half|halves"
+    r"|thirds?|quarters?|fourths?|fifths?|tenths?|hundredths?|once|twice|thrice|double|triple"
+    r")(?![\w])"
+)
+# Values in text: digit runs, LaTeX that makes a value, and their unicode forms.
+_VALUE = re.compile(r"\d+|\\(?:boxed|fbox|frac|dfrac|tfrac|sqrt|pi|infty)(?![a-zA-Z])|[π√∞]")
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+# Closing formulae that state nothing: the only sentences allowed after a final answer.
+FILLER = re.compile(
+    r"(?i)\s*(?:i hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|i hope (?:it|this)"
+    r" helps|hope (?:it|this) helps|thank you|thanks)\s*[.!]?\s*$"
+)
+
+
+def visible_text(response: str) -> tuple[str | None, str]:
+    """(the text an answer is read from, why there is none). Only text after the last `</think>`
+    counts, a `<think>` never closed holds no answer, and text after the end of the turn (a
+    chat-template control token) is dropped unless it states a value, which makes it no answer."""
+    close = response.rfind(_THINK_CLOSE)
+    if close >= 0:
+        response = response[close + len(_THINK_CLOSE) :]
+    if _THINK_OPEN in response:  # never opened before, or opened again after the last close
+        return None, "a <think> block is never closed: no answer"
+    turn_end = _TURN_END.search(response)
+    if turn_end:
+        after = response[turn_end.end() :]
+        if has_value(after):
+            return None, "a value follows the end of the turn (a chat-template control token)"
+        response = response[: turn_end.start()]
+    return response, ""
+
+
+def has_value(text: str) -> bool:
+    if _VALUE.search(text) or NUMBER_WORDS.search(text):
+        return True
+    return not text.isascii() and any(map(str.isnumeric, "".join(_NON_ASCII_RUN.findall(text))))
+
+
+def _ends(text: str, i: int, math: str, depth: int) -> bool:
+    ch = text[i]
+    if ch == "\n":
+        return math in ("", "$")
+    followed = i + 1 == len(text) or text[i + 1] in " \t\r\n'\")]"
+    return not math and depth == 0 and ch in ".!?。" and followed
+
+
+def sentence_end(text: str, start: int, limit: int) -> int | None:
+    """Index where the sentence starting at `start` ends (a newline, or . ! ? followed by a space
+    or the end, outside math and braces; a newline may sit inside $$...$$ and \\[...\\] but not
+    inside $...$); None when it runs past `limit` characters."""
+    depth, math = 0, ""
+    stop = min(len(text), start + limit + 1)
+    i = start
+    while i < stop:
+        ch = text[i]
+        if ch == "\\":
+            pair = text[i : i + 2]
+            if pair == "\\[" and not math:
+                math = "\\["
+            elif pair == "\\]" and math == "\\[":
+                math = ""
+            i += 2
+            continue
+        if ch == "$":
+            double = text[i : i + 2] == "$$"
+            if not math:
+                math = "$$" if double else "$"
+            elif math in ("$", "$$"):
+                math = ""
+            i += 2 if double else 1
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+        elif _ends(text, i, math, depth):
+            return i
+        i += 1
+    return len(text) if stop == len(text) else None
+
+
+# A sentence ends at a newline, or at . ! ? (then perhaps a closing $, $$, \] or \)) and a space.
+_BOUNDARY = re.compile(r"[.!?](?:\$\$?|\\\]|\\\))?(?=\s)|\n|。")
+_CONNECTIVE_START = re.compile(r"(?<=\s)(?:Therefore|Thus|Hence|So)(?![\w])")
+
+
+def sentence_start(text: str, end: int, limit: int = 300) -> int:
+    """Start of the sentence that `end` is in, looking back at most `limit` characters."""
+    lo = max(0, end - limit)
+    start = lo
+    for m in _BOUNDARY.finditer(text, lo, end):
+        start = m.end()
+    # "... P(A) = 2/3 Therefore, the probability is 2/3": a capitalised connective starts a clause
+    connectives = list(_CONNECTIVE_START.finditer(text, start, end))
+    return connectives[-1].start() if connectives else start
+
+
+def strip_filler(text: str) -> str:
+    """The text without closing formulae that state nothing ("I hope it is correct.")."""
+    while True:
+        lo = max(0, len(text) - 80)  # a formula is short: search only the end of the text
+        m = FILLER.search(text, lo)
+        if not m:
+            return text
+        text = text[: m.start()]

@@ -1,0 +1,114 @@
+"""Answers without a final marker: a response that is itself one answer ("19", "$\\frac13$",
+"28 percent"), or whose last sentence states one in a closed set of forms ("The probability is 2/3.",
+"Therefore $x \\ge 5$ is the solution.", "So, 12."). The stated part is read whole; the words
+before it may hold no number, negation or hedge. Anything else ("See step 3.", "84\\n85") is no
+answer. 'latex' mode reads every such answer; 'last_number' only plain numbers (units allowed)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from stages.verifiers.math_commit import doubt_problem
+from stages.verifiers.math_context import sentence_start
+from stages.verifiers.math_read import ReadError, read
+from stages.verifiers.math_unicode import unify
+from stages.verifiers.math_values import is_plain_number
+
+_DELIMITERS = re.compile(r"(?<!\\)\$|\\[()\[\]]")
+_CONNECTIVE = re.compile(
+    r"(?i)^(?:so|thus|hence|therefore|then|finally|overall|in total|altogether|in conclusion"
+    r"|consequently|in summary|as a result)(?![\w])[ \t,:]*"
+)
+_STATED_AS = re.compile(
+    r"(?i)(?P<ans>.+?)\s+(?:is|are)\s+(?:the|our|my)\s+(?:final\s+|only\s+)?"
+    r"(?:answer|solution|result|value)s?$"
+)
+_LEAD_VALUE = re.compile(r"\d|(?<![\w])(?:times|minus|plus|divided|over|squared|cubed)(?![\w])")
+_COPULA = re.compile(
+    r"(?i)(?:^|\s)(?:is equal to|equals|is|are|was|were|becomes|gives|yields|comes to|totals"
+    r"|increases by|decreases by|(?P<we>(?:we|i) (?:get|have|find|obtain|conclude)(?: that)?))\s+"
+    r"|\s*(?<![<>!=])[=:](?!=)\s*"
+)
+# The subject of "<subject> is <answer>" must name what a question asks for ("the probability that
+# Alice wins", "the identity matrix", "$x$"): "The relevant step is 3." states no answer.
+_ANSWER_NOUN = re.compile(
+    r"(?i)(?<![\w])(?:answers?|solutions?|results?|values?|total|sum|product|quotient|difference"
+    r"|remainder|probability|number|count|amount|area|volume|perimeter|length|width|height"
+    r"|distance|ratio|pair|triple|tuple|matrix|vector|set|interval|range|roots?|zeros?|average"
+    r"|mean|median|mode|cost|price|percentage|percent|rate|speed|time|age|measure|angle|degree"
+    r"|expression|equation|polynomial|slope|determinant|minimum|maximum|limit|integral"
+    r"|derivative|coordinates?|point|radius|diameter|circumference|weight|mass|profit|score)(?![\w])"
+)
+_LONE_UNKNOWN = re.compile(r"(?i)^\s*(?:the\s+)?(?:\$[^$]{1,20}\$|[a-z]|it|this|that)\s*$")
+
+
+def _mode(text: str, plain_number: bool, modes: Sequence[str]) -> str | None:
+    """The extraction mode that reads this answer, or None when none of `modes` does."""
+    if "latex" in modes:
+        return "latex"
+    # one unpaired "$" is a currency sign ("$1,000.99", "1,000.99$"); a pair is LaTeX
+    latex = "\\" in text.replace("\\$", "") or len(_DELIMITERS.findall(text)) > 1
+    return "last_number" if "last_number" in modes and plain_number and not latex else None
+
+
+def _stated(text: str, modes: Sequence[str]) -> tuple[str, str] | None:
+    """(the answer text, its mode) when `text` is one answer, read whole."""
+    stripped = text.strip().rstrip(".").strip()
+    if not stripped:
+        return None
+    plain = _DELIMITERS.sub(" ", stripped).strip()
+    try:
+        answer = read(plain)
+    except ReadError:
+        return None
+    mode = _mode(stripped, is_plain_number(answer.node), modes)
+    return (plain, mode) if mode else None
+
+
+def bare_answer(text: str, modes: Sequence[str], limit: int) -> tuple[str, str] | None:
+    """The response is one answer: on one line (or in one display environment), within `limit`."""
+    if len(text) > limit:
+        return None
+    if "\n" in text and not (text.startswith(("$$", "\\[")) and text.endswith(("$$", "\\]"))):
+        return None
+    return _stated(text, modes)
+
+
+def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[str, str] | None:
+    """The answer the last sentence states in one of the closed forms, or None."""
+    end = len(text.rstrip(" .!\n"))
+    start = sentence_start(text, end, limit + 1)
+    if start == end - limit - 1 and start > 0:
+        return None  # a last sentence longer than the limit
+    return stated_in_sentence(unify(text[start:end]).strip(), modes)
+
+
+def stated_in_sentence(
+    sentence: str, modes: Sequence[str], marked: bool = False
+) -> tuple[str, str] | None:
+    """The answer one sentence states in a closed form ("the probability is 2/3"), or None.
+    `marked`: the sentence is an answer line's, so its subject may be anything ("Final Answer: The
+    largest $n$ is 34")."""
+    connective = _CONNECTIVE.match(sentence)
+    rest = sentence[connective.end() :] if connective else sentence
+    if connective and not doubt_problem(sentence[: connective.end()]):
+        found = _stated(rest, modes)  # "So, 12."
+        if found:
+            return found
+    stated_as = _STATED_AS.fullmatch(rest)
+    if stated_as:  # "$x \ge 5$ is the solution"
+        return _stated(stated_as.group("ans"), modes)
+    for m in reversed(list(_COPULA.finditer(rest))):
+        lead, answer = rest[: m.start()], rest[m.end() :]
+        if _LEAD_VALUE.search(_DELIMITERS.sub("", lead)):
+            continue  # "Four times nine is 37": the lead states values of its own
+        if doubt_problem(lead):
+            continue
+        named = m.group("we") or _ANSWER_NOUN.search(lead) or _LONE_UNKNOWN.match(lead)
+        if not (marked or named or not lead.strip()):
+            continue
+        found = _stated(answer, modes)
+        if found:
+            return found
+    return None

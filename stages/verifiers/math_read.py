@@ -1,0 +1,49 @@
+"""Reading one answer text: the unicode normalisation, the presentation layer and the closed unit
+list, then the whitelist grammar, which must consume the text whole. The same reading serves a
+response's answer and a task's reference."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from stages.verifiers.math_compare import canonical, final_side, is_assignment
+from stages.verifiers.math_normalise import normalise_answer
+from stages.verifiers.math_parse import MathParseError, Node, parse_answer
+from stages.verifiers.math_unicode import unify
+
+_HEDGE = re.compile(
+    r"(?i)(?<![\w'])(?:or|either|maybe|possibly|perhaps|probably|alternatively|not|at least"
+    r"|at most|to|between)(?![\w'])|\\approx(?![a-z])"
+)
+
+
+class ReadError(MathParseError):
+    """The text is not one answer in the grammar (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Read:
+    node: Node
+    unit: str | None  # a name from `math_units`, or None
+
+
+def read(text: str) -> Read:
+    """The answer `text` states, or ReadError."""
+    unified = unify(text)
+    normalised, unit = normalise_answer(unified)
+    if unit == "conflict":
+        raise ReadError("two different units on one answer")
+    try:
+        return Read(parse_answer(normalised), unit)
+    except MathParseError as e:
+        hedge = _HEDGE.search(normalised)
+        if hedge:
+            raise ReadError(f"hedged, a bound or a range ({hedge.group()!r})") from e
+        raise ReadError(str(e)) from e
+
+
+def answer_key(text: str) -> object:
+    """Equal for two texts that state the same answer ("x = 5" and "5", "0.50" and "0.5")."""
+    node = read(text).node
+    return canonical(final_side(node) if is_assignment(node) else node)

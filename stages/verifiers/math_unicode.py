@@ -1,0 +1,138 @@
+"""The one unicode normalisation of math text, applied the same way to a response and to its
+reference before anything else reads them: minus signs and dashes, vulgar fractions, superscripts
+and subscripts, full-width and other non-ASCII digits, no-break, thin and zero-width spaces, math
+symbols (×, ·, ÷, √, π, ∞, ≤, ≥, ≠), Cyrillic and Greek letters drawn like Latin ones, `×10^` and
+the control characters a JSON string makes of
+`\\frac` or `\\boxed` when its backslashes were not escaped. Linear in the text; ASCII text is
+returned at once (apart from those control characters)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_MINUS = dict.fromkeys(map(ord, "\u2212\u2012\u2013\u2010\u2011\ufe63\uff0d\u02d7"), "-")
+_SPACES = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"), " ")
+_SPACES |= dict.fromkeys(map(ord, "\u2008\u2009\u200a\u202f\u205f\u3000\u1680"), " ")
+_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_SYMBOLS = {
+    "×": " \\times ",
+    "✕": " \\times ",
+    "·": " \\cdot ",
+    "⋅": " \\cdot ",
+    "∙": " \\cdot ",
+    "÷": " \\div ",
+    "∗": "*",
+    "π": "\\pi ",
+    "∞": "\\infty ",
+    "≤": " \\le ",
+    "⩽": " \\le ",
+    "≥": " \\ge ",
+    "⩾": " \\ge ",
+    "≠": " \\ne ",
+    "≈": " \\approx ",
+    "±": " \\pm ",
+    "∪": " \\cup ",
+    "∈": " \\in ",
+    "≡": " \\equiv ",
+    "≅": " \\cong ",
+    "⁄": "/",
+    "∕": "/",
+    "。": ". ",
+    "、": ", ",
+    "“": '"',
+    "”": '"',
+    "„": '"',
+    "‘": "'",
+    "’": "'",
+    "′": "'",
+}
+_SYMBOL_TABLE = {ord(k): v for k, v in _SYMBOLS.items()}
+# Cyrillic and Greek letters drawn like Latin ones: "nоt" with a Cyrillic о is "not" to a reader,
+# so it is "not" to every word list here too.
+_HOMOGLYPHS = str.maketrans(
+    "аеорсухіѕјһԁԛԝӏАВЕКМНОРСТХІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧον",
+    "aeopcyxisjhdqwlABEKMHOPCTXIJSABEZHIKMNOPTYXov",
+)
+_SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True))
+_SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True))
+_SUPER_RUN = re.compile("[" + "".join(_SUPER) + "]+")
+_SUB_RUN = re.compile("[" + "".join(_SUB) + "]+")
+_VULGAR = {
+    "½": (1, 2),
+    "⅓": (1, 3),
+    "⅔": (2, 3),
+    "¼": (1, 4),
+    "¾": (3, 4),
+    "⅕": (1, 5),
+    "⅖": (2, 5),
+    "⅗": (3, 5),
+    "⅘": (4, 5),
+    "⅙": (1, 6),
+    "⅚": (5, 6),
+    "⅐": (1, 7),
+    "⅛": (1, 8),
+    "⅜": (3, 8),
+    "⅝": (5, 8),
+    "⅞": (7, 8),
+    "⅑": (1, 9),
+    "⅒": (1, 10),
+    "↉": (0, 3),
+}
+# "2½" is the mixed number 5/2, never 2 followed by a half; "2 ½" reads the same.
+_VULGAR_RUN = re.compile(r"(\d*)[ ]?([" + "".join(_VULGAR) + "])")
+_SQRT = re.compile(r"√\s*(\d+(?:\.\d+)?|[A-Za-z])?")
+# JSON "\frac" is a form feed + "rac", "\boxed" a backspace + "oxed": put the backslash back.
+_CONTROL_LATEX = re.compile(
+    r"[\x07\x08\x0b\x0c](?=[A-Za-z])|\r(?=[a-z])|\t(?=(?:imes|ext|heta|frac|an)(?![a-z]))"
+)
+_CONTROL_NAMES = {
+    "\x07": "\\a",
+    "\x08": "\\b",
+    "\x0b": "\\v",
+    "\x0c": "\\f",
+    "\r": "\\r",
+    "\t": "\\t",
+}
+# 6.02 x 10^23: an "x" between a number and a power of ten is a times sign, not a variable.
+_X_TIMES_TEN = re.compile(r"(?<=\d)\s*[xX]\s*(?=10\s*\^)")
+
+
+def _vulgar(m: re.Match[str]) -> str:
+    whole, (num, den) = m.group(1), _VULGAR[m.group(2)]
+    if whole:
+        num += int(whole) * den
+    return f"\\frac{{{num}}}{{{den}}}"
+
+
+def _sqrt(m: re.Match[str]) -> str:
+    arg = m.group(1)
+    return f"\\sqrt{{{arg}}}" if arg else "\\sqrt"
+
+
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+
+
+def _ascii_digits(text: str) -> str:
+    """Every decimal digit of any script (Arabic-Indic, Devanagari, ...) as its ASCII digit."""
+    return _OTHER_DIGIT.sub(lambda m: str(unicodedata.decimal(m.group())), text)
+
+
+def unify(text: str) -> str:
+    """The same text with one spelling for each of the forms above."""
+    if any(c in text for c in "\x07\x08\x0b\x0c\r\t"):
+        text = _CONTROL_LATEX.sub(lambda m: _CONTROL_NAMES[m.group()], text)
+    if not text.isascii():
+        text = text.translate(_MINUS).translate(_SPACES).translate(_ZERO_WIDTH)
+        text = _SUPER_RUN.sub(lambda m: "^{" + "".join(_SUPER[c] for c in m.group()) + "}", text)
+        text = _SUB_RUN.sub(lambda m: "_{" + "".join(_SUB[c] for c in m.group()) + "}", text)
+        text = _VULGAR_RUN.sub(_vulgar, text)
+        text = _SQRT.sub(_sqrt, text)
+        text = text.translate(_SYMBOL_TABLE).translate(_HOMOGLYPHS)
+        # NFKC: full-width forms (１２, （, ％), ligatures, ℃ and the like; after the steps above,
+        # because it would turn ² into 2 and ½ into 1⁄2.
+        text = unicodedata.normalize("NFKC", text)
+        text = _ascii_digits(text).translate(_MINUS).translate(_SPACES)
+    if "x" in text or "X" in text:
+        text = _X_TIMES_TEN.sub(lambda _: " \\times ", text)
+    return text
