@@ -40,7 +40,7 @@ def seq_after_step(log: EventLog, run_id: str, step: int) -> int:
     if last_of_step is None:
         raise UsageError(
             f"--at-step {step}: run {run_id} has no step {step} "
-            + (f"(it trained steps 1..{reached})" if reached else "(it has not trained yet)")
+            + (f"(its last step is {reached})" if reached else "(it has not trained yet)")
         )
     end = next((end for end in log.batch_ends(run_id) if end >= last_of_step), None)
     # No boundary recorded past it (an old log): the cut rule says what it can do there.

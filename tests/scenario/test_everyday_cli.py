@@ -170,3 +170,25 @@ def test_hiding_a_live_run_never_touches_its_chain_and_it_completes(
     assert _finish(folder, job) == "completed"  # the driver's appends went on unbroken
     assert rlvr(capsys, "verify", run_id, "--store", store).code == 0
     assert rlvr(capsys, "status", "--json", "--store", store).out.strip() == "[]"
+
+
+def test_branch_at_a_step_cuts_where_that_step_ends(
+    two_runs: tuple[str, str, str], capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    import orchestrator.cli.app as cli_app
+
+    store, done, _ = two_runs
+    monkeypatch.setattr(cli_app, "_stages", FakeStages().registry)
+    log = EventLog(store)
+    step_15 = next(r for r in log.read(done, types=["MetricsRecorded"]) if r.event.step == 15)
+    branched = rlvr(capsys, "branch", done, "--at-step", "15", "gates.max_kl=0.2", "--store", store)
+    assert branched.code == 0, branched.err
+    assert (
+        f"--at-step 15: cutting run {done} at seq {step_15.seq}, the end of step 15" in branched.err
+    )
+    child = branched.err.split("branched ", 1)[1].split(" ", 1)[0]
+    assert log.parent(child).seq == step_15.seq
+    never = rlvr(capsys, "branch", done, "--at-step", "99", "--store", store)
+    assert never.code == 2 and f"run {done} has no step 99 (its last step is 30)" in never.err
+    both = rlvr(capsys, "branch", done, "--at", "5", "--at-step", "3", "--store", store)
+    assert both.code == 2 and "not both" in both.err
