@@ -98,3 +98,25 @@ def test_bad_input_exits_2_and_writes_nothing(capsys, monkeypatch, config: Path)
 def test_the_documented_codes_are_the_ones_used() -> None:
     assert sorted(EXIT_CODES) == [0, 1, 2, 3, 130]
     assert (cli_app.EXIT_PAUSED, cli_app.EXIT_INTERRUPTED) == (3, 130)
+
+
+def test_under_mlx_launch_a_paused_rank_0_exits_0_and_still_says_it_paused(
+    capsys, monkeypatch, config: Path
+) -> None:
+    """`mlx.launch` reads any non-zero exit of a rank as a crash and tears the job down."""
+    import typer
+
+    from orchestrator.driver.commands import load_state
+    from store.log import EventLog
+
+    judge = FakeStages(metrics_at=lambda step: {"judge_error_rate": 0.5} if step == 13 else {})
+    paused = _run(capsys, monkeypatch, judge, "run", str(config))
+    assert paused.code == 3
+    log = EventLog(config.parent / "events.db")
+    run_id = _run_id(paused)
+    state = load_state(log, run_id)
+    cli_app._launched_finish(run_id, state, log)  # returns: the process exits 0
+    assert f"continue with: rlvr resume {run_id}" in capsys.readouterr().out
+    with pytest.raises(typer.Exit) as single:
+        cli_app._finish(run_id, state, log)
+    assert single.value.exit_code == 3
