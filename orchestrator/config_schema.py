@@ -194,18 +194,13 @@ def value_text(value: Any) -> str:
 
 
 def markdown() -> str:
-    """The README's configuration reference: one table per section."""
+    """The README's configuration reference: one list per section, a key a line."""
     lines: list[str] = []
     section = None
     for key in schema_keys():
         if key.section != section:
             section = key.section
-            title = f"`[{section}]`" if section else "top level"
-            lines += ["", f"#### {title}", "", "| key | type | default | what it does |",
-                      "| --- | --- | --- | --- |"]  # fmt: skip
-        bounds = f" ({key.bounds})" if key.bounds else ""
-        doc = key.doc.replace("|", "\\|")
-        kind = key.type.replace("|", "\\|")
-        default = key.default.replace("|", "\\|")
-        lines.append(f"| `{key.key}` | {kind}{bounds} | `{default}` | {doc} |")
+            lines += ["", f"#### {f'`[{section}]`' if section else 'top level'}", ""]
+        bounds = f", {key.bounds}" if key.bounds else ""
+        lines.append(f"- `{key.key}` = `{key.default}` ({key.type}{bounds}): {key.doc}")
     return "\n".join(lines[1:]) + "\n"

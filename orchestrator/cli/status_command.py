@@ -54,7 +54,7 @@ def status(
 
 def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
     from orchestrator.audit.status_view import detail_table, run_detail
-    from orchestrator.audit.summary import print_summary, run_summary
+    from orchestrator.audit.summary import pause_reason, print_summary, run_summary
     from store.labels import RunLabels
     from store.leases import LeaseTable
 
@@ -64,18 +64,12 @@ def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
     detail = run_detail(state, summary, lease)
     detail["queued_requests"] = log.queued_requests(run_id)
     detail["hidden"] = run_id in RunLabels(log).hidden()
-    summary_dict = run_summary(state, store_url=log.url, pause_reason=_pause_reason(log, state))
+    summary_dict = run_summary(state, store_url=log.url, pause_reason=pause_reason(log, state))
     if as_json:
         print(json.dumps({**detail, **summary_dict}))
         return
     out.print(detail_table(detail), width=max(out.width, TABLE_WIDTH))
     print_summary(summary_dict, out)
-
-
-def _pause_reason(log: EventLog, state: Any) -> str | None:
-    from orchestrator.audit.summary import pause_reason
-
-    return pause_reason(log, state)
 
 
 def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:

@@ -52,6 +52,11 @@ def choose(state: RunState, which: str) -> Chosen:
                 f"yet; pass --checkpoint final or a step ({choices})"
             )
         digest = state.last_eval.get("checkpoint") or ""
+        if not digest:
+            raise UsageError(
+                f"run {state.run_id}: stage 7 recorded no checkpoint (an older log); pass "
+                f"--checkpoint final or a step ({choices})"
+            )
         step = next((c.step for c in state.checkpoints if c.digest == digest), None)
         if step is None:
             step = int(state.last_eval.get("step", state.step))
