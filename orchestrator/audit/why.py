@@ -164,7 +164,7 @@ def _story(
 ) -> str:
     parts = []
     if window is not None:
-        parts.append(window.line(comparator, threshold))
+        parts.append(window.short(comparator, threshold))
     for ev in evidence:
         if ev.type == "VerifierCalibrated" and ev.data["accepted_wrong"]:
             answers = ", ".join(repr(w["response"]) for w in ev.data["accepted_wrong"][:3])

@@ -292,6 +292,20 @@ class Window:
     combined: float | None  # the mean, for rules that judge a mean (KL)
     how: str  # "mean" or "each"
 
+    def short(self, comparator: str | None, threshold: float | None) -> str:
+        """The rule's reading in a phrase: the mean it judged, or the values."""
+        if self.how != "mean" or self.combined is None:
+            return self.line(comparator, threshold)
+        span = (
+            f"steps {self.steps[0]}..{self.steps[-1]}"
+            if len(self.steps) > 1
+            else f"step {self.steps[0]}"
+        )
+        text = f"mean {self.metric} of {span} = {num(self.combined)}"
+        if threshold is not None:
+            text += f" (threshold {comparator + ' ' if comparator else ''}{num(threshold)})"
+        return text
+
     def line(self, comparator: str | None, threshold: float | None) -> str:
         shown = ", ".join(num(v) for v in self.values)
         span = (

@@ -132,7 +132,7 @@ def _table(rows: list[dict[str, Any]]) -> Any:
 
     from orchestrator.audit.status_view import short_health
 
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
     table.add_column("run", no_wrap=True)
     table.add_column("state", no_wrap=True)
     table.add_column("step", justify="right")

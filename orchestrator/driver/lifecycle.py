@@ -301,7 +301,7 @@ def pruned_after_cut(
                 dropped[ref.digest] = {"step": ref.step, "checkpoint": ref.digest, "seq": ref.seq}
     if not pruned and not dropped:
         return None
-    where = f"run {parent_id} pruned after seq {at_seq}, where this branch was cut"
+    cut = f"after seq {at_seq}, where this branch was cut"
 
     def steps(entries: dict[str, dict]) -> str:
         return ", ".join(str(e["step"]) for e in entries.values())
@@ -309,13 +309,14 @@ def pruned_after_cut(
     return CheckpointsPruned(
         step=state.step,
         pruned=list(pruned.values()),
-        reason=f"checkpoint(s) of step {steps(pruned)}: {where}; their blobs are gone"
+        reason=f"run {parent_id} pruned the checkpoint(s) of step {steps(pruned)} {cut}; their "
+        "blobs are gone"
         if pruned
         else "",
         optimizer_dropped=list(dropped.values()),
-        optimizer_reason=f"checkpoint(s) of step {steps(dropped)}: {where}, their optimizer "
-        "state; a rollback to one restores its weights with a fresh AdamW state, a resume "
-        "falls back to one with its state"
+        optimizer_reason=f"run {parent_id} dropped the optimizer state of the checkpoint(s) of "
+        f"step {steps(dropped)} {cut}: a rollback to one restores its weights with a fresh AdamW "
+        "state, a resume falls back to a checkpoint that has its state"
         if dropped
         else "",
     )

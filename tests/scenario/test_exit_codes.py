@@ -120,3 +120,11 @@ def test_under_mlx_launch_a_paused_rank_0_exits_0_and_still_says_it_paused(
     with pytest.raises(typer.Exit) as single:
         cli_app._finish(run_id, state, log)
     assert single.value.exit_code == 3
+
+
+def test_the_readme_exit_code_table_is_the_one_the_cli_uses() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Exit codes", 1)[1].split("\n\n", 2)[1]
+    rows = {int(line.split("|")[1]): line for line in table.splitlines()[2:]}
+    assert sorted(rows) == sorted(EXIT_CODES)
+    assert "rlvr resume RUN" in rows[3] and "Ctrl-C" in rows[130] and "unknown run id" in rows[2]

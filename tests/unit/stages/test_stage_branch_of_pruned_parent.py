@@ -112,7 +112,10 @@ def test_a_branch_of_a_parent_that_pruned_after_the_cut_rolls_back_and_completes
     # The branch's own first batch says what the parent pruned after the cut.
     (recorded,) = [r.event for r in log.read(child, types=["CheckpointsPruned"]) if r.seq > at]
     assert {e["step"] for e in recorded.optimizer_dropped} == {2, 4}
-    assert f"run {run_id} pruned after seq {at}" in recorded.optimizer_reason
+    assert (
+        f"run {run_id} dropped the optimizer state of the checkpoint(s) of step 2, 4 after seq {at}"
+        in recorded.optimizer_reason
+    )
     assert notes and "fresh AdamW state" in notes[-1]
     config = config_of(load_state(log, child))
 
