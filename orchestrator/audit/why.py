@@ -133,6 +133,7 @@ def _item(idx: LogIndex, e: Entry, run_id: str) -> Item:
     ]
     window_rows = [idx.render(idx.by_seq[s]) for s in evidence_seqs
                    if window is not None and idx.by_seq[s].type == "MetricsRecorded"]  # fmt: skip
+    since = max(since, _evidence_floor(idx, evidence_seqs, window))
     causes = idx.faults_between(since, e.seq) if kind in ("gate", "policy") else []
     then = idx.consequences(e)
     return Item(
@@ -141,6 +142,19 @@ def _item(idx: LogIndex, e: Entry, run_id: str) -> Item:
         [*window_rows, *evidence] if window is not None else evidence, then,
         idx.rewinds.abandoned_by(e.seq), window, causes, settings, branch_command,
     )  # fmt: skip
+
+
+def _evidence_floor(idx: LogIndex, evidence_seqs: list[int], window: Window | None) -> int:
+    """Where what the rule read began to be shaped: the step before its window, or the eval
+    before the eval it read. A fault before that did not move what it judged."""
+    cited = [idx.by_seq[s] for s in evidence_seqs]
+    rows = [e for e in cited if e.type == "MetricsRecorded"] if window is not None else []
+    evals = [e for e in cited if e.type == "EvalRecorded"]
+    first = min(rows or evals, key=lambda e: e.seq, default=None)
+    if first is None:
+        return 0
+    before = idx.before(first.seq, first.type)
+    return before.seq if before is not None else 0
 
 
 def _previous_decision(idx: LogIndex, e: Entry) -> int:

@@ -199,12 +199,7 @@ class LogIndex:
             )
             return Evidence(e.seq, t, f"hyper-parameters changed: {changes}", data=p)
         if t == "FaultInjected":
-            params = ", ".join(f"{k} {num(v)}" for k, v in p.get("parameters", {}).items()
-                               if v is not None)  # fmt: skip
-            summary = f"fault injected on purpose before step {p['step'] + 1}: {p['kind']}" + (
-                f" ({params})" if params else ""
-            )
-            return Evidence(e.seq, t, summary, data=p)
+            return Evidence(e.seq, t, _fault(p), data=p)
         return Evidence(e.seq, t, summary_of(t, p), data=p)
 
     def consequences(self, origin: Entry) -> list[Evidence]:
@@ -237,6 +232,17 @@ class LogIndex:
             for e in self.log
             if after_seq < e.seq < before_seq and e.type == "FaultInjected"
         ]
+
+
+def _fault(p: dict[str, Any]) -> str:
+    """A chaos fault in words: the knob it set, or the poisoning it did."""
+    params = p.get("parameters", {})
+    if p["kind"] == "capability_poison":
+        what = (f"capability_poison ({params.get('steps')} SFT steps on corrupted labels at "
+                f"lr {num(params.get('learning_rate'))})")  # fmt: skip
+    else:
+        what = f"{p['kind']} set to {num(params.get('value'))}"
+    return f"fault injected on purpose before step {p['step'] + 1}: {what}"
 
 
 def summary_of(t: str, p: dict[str, Any]) -> str:

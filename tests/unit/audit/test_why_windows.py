@@ -112,6 +112,7 @@ def test_a_gate_names_its_key_and_the_branch_command_that_judges_it_again(
     assert gate.settings == [{"key": "gates.max_kl", "value": 0.09},
                              {"key": "gates.kl_window", "value": 5}]  # fmt: skip
     assert gate.window.steps == [16, 17, 18, 19, 20] and gate.window.how == "mean"
+    assert gate.causes == []  # the fault came before the steps it judged
     log, run_id = spiked
     cut = gate.branch_command.split("--at ")[1].split()[0]
     assert gate.branch_command == f"rlvr branch {run_id} --at {cut} gates.max_kl=VALUE"
