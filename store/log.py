@@ -233,20 +233,6 @@ class EventLog:
             observe(rows)
         return rows
 
-    def queue_request(self, run_id: str, events: Sequence[Event], queued_by: str) -> None:
-        """Queue `events` for the writer that holds the run's lease (store/requests.py)."""
-
-        def attempt() -> None:
-            with self.engine.begin() as conn:
-                requests.queue(conn, run_id, events, queued_by)
-
-        with_retries(f"queue a request for run {run_id}", attempt, self.retry, _warn_retry)
-
-    def queued_requests(self, run_id: str) -> int:
-        """How many queued events wait to be appended to the run."""
-        with self.engine.connect() as conn:
-            return requests.pending(conn, run_id)
-
     def branch(
         self, parent_id: str, child: str, at_seq: int, then: Sequence[Event]
     ) -> list[StoredEvent]:

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from store.events import Event
+from store.retry import RetryPolicy, with_retries
 from store.verification import canonical_json
 
 
@@ -83,3 +84,21 @@ def pending(conn: sa.Connection, run_id: str) -> int:
     return conn.execute(
         sa.select(sa.func.count()).select_from(TABLE).where(TABLE.c.run_id == run_id)
     ).scalar_one()
+
+
+def queue_for(
+    engine: sa.Engine, retry: RetryPolicy, run_id: str, events: Sequence[Event], queued_by: str
+) -> None:
+    """Queue `events` for the writer that holds the run's lease (`EventLog.engine`, `.retry`),
+    riding out transient store errors as appends do."""
+
+    def attempt() -> None:
+        with engine.begin() as conn:
+            queue(conn, run_id, events, queued_by)
+
+    with_retries(f"queue a request for run {run_id}", attempt, retry, lambda e, d: None)
+
+
+def pending_for(engine: sa.Engine, run_id: str) -> int:
+    with engine.connect() as conn:
+        return pending(conn, run_id)

@@ -55,6 +55,7 @@ def status(
 def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
     from orchestrator.audit.status_view import detail_table, run_detail
     from orchestrator.audit.summary import pause_reason, print_summary, run_summary
+    from store import requests
     from store.labels import RunLabels
     from store.leases import LeaseTable
 
@@ -62,7 +63,7 @@ def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
     state = readable_state(log, run_id)
     lease = LeaseTable(log).get(run_id)
     detail = run_detail(state, summary, lease)
-    detail["queued_requests"] = log.queued_requests(run_id)
+    detail["queued_requests"] = requests.pending_for(log.engine, run_id)
     detail["hidden"] = run_id in RunLabels(log).hidden()
     summary_dict = run_summary(state, store_url=log.url, pause_reason=pause_reason(log, state))
     if as_json:

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orchestrator.driver.lease import driver_identity
+from store import requests
 from store.events import Event
 from store.leases import LeaseHeld, LeaseTable
 from store.log import EventLog, StoredEvent
@@ -49,7 +50,7 @@ def append_or_queue(log: EventLog, run_id: str, events: Sequence[Event], by: str
     owner = f"{by}:{driver_identity()}"
     held = _take(log, table, run_id, owner)
     if held is not None:
-        log.queue_request(run_id, events, queued_by=owner)
+        requests.queue_for(log.engine, log.retry, run_id, events, queued_by=owner)
         # The driver may have let the lease go between the two: then the queue is ours to empty.
         if _take(log, table, run_id, owner) is not None:
             return Written([], queued_for=held)

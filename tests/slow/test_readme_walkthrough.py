@@ -16,15 +16,15 @@ from tests.slow.runs import events
 
 pytestmark = pytest.mark.slow
 
-WALK = ("rlvr run", "rlvr status", "rlvr report", "rlvr why", "rlvr branch", "rlvr export-model")
+WALK = ["run", "status", "report", "why", "branch", "export-model"]
 
 
 def test_the_first_page_walks_install_run_status_report_why_branch_export_in_order() -> None:
+    typed = [argv[3] for argv in readme.commands() if argv[1:3] == ["-m", "orchestrator"]]
+    assert [step for step in typed if step in WALK] == WALK, typed
     page = readme.first_page()
-    at = [page.find(step) for step in WALK]
-    assert -1 not in at and at == sorted(at), dict(zip(WALK, at, strict=True))
-    assert "## Exit codes" in page or "### Exit codes" in page
-    assert "rlvr config show" in page and "#configuration-reference" in page
+    assert "### Exit codes" in page and "rlvr config show" in page
+    assert "#configuration-reference" in page
 
 
 def test_every_command_of_the_walkthrough_runs_as_written(readme_quickstart) -> None:
