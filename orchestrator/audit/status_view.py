@@ -131,4 +131,8 @@ def detail_table(detail: dict[str, Any]) -> Table:
     )
     if detail["failure_reason"]:
         table.add_row("failure", plain(detail["failure_reason"]))
+    if detail.get("queued_requests"):
+        table.add_row("queued", f"{detail['queued_requests']} record(s) for its driver to append")
+    if detail.get("hidden"):
+        table.add_row("hidden", "yes (rlvr runs unhide to list it again)")
     return table

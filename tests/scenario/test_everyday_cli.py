@@ -114,7 +114,8 @@ def test_a_hidden_run_leaves_the_lists_and_latest_and_comes_back(
     assert f"run {done}" in rlvr(capsys, "status", "latest", "--store", store).out
     every = rlvr(capsys, "status", "--all", "--store", store)
     assert failed in every.out and "(hidden)" in every.out
-    assert rlvr(capsys, "status", failed, "--store", store).code == 0  # still readable by id
+    one = rlvr(capsys, "status", failed, "--store", store)  # still readable by id, and says so
+    assert one.code == 0 and "rlvr runs unhide to list it again" in one.out
     shown = rlvr(capsys, "runs", "unhide", failed, "--store", store)
     assert shown.code == 0 and f"run {failed}: listed again" in shown.out
     assert f"run {failed}" in rlvr(capsys, "status", "latest", "--store", store).out
