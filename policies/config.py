@@ -274,7 +274,8 @@ class FaultPolicyConfig(BaseModel):
         ge=0,
         le=1,
         description="Pause when more than this share of a step's judge calls failed (never train "
-        "on missing rewards).",
+        "on missing rewards), or of its verifications raised (a verifier bug may be zeroing "
+        "right answers).",
     )
     max_pauses: int = Field(
         3, ge=0, le=10_000, description="Pauses for judge errors allowed; one more fails the run."

@@ -4,8 +4,11 @@ Watches `MetricsRecorded` and `StepFailed`:
 
 - NaN/inf in a watched metric (stored as None with `nonfinite_<name>` = 1.0): the update is
   poisoned. Skip it and roll back to the last checkpoint saved before this step.
-- `judge_error_rate` or `verifier_error_rate` above the ceiling: rewards are missing, and training on them would teach the
-  model whatever the fallback reward says. Pause with the reason; a person fixes the judge.
+- `judge_error_rate` above the ceiling: the judge is unreachable or refusing, rewards are missing,
+  and training on the rest would teach the model whatever the fallback says. `verifier_error_rate`
+  above it: each such rollout scored 0 (the response made the verifier raise), but that many point
+  at a verifier bug that may be zeroing right answers. Either way pause with the reason; a person
+  fixes the judge or the verifier.
 - `StepFailed(kind="oom")`: retry the step with its batch split into twice as many micro-batches
   (same effective batch), at most `max_oom_retries` times per step.
 - `StepFailed(kind="exception")`: retry with exponential backoff, at most `max_step_retries` times
@@ -82,8 +85,11 @@ def _nonfinite(
 
 
 def _judge(seq: int, step: int, metrics: dict, cfg: FaultPolicyConfig) -> list[Decision]:
-    for metric, what in (("judge_error_rate", "judge calls failed"),
-                         ("verifier_error_rate", "verifications raised")):  # fmt: skip
+    for metric, what, why in (
+        ("judge_error_rate", "judge calls failed", "rather than training on missing rewards"),
+        ("verifier_error_rate", "verifications raised (each scored 0)",
+         "a verifier raising this often may be zeroing right answers"),
+    ):  # fmt: skip
         rate = metrics.get(metric)
         if rate is not None and rate > cfg.max_judge_error_rate:
             return [
@@ -95,8 +101,7 @@ def _judge(seq: int, step: int, metrics: dict, cfg: FaultPolicyConfig) -> list[D
                     threshold=cfg.max_judge_error_rate,
                     evidence_seqs=[seq],
                     reason=f"{rate:.0%} of {what} at step {step} (ceiling "
-                    f"{cfg.max_judge_error_rate:.0%}): pausing rather than training on missing "
-                    "rewards",
+                    f"{cfg.max_judge_error_rate:.0%}): pausing: {why}",
                 )
             ]
     return []

@@ -37,7 +37,8 @@ def weigh(
 ) -> list[Verdict]:  # fmt: skip
     """Each verdict with `reward` = the weighted sum of the components `weights` names
     (`correctness` weighs 1 unless named) and the components' values in its details. An excluded
-    verdict (judge or verifier error) stays as it is: it has no reward to weigh."""
+    verdict (a judge error) stays as it is: it has no reward to weigh. A forfeited one (the
+    response made the verifier raise, or tried to steer the judge) scores 0 in every component."""
     from stages.tasks.families import FAMILIES
 
     if not weights:
@@ -50,9 +51,10 @@ def weigh(
             continue
         offered = FAMILIES[task.family].reward_components()
         values = {CORRECTNESS: float(verdict.reward)}
+        forfeited = verdict.status == "verifier_error" or bool(verdict.details.get("injection"))
         for name in weights:
             if name != CORRECTNESS:
-                values[name] = float(offered[name](text, task))
+                values[name] = 0.0 if forfeited else float(offered[name](text, task))
         reward = sum(weight * values[name] for name, weight in weights.items())
         details = {**verdict.details, DETAILS_KEY: values}
         out.append(verdict.model_copy(update={"reward": reward, "details": details}))

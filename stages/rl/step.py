@@ -8,7 +8,9 @@ entropy are token-weighted sums over ranks (`train_step(reduce=...)`); the rest 
 figures are computed from what every rank gathers, so every rank holds the same figures. Per-rank
 timings go into the figures as `rank{r}_*_s` when there are several ranks.
 
-- A verdict with `excluded` (a judge error) is not a zero: its group is left out of the update.
+- A verdict with `excluded` (a judge error: an infrastructure fault) is not a zero: its group is
+  left out of the update. A response that made the verifier raise, or that tried to steer the
+  judge, is a zero like any wrong answer.
 - `scale_rewards = "batch"` (a std over the whole batch) is not supported across ranks.
 - `dynamic_sampling` refills the batch in extra sampling rounds (stages/rl/refill.py); the
   step's reward figures describe the batch as drawn (round 0), so a collapse of reward variance
@@ -176,6 +178,7 @@ def rl_step(
         "lengths": [len(r.tokens) for g in groups for r in g.rollouts_N],
         "truncated": sum(r.truncated for g in groups for r in g.rollouts_N),
         "verifier_errors": sum(v.status == "verifier_error" for v in verdicts),
+        "judge_injections": sum(bool(v.details.get("injection")) for v in verdicts),
         "sample_s": sample_s, "train_s": train_s, "sample_tokens": stats["sample_tokens"],
         "train_tokens": update.train_tokens_per_s * update.train_s,
     }  # fmt: skip
@@ -215,8 +218,9 @@ def _figures(
     and the knobs the step ran with, so policies (and readers) see what they would adjust."""
     scored = np.array([row for row in rewards_GN if None not in row], dtype=np.float64)
     lengths = [x for r in ranks for x in r["lengths"]]
-    errors = sum(row.count(None) for row in rewards_GN)  # excluded: judge or verifier errors
-    broken = sum(r.get("verifier_errors", 0) for r in ranks)  # raised, not judged
+    errors = sum(row.count(None) for row in rewards_GN)  # excluded: judge errors
+    broken = sum(r.get("verifier_errors", 0) for r in ranks)  # raised: scored 0
+    injections = sum(r.get("judge_injections", 0) for r in ranks)  # steered the judge: scored 0
     values = update.model_dump(exclude={"step", "attempt"})
     if len(scored):
         varied = np.ptp(scored, axis=1) > 0
@@ -237,8 +241,9 @@ def _figures(
         sample_s=sample_s, train_s=train_s, step_s=max(r["sample_s"] + r["train_s"] for r in ranks),
         sample_tokens_per_s=sum(r["sample_tokens"] for r in ranks) / max(sample_s, 1e-9),
         train_tokens_per_s=sum(r["train_tokens"] for r in ranks) / max(train_s, 1e-9),
-        judge_error_rate=(errors - broken) / max(len(lengths), 1),
+        judge_error_rate=errors / max(len(lengths), 1),
         verifier_error_rate=broken / max(len(lengths), 1),
+        judge_injection_rate=injections / max(len(lengths), 1),
         attempt=float(attempt),
     )  # fmt: skip
     # The tunables the step ran with, so policies (and readers) see what they would adjust; the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from stages.verifiers.code_tests import UnsupportedTests, plan
+from stages.verifiers.code_tests import MissingEntryPoint, UnsupportedTests, plan
 
 _HACKS = {
     "rewrite_tests": (
@@ -98,6 +98,9 @@ def entry_points(tests: str) -> list[str]:
     """The candidate functions the tests call, in first-call order (empty when unsupported)."""
     try:
         calls = plan(tests).calls
+    except MissingEntryPoint:  # only builtin names: the entry points are those called
+        called = [n.func for n in ast.walk(ast.parse(tests)) if isinstance(n, ast.Call)]
+        return list(dict.fromkeys(f.id for f in called if isinstance(f, ast.Name)))
     except UnsupportedTests:
         return []
     names = []

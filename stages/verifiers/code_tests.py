@@ -1,42 +1,60 @@
 """Assert-style tests taken apart by `ast` in the trusted process, so the candidate never sees them.
 
-Each assert's expression is split into the parts that call the candidate's code (sent into the
-sandbox as source text: inputs only) and the rest (the expected values and the comparison), which
-stays here and is evaluated over the plain values that come back. Supported shapes:
+Each assert is split into the parts that call the candidate's code (sent into the sandbox as
+source text: the calls with their inputs, nothing else) and the rest (the expected values, the
+comparison and any function wrapping it: `operator.eq`, `math.isclose` under any alias,
+`np.allclose`, `re.fullmatch`, `hmac.compare_digest`), which stays here and is evaluated by
+`code_trusted` over the plain values that come back. Supported shapes:
 
 - module-level `assert EXPR` / `assert EXPR, msg` (MBPP's `test_list`): together one unit;
 - `def test_*():` whose body is asserts (pytest style): each function one unit;
 - `def check(candidate):` of asserts plus a module-level `check(entry_point)` (HumanEval): one unit;
+- a statement calling a trusted `assert_*` function (`np.testing.assert_allclose(f(x), y)`);
 - `import` / `from m import n` (run on both sides; `from solution import ...` names the candidate's
   functions), `NAME = <literal>` (inlined), docstrings and `pass`.
 
+Whose is a name: one the tests neither bind nor take from the builtins is the program's. A builtin
+name the program defines (`def sum(xs)`) is the program's, called in the sandbox, wherever an
+assert calls it on plain inputs and calls nothing else of the program (`assert sum([1, 2]) == 3`);
+a builtin applied to the program's results stays the trusted builtin (`assert len(f(x)) == 3`
+never calls a `len` the program defines). A method of an object of the program's own class
+(`Solution().two_sum(...)`, a capitalised name) runs in the sandbox; a method of a value a function
+returned (`f(x).startswith('ab')`) runs out here over that value.
+
 Anything else (loops, `with pytest.raises`, helper functions, a candidate name inside a lambda or a
-comprehension, `**` / `*` / `<<` over a candidate's value) makes the test set unsupported, and a
-test set with no assert is empty: either way the task is unverifiable, never a pass."""
+comprehension, a name the trusted evaluator does not offer) makes the test set unsupported, and one
+with no assert is empty: either way the task is unverifiable, never a pass."""
 
 from __future__ import annotations
 
 import ast
 import builtins
-import importlib
-import math
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-_TRUSTED_CALLS = {
-    "abs", "all", "any", "bool", "dict", "float", "frozenset", "int", "isinstance", "len", "list",
-    "max", "min", "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "type",
-    "zip", "enumerate", "complex", "bytes", "callable",
-}  # fmt: skip
-_TRUSTED_ATTR_CALLS = {"math.isclose", "math.fabs", "math.isnan", "math.isinf", "math.floor",
-                       "math.ceil", "cmath.isclose"}  # fmt: skip
-_TRUSTED_NAMES = {"True", "False", "None", "float", "int", "str", "list", "dict", "set", "tuple",
-                  "bool", "type", "Exception", "ValueError", "TypeError"}  # fmt: skip
-_BLOWUP_OPS = (ast.Pow, ast.Mult, ast.LShift, ast.MatMult)
+from stages.verifiers.code_inputs import Fold, Inline, Originals, program_names
+from stages.verifiers.code_trusted import (
+    UnsupportedTests,
+    check_trusted,
+    evaluate,
+    guard,
+    local_names,
+    resolve_import,
+)
+
+__all__ = ["MissingEntryPoint", "TestPlan", "UnsupportedTests", "evaluate", "plan", "program_names"]
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+_PLAIN_ATTRIBUTES = frozenset(
+    a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
+)
+_STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
-class UnsupportedTests(Exception):
-    """The tests have a shape this decomposer does not take apart; the message says which."""
+class MissingEntryPoint(Exception):
+    """The tests call only builtin names and the program defines none of them."""
 
 
 @dataclass
@@ -47,68 +65,128 @@ class Unit:
 
 @dataclass
 class TestPlan:
-    """What goes into the sandbox (`imports`, `calls`) and what stays here (`units`)."""
+    """What goes into the sandbox (`imports`, `calls`, `own`) and what stays here (`units`)."""
 
     imports: list[str]
     calls: list[str]  # source text of each candidate sub-expression, in _v<i> order
     units: list[Unit]
-    modules: dict[str, Any]  # names the trusted side imported for its comparisons
+    modules: dict[str, Any]  # names the trusted side binds for its comparisons
+    own: list[str] = field(default_factory=list)  # builtin names the program must define itself
+    program_modules: list[str] = field(default_factory=list)  # `import solution [as s]` aliases
+    originals: list[str] = field(default_factory=list)  # builtins bound as ORIGINAL names
+    bindings: list[list[str]] = field(
+        default_factory=list
+    )  # [name, literal] shared with the program
 
 
 def _line(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', '?')}"
 
 
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 class _Splitter:
-    def __init__(self, candidate_names: set[str], literals: dict[str, ast.expr]) -> None:
-        self.candidate = candidate_names
-        self.literals = literals
+    def __init__(self, candidate: set[str], bound: dict[str, Any], objects: set[str],
+                 defines: frozenset[str]) -> None:  # fmt: skip
+        self.candidate = candidate  # the program's names (non-builtin, or named as the entry)
+        self.bound = bound  # what the trusted side's imports bind
+        self.objects = objects  # program names whose methods run in the sandbox
+        self.defines = defines
+        self.shadow: set[int] = set()  # ids of builtin-named calls that are the program's here
         self.calls: list[str] = []
+        self.own: set[str] = set()
+        self.originals: set[str] = set()  # builtins the calls that go in use, as they were
+        self.shared: set[str] = set()  # list/dict/set literals the program receives as objects
+        self.early: dict[int, ast.Name] = {}  # reads placed before the calls of their comparison
+
+    def _is_candidate(self, name: str) -> bool:
+        return name in self.candidate
 
     def _mentions_candidate(self, node: ast.AST) -> bool:
+        local = local_names(node)
         return any(
-            isinstance(n, ast.Name) and n.id in self.candidate and n.id not in self.literals
+            (isinstance(n, ast.Name) and self._is_candidate(n.id) and n.id not in local)
+            or id(n) in self.shadow
             for n in ast.walk(node)
         )
 
-    def _placeholder(self, node: ast.expr) -> ast.Name:
-        for sub in ast.walk(node):
-            if isinstance(sub, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-                                ast.GeneratorExp, ast.NamedExpr)):  # fmt: skip
-                raise UnsupportedTests(
-                    f"{_line(node)}: a candidate call with a lambda or comprehension"
-                )
-        inlined = _Inline(self.literals).visit(ast.parse(ast.unparse(node), mode="eval"))
-        self.calls.append(ast.unparse(inlined.body))
+    def _placeholder(self, node: ast.expr, keep_value: bool = True) -> ast.Name:
+        if any(isinstance(sub, _SCOPES) for sub in ast.walk(node)):
+            raise UnsupportedTests(
+                f"{_line(node)}: a candidate call with a lambda or comprehension"
+            )
+        self.own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                     and n.id in _BUILTIN_NAMES and self._is_candidate(n.id)}  # fmt: skip
+        self.own |= {n.func.id for n in ast.walk(node) if id(n) in self.shadow}  # type: ignore[attr-defined]
+        root = copy.deepcopy(node)
+        own = root.func if id(node) in self.shadow and isinstance(root, ast.Call) else None
+        source = ast.unparse(Originals(self, own).visit(Fold(self, root).visit(root)))
+        self.calls.append(source if keep_value else f"({source}, None)[1]")
         return ast.copy_location(ast.Name(id=f"_v{len(self.calls) - 1}", ctx=ast.Load()), node)
 
+    def assert_expr(self, node: ast.expr) -> ast.expr:
+        """Split one assert, deciding first which builtin-named calls are the program's in it:
+        where it calls nothing else of the program, those on plain inputs on one side of a
+        comparison: `sorted("cba") == list("abc")` calls the program's `sorted` against the
+        trusted `list`, and, where the program redefines `list` too, also the program's `list`
+        against the trusted `sorted`."""
+        self.shadow = set()
+        if self._mentions_candidate(node):
+            return self.split(node)
+        sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
+        owned = [ids for side in sides if (ids := {id(c) for c in self._own_builtin_calls(side)})]
+        if len(owned) < 2:
+            self.shadow = owned[0] if owned else set()
+            return self.split(node)
+        # Builtins the program redefines on both sides: each side in turn is the program's
+        # against the others as the trusted builtins, and both readings must hold.
+        readings = []
+        for ids in owned:
+            self.shadow = ids
+            readings.append(self.split(node))
+        return ast.BoolOp(ast.And(), readings)
+
+    def _own_builtin_calls(self, node: ast.expr) -> list[ast.Call]:
+        def defined(n: ast.AST) -> bool:
+            return (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                    and n.func.id in _BUILTIN_NAMES and n.func.id in self.defines)  # fmt: skip
+
+        return [
+            n for n in ast.walk(node) if defined(n)
+            and not any(defined(a) for arg in (*n.args, *n.keywords) for a in ast.walk(arg))
+        ]  # fmt: skip
+
+    def _object_call(self, node: ast.expr) -> bool:
+        """An attribute or method of the program's object, not of a plain value: it runs in the
+        sandbox (`Solution().two_sum(...)`, `make_point(1, 2).x`, `make_counter().increment()`),
+        while `f(x).startswith('ab')` runs out here over the value f returned."""
+        root = _root_name(node)
+        if root is None or not self._mentions_candidate(node):
+            return False
+        attribute = node.func if isinstance(node, ast.Call) else node
+        of_object = (
+            self._is_candidate(root)  # not a module's (`np.array(f(x)).shape` stays out here)
+            and isinstance(attribute, ast.Attribute)
+            and self._mentions_candidate(attribute.value)
+            and attribute.attr not in _PLAIN_ATTRIBUTES
+        )
+        return of_object or (self._is_candidate(root) and root in self.objects)
+
     def split(self, node: ast.expr) -> ast.expr:
+        if id(node) in self.early:
+            return self.early.pop(id(node))
         if not self._mentions_candidate(node):
-            return _Inline(self.literals).visit(node)
-        if isinstance(node, ast.Name):
+            return node
+        if isinstance(node, ast.Name) or self._object_call(node):
             return self._placeholder(node)
         if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in self.candidate:
-                return self._placeholder(node)
-            dotted = ast.unparse(func)
-            if isinstance(func, ast.Name) and func.id not in _TRUSTED_CALLS:
-                raise UnsupportedTests(f"{_line(node)}: call to {dotted}() around a candidate call")
-            if isinstance(func, ast.Attribute) and dotted not in _TRUSTED_ATTR_CALLS:
-                if self._mentions_candidate(func.value) and not isinstance(func.value, ast.Name):
-                    func = ast.Attribute(
-                        value=self.split(func.value), attr=func.attr, ctx=ast.Load()
-                    )
-                else:  # e.g. `mod.f(...)` where the solution defines `mod`: all of it goes in
-                    return self._placeholder(node)
-            if any(isinstance(a, ast.Starred) for a in node.args):
-                raise UnsupportedTests(f"{_line(node)}: starred arguments")
-            return ast.Call(
-                func=func,
-                args=[self.split(a) for a in node.args],
-                keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
-            )
+            return self._split_call(node)
         if isinstance(node, ast.Compare):
+            self._read_inputs_first(node)
             return ast.Compare(
                 self.split(node.left), node.ops, [self.split(c) for c in node.comparators]
             )
@@ -117,30 +195,57 @@ class _Splitter:
         if isinstance(node, ast.UnaryOp):
             return ast.UnaryOp(node.op, self.split(node.operand))
         if isinstance(node, ast.BinOp):
-            if isinstance(node.op, _BLOWUP_OPS):
-                raise UnsupportedTests(
-                    f"{_line(node)}: {type(node.op).__name__} over a candidate value"
-                )
             return ast.BinOp(self.split(node.left), node.op, self.split(node.right))
+        if isinstance(node, ast.IfExp):
+            return ast.IfExp(self.split(node.test), self.split(node.body), self.split(node.orelse))
         if isinstance(node, ast.Subscript):
-            return ast.Subscript(
-                self.split(node.value), _Inline(self.literals).visit(node.slice), ast.Load()
-            )
+            return ast.Subscript(self.split(node.value), self.split(node.slice), ast.Load())
         if isinstance(node, ast.Attribute):
             return ast.Attribute(self.split(node.value), node.attr, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load())
+        if isinstance(node, ast.Dict):
+            return ast.Dict([k and self.split(k) for k in node.keys],
+                            [self.split(v) for v in node.values])  # fmt: skip
         raise UnsupportedTests(f"{_line(node)}: {type(node).__name__} around a candidate call")
 
+    def _read_inputs_first(self, node: ast.Compare) -> None:
+        """In `max_of(nums) == max(nums)` the expected side reads `nums` as the test wrote it, before
+        the program's call could change it (later asserts see the change, as in Python)."""
+        passed: dict[int, str] = {}  # id of a Name given to a program call -> its name
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and self._mentions_candidate(call.func):
+                for arg in (*call.args, *(k.value for k in call.keywords)):
+                    if isinstance(arg, ast.Name) and arg.id in self.shared:
+                        passed[id(arg)] = arg.id
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in passed.values() and id(sub) not in passed:
+                self.early[id(sub)] = self._placeholder(sub)
 
-class _Inline(ast.NodeTransformer):
-    """Replace names bound by `NAME = <literal>` with the literal (and `candidate` by the entry)."""
-
-    def __init__(self, literals: dict[str, ast.expr]) -> None:
-        self.literals = literals
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        return self.literals.get(node.id, node)
+    def _split_call(self, node: ast.Call) -> ast.expr:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == _STATEMENT:
+            # run for its effect: only an error it raises fails the unit
+            done = self._placeholder(node.args[0], keep_value=False)
+            return ast.Subscript(ast.Tuple([done, ast.Constant(True)], ast.Load()),
+                                 ast.Constant(1), ast.Load())  # fmt: skip
+        if (isinstance(func, ast.Name) and self._is_candidate(func.id)) or id(node) in self.shadow:
+            return self._placeholder(node)
+        # A program function passed to map/filter or as a key: the call goes in (inputs only).
+        as_function = [k.value for k in node.keywords if k.arg == "key"]
+        if isinstance(func, ast.Name) and func.id in ("map", "filter") and node.args:
+            as_function.append(node.args[0])
+        if any(isinstance(a, ast.Name) and self._is_candidate(a.id) for a in as_function):
+            return self._placeholder(node)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise UnsupportedTests(f"{_line(node)}: starred arguments around a candidate call")
+        if isinstance(func, ast.Attribute):  # a method of a value, or a module's function
+            func = ast.Attribute(self.split(func.value), func.attr, ast.Load())
+        return ast.Call(
+            func=func,
+            args=[self.split(a) for a in node.args],
+            keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
+        )
 
 
 def _is_docstring_or_pass(stmt: ast.stmt) -> bool:
@@ -149,27 +254,49 @@ def _is_docstring_or_pass(stmt: ast.stmt) -> bool:
     )
 
 
-def plan(tests: str) -> TestPlan:
-    """Take `tests` apart; UnsupportedTests names the first statement it cannot handle."""
+def _assert_call(stmt: ast.stmt) -> ast.Assert | None:
+    """`np.testing.assert_allclose(a, b)` as a statement: an assert that the call returns."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name.startswith("assert_"):
+            test = ast.Compare(stmt.value, [ast.Is()], [ast.Constant(None)])
+            return ast.copy_location(ast.Assert(test=test, msg=None), stmt)
+    return None
+
+
+@dataclass
+class _Parsed:
+    imports: list[str] = field(default_factory=list)
+    imported: set[str] = field(default_factory=set)
+    bound: dict[str, Any] = field(default_factory=dict)  # trusted names the imports bind
+    entries: set[str] = field(default_factory=set)  # from solution import ... / check(entry)
+    program_modules: set[str] = field(default_factory=set)  # import solution [as s]
+    literals: dict[str, ast.expr] = field(default_factory=dict)
+    bare: list[ast.Assert] = field(default_factory=list)
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    checks: list[tuple[str, str]] = field(default_factory=list)  # (function, entry point)
+
+
+def _parse(tests: str) -> tuple[ast.Module, _Parsed]:
     try:
         module = ast.parse(tests)
-    except SyntaxError as e:
-        raise UnsupportedTests(f"the tests do not parse: line {e.lineno}: {e.msg}") from e
-    imports: list[str] = []
-    imported: set[str] = set()
-    candidate: set[str] = set()
-    literals: dict[str, ast.expr] = {}
-    bare: list[ast.Assert] = []
-    functions: dict[str, ast.FunctionDef] = {}
-    calls_of_check: list[tuple[str, str]] = []  # (function, entry point)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        raise UnsupportedTests(f"the tests do not parse: {e}") from e
+    p = _Parsed()
     for stmt in module.body:
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "solution":
-            candidate |= {a.asname or a.name for a in stmt.names}
+            p.entries |= {a.asname or a.name for a in stmt.names}
+        elif isinstance(stmt, ast.Import) and any(a.name == "solution" for a in stmt.names):
+            p.program_modules |= {a.asname or a.name for a in stmt.names if a.name == "solution"}
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            imports.append(ast.unparse(stmt))
-            imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            p.imports.append(ast.unparse(stmt))
+            p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            p.bound.update(resolve_import(stmt))
         elif isinstance(stmt, ast.Assert):
-            bare.append(stmt)
+            p.bare.append(stmt)
+        elif (call := _assert_call(stmt)) is not None:
+            p.bare.append(call)
         elif (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
@@ -177,66 +304,98 @@ def plan(tests: str) -> TestPlan:
         ):
             try:
                 ast.literal_eval(stmt.value)
-            except ValueError as e:
+            except (ValueError, TypeError, SyntaxError, RecursionError) as e:
                 raise UnsupportedTests(
                     f"{_line(stmt)}: {stmt.targets[0].id} is not a literal"
                 ) from e
-            literals[stmt.targets[0].id] = stmt.value
+            p.literals[stmt.targets[0].id] = stmt.value
         elif isinstance(stmt, ast.FunctionDef):
             body = [s for s in stmt.body if not _is_docstring_or_pass(s)]
-            if not all(isinstance(s, ast.Assert) for s in body):
+            if not all(isinstance(s, ast.Assert) or _assert_call(s) for s in body):
                 raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
-            functions[stmt.name] = stmt
+            p.functions[stmt.name] = stmt
         elif (
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
             and isinstance(stmt.value.func, ast.Name) and len(stmt.value.args) == 1
             and isinstance(stmt.value.args[0], ast.Name) and not stmt.value.keywords
+            and stmt.value.func.id in p.functions
         ):  # fmt: skip
-            calls_of_check.append((stmt.value.func.id, stmt.value.args[0].id))
+            p.checks.append((stmt.value.func.id, stmt.value.args[0].id))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            # `sort_in_place(xs)`: a call for its effect, which later asserts read
+            test = ast.Call(ast.Name(_STATEMENT, ast.Load()), [stmt.value], [])
+            p.bare.append(ast.copy_location(ast.Assert(test=test, msg=None), stmt))
         elif not _is_docstring_or_pass(stmt):
             raise UnsupportedTests(f"{_line(stmt)}: unsupported statement {type(stmt).__name__}")
-    modules = {
-        name: importlib.import_module(name) for name in imported if name in ("math", "cmath")
-    }
-    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)}
-    trusted = set(dir(builtins)) | imported | set(literals) | set(functions)
-    candidate |= {n for n in names if n not in trusted}
+    return module, p
 
-    units: list[Unit] = []
-    splitter = _Splitter(candidate, literals)
+
+def _asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
+    return [s if isinstance(s, ast.Assert) else _assert_call(s) for s in fn.body
+            if isinstance(s, ast.Assert) or _assert_call(s)]  # fmt: skip
+
+
+def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
+    """Take `tests` apart for a program defining `defines` at top level (`program_names`).
+    UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
+    call only builtin names, none of which the program defines."""
+    module, p = _parse(tests)
+    local = local_names(module)
+    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
+    bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
+    candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
+    candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
+    if not candidate:
+        called = {
+            n.func.id for n in ast.walk(module)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _BUILTIN_NAMES
+        }  # fmt: skip
+        if called and not called & set(defines):
+            raise MissingEntryPoint(
+                f"the tests call only builtin names ({', '.join(sorted(called))}) and the program "
+                "defines none of them"
+            )
+    # A list/dict/set the tests pass to the program is one object, as in Python: the program may
+    # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
+    shared = {
+        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
+        for a in (*n.args, *(k.value for k in n.keywords))
+        if isinstance(a, ast.Name) and isinstance(p.literals.get(a.id), (ast.List, ast.Dict, ast.Set))
+    }  # fmt: skip
+    literals = {k: v for k, v in p.literals.items() if k not in shared}
+    candidate |= shared
+    objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
+    splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
+    splitter.shared = shared
 
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
-        inline = _Inline(bind)
-        return Unit(name, [splitter.split(inline.visit(a.test)) for a in asserts])
+        inline = Inline({**literals, **bind})
+        exprs = []
+        for a in asserts:
+            trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
+            check_trusted(trusted, p.bound)
+            exprs.append(guard(trusted))
+        return Unit(name, exprs)
 
-    if bare:
-        units.append(unit("asserts", bare, {}))
-    called = {fn for fn, _ in calls_of_check}
-    for fn, entry in calls_of_check:
-        if fn not in functions or len(functions[fn].args.args) != 1:
+    units: list[Unit] = []
+    if p.bare:
+        units.append(unit("asserts", p.bare, {}))
+    called_checks = {fn for fn, _ in p.checks}
+    for fn, entry in p.checks:
+        if fn not in p.functions or len(p.functions[fn].args.args) != 1:
             raise UnsupportedTests(f"{fn}({entry}) does not call a one-argument test function")
-        param = functions[fn].args.args[0].arg
-        splitter.candidate |= {entry}
-        asserts = [s for s in functions[fn].body if isinstance(s, ast.Assert)]
-        units.append(unit(fn, asserts, {param: ast.Name(id=entry, ctx=ast.Load())}))
-    for name, fn in functions.items():
-        if name.startswith("test") and name not in called:
+        param = p.functions[fn].args.args[0].arg
+        units.append(unit(fn, _asserts_of(p.functions[fn]), {param: ast.Name(entry, ast.Load())}))
+    for name, fn in p.functions.items():
+        if name.startswith("test") and name not in called_checks:
             if fn.args.args:
                 raise UnsupportedTests(f"{_line(fn)}: {name}() takes arguments (fixtures)")
-            units.append(unit(name, [s for s in fn.body if isinstance(s, ast.Assert)], {}))
+            units.append(unit(name, _asserts_of(fn), {}))
     units = [u for u in units if u.asserts]
-    return TestPlan(imports, splitter.calls, units, modules)
-
-
-def evaluate(expr: ast.expr, values: list[Any], modules: dict[str, Any]) -> bool:
-    """One assert's trusted part over the candidate's plain values; any error counts as False."""
-    namespace: dict[str, Any] = {
-        "__builtins__": {n: getattr(builtins, n) for n in _TRUSTED_CALLS | _TRUSTED_NAMES}
-    }
-    namespace.update(modules, math=math)
-    namespace.update({f"_v{i}": v for i, v in enumerate(values)})
-    code = compile(ast.fix_missing_locations(ast.Expression(expr)), "<test>", "eval")
-    try:
-        return bool(eval(code, namespace))  # noqa: S307 - the task's own test over plain data
-    except Exception:  # a wrong type or a candidate error value makes the assert fail
-        return False
+    own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
+    bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
+    return TestPlan(
+        p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
+        originals=sorted(splitter.originals), bindings=bindings,
+    )  # fmt: skip

@@ -10,13 +10,23 @@ candidate never saw. The reward is the fraction of test units passed; `passed` n
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import json
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from stages.verifiers.code_tests import TestPlan, UnsupportedTests, evaluate, plan
+from stages.verifiers.code_tests import (
+    MissingEntryPoint,
+    TestPlan,
+    UnsupportedTests,
+    evaluate,
+    plan,
+    program_names,
+)
+from stages.verifiers.code_trusted import MAX_SIZE
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
@@ -25,7 +35,8 @@ _FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
 _REPORT = "RLVR-VALUES "
 
 # Runs inside the sandbox. Reads its whole job before any candidate code runs; the report goes to
-# a private copy of stdout, the candidate's own prints to stderr.
+# a private copy of stdout, the candidate's own prints to stderr. The job holds the program, the
+# tests' imports and the calls (inputs only): no expected value, no comparison.
 HARNESS = r"""
 import json, os, sys
 def _main():
@@ -33,7 +44,8 @@ def _main():
     sys.stdin = open(os.devnull)
     report_fd = os.dup(1)
     os.dup2(2, 1)
-    _type, _repr, _str, _len = type, repr, str, len
+    _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
+    _callable, _getattr, _isinstance = callable, getattr, isinstance
     def enc(v, depth=0):
         t = _type(v)
         if depth > 50:
@@ -41,29 +53,75 @@ def _main():
         if v is None or t is bool or t is str:
             return v
         if t is int:
-            return {"i": _str(v)}
+            return v if -(1 << 53) < v < (1 << 53) else {"i": _hex(v)}
         if t is float:
             return {"f": _repr(v)}
         if t is complex:
             return {"c": [_repr(v.real), _repr(v.imag)]}
-        if t is bytes:
-            return {"b": v.hex()}
+        if t is bytes or t is bytearray:
+            return {"b" if t is bytes else "ba": v.hex()}
         if t in (list, tuple, set, frozenset):
             tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
             return {tag: [enc(x, depth + 1) for x in v]}
         if t is dict:
             return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
+        if t in views:
+            return {views[t]: [enc(x, depth + 1) for x in v]}
+        kind = (_getattr(t, "__module__", ""), t.__name__)
+        if kind == ("collections", "deque"):
+            return {"l": [enc(x, depth + 1) for x in v]}
+        for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
+            if _isinstance(v, base) and t is not base:
+                return enc(base(v.items()) if base is dict else base(v), depth + 1)
+        if t is range:
+            return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
+        if kind == ("fractions", "Fraction"):
+            return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
+        if kind == ("decimal", "Decimal"):
+            return {"dec": _str(v)}
+        if kind[0] == "numpy":
+            if t.__name__ == "ndarray":
+                return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
+            return enc(v.item(), depth + 1)
+        if _callable(v):  # a program function or class named in the tests (callable(f))
+            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
+        if _hasattr(v, "__next__"):  # a generator or iterator: its first values
+            items = []
+            for x in v:
+                if len(items) == 10000:
+                    return {"it": items, "more": True}
+                items.append(enc(x, depth + 1))
+            return {"it": items, "more": False}
         raise TypeError("unsupported return type " + t.__name__)
+    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
-    ns = {"__name__": "solution"}
+    import builtins, types
+    originals = dict(vars(builtins))  # before the program can rebind any
+    module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
+    sys.modules["solution"] = module
+    ns = module.__dict__
     try:
         exec(compile(job["solution"], "solution.py", "exec"), ns)
-        for line in job["imports"]:
-            exec(line, ns)
     except BaseException as e:
         report({"error": _type(e).__name__ + ": " + _str(e)[:300]})
         return
+    for line in job["imports"]:
+        try:  # a module missing here fails only the calls that use it
+            exec(line, ns)
+        except BaseException:
+            pass
+    for name in job["own"]:  # a builtin name the tests call as the program's: never the builtin
+        if name not in ns:
+            def missing(*args, _name=name, **kwargs):
+                raise NameError("the program does not define " + _name)
+            ns[name] = missing
+    for name in job["originals"]:
+        ns["__rlvr_" + name + "__"] = originals[name]
+    for alias in job["modules"]:
+        ns[alias] = module
+    for name, literal in job["bindings"]:  # inputs the tests read back after the calls
+        exec(name + " = " + literal, ns)
     values = []
     for call in job["calls"]:
         try:
@@ -81,32 +139,117 @@ class CandidateError:
     def __init__(self, message: str) -> None:
         self.message = message
 
+    def __repr__(self) -> str:
+        return f"<error {self.message[:60]}>"
+
+
+class ProgramFunction:
+    """A function or class of the program, named by the tests: callable, never called out here."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self.name} runs only in the sandbox")
+
+    def __repr__(self) -> str:
+        return f"<program function {self.name}>"
+
+
+class _Replay:
+    """The values a candidate's generator yielded; reading past those sent fails the assert."""
+
+    def __init__(self, items: list[Any], more: bool) -> None:
+        self.items, self.more, self.next = items, more, 0
+
+    def __iter__(self) -> _Replay:
+        return self
+
+    def __next__(self) -> Any:
+        if self.next < len(self.items):
+            self.next += 1
+            return self.items[self.next - 1]
+        if self.more:
+            raise ValueError("read past the generator values sent back")
+        raise StopIteration
+
 
 _SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
+_MAX_HEX = 250_000  # hex digits of a returned int (a million bits); more is refused
+_NUMPY_DTYPES = frozenset(
+    [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+)
 
 
 def decode(obj: Any) -> Any:
-    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed)."""
+    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed).
+    Nothing from the sandbox is unpickled or evaluated."""
     if obj is None or isinstance(obj, (bool, str)):
         return obj
-    if not isinstance(obj, dict) or len(obj) != 1:
+    if type(obj) is int:  # JSON's own integers (small ones)
+        return obj
+    if not isinstance(obj, dict) or len(obj) not in (1, 2):
         raise ValueError(f"malformed value {str(obj)[:60]}")
-    (tag, raw), = obj.items()  # fmt: skip
+    tag, raw = next(iter(obj.items()))
+    if tag == "it" and isinstance(raw, list):
+        return _Replay([decode(x) for x in raw], bool(obj.get("more")))
+    if len(obj) != 1:
+        raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
-    if tag == "i":
-        return int(str(raw))
+    if tag == "fn":
+        return ProgramFunction(str(raw)[:100])
+    if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
+        return int(raw, 16)
     if tag == "f":
         return float(str(raw))
     if tag == "c":
         return complex(float(raw[0]), float(raw[1]))
-    if tag == "b":
-        return bytes.fromhex(str(raw))
+    if tag in ("b", "ba"):
+        return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
         return _SEQUENCES[tag](decode(x) for x in raw)
     if tag == "d" and isinstance(raw, list):
         return {decode(k): decode(v) for k, v in raw}
-    raise ValueError(f"malformed value tag {tag!r}")
+    if tag in ("dk", "dv", "di") and isinstance(raw, list):
+        items = [decode(x) for x in raw]
+        if tag == "dk":
+            return dict.fromkeys(items).keys()
+        return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
+    if tag == "r" and isinstance(raw, list) and len(raw) == 3:
+        value = range(*(int(str(x)[:41], 16) for x in raw))
+        if max(len(str(x)) for x in raw) > 40 or len(value) > MAX_SIZE:  # sum() would never end
+            raise ValueError("a returned range past the size limit")
+        return value
+    if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
+        parts = [str(x) for x in raw]
+        if max(len(x) for x in parts) <= _MAX_HEX // 10:  # gcd is quadratic: smaller parts
+            return fractions.Fraction(int(parts[0], 16), int(parts[1], 16))
+    if tag == "dec" and isinstance(raw, str) and len(raw) < 10_000:
+        value = decimal.Decimal(raw)
+        if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
+            return value
+    if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
+        import numpy as np
+
+        dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
+        return np.array(decode(raw[1]), dtype=dtype)
+    raise ValueError(f"malformed value tag {tag!r} (or a value past the size limits)")
 
 
 def extract_code(response: str) -> str:
@@ -134,17 +277,32 @@ class CodeVerifier:
         )
 
     def verify(self, response: str, reference: CodeReference | str) -> Verdict:
+        return _storable(self._verify(response, reference))
+
+    def _verify(self, response: str, reference: CodeReference | str) -> Verdict:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
+        code = extract_code(response)
+        names = program_names(code) if code.strip() else frozenset()
         try:
-            test_plan = plan(tests)
+            test_plan = plan(tests, names or frozenset())
         except UnsupportedTests as e:
             return fail("parse_error", f"unverifiable task: {e}")
-        if not test_plan.units:
+        except MissingEntryPoint as e:
+            test_plan = None
+            missing = str(e)
+        if test_plan is not None and not test_plan.units:
             return fail("parse_error", "unverifiable task: the tests define no checks")
-        code = extract_code(response)
         if not code.strip():
             return fail("parse_error", "no code in the response")
-        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls}
+        if names is None:
+            return fail("runtime_error", "solution raised SyntaxError: the program does not parse")
+        if test_plan is None:
+            return fail("failed", missing)
+        if not test_plan.calls:
+            return fail("parse_error", "unverifiable task: the tests call nothing of the program")
+        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls,
+               "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
+               "bindings": test_plan.bindings}  # fmt: skip
         result = self.sandbox.run(HARNESS, json.dumps(job).encode())
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")
@@ -184,7 +342,7 @@ class CodeVerifier:
                 if errors or not evaluate(expr, values, test_plan.modules):
                     first = _placeholders(expr)[:1]
                     got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
-                                  f"{repr(values[int(n.id[2:])])[:60]})" for n in first)  # fmt: skip
+                                  f"{_short_repr(values[int(n.id[2:])])})" for n in first)  # fmt: skip
                     failed.append(
                         f"{unit.name}: " + (errors[0] if errors else "assert failed" + got)
                     )
@@ -207,3 +365,28 @@ def _placeholders(expr: Any) -> list[Any]:
     import ast
 
     return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and re.fullmatch(r"_v\d+", n.id)]
+
+
+def _short_repr(value: Any) -> str:
+    """At most 60 characters of `value`'s repr; never raises (an int past 4300 digits does)."""
+    try:
+        return repr(value)[:60]
+    except ValueError:
+        return f"<{type(value).__name__} too large to print>"
+
+
+def _clean(value: Any) -> Any:
+    """Text from the sandbox as UTF-8 can store it (lone surrogates escaped), at any depth."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    return value
+
+
+def _storable(verdict: Verdict) -> Verdict:
+    return verdict.model_copy(
+        update={"reason": _clean(verdict.reason), "details": _clean(verdict.details)}
+    )

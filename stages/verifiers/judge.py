@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import openai
 
 from stages.verifiers.config import JudgeConfig
+from stages.verifiers.judge_fence import injection_kinds, neutralise
 from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
 
 SYSTEM_PROMPT = (
@@ -42,9 +43,14 @@ class JudgementParseError(ValueError):
 
 
 def build_messages(response: str, reference: RubricReference) -> list[dict[str, str]]:
-    """The response goes JSON-encoded: no text in it can close its string or add a field."""
+    """The response goes JSON-encoded (no text in it can close its string or add a field), with
+    its chat-template control sequences neutralised (none becomes a turn in the judge's
+    tokenizer), and non-ASCII as text, not \\uXXXX escapes."""
     rubrics = [{"id": i, "text": text} for i, text in enumerate(reference.rubrics, start=1)]
-    user = json.dumps({"instruction": reference.prompt, "response": response, "rubrics": rubrics})
+    user = json.dumps(
+        {"instruction": reference.prompt, "response": neutralise(response), "rubrics": rubrics},
+        ensure_ascii=False,
+    )
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -72,27 +78,39 @@ def check_key_destination(config: JudgeConfig, has_key: bool) -> None:
         )
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise JudgementParseError(f"judgement repeats a key: {sorted(keys)}"[:120])
+    return dict(pairs)
+
+
 def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
-    """Grades in rubric order; raises JudgementParseError unless every rubric has a boolean grade."""
+    """Grades in rubric order. JudgementParseError unless the reply is one JSON object (prose
+    around it allowed, a second object not), no key repeated, each rubric graded once with an
+    integer id and a boolean `passed`: an ambiguous reply is never read one way or the other."""
     if not content:
         raise JudgementParseError("empty judgement")
     text = _FENCE.sub("", content.strip())
-    start, end = text.find("{"), text.rfind("}")
+    start = text.find("{")
+    if start < 0:
+        raise JudgementParseError("judgement has no JSON object")
     try:
-        data = json.loads(text[start : end + 1]) if start >= 0 else None
+        data, end = json.JSONDecoder(object_pairs_hook=_unique_keys).raw_decode(text, start)
     except json.JSONDecodeError as e:
         raise JudgementParseError(f"judgement is not JSON: {e.msg}") from e
+    if any(c in text[end:] for c in "{}[]"):
+        raise JudgementParseError("judgement holds more than one JSON object")
     grades = data.get("grades") if isinstance(data, dict) else None
     if not isinstance(grades, list):
         raise JudgementParseError("judgement has no 'grades' list")
     by_id: dict[int, dict[str, Any]] = {}
     for g in grades:
-        if not isinstance(g, dict) or not isinstance(g.get("passed"), bool):
+        if not isinstance(g, dict) or type(g.get("passed")) is not bool:
             raise JudgementParseError(f"grade without a boolean 'passed': {str(g)[:80]}")
-        try:
-            rubric_id = int(g.get("id"))  # type: ignore[arg-type]
-        except (TypeError, ValueError) as e:
-            raise JudgementParseError(f"grade with a bad id: {str(g)[:80]}") from e
+        rubric_id = g.get("id")
+        if type(rubric_id) is not int:
+            raise JudgementParseError(f"grade with a non-integer id: {str(g)[:80]}")
         if rubric_id in by_id or not 1 <= rubric_id <= n_rubrics:
             raise JudgementParseError(f"duplicate or unknown rubric id {rubric_id}")
         by_id[rubric_id] = {
@@ -104,6 +122,28 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
         missing = sorted(set(range(1, n_rubrics + 1)) - set(by_id))
         raise JudgementParseError(f"no grade for rubrics {missing[:10]}")
     return [by_id[i] for i in range(1, n_rubrics + 1)]
+
+
+_CONTEXT = re.compile(
+    r"context[ _-]?(?:length|window|size|limit)|maximum context|n_ctx|too many tokens|too long"
+    r"|prompt is too|exceeds? (?:the )?(?:available |maximum |model'?s? )?context",
+    re.IGNORECASE,
+)
+
+
+def _overflows_context(error: openai.APIStatusError) -> bool:
+    """HTTP 413, or a 400 saying the prompt is too long: the response's fault, not the judge's.
+    Any other 400 (a setting the endpoint refuses) stays a judge error, so that a misconfigured
+    judge pauses the run instead of scoring every rollout 0."""
+    if error.status_code == 413:
+        return True
+    return error.status_code == 400 and bool(_CONTEXT.search(f"{error.message} {error.body}"))
+
+
+def _judged_pass(grades: list[dict[str, Any]] | None, n: int, config: JudgeConfig) -> bool | None:
+    if grades is None:
+        return None
+    return sum(g["passed"] for g in grades) / n >= config.pass_threshold
 
 
 class RubricJudge:
@@ -128,6 +168,47 @@ class RubricJudge:
             timeout=self.config.timeout_s,
         )
 
+    async def _ask(
+        self, client: openai.AsyncOpenAI, gate: asyncio.Semaphore, kwargs: dict[str, Any], n: int
+    ) -> tuple[list[dict[str, Any]] | None, str, Usage, bool]:
+        """(grades or None, the problem, token usage, whether the response itself is at fault)."""
+        prompt_tokens = completion_tokens = calls = 0
+        problem, response_fault = "no attempt made", False
+        for _ in range(self.config.judge_max_retries + 1):
+            try:
+                async with gate:
+                    completion = await client.chat.completions.create(**kwargs)
+            except openai.APIStatusError as e:
+                response_fault = _overflows_context(e)
+                problem = (
+                    f"the response overflows the judge's context (HTTP {e.status_code})"
+                    if response_fault
+                    else f"judge HTTP {e.status_code} after retries"
+                )
+                break  # the client already retried what is retryable
+            except (openai.APITimeoutError, openai.APIConnectionError) as e:
+                problem = f"judge unreachable after retries: {type(e).__name__}"
+                break
+            except (openai.OpenAIError, ValueError) as e:  # e.g. a body that is not JSON
+                problem = f"judge reply unusable: {type(e).__name__}: {str(e)[:120]}"
+                continue
+            calls += 1
+            if completion.usage is not None:
+                prompt_tokens += completion.usage.prompt_tokens or 0
+                completion_tokens += completion.usage.completion_tokens or 0
+            content = completion.choices[0].message.content if completion.choices else None
+            try:
+                grades = parse_judgement(content, n)
+            except JudgementParseError as e:
+                problem = f"unparseable judgement: {e}"
+                continue
+            usage = Usage(
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=calls
+            )
+            return grades, "", usage, False
+        usage = Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=calls)
+        return None, problem, usage, response_fault
+
     async def _grade(
         self,
         client: openai.AsyncOpenAI,
@@ -146,54 +227,29 @@ class RubricJudge:
             kwargs["temperature"] = self.config.judge_temperature
         if self.config.json_mode:
             kwargs["response_format"] = {"type": "json_object"}
-        prompt_tokens = completion_tokens = calls = 0
-        problem = "no attempt made"
-        for _ in range(self.config.judge_max_retries + 1):
-            try:
-                async with gate:
-                    completion = await client.chat.completions.create(**kwargs)
-            except openai.APIStatusError as e:
-                problem = f"judge HTTP {e.status_code} after retries"
-                break  # the client already retried what is retryable
-            except (openai.APITimeoutError, openai.APIConnectionError) as e:
-                problem = f"judge unreachable after retries: {type(e).__name__}"
-                break
-            except (openai.OpenAIError, ValueError) as e:  # e.g. a body that is not JSON
-                problem = f"judge reply unusable: {type(e).__name__}: {str(e)[:120]}"
-                continue
-            calls += 1
-            if completion.usage is not None:
-                prompt_tokens += completion.usage.prompt_tokens or 0
-                completion_tokens += completion.usage.completion_tokens or 0
-            content = completion.choices[0].message.content if completion.choices else None
-            try:
-                grades = parse_judgement(content, n)
-            except JudgementParseError as e:
-                problem = f"unparseable judgement: {e}"
-                continue
-            passed_count = sum(g["passed"] for g in grades)
-            reward = passed_count / n
-            passed = reward >= self.config.pass_threshold
+        grades, problem, usage, response_fault = await self._ask(client, gate, kwargs, n)
+        details: dict[str, Any] = {"model": self.config.judge_model}
+        injection = injection_kinds(response)
+        if injection:  # whatever the judge said, or failed to say
+            details |= {
+                "injection": injection,
+                "judge_passed": _judged_pass(grades, n, self.config),
+            }
             return Verdict(
-                passed=passed,
-                reward=reward,
-                status="ok" if passed else "failed",
-                reason=f"{passed_count}/{n} rubrics passed",
-                details={"grades": grades, "model": self.config.judge_model},
-                usage=Usage(
-                    prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=calls
-                ),
-            )
+                passed=False, reward=0.0, status="failed", details=details, usage=usage,
+                reason=f"injection attempt ({', '.join(injection)}): scored 0",
+            )  # fmt: skip
+        if grades is None:
+            status = "failed" if response_fault else "judge_error"
+            return Verdict(passed=False, reward=0.0, status=status, reason=problem,
+                           details=details, usage=usage)  # fmt: skip
+        passed_count = sum(g["passed"] for g in grades)
+        passed = passed_count / n >= self.config.pass_threshold
         return Verdict(
-            passed=False,
-            reward=0.0,
-            status="judge_error",
-            reason=problem,
-            details={"model": self.config.judge_model},
-            usage=Usage(
-                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, calls=calls
-            ),
-        )
+            passed=passed, reward=passed_count / n, status="ok" if passed else "failed",
+            reason=f"{passed_count}/{n} rubrics passed", details=details | {"grades": grades},
+            usage=usage,
+        )  # fmt: skip
 
     async def averify_batch(self, items: Sequence[tuple[str, RubricReference]]) -> list[Verdict]:
         gate = asyncio.Semaphore(self.config.max_concurrency)

@@ -62,8 +62,9 @@ def parse_verifier_config(data: Mapping[str, Any]) -> VerifierConfig:
 
 
 class GuardedVerifier:
-    """A verifier whose exceptions become `verifier_error` verdicts: never a pass, never a crash of
-    the caller. Configuration errors (VerifierError, e.g. no sandbox) still raise."""
+    """A verifier whose exceptions become `verifier_error` verdicts: a failed rollout (reward 0,
+    the response's fault: it made the verifier raise), never a pass, never a crash of the caller.
+    Configuration errors (VerifierError, e.g. no sandbox) still raise."""
 
     def __init__(self, inner: Verifier) -> None:
         self.inner = inner

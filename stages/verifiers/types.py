@@ -2,7 +2,10 @@
 the `Verifier` protocol and the package's root exception.
 
 A verdict is data, never an exception: a timeout, a parse failure or a judge outage is a verdict
-with its `status` and `reason`, so one bad rollout cannot kill a training step.
+with its `status` and `reason`, so one bad rollout cannot kill a training step. Whose fault decides
+what it weighs: a response that is too long, unparseable, makes the verifier raise or overflows
+the judge's context scores 0 (the policy must learn not to write it); only an infrastructure fault
+(the judge unreachable, 429/5xx, its reply unusable) carries no signal and is excluded.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ VerdictStatus = Literal[
     "timeout",  # the check ran past its hard time limit
     "parse_error",  # no answer could be extracted or parsed from the response
     "runtime_error",  # the candidate program crashed or was killed by a resource limit
-    "judge_error",  # the LLM judge failed or its judgement was unparseable: exclude from advantages
-    "verifier_error",  # the verifier itself raised (a bug or a hostile input): exclude, never pass
+    "judge_error",  # the judge was unreachable, refused (429/5xx) or unparseable: excluded
+    "verifier_error",  # the verifier raised on this response: a failed rollout, the response's fault
 ]
 
 
@@ -55,8 +58,8 @@ class Verdict(BaseModel):
 
     @property
     def excluded(self) -> bool:
-        """A judge or verifier error carries no signal: leave the rollout out of the advantages."""
-        return self.status in ("judge_error", "verifier_error")
+        """An infrastructure fault carries no signal: leave the rollout out of the advantages."""
+        return self.status == "judge_error"
 
 
 def fail(status: VerdictStatus, reason: str, **details: Any) -> Verdict:

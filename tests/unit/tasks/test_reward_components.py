@@ -53,8 +53,15 @@ def test_without_weights_the_verdicts_are_the_verifiers_own() -> None:
 
 def test_an_excluded_verdict_has_no_reward_to_weigh() -> None:
     task = Task(task_id="t", family="math", prompt="?", answer="1")
-    broken = fail("verifier_error", "raised")
-    assert weigh([broken], [task], ["\\boxed{1}"], WEIGHTS) == [broken]
+    outage = fail("judge_error", "judge unreachable")
+    assert weigh([outage], [task], ["\\boxed{1}"], WEIGHTS) == [outage]
+
+
+def test_a_response_that_made_the_verifier_raise_scores_0_in_every_component() -> None:
+    task = Task(task_id="t", family="math", prompt="?", answer="1")
+    (weighed,) = weigh([fail("verifier_error", "raised")], [task], ["\\boxed{1}"], WEIGHTS)
+    assert weighed.reward == 0.0 and not weighed.excluded
+    assert set(weighed.details[DETAILS_KEY].values()) == {0.0}
 
 
 def test_a_component_the_family_does_not_offer_is_refused_when_the_config_loads() -> None:

@@ -148,3 +148,29 @@ def test_all_equal_rewards_leave_the_weights_alone(fresh_model, prompts, small_g
 def test_grpo_config_documents_every_field():
     for model in (GRPOConfig, SamplingConfig):
         assert all(f.description for f in model.model_fields.values())
+
+
+def test_whose_fault_decides_the_step_figures_a_forfeit_scores_0_and_only_an_outage_is_left_out(
+    fresh_model, prompts, small_grpo
+):
+    from stages.verifiers.types import Verdict, fail
+
+    model, tokenizer = fresh_model
+    config = small_grpo()
+    state = new_trainer_state(model, tokenizer, config)
+    injected = Verdict(passed=False, reward=0.0, status="failed", reason="injection attempt",
+                       details={"injection": ["grade_json"]})  # fmt: skip
+    outage, raised = fail("judge_error", "judge HTTP 503"), fail("verifier_error", "raised")
+    right = Verdict(passed=True, reward=1.0, status="ok", reason="right")
+
+    def score(records, texts):  # one outage (its group is left out); the rest scored
+        return [outage if i == 1 else (raised, right, injected, right)[i % 4]
+                for i in range(len(texts))]  # fmt: skip
+
+    result = rl_step(state, prompts[:8], config, score)
+    n = len(result.rewards_GN) * config.group_size
+    assert result.metrics["judge_error_rate"] == pytest.approx(1 / n)
+    assert result.metrics["verifier_error_rate"] == pytest.approx((n // 4) / n)
+    assert result.metrics["judge_injection_rate"] == pytest.approx((n // 4) / n)
+    flat = [r for row in result.rewards_GN for r in row]
+    assert flat.count(None) == 1 and flat.count(0.0) == 2 * (n // 4)  # the raises, the injections

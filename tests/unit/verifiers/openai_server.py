@@ -36,7 +36,7 @@ def completion(
 
 
 class ScriptedOpenAIServer:
-    """Steps: ("reply", content) | ("status", code) | ("sleep", seconds, content) | ("raw", bytes).
+    """Steps: ("reply", content) | ("status", code[, message]) | ("sleep", seconds, content) | ("raw", bytes).
     When the script runs out, `default` (a callable of the request body) answers."""
 
     def __init__(self, default: Any = None) -> None:
@@ -71,7 +71,8 @@ class ScriptedOpenAIServer:
                     step = ("reply", content)
                 kind = step[0]
                 if kind == "status":
-                    error = {"error": {"message": "scripted", "type": "test", "code": None}}
+                    message = step[2] if len(step) > 2 else "scripted"
+                    error = {"error": {"message": message, "type": "test", "code": None}}
                     self._send(step[1], json.dumps(error).encode(), {"retry-after-ms": "10"})
                 elif kind == "sleep":
                     time.sleep(step[1])

@@ -222,7 +222,7 @@ def test_a_run_config_with_an_unisolated_sandbox_records_it_as_an_event():
     assert "unisolated" in emitted[0].reason and built.config.sandbox == "unisolated"
 
 
-def test_an_exception_inside_a_verifier_is_a_verifier_error_verdict_never_a_pass():
+def test_an_exception_inside_a_verifier_is_a_failed_rollout_never_a_pass_nor_an_exclusion():
     from stages.verifiers.registry import GuardedVerifier
 
     class Broken:
@@ -235,7 +235,8 @@ def test_an_exception_inside_a_verifier_is_a_verifier_error_verdict_never_a_pass
             raise KeyError("forged")
 
     (verdict,) = GuardedVerifier(Broken()).verify_batch([("x", "y")])
-    assert verdict.status == "verifier_error" and not verdict.passed and verdict.excluded
+    assert verdict.status == "verifier_error" and not verdict.passed and verdict.reward == 0.0
+    assert not verdict.excluded and "KeyError" in verdict.reason
 
 
 def test_stage_3_probes_reward_hacks_on_a_sample_of_the_runs_code_tasks_and_none_passes():

@@ -22,9 +22,25 @@ HUMANEVAL = (
 
 
 def test_calls_carry_inputs_only_never_expected_values():
-    p = plan("X = [3, 1, 2]\nassert sorted_copy(X) == [1, 2, 3]\nassert not is_even(7)")
-    assert p.calls == ["sorted_copy([3, 1, 2])", "is_even(7)"]
+    p = plan("X = (3, 1, 2)\nassert sorted_copy(X) == [1, 2, 3]\nassert not is_even(7)")
+    assert p.calls == ["sorted_copy((3, 1, 2))", "is_even(7)"]
     assert all("[1, 2, 3]" not in c for c in p.calls)
+
+
+def test_a_table_of_inputs_and_expected_values_goes_in_as_the_input_alone():
+    p = plan("CASES = [(2, 4), (3, 9)]\nassert square(CASES[0][0]) == CASES[0][1]")
+    assert p.calls == ["square(2)"] and p.bindings == []
+
+
+def test_a_list_passed_to_the_program_is_one_object_that_later_asserts_read_back(verifier):
+    tests = "xs = [3, 1, 2]\nassert sorted_copy(xs) == [1, 2, 3]\nassert xs == [3, 1, 2]"
+    assert plan(tests).bindings == [["xs", "[3, 1, 2]"]]
+    assert verifier.verify("def sorted_copy(xs):\n    return sorted(xs)", tests).passed
+    assert not verifier.verify("def sorted_copy(xs):\n    xs.sort()\n    return xs", tests).passed
+    in_place = "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]"
+    assert verifier.verify("def sort_in_place(xs):\n    xs.sort()", in_place).passed
+    assert not verifier.verify("def sort_in_place(xs):\n    return sorted(xs)", in_place).passed
+    assert not verifier.verify("def sort_in_place(xs):\n    raise ValueError", in_place).passed
 
 
 @pytest.mark.parametrize(
@@ -68,7 +84,9 @@ def test_a_raising_call_fails_every_assert_that_uses_it_even_a_negated_one(verif
         "import pytest\nwith pytest.raises(ValueError):\n    f(-1)",
         "assert all(f(i) == i for i in range(3))",
         "def helper():\n    return 3\nassert f(1) == helper()",
-        "assert 2 ** f(1) == 4",
+        "import os\nassert f(1) == os.getpid()",
+        "assert f(1) == open('x').read()",
+        "assert f(1).__class__ is int",
     ],
 )
 def test_other_shapes_make_the_task_unverifiable_never_a_pass(verifier, tests):

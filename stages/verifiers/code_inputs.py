@@ -1,0 +1,175 @@
+"""What goes into the sandbox besides the program: the calls, with their inputs reduced to values.
+
+`Fold` evaluates every input sub-expression out here and writes it back as a literal
+(`square(CASES[0][0])` goes in as `square(2)`, never the table of inputs and expected values);
+`Originals` points the builtins a call uses at those the harness saved before the program ran;
+`Inline` replaces the tests' `NAME = <literal>` names. `program_names` reads, without running it,
+which names the program binds at module level."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import math
+from typing import Any
+
+from stages.verifiers.code_trusted import (
+    GUARDS,
+    TRUSTED_BUILTINS,
+    UnsupportedTests,
+    check_trusted,
+    guard,
+)
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
+
+
+def _line(node: ast.AST) -> str:
+    return f"line {getattr(node, 'lineno', '?')}"
+
+
+def _constructed(name: str, *args: ast.expr) -> ast.expr:
+    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
+
+
+def _literal_node(value: Any, depth: int = 0) -> ast.expr | None:
+    """An expression of literals (and `set()`, `frozenset(...)`, `float('nan')`, `complex(...)`,
+    `range(...)`) that evaluates to `value`, for plain values only; None otherwise."""
+    if depth > 20:
+        return None
+    kind = type(value)
+    if value is None or kind in (bool, int, str, bytes):
+        return ast.Constant(value)
+    if kind is float:
+        return (
+            ast.Constant(value)
+            if math.isfinite(value)
+            else _constructed("float", ast.Constant(repr(value)))
+        )
+    if kind is complex:
+        parts = [_literal_node(value.real), _literal_node(value.imag)]
+        return _constructed("complex", *parts)  # type: ignore[arg-type]
+    if kind is range:
+        return _constructed(
+            "range", *(ast.Constant(x) for x in (value.start, value.stop, value.step))
+        )
+    if kind in (list, tuple, set, frozenset):
+        items = [_literal_node(x, depth + 1) for x in value]
+        if any(x is None for x in items):
+            return None
+        if kind is list or kind is tuple:
+            return (ast.List if kind is list else ast.Tuple)(items, ast.Load())
+        if kind is set and items:
+            return ast.Set(items)
+        return _constructed(kind.__name__, *([ast.List(items, ast.Load())] if items else []))
+    if kind is dict:
+        keys = [_literal_node(k, depth + 1) for k in value]
+        values = [_literal_node(v, depth + 1) for v in value.values()]
+        return None if None in keys or None in values else ast.Dict(keys, values)
+    return None
+
+
+def trusted_literal(expr: ast.expr, bound: dict[str, Any]) -> ast.expr | None:
+    """`expr` (no candidate value in it) evaluated out here, as a literal; None when it uses what
+    the trusted side does not offer or its value has no literal form."""
+    try:
+        check_trusted(expr, bound)
+        code = compile(ast.Expression(guard(copy.deepcopy(expr))), "<input>", "eval")
+        value = eval(code, {"__builtins__": TRUSTED_BUILTINS, **bound, **GUARDS})  # noqa: S307
+    except Exception:  # noqa: BLE001 - left as written: the sandbox evaluates it
+        return None
+    node = _literal_node(value)
+    if node is None or len(ast.unparse(node)) > 100_000:
+        return None
+    return node
+
+
+ORIGINAL = (
+    "__rlvr_{}__"  # the harness binds these to the builtins as they were before the program ran
+)
+
+
+class Originals(ast.NodeTransformer):
+    """A builtin in a call that goes in (`map(f, xs)`, `sorted(xs, key=f)`) is the real one, not
+    whatever the program rebound `builtins.map` to."""
+
+    def __init__(self, splitter: Any, own: ast.AST | None) -> None:
+        self.splitter = splitter
+        self.own = own  # the name of a builtin-named call that is the program's: left as it is
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if (
+            node is self.own
+            or node.id not in _BUILTIN_NAMES
+            or self.splitter._is_candidate(node.id)
+        ):
+            return node
+        self.splitter.originals.add(node.id)
+        return ast.Name(ORIGINAL.format(node.id), ast.Load())
+
+
+class Fold(ast.NodeTransformer):
+    """Inputs reduced to their values before they go in: `square(CASES[0][0])` sends `square(2)`,
+    never the table of inputs and expected values that `CASES` is."""
+
+    def __init__(self, splitter: Any, root: ast.expr) -> None:
+        self.splitter = splitter
+        self.root = root  # the call itself (a builtin-named one of the program's) stays a call
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if (
+            node is not self.root
+            and isinstance(node, ast.expr)
+            and not self.splitter._mentions_candidate(node)
+        ):
+            try:
+                ast.literal_eval(node)
+                return node  # already a literal
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                pass
+            folded = trusted_literal(node, self.splitter.bound)
+            if folded is not None:
+                return folded
+            node = self.generic_visit(node)
+            if any(isinstance(n, ast.Subscript) for n in ast.walk(node)):  # a table, sent whole
+                raise UnsupportedTests(
+                    f"{_line(node)}: input {ast.unparse(node)[:60]} has no value to send"
+                )
+            return node
+        return self.generic_visit(node)
+
+
+class Inline(ast.NodeTransformer):
+    """Replace names bound by `NAME = <literal>` with the literal (and `candidate` by the entry)."""
+
+    def __init__(self, literals: dict[str, ast.expr]) -> None:
+        self.literals = literals
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        literal = self.literals.get(node.id)
+        return node if literal is None else copy.deepcopy(literal)
+
+
+def program_names(program: str) -> frozenset[str] | None:
+    """Names the program binds at module level, read from its syntax tree without running it
+    (None when it does not parse). Bindings made at run time (`globals()[...]`) are not seen."""
+    try:
+        module = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: set[str] = set()
+    stack: list[ast.AST] = list(module.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue  # their bodies are another scope
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        if not isinstance(node, (ast.Lambda, *_SCOPES[1:5])):
+            stack.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
