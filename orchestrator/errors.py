@@ -15,3 +15,8 @@ class IllegalTransitionError(OrchestratorError):
 
 class LeaseHeldError(OrchestratorError):
     """Another live driver owns the run."""
+
+
+class UsageError(OrchestratorError):
+    """What was typed cannot be acted on (an unknown event type, a step the run never reached):
+    bad input, exit 2, nothing written."""

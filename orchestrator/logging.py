@@ -1,5 +1,10 @@
 """structlog, configured once: a readable console on a TTY, JSON lines otherwise, plus a JSON-lines
-file in the run directory. `run_id`, `stage` and `step` are bound through context variables."""
+file in the run directory. `run_id`, `stage` and `step` are bound through context variables.
+
+On a terminal the lines go through the console the progress bars use (stages/progress.py), so
+rich prints them above a live bar instead of through it; the run id, printed once when a run
+starts, is left off them (the JSON lines keep it), and a line repeated as it stands is collapsed
+into one "repeated N times" note."""
 
 from __future__ import annotations
 
@@ -80,6 +85,59 @@ def _console_safe(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[
     return event_dict
 
 
+def _without_run_id(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """On a terminal the run id is said once, when the run starts: not on every line."""
+    event_dict.pop("run_id", None)
+    return event_dict
+
+
+class _TerminalHandler(logging.Handler):
+    """Console lines through the progress bars' console (above a live bar), repeats collapsed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: str | None = None
+        self._repeats = 0
+
+    @staticmethod
+    def _key(record: logging.LogRecord) -> str:
+        if isinstance(record.msg, dict):
+            return repr(sorted((k, repr(v)) for k, v in record.msg.items() if k != "timestamp"))
+        return f"{record.levelno}:{record.getMessage()}"
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            key = self._key(record)
+            if key == self._last:
+                self._repeats += 1
+                return
+            self._flush_repeats()
+            self._last = key
+            self._print(self.format(record))
+        except Exception:
+            self.handleError(record)
+
+    def _print(self, text: str) -> None:
+        from rich.text import Text
+
+        from stages.progress import shared_console
+
+        shared_console().print(Text.from_ansi(text), soft_wrap=True)
+
+    def _flush_repeats(self) -> None:
+        if self._repeats:
+            times = "once more" if self._repeats == 1 else f"{self._repeats} more times"
+            self._print(f"  (the line above, {times})")
+            self._repeats = 0
+
+    def flush(self) -> None:
+        self._flush_repeats()
+
+    def close(self) -> None:
+        self._flush_repeats()
+        super().close()
+
+
 class _RunFileHandler(logging.FileHandler):
     """The run's `driver.jsonl`. A full disk is a runtime condition the driver reports (the run
     pauses with the reason): a line that cannot be written is dropped, with one notice on stderr,
@@ -108,11 +166,15 @@ def configure(
         structlog.processors.format_exc_info,
         _redact_processor,
     ]
-    console = logging.StreamHandler(sys.stderr)
+    console: logging.Handler = logging.StreamHandler(sys.stderr) if as_json else _TerminalHandler()
     on_console = (
         [structlog.processors.JSONRenderer()]
         if as_json
-        else [_console_safe, structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())]
+        else [
+            _console_safe,
+            _without_run_id,
+            structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
+        ]
     )
     console.setFormatter(
         structlog.stdlib.ProcessorFormatter(

@@ -44,7 +44,9 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         return []
     smoothed = _smoothed(window, cfg.window)
     run = window[_trailing_high(smoothed, cfg.limit) :]
-    evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
+    # Every step the quoted mean is over, and every step of the excursion: the trigger first.
+    cited = {m.seq for m in window[max(0, len(window) - cfg.window) :]} | {m.seq for m in run}
+    evidence = [event.seq, *sorted(cited - {event.seq}, reverse=True)]
     changes = _changes(state, kl, cfg)
     if len(run) >= cfg.rollback_after_steps:
         reason = (

@@ -1,4 +1,8 @@
-"""Progress on long work: a rich bar on a terminal, a log line now and then otherwise."""
+"""Progress on long work: a rich bar on a terminal, a log line now and then otherwise.
+
+The bars and the run's console log lines share one console on stderr (`shared_console`): rich
+prints a log line above a live bar instead of through it (orchestrator/logging.py writes there).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,26 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import structlog
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 log_ = structlog.get_logger("rlvr.progress")
+_console: Console | None = None
+
+
+def shared_console() -> Console:
+    """The process's one stderr console for progress bars and log lines."""
+    global _console
+    if _console is None:
+        _console = Console(stderr=True, emoji=False, highlight=False)
+    return _console
 
 
 class Ticker:
@@ -40,8 +61,11 @@ def progress(label: str, total: int) -> Iterator[Ticker]:
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
         TimeRemainingColumn(),
         TextColumn("{task.fields[extra]}"),
+        console=shared_console(),
         transient=False,
     )
     with bar:

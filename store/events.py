@@ -371,3 +371,18 @@ class ThroughputCalibrated(Event):
     per_rank: list[JSON]
     split: list[int]
     reason: str = ""
+
+
+# --- written from outside the driver (orchestrator/driver/outside_writes.py) -------------------
+
+
+class ModelExported(Event):
+    """`rlvr export-model`: a checkpoint written out as a model folder `mlx_lm.load` opens.
+    `which`: what was asked for ("best", "final" or a step); `layout`: "full" (the weights),
+    "lora" (the base model in `model/` and the adapters in `adapters/`) or "lora-fused"."""
+
+    checkpoint: str
+    step: int
+    which: str
+    out: str
+    layout: Literal["full", "lora", "lora-fused"]

@@ -26,7 +26,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlmodel import Field, SQLModel
 
-from store import batches, lineage
+from store import batches, lineage, requests
 from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
@@ -147,7 +147,8 @@ class EventLog:
             # `run_parents` is new in this version: creating it is the whole migration (runs
             # without a pointer, branches copied by older versions included, read as before).
             SQLModel.metadata.create_all(
-                self.engine, tables=[_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE]
+                self.engine,
+                tables=[_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
             )
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e
@@ -175,12 +176,16 @@ class EventLog:
         events: Sequence[Event],
         expected_seq: int,
         batch_ends: Sequence[int] = (),
+        *,
+        drain_requests: bool = False,
     ) -> list[StoredEvent]:
         """Append `events` after `expected_seq` in one transaction, or raise and write nothing.
         Transient errors are retried; `StoreUnavailable` when the retries run out.
         The append is recorded as one batch (store/batches.py); `batch_ends` (a branch copying its
-        parent's history) splits it at those seqs as well."""
-        if not events:
+        parent's history) splits it at those seqs as well. `drain_requests` (a writer holding the
+        run's lease): the events other processes queued for the run (store/requests.py) follow
+        `events` in the same transaction, which takes them off the queue."""
+        if not events and not drain_requests:
             return []
         if expected_seq == 0:
             check_run_id(run_id)  # a new run: its id will name a directory
@@ -199,7 +204,11 @@ class EventLog:
                     raise ConcurrencyError(
                         f"run {run_id}: expected last seq {expected_seq}, the log is at {last_seq}"
                     )
-                rows = _chained(run_id, last_seq, prev, encoded)
+                queued = requests.take(conn, run_id) if drain_requests else []
+                both = encoded + [(q.type, q.schema_version, q.payload) for q in queued]
+                if not both:
+                    return []
+                rows = _chained(run_id, last_seq, prev, both)
                 tried.append(rows)
                 self._insert(conn, rows)
                 batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
@@ -216,6 +225,8 @@ class EventLog:
             raise ConcurrencyError(f"run {run_id}: a concurrent writer appended first") from e
         except DBAPIError as e:
             raise StoreError(f"append to run {run_id} failed: {e.orig}") from e
+        if not rows:
+            return rows
         if self.key is not None:
             self.key.sign(run_id, rows[-1].seq, rows[-1].hash)
         for observe in self.observers:

@@ -55,7 +55,13 @@ class ReplayRow:
 
     @property
     def same(self) -> bool:
-        return self.would == self.decided
+        # Decided on the same event, the same way: the evidence past the trigger may differ (the
+        # KL policy cites every step of its mean since issue 29; older logs cite fewer).
+        return [_decided_on(d) for d in self.would] == [_decided_on(d) for d in self.decided]
+
+
+def _decided_on(decision: Decision) -> Decision:
+    return decision.model_copy(update={"evidence_seqs": decision.evidence_seqs[:1]})
 
 
 def replay(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from orchestrator.audit.why import LogIndex, entries
+from orchestrator.audit.why_evidence import LogIndex, entries
 from stages.rl.tunables import BY_NAME
 from store.blobs import BlobStore
 from store.log import EventLog, StoredEvent

@@ -3,14 +3,19 @@
 They are views, never the source of truth. A driver feeds each appended batch's metrics to the
 sinks its run asks for (`tensorboard = true`: `<run dir>/tensorboard`; `wandb_project`: a W&B run
 with the orchestrator's run id, named `wandb_name`), and `rlvr sink RUN --to tensorboard DIR`
-(or `--to wandb`) writes a recorded run again. Written live, a sink shows the steps as they ran;
-written back from the log, it shows the history the run kept (spans abandoned by a rewind left out).
-Scalars: `train/<metric>`, `eval/verify_rate`, `eval/capability/<benchmark>`.
+(or `--to wandb`) writes a recorded run again, into `DIR/<run id>`: TensorBoard takes each
+sub-folder of the folder it is pointed at as one run, so runs written into one DIR stay apart.
+Written live, a sink shows the steps as they ran; written back from the log, it shows the history
+the run kept (spans abandoned by a rewind left out).
+Scalars: `train/<metric>`, `eval/verify_rate`, `eval/capability/<benchmark>`, the baseline as
+step 0; each policy decision as text under `decisions` at its step; TensorBoard also gets the run's
+hyper-parameters (its HParams dashboard: the GRPO and model settings, with the run's parent).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +30,9 @@ from store.log import StoredEvent
 from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.sinks")
-METRIC_TYPES = ("MetricsRecorded", "EvalRecorded")
+METRIC_TYPES = ("MetricsRecorded", "EvalRecorded", "BaselineRecorded", "PolicyDecided")
+# The scalars the HParams dashboard lines up against the hyper-parameters.
+HPARAM_METRICS = ("eval/verify_rate", "train/reward_mean", "train/kl")
 
 
 class SinkError(OrchestratorError):
@@ -37,6 +44,7 @@ class StepScalars:
     step: int
     scalars: dict[str, float] = field(default_factory=dict)
     walltime: float | None = None  # when the step was recorded, from the log
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (tag, text): decisions
 
 
 class MetricSink(Protocol):
@@ -47,16 +55,27 @@ class MetricSink(Protocol):
     def close(self) -> None: ...
 
 
-def step_scalars(rows: Iterable[StoredEvent]) -> list[StepScalars]:
-    """One `StepScalars` per metrics or eval event among `rows`, in log order."""
+def _decision_text(p: dict[str, Any]) -> str:
+    return f"**{p['policy']}: {p['action']}** ({p['trigger_metric']}): {p.get('reason', '')}"
+
+
+def step_scalars(rows: Iterable[StoredEvent], step: int = 0) -> list[StepScalars]:
+    """One `StepScalars` per metrics, eval, baseline (step 0) or decision event among `rows`, in
+    log order; a decision is placed at the step of the metrics before it (`step`: the step the
+    rows start after)."""
     out = []
     for stored in rows:
         if stored.type not in METRIC_TYPES:
             continue
         p = orjson.loads(stored.payload)
-        row = StepScalars(
-            p["step"], walltime=datetime.fromisoformat(stored.recorded_at).timestamp()
-        )
+        walltime = datetime.fromisoformat(stored.recorded_at).timestamp()
+        if stored.type == "PolicyDecided":
+            out.append(
+                StepScalars(step, walltime=walltime, texts=[("decisions", _decision_text(p))])
+            )
+            continue
+        step = 0 if stored.type == "BaselineRecorded" else int(p["step"])
+        row = StepScalars(step, walltime=walltime)
         if stored.type == "MetricsRecorded":
             row.scalars = {f"train/{k}": float(v) for k, v in p["metrics"].items() if v is not None}
         else:
@@ -69,13 +88,14 @@ def step_scalars(rows: Iterable[StoredEvent]) -> list[StepScalars]:
 
 
 def metric_rows(rows: Iterable[StoredEvent]) -> list[StepScalars]:
-    """A whole log's scalars, one row per step (training metrics and eval merged), abandoned
-    spans left out; a step trained again after a rollback keeps its latest values."""
+    """A whole log's scalars, one row per step (training metrics, eval and decisions merged),
+    abandoned spans left out; a step trained again after a rollback keeps its latest values."""
     rows = list(rows)
     merged: dict[int, StepScalars] = {}
     for row in step_scalars(Rewinds.of(rows).kept(rows)):
         into = merged.setdefault(row.step, StepScalars(row.step))
         into.scalars.update(row.scalars)
+        into.texts.extend(row.texts)
         into.walltime = row.walltime
     return [merged[step] for step in sorted(merged)]
 
@@ -88,6 +108,26 @@ def write_all(rows: Iterable[StoredEvent], sink: MetricSink) -> int:
     return len(written)
 
 
+def hparams_of(config: Mapping[str, Any], run_id: str, parent: str | None = None) -> dict[str, Any]:
+    """The settings a run's curves are compared by: seed, model, every GRPO and sampling
+    setting (lists as text), and the parent a branch came from."""
+    out: dict[str, Any] = {"run_id": run_id, "seed": config.get("seed", 0)}
+    if parent:
+        out["parent"] = parent
+    model = config.get("model") or {}
+    for key in ("model_name", "lora_rank"):
+        if key in model:
+            out[f"model.{key}"] = model[key]
+    grpo = dict(config.get("grpo") or {})
+    sampling = grpo.pop("sampling", None) or {}
+    for prefix, section in (("grpo", grpo), ("grpo.sampling", sampling)):
+        for key, value in section.items():
+            if value is None or isinstance(value, dict):
+                continue
+            out[f"{prefix}.{key}"] = json.dumps(value) if isinstance(value, list) else value
+    return out
+
+
 def _import(module: str, extra: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -98,18 +138,31 @@ def _import(module: str, extra: str) -> Any:
 
 
 class TensorBoardSink:
-    """TensorBoard event files under `logdir` (written with tensorboardX)."""
+    """TensorBoard event files under `logdir` (written with tensorboardX): one run's folder."""
 
     name = "tensorboard"
 
-    def __init__(self, logdir: Path) -> None:
+    def __init__(self, logdir: Path, hparams: Mapping[str, Any] | None = None) -> None:
         tensorboardx = _import("tensorboardX", "tensorboard")
         self.logdir = Path(logdir)
         self.writer = tensorboardx.SummaryWriter(logdir=str(self.logdir), flush_secs=5)
+        if hparams:
+            self._write_hparams(hparams)
+
+    def _write_hparams(self, hparams: Mapping[str, Any]) -> None:
+        # Into this run's own event file: tensorboardX's `add_hparams` would open a sub-folder,
+        # which TensorBoard lists as a second run.
+        from tensorboardX.summary import hparams as hparams_summaries
+
+        values = {k: v for k, v in hparams.items() if isinstance(v, bool | int | float | str)}
+        for summary in hparams_summaries(values, dict.fromkeys(HPARAM_METRICS, 0.0)):
+            self.writer.file_writer.add_summary(summary)
 
     def log(self, row: StepScalars) -> None:
         for tag, value in row.scalars.items():
             self.writer.add_scalar(tag, value, global_step=row.step, walltime=row.walltime)
+        for tag, text in row.texts:
+            self.writer.add_text(tag, text, global_step=row.step, walltime=row.walltime)
 
     def close(self) -> None:
         self.writer.close()
@@ -142,8 +195,8 @@ class WandbSink:
         self.last_step = -1
 
     def log(self, row: StepScalars) -> None:
-        if row.step < self.last_step:
-            return
+        if row.step < self.last_step or not row.scalars:
+            return  # W&B charts numbers: decisions (text) stay in the log and TensorBoard
         self.run.log(dict(row.scalars), step=row.step)
         self.last_step = row.step
 
@@ -163,7 +216,7 @@ def open_sinks(config: Mapping[str, Any], run_dir: Path, run_id: str) -> list[Me
     """The sinks a run's (JSON) config asks for."""
     sinks: list[MetricSink] = []
     if config.get("tensorboard"):
-        sinks.append(TensorBoardSink(run_dir / "tensorboard"))
+        sinks.append(TensorBoardSink(run_dir / "tensorboard", hparams_of(config, run_id)))
     if config.get("wandb_project"):
         sinks.append(
             WandbSink(config["wandb_project"], run_id, config.get("wandb_name"), config, run_dir)
@@ -177,11 +230,13 @@ class SinkFeed:
 
     def __init__(self, sinks: Sequence[MetricSink]) -> None:
         self.sinks = list(sinks)
+        self.step = 0  # the last step fed: a decision in a later batch is placed there
 
     def __call__(self, rows: Sequence[StoredEvent]) -> None:
-        scalars = step_scalars(rows)
+        scalars = step_scalars(rows, self.step)
         if not scalars:
             return
+        self.step = scalars[-1].step
         for sink in list(self.sinks):
             try:
                 for row in scalars:
@@ -212,14 +267,16 @@ def backfill(
     directory: Path | None,
     project: str | None = None,
     name: str | None = None,
+    parent: str | None = None,
 ) -> int:
-    """`rlvr sink`: write a recorded run into a new sink; how many steps were written."""
+    """`rlvr sink`: write a recorded run into a new sink; how many steps were written. TensorBoard:
+    into `directory/<run id>`, so several runs written to one directory are several runs."""
     if to == "tensorboard":
         if directory is None:
             raise SinkError(
                 "--to tensorboard needs a directory: rlvr sink RUN --to tensorboard DIR"
             )
-        sink: MetricSink = TensorBoardSink(directory)
+        sink: MetricSink = TensorBoardSink(directory / run_id, hparams_of(config, run_id, parent))
     elif to == "wandb":
         project = project or config.get("wandb_project")
         if not project:

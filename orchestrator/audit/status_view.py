@@ -1,7 +1,9 @@
 """What `rlvr status RUN` shows about one run, as a plain dict (for `--json`) and a rich table.
 
-Everything comes from the folded `RunState` and the store's `RunSummary`; health reads the lease
-against the clock, which is passed in so the function stays testable.
+Everything comes from the folded `RunState` and the store's `RunSummary`, except whether a driver
+holds the run now: that is the lease row its heartbeat renews (store/leases.py), read against the
+clock; both are passed in so the functions stay testable. (The log's `LeaseAcquired` says when a
+lease was taken and until when it first ran, not whether it is still renewed.)
 """
 
 from __future__ import annotations
@@ -12,33 +14,58 @@ from typing import Any
 from rich.table import Table
 
 from orchestrator.terminal import plain
+from store.leases import LeaseRow
 from store.log import RunSummary
 from store.projections import RunState
 
 
-def health(state: RunState, now: datetime | None = None) -> str:
-    """failed / paused / done, else whether a live driver holds the lease."""
+def _expired(lease: LeaseRow, now: datetime) -> bool:
+    expires = datetime.fromisoformat(lease.expires_at)
+    if expires.tzinfo is None:
+        expires = expires.replace(tzinfo=UTC)
+    return expires < now
+
+
+def health(state: RunState, lease: LeaseRow | None, now: datetime | None = None) -> str:
+    """failed / paused / done, else whether a live driver holds the run's lease now."""
     if state.state == "failed":
         return f"failed: {state.failure_reason or 'see rlvr events'}"
     if state.state == "paused":
         return "paused"
     if state.finished:
         return "done"
-    if state.lease_expires_at is None:
-        return "ok" if state.state == "created" else "no lease recorded"
-    now = now or datetime.now(UTC)
-    expires = datetime.fromisoformat(state.lease_expires_at)
-    if expires.tzinfo is None:
-        expires = expires.replace(tzinfo=UTC)
-    if expires < now:
-        return f"lease expired at {state.lease_expires_at} (driver {state.lease_owner} gone?)"
-    return f"ok (lease held by {state.lease_owner})"
+    if lease is None:
+        if state.state == "created" and state.lease_owner is None:
+            return "ok"
+        return f"no driver holds it (crashed?): rlvr resume {state.run_id}"
+    if _expired(lease, now or datetime.now(UTC)):
+        return f"lease expired at {lease.expires_at} (driver {lease.owner} gone?)"
+    return f"ok (lease held by {lease.owner})"
+
+
+def short_health(health_text: str) -> str:
+    """The first word of `health` (what a table of many runs has room for)."""
+    for word in ("ok", "paused", "done", "failed", "lease expired", "no driver"):
+        if health_text.startswith(word):
+            return {"lease expired": "expired", "no driver": "no driver"}.get(word, word)
+    return health_text
+
+
+def live_holder(lease: LeaseRow | None, now: datetime | None = None) -> str | None:
+    """Who holds the lease now (None when no one does, or it expired)."""
+    if lease is None or _expired(lease, now or datetime.now(UTC)):
+        return None
+    return lease.owner
 
 
 def run_detail(
-    state: RunState, summary: RunSummary | None, now: datetime | None = None
+    state: RunState,
+    summary: RunSummary | None,
+    lease: LeaseRow | None = None,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
-    """One run in detail: JSON-native, so `--json` prints it as is."""
+    """One run in detail: JSON-native, so `--json` prints it as is. `lease`: the run's row in the
+    lease table now (None: no driver holds it)."""
     good = state.last_good_checkpoint
     latest = state.latest_checkpoint
     return {
@@ -46,9 +73,9 @@ def run_detail(
         "state": state.state,
         "paused_from": state.paused_from,
         "step": state.step,
-        "health": health(state, now),
-        "lease_holder": state.lease_owner,
-        "lease_expires_at": state.lease_expires_at,
+        "health": health(state, lease, now),
+        "lease_holder": live_holder(lease, now),
+        "lease_expires_at": lease.expires_at if lease is not None else None,
         "parent": {"run_id": state.parent[0], "seq": state.parent[1]} if state.parent else None,
         "events": summary.n_events if summary else state.last_seq,
         "last_event": summary.last_type if summary else None,
@@ -104,4 +131,8 @@ def detail_table(detail: dict[str, Any]) -> Table:
     )
     if detail["failure_reason"]:
         table.add_row("failure", plain(detail["failure_reason"]))
+    if detail.get("queued_requests"):
+        table.add_row("queued", f"{detail['queued_requests']} record(s) for its driver to append")
+    if detail.get("hidden"):
+        table.add_row("hidden", "yes (rlvr runs unhide to list it again)")
     return table

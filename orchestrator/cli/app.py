@@ -1,5 +1,11 @@
 """`rlvr`: the command line. Errors become one clear line and a non-zero exit (`--debug` for the
-traceback); nothing is appended to a run's log when a command is refused."""
+traceback); nothing is appended to a run's log when a command is refused.
+
+Exit codes (EXIT_CODES; the README's table is held equal to it by a test): 0 the command did what
+it was asked (a run completed); 3 a run paused (a policy, a budget, SIGTERM): `rlvr resume` continues
+it; 130 a run paused by Ctrl-C; 1 a run failed, or the command could not do its work; 2 bad input
+(a config error, an unknown run id, an unknown event type), nothing written.
+"""
 
 from __future__ import annotations
 
@@ -12,17 +18,40 @@ import typer
 
 from orchestrator.cli.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.cli.check_command import check
-from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
+from orchestrator.cli.config_command import config_app
+from orchestrator.cli.export_command import export_model
+from orchestrator.cli.options import (
+    DEFAULT_STORE,
+    RunArgument,
+    StoreOption,
+    err,
+    find_run,
+    open_store,
+    out,
+)
 from orchestrator.cli.read_commands import COMMANDS
-from orchestrator.errors import ConfigError, OrchestratorError
+from orchestrator.cli.status_command import runs_app, status
+from orchestrator.errors import ConfigError, OrchestratorError, UsageError
 from orchestrator.terminal import plain
 from stages.errors import StageError
-from store.errors import StoreError
+from store.errors import StoreError, UnknownRunError
 from store.run_ids import InvalidRunIdError
 
 if TYPE_CHECKING:
+    from orchestrator.driver.signals import StopRequest
     from stages.types import Stage
     from store.log import EventLog
+    from store.projections import RunState
+
+EXIT_PAUSED = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
+EXIT_CODES = {
+    0: "completed (or the command did what it was asked)",
+    3: "paused by a policy, a budget or SIGTERM: `rlvr resume RUN` continues it",
+    130: "paused by Ctrl-C: `rlvr resume RUN` continues it",
+    1: "failed (a gate, a policy budget, a stage error), or the command could not do its work",
+    2: "bad input: a config error, an unknown run id or event type; nothing was written",
+}
 
 # Start-up stays light (`rlvr --help` and `rlvr check` under a second): what a command needs
 # beyond typer (the stages and mlx, the store and SQLAlchemy, pydantic configs, apscheduler) is
@@ -63,12 +92,33 @@ def _note(message: str) -> None:
     err.print(f"note: {message}", markup=False, highlight=False)
 
 
-def _finish(run_id: str, state, log: EventLog) -> None:
-    from orchestrator.audit.summary import print_summary, run_summary
+def _stage_line(line: str) -> None:
+    """`stage 3/7: verification (1:42 elapsed)`, through the console the progress bars use."""
+    from stages.progress import shared_console
 
-    print_summary(run_summary(state, store_url=log.url), out)
+    shared_console().print(line, markup=False, highlight=False)
+
+
+def _finish(
+    run_id: str,
+    state: RunState,
+    log: EventLog,
+    stop: StopRequest | None = None,
+    *,
+    launched: bool = False,
+) -> None:
+    """Print the run's summary and exit with its code (module docstring). `launched`: rank 0
+    under `mlx.launch`, which reads any non-zero exit as a crash and tears the job down: a pause
+    exits 0 there (the summary says it paused and how to continue)."""
+    from orchestrator.audit.summary import pause_reason, print_summary, run_summary
+
+    summary = run_summary(state, store_url=log.url, pause_reason=pause_reason(log, state))
+    print_summary(summary, out)
     if state.state == "failed":
         raise typer.Exit(code=1)
+    if state.state == "paused" and not launched:
+        interrupted = stop is not None and stop.signal == "SIGINT"
+        raise typer.Exit(code=EXIT_INTERRUPTED if interrupted else EXIT_PAUSED)
 
 
 @app.command()
@@ -82,10 +132,11 @@ def run(
     from orchestrator.driver import distributed
     from orchestrator.driver.commands import start_run
     from orchestrator.driver.lifecycle import drive
+    from orchestrator.driver.signals import StopRequest
     from store.log import EventLog
 
     overrides = auto_overrides(config, overrides or [])  # grpo.sampling.batch_size = "auto"
-    if distributed.run_launched(config, overrides, store, _stages(), _finish):
+    if distributed.run_launched(config, overrides, store, _stages(), _launched_finish):
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
     check_data(cfg)  # a bad task file: an error line, not a run that fails after starting
@@ -96,16 +147,33 @@ def run(
         f"run [bold]{run_id}[/] started; "
         + plain(f"log in {log.url}, run directory {Path(cfg.log_path) / run_id}")
     )
-    _finish(run_id, drive(log, run_id, cfg, stages), log)
+    stop = StopRequest()
+    _finish(run_id, drive(log, run_id, cfg, stages, stop=stop, on_stage=_stage_line), log, stop)
+
+
+def _launched_finish(run_id: str, state: RunState, log: EventLog) -> None:
+    _finish(run_id, state, log, launched=True)
+
+
+AtStep = Annotated[
+    int | None,
+    typer.Option("--at-step", help="The same, after this training step (instead of a SEQ)."),
+]
 
 
 @app.command()
 def resume(
-    run_id: Annotated[str, typer.Argument(help="The run to continue.")],
+    run_id: RunArgument,
     from_seq: Annotated[
         int | None,
         typer.Option(
             "--from", help="Rewind in place: continue from this seq (nothing is deleted)."
+        ),
+    ] = None,
+    from_step: Annotated[
+        int | None,
+        typer.Option(
+            "--at-step", help="Rewind in place to the end of this training step (not a SEQ)."
         ),
     ] = None,
     overrides: Annotated[
@@ -120,38 +188,68 @@ def resume(
     """Continue a run from its last committed step (refused while another driver owns it)."""
     from orchestrator.driver import distributed
     from orchestrator.driver.lifecycle import resume as resume_run
+    from orchestrator.driver.signals import StopRequest
 
-    if distributed.resume_launched(
-        run_id, from_seq, _stages(), lambda: open_store(store), _finish, overrides or []
-    ):
+    def target() -> tuple[EventLog, str, int | None]:
+        log = open_store(store)
+        found = find_run(log, run_id)
+        return log, found, _seq_of(log, found, from_seq, from_step, "--from", "--at-step")
+
+    if distributed.resume_launched(target, _stages(), _launched_finish, overrides or []):
         return
-    log = open_store(store)
+    log, run_id, from_seq = target()
     factory = distributed.driver_for(log, run_id)
+    stop = StopRequest()
     state = resume_run(
         log, run_id, _stages(), from_seq=from_seq, overrides=overrides or [],
-        driver_factory=factory, say=_note,
+        driver_factory=factory, say=_note, stop=stop, on_stage=_stage_line,
     )  # fmt: skip
-    _finish(run_id, state, log)
+    _finish(run_id, state, log, stop)
+
+
+def _seq_of(
+    log: EventLog, run_id: str, seq: int | None, step: int | None, seq_flag: str, step_flag: str
+) -> int | None:
+    """The cut a person asked for, by seq or by step (never both)."""
+    if seq is not None and step is not None:
+        raise UsageError(f"pass {seq_flag} SEQ or {step_flag} N, not both")
+    if step is None:
+        return seq
+    from orchestrator.driver.cuts import seq_after_step
+
+    seq = seq_after_step(log, run_id, step)
+    _note(f"{step_flag} {step}: cutting run {run_id} at seq {seq}, the end of step {step}")
+    return seq
 
 
 @app.command()
 def branch(
-    run_id: Annotated[str, typer.Argument(help="The parent run.")],
-    at: Annotated[int, typer.Option("--at", help="Branch after this seq of the parent.")],
+    run_id: RunArgument,
     overrides: Annotated[
         list[str] | None, typer.Argument(help="key=value overrides for the branch.")
     ] = None,
+    at: Annotated[
+        int | None, typer.Option("--at", help="Branch after this seq of the parent.")
+    ] = None,
+    at_step: AtStep = None,
     store: StoreOption = None,
 ) -> None:
-    """Start a new run whose history is the parent's up to SEQ, with overrides; the parent is untouched."""
+    """Start a new run whose history is the parent's up to SEQ or step N, with overrides."""
     from orchestrator.driver.lifecycle import branch as branch_run
     from orchestrator.driver.lifecycle import resume as resume_run
+    from orchestrator.driver.signals import StopRequest
 
     log = open_store(store)
+    run_id = find_run(log, run_id)
+    if at is None and at_step is None:
+        raise UsageError("say where to branch: --at SEQ or --at-step N")
+    at = _seq_of(log, run_id, at, at_step, "--at", "--at-step")
+    assert at is not None
     stages = _stages()
     child, at = branch_run(log, run_id, at, overrides or [], say=_note)
     err.print(f"branched [bold]{child}[/] from {run_id} at seq {at}")
-    _finish(child, resume_run(log, child, stages), log)
+    stop = StopRequest()
+    _finish(child, resume_run(log, child, stages, stop=stop, on_stage=_stage_line), log, stop)
 
 
 @app.command()
@@ -179,14 +277,26 @@ def supervise(
     local = log.backend.local_file()
     log_dir = local.parent / "supervisor" if local is not None else Path("supervisor-logs")
     if once:
-        for action in scan(log, cfg, subprocess_launcher(target, log_dir)):
+        actions = scan(log, cfg, subprocess_launcher(target, log_dir))
+        for action in actions:
             out.print(plain(f"{action.run_id}: {action.action} ({action.detail})"))
+        counts = {kind: sum(a.action == kind for a in actions) for kind in
+                  ("restart", "wait", "give_up", "broken")}  # fmt: skip
+        done = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n)
+        out.print(
+            plain(f"supervisor: checked {len(log.runs())} runs in {log.url}: ")
+            + (done or "nothing to restart")
+        )
         return
     supervise_forever(log, target, cfg, log_dir)
 
 
 app.command("check")(check)
 app.command("calibrate")(calibrate_command)
+app.command("status")(status)
+app.command("export-model")(export_model)
+app.add_typer(runs_app, name="runs")
+app.add_typer(config_app, name="config")
 for command in COMMANDS:
     app.command()(command)
 
@@ -201,12 +311,14 @@ def main() -> None:
         sys.exit(code if isinstance(code, int) else 0)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except (ConfigError, InvalidRunIdError) as e:  # bad input: nothing was written
-        _fail(e, 2)
+    except (ConfigError, UsageError, InvalidRunIdError, UnknownRunError) as e:
+        _fail(e, 2)  # bad input: nothing was written
     except (OrchestratorError, StoreError, StageError) as e:
         _fail(e, 1)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        _quiet_on_closed_pipe()
     except Exception as e:  # click's usage errors and the like
         kinds = {kind.__name__ for kind in type(e).__mro__}
         # By name: typer >= 0.2x raises its vendored copy (`typer._click`), older ones click's.
@@ -223,3 +335,11 @@ def _fail(error: Exception, code: int) -> None:
         raise error
     err.print(f"[red]error:[/] {plain(error)}", highlight=False)
     sys.exit(code)
+
+
+def _quiet_on_closed_pipe() -> None:
+    """`rlvr status | head`: the reader went away; that is not an error. Point stdout at
+    /dev/null so the interpreter's last flush cannot complain either."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)

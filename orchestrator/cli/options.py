@@ -1,20 +1,36 @@
-"""What every command shares: the `--store` option and the rule for opening a store to read,
-and the consoles (results on stdout, errors and progress on stderr)."""
+"""What every command shares: the `--store` option and the rule for opening a store to read, how a
+run is named on the command line (`latest`, an id, or the start of one), and the consoles
+(results on stdout, errors and progress on stderr)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from orchestrator.errors import OrchestratorError
+from orchestrator.errors import OrchestratorError, UsageError
 
 if TYPE_CHECKING:
     from store.log import EventLog
+    from store.projections import RunState
+
+
+class _Output(Console):
+    """Results on stdout. `rlvr status | head`: the reader going away is not an error (rich's
+    own handling exits 1): stdout goes to /dev/null and the command ends with 0."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(0)
+
 
 # emoji=False: a `:name:` in text from the log stays as written.
-out = Console(soft_wrap=True, emoji=False)
+out = _Output(soft_wrap=True, emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)  # an error is one line, however narrow
 
 StoreOption = Annotated[
@@ -24,6 +40,11 @@ StoreOption = Annotated[
     ),
 ]
 DEFAULT_STORE = "runs/events.db"
+RunArgument = Annotated[
+    str, typer.Argument(help="A run id, the start of one, or `latest`.", metavar="RUN")
+]
+# Tables are laid out for this many columns at least (a pipe or a narrow terminal included).
+TABLE_WIDTH = 100
 
 
 def open_store(store: str | None) -> EventLog:
@@ -34,5 +55,49 @@ def open_store(store: str | None) -> EventLog:
     target = store or DEFAULT_STORE
     path = backend_for(target).local_file()
     if path is not None and not path.is_file():
-        raise OrchestratorError(f"no event store at {target} (pass --store or set RLVR_STORE)")
+        raise UsageError(f"no event store at {target} (pass --store or set RLVR_STORE)")
     return EventLog(target)
+
+
+def find_run(log: EventLog, given: str) -> str:
+    """The run `given` names: `latest` (the most recently started run that is not hidden), a run
+    id, or the start of exactly one run id. `UnknownRunError` (bad input) otherwise."""
+    from store.errors import UnknownRunError
+    from store.labels import RunLabels
+    from store.run_lookup import latest, starting_with
+
+    if given == "latest":
+        found = latest(log, RunLabels(log).hidden())
+        if found is None:
+            raise UnknownRunError(f"`latest`: no runs in {log.url}")
+        return found
+    if log.last_seq(given):
+        return given
+    matches = starting_with(log, given)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+        raise UnknownRunError(f"{given!r} is the start of several runs ({shown}): type more of it")
+    log.require(given)  # the error names the latest runs
+    return given
+
+
+def open_run(store: str | None, given: str) -> tuple[EventLog, str]:
+    """The store a read command looks at, and the run `given` names there."""
+    log = open_store(store)
+    return log, find_run(log, given)
+
+
+def readable_state(log: EventLog, run_id: str) -> RunState:
+    """The run's folded state; a run whose log does not fold is named in one clear error."""
+    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
+    from store.errors import UnknownRunError
+    from store.verification import ChainBroken
+
+    try:
+        return load_state(log, run_id)
+    except (UnknownRunError, ChainBroken):
+        raise  # these name the run already
+    except BROKEN_RUN_ERRORS as e:
+        raise OrchestratorError(f"run {run_id} cannot be read: {e}") from e

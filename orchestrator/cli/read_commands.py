@@ -1,8 +1,9 @@
-"""The commands that read a run's log and write nothing to it: status, events, verify, why,
-report, replay, sink."""
+"""The commands that read a run's log and write nothing to it: events, verify, why, report,
+replay, sink (status: status_command.py)."""
 
 from __future__ import annotations
 
+import copy
 import heapq
 import json
 import sys
@@ -12,20 +13,27 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from orchestrator.cli.options import DEFAULT_STORE, StoreOption, err, open_store, out
-from orchestrator.errors import OrchestratorError
+from orchestrator.cli.options import (
+    DEFAULT_STORE,
+    RunArgument,
+    StoreOption,
+    err,
+    open_run,
+    out,
+    readable_state,
+)
+from orchestrator.errors import OrchestratorError, UsageError
 from orchestrator.terminal import plain, visible
 
 if TYPE_CHECKING:
-    from store.log import EventLog, RunSummary
-    from store.projections import RunState
+    from collections.abc import Sequence
 
 # Each command imports what reads the log (the store and SQLAlchemy, the projections, pydantic
 # events) when it runs: `rlvr --help` and `rlvr check` never need them.
 
 
 def replay(
-    run_id: Annotated[str, typer.Argument(help="The run to replay.")],
+    run_id: RunArgument,
     config: Annotated[Path | None, typer.Option("--config", help="Other settings (TOML).")] = None,
     overrides: Annotated[list[str] | None, typer.Argument(help="key=value overrides.")] = None,
     store: StoreOption = None,
@@ -33,30 +41,38 @@ def replay(
     """Show what (other) policy settings would decide on an existing log, beside what was decided."""
     from orchestrator.audit.replay import replay_command
 
-    replay_command(run_id, config, overrides or [], open_store(store), out)
+    log, run_id = open_run(store, run_id)
+    replay_command(run_id, config, overrides or [], log, out)
 
 
 def why(
-    run_id: Annotated[str, typer.Argument(help="The run to explain.")],
+    run_id: RunArgument,
     gate: Annotated[str | None, typer.Option("--gate", help="Explain this gate.")] = None,
     seq: Annotated[int | None, typer.Option("--seq", help="Explain the event at this seq.")] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="Every metric of every evidence step, not only the window the rule read."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
     store: StoreOption = None,
 ) -> None:
-    """Explain a gate, a policy decision or a rollback from the log: evidence and what followed."""
+    """Explain a gate, a policy decision or a rollback: evidence, setting, causes, consequences."""
     from orchestrator.audit.why import WHY_TYPES, explain, print_explanation
 
-    log = open_store(store)
-    log.require(run_id)
-    explanation = explain(log.read(run_id, types=WHY_TYPES), gate=gate, seq=seq)
+    log, run_id = open_run(store, run_id)
+    explanation = explain(
+        log.read(run_id, types=WHY_TYPES), gate=gate, seq=seq, last_seq=log.last_seq(run_id)
+    )
     if as_json:
         typer.echo(json.dumps(explanation.to_json()))
         return
-    print_explanation(explanation, Console(emoji=False))
+    print_explanation(explanation, Console(emoji=False), full=full)
 
 
 def report(
-    run_id: Annotated[str, typer.Argument(help="The run to report on.")],
+    run_id: RunArgument,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Output directory (default: the run directory's report/)."),
@@ -67,8 +83,8 @@ def report(
     from orchestrator.audit.report import REPORT_TYPES, build_report, sample_rows
     from store.blobs import BlobStore
 
-    log = open_store(store)
-    state = _readable_state(log, run_id)
+    log, run_id = open_run(store, run_id)
+    state = readable_state(log, run_id)
     log_root = Path(state.config.get("log_path", "runs"))
     out = out if out is not None else log_root / run_id / "report"
     # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
@@ -77,94 +93,6 @@ def report(
     )
     report_path = build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))
     typer.echo(visible(report_path))
-
-
-def status(
-    run_id: Annotated[str | None, typer.Argument(help="A run id; all runs when left out.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
-    store: StoreOption = None,
-) -> None:
-    """Every run (state, step, last metrics, lease holder / health, parent), or one run in detail."""
-    from rich.table import Table
-
-    from orchestrator.audit.status_view import detail_table, health, run_detail
-    from orchestrator.audit.summary import print_summary, run_summary
-    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
-
-    log = open_store(store)
-    if run_id is not None:
-        summary = log.summary(run_id)
-        state = _readable_state(log, run_id)
-        detail = {**run_detail(state, summary), **run_summary(state, store_url=log.url)}
-        if as_json:
-            print(json.dumps(detail))
-            return
-        out.print(detail_table(run_detail(state, summary)))  # the summary has its own "gates"
-        print_summary(run_summary(state, store_url=log.url), out)
-        return
-    rows = []
-    for summary in log.runs():
-        try:
-            state = load_state(log, summary.run_id)
-        except BROKEN_RUN_ERRORS as e:
-            rows.append(_broken_row(summary, e))
-            continue
-        rows.append(
-            {
-                "run_id": summary.run_id,
-                "state": state.state,
-                "step": state.step,
-                "last_metrics": {
-                    k: state.last_metrics.get(k)
-                    for k in ("reward_mean", "kl", "verify_rate")
-                    if k in state.last_metrics
-                },
-                "last_event": summary.last_type,
-                "last_event_at": summary.last_recorded_at,
-                "lease_holder": state.lease_owner,
-                "health": health(state),
-                "parent": f"{state.parent[0]}@{state.parent[1]}" if state.parent else None,
-            }
-        )
-    if as_json:
-        print(json.dumps(rows))
-        return
-    table = Table("run", "state", "step", "last metrics", "last event", "at", "health", "parent")
-    for row in rows:
-        metrics = " ".join(f"{k}={v:.3g}" for k, v in row["last_metrics"].items() if v is not None)
-        table.add_row(
-            plain(row["run_id"]), plain(row["state"]),
-            str(row["step"] if row["step"] is not None else "-"), plain(metrics or "-"),
-            plain(row["last_event"]), plain(row["last_event_at"][:19]), plain(row["health"]),
-            plain(row["parent"] or "-"),
-        )  # fmt: skip
-    out.print(table)
-    for row in rows:
-        if row["state"] == "unreadable":
-            err.print(f"run {plain(row['run_id'])} cannot be read: {plain(row['error'])}")
-
-
-def _readable_state(log: EventLog, run_id: str) -> RunState:
-    """The run's folded state; a run whose log does not fold is named in one clear error."""
-    from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
-    from store.errors import UnknownRunError
-    from store.verification import ChainBroken
-
-    try:
-        return load_state(log, run_id)
-    except (UnknownRunError, ChainBroken):
-        raise  # these name the run already
-    except BROKEN_RUN_ERRORS as e:
-        raise OrchestratorError(f"run {run_id} cannot be read: {e}") from e
-
-
-def _broken_row(summary: RunSummary, error: Exception) -> dict:
-    """A run whose log does not fold: listed by name, with what is wrong, beside the others."""
-    return {
-        "run_id": summary.run_id, "state": "unreadable", "step": None, "last_metrics": {},
-        "last_event": summary.last_type, "last_event_at": summary.last_recorded_at,
-        "lease_holder": None, "health": "broken", "parent": None, "error": str(error),
-    }  # fmt: skip
 
 
 def events(
@@ -190,15 +118,15 @@ def events(
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"
         err.print(plain(f"imported {n} events from {argument}; hash chain verified {keyed}"))
         return
-    log = open_store(store)
     if target == "export":
         if argument is None:
             raise OrchestratorError("usage: rlvr events export RUN > run.jsonl")
-        log.require(argument)
-        sys.stdout.writelines(export_lines(log, argument))
+        log, run_id = open_run(store, argument)
+        sys.stdout.writelines(export_lines(log, run_id))
         return
-    log.require(target)
-    for stored in log.read(target, types=type_ or None):
+    types = _known_types(type_ or [])
+    log, run_id = open_run(store, target)
+    for stored in log.read(run_id, types=types or None):
         if as_json:
             sys.stdout.buffer.write(stored.export_line())
         else:
@@ -210,8 +138,26 @@ def events(
             )
 
 
+def _known_types(given: Sequence[str]) -> list[str]:
+    """`--type` values checked against the event types this version knows: a typo is an error
+    with the closest names, not an empty listing."""
+    import difflib
+
+    from store.events import EVENT_TYPES
+
+    for name in given:
+        if name not in EVENT_TYPES:
+            close = difflib.get_close_matches(name, list(EVENT_TYPES), n=3, cutoff=0.5)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise UsageError(
+                f"--type {name!r}: no such event type{hint}; known types: "
+                + ", ".join(sorted(EVENT_TYPES))
+            )
+    return list(given)
+
+
 def sink(
-    run_id: Annotated[str, typer.Argument(help="The run whose metrics to write.")],
+    run_id: RunArgument,
     to: Annotated[str, typer.Option("--to", help="tensorboard or wandb.")],
     directory: Annotated[
         Path | None,
@@ -225,27 +171,32 @@ def sink(
     ] = None,
     store: StoreOption = None,
 ) -> None:
-    """Write a recorded run's metrics to TensorBoard event files or a W&B run (the history the run
-    kept: spans abandoned by a rewind left out)."""
+    """Write a recorded run's metrics to TensorBoard (one folder per run) or a W&B run.
+
+    \f
+    The history the run kept: spans abandoned by a rewind are left out."""
     from orchestrator.audit.sinks import METRIC_TYPES, backfill
+    from orchestrator.config import apply_overrides
     from orchestrator.driver.commands import load_state
 
-    log = open_store(store)
+    log, run_id = open_run(store, run_id)
     state = load_state(log, run_id)
+    # The settings it trained with: the recorded config with a branch's overrides.
+    config = apply_overrides(copy.deepcopy(state.config), list(state.config_overrides))
+    parent = f"{state.parent[0]}@{state.parent[1]}" if state.parent else None
     # The metric rows and the rewinds that abandon some of them: all a sink writes.
     rows = log.read(run_id, types=[*METRIC_TYPES, "RunRewound"])
-    steps = backfill(rows, state.config, run_id, to, directory, project, name)
+    steps = backfill(rows, config, run_id, to, directory, project, name, parent)
+    where = directory / run_id if to == "tensorboard" and directory else directory
     err.print(
         plain(f"run {run_id}: {steps} steps written to {to}")
-        + (plain(f" in {directory}") if directory else "")
+        + (plain(f" in {where}") if where else "")
     )
 
 
-def verify(
-    run_id: Annotated[str, typer.Argument(help="The run to check.")], store: StoreOption = None
-) -> None:
+def verify(run_id: RunArgument, store: StoreOption = None) -> None:
     """Walk a run's hash chain; name the first bad seq."""
-    log = open_store(store)
+    log, run_id = open_run(store, run_id)
     report = log.verify(run_id)
     if report.ok:
         parent = log.parent(run_id)
@@ -258,4 +209,4 @@ def verify(
     raise typer.Exit(code=1)
 
 
-COMMANDS = (status, events, verify, why, report, replay, sink)
+COMMANDS = (events, verify, why, report, replay, sink)

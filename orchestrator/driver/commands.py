@@ -71,10 +71,15 @@ def transition(
     reason: str = "",
     before: Sequence[Event] = (),
     after: Sequence[Event] = (),
+    drain_requests: bool = False,
 ) -> list[StoredEvent]:
     """Validate `trigger` against the folded state, then append `before + [StateChanged] + after`
-    in one transaction. Raises `IllegalTransitionError` (nothing appended) when it may not fire."""
+    in one transaction. Raises `IllegalTransitionError` (nothing appended) when it may not fire.
+    `drain_requests`: the caller holds the run's lease (see `EventLog.append`)."""
     state = state if state is not None else load_state(log, run_id)
     move = validate(state.state, trigger, gate_passed=gate_passed, target=target)
     changed = StateChanged(trigger=move.trigger, source=move.source, dest=move.dest, reason=reason)
-    return log.append(run_id, [*before, changed, *after], expected_seq=state.last_seq)
+    return log.append(
+        run_id, [*before, changed, *after], expected_seq=state.last_seq,
+        drain_requests=drain_requests,
+    )  # fmt: skip

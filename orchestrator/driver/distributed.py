@@ -312,17 +312,18 @@ def run_launched(
 
 
 def resume_launched(
-    run_id: str, from_seq: int | None, stages: Mapping[str, Stage],
-    open_store: Callable[[], EventLog], finish: Callable[[str, RunState, EventLog], None],
-    overrides: Sequence[str] = (),
+    target: Callable[[], tuple[EventLog, str, int | None]], stages: Mapping[str, Stage],
+    finish: Callable[[str, RunState, EventLog], None], overrides: Sequence[str] = (),
 ) -> bool:  # fmt: skip
-    """`rlvr resume` on every rank of an mlx.launch job; False when not launched with several ranks."""
+    """`rlvr resume` on every rank of an mlx.launch job; False when not launched with several ranks.
+    `target`: the store, the run and the seq to rewind to (None: none), as rank 0 reads them (the
+    other ranks never open the event log)."""
     world = launched_world()
     if world is None:
         return False
     if not world.leader:
         _exit_follower(Follower(world, stages).follow())
-    log = open_store()
+    log, run_id, from_seq = target()
     world.configure(config_of(load_state(log, run_id)).distributed)
     factory = partial(LeaderDriver, world=world)
     state = resume_run(

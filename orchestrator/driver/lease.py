@@ -75,6 +75,7 @@ class LeaseKeeper:
                 )
             ],
             expected_seq=self.log.last_seq(self.run_id),
+            drain_requests=True,  # what was queued while no driver held the run
         )
         self._scheduler = BackgroundScheduler(daemon=True)
         self._scheduler.add_job(

@@ -36,6 +36,7 @@ from stages.types import Stage
 from store.batches import CutError
 from store.blobs import BlobStore
 from store.events import (
+    CheckpointsPruned,
     HyperparametersChanged,
     RunBranched,
     RunResumed,
@@ -72,9 +73,11 @@ def drive(
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
     state: RunState | None = None,
+    on_stage: Callable[[str], None] = lambda line: None,
 ) -> RunState:
     """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
-    (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch)."""
+    (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch;
+    `on_stage`: told as each stage starts, see `Driver`)."""
     stop = stop or StopRequest()
     log_root = Path(config.log_path)
     run_dir = log_root / run_id
@@ -121,6 +124,7 @@ def drive(
             stop_reason=lambda: stop.reason or "the lease was lost to another driver",
             release_lease=lease.release,
             state=state,
+            on_stage=on_stage,
         )
         return driver.run()
 
@@ -173,6 +177,7 @@ def resume(
     stop: StopRequest | None = None,
     driver_factory: Callable[..., Driver] = Driver,
     say: Callable[[str], None] = log_.warning,
+    on_stage: Callable[[str], None] = lambda line: None,
 ) -> RunState:
     if from_seq is not None:
         last = log.require(run_id)
@@ -205,6 +210,7 @@ def resume(
         stop=stop,
         driver_factory=driver_factory,
         state=state,
+        on_stage=on_stage,
     )
 
 
@@ -256,10 +262,64 @@ def branch(
                 changes=changes, reason=f"branch overrides: {' '.join(overrides)}"
             )
         )
+    gone = pruned_after_cut(log, parent_id, at_seq, state)
+    if gone is not None:
+        marks.append(gone)
+        say(gone.reason or gone.optimizer_reason)
     # The child reads the parent's rows where they are (and their batch boundaries, so it can be
     # cut there too); every read of the child checks them, so a tampered parent is not laundered.
     log.branch(parent_id, child, at_seq, then=marks)
     return child, at_seq
+
+
+def pruned_after_cut(
+    log: EventLog, parent_id: str, at_seq: int, state: RunState
+) -> CheckpointsPruned | None:
+    """What the parent pruned after the cut, of the checkpoints the branch's prefix names, whose
+    blobs are gone by now (retention ran after the cut, and the GC before the branch existed to
+    keep them): the branch records it in its first batch, so its own fold, and with it its
+    rollback targets and its resume, know (a rollback restores such weights with a fresh AdamW
+    state; a resume falls back to a checkpoint that has its state). From the branch's creation
+    on the GC keeps everything its prefix names."""
+    from stages.rl.checkpoints import optimizer_missing
+
+    known = {c.digest: c for c in state.checkpoints}
+    if not known:
+        return None
+    blobs = BlobStore(Path(config_of(state).log_path) / "blobs")
+    pruned: dict[str, dict] = {}
+    dropped: dict[str, dict] = {}
+    for row in log.read(parent_id, types=["CheckpointsPruned"], from_seq=at_seq + 1):
+        event = row.event
+        for entry in event.pruned:
+            ref = known.get(entry["checkpoint"])
+            if ref is not None and not blobs.exists(ref.digest):
+                pruned[ref.digest] = {"step": ref.step, "checkpoint": ref.digest, "seq": ref.seq}
+        for entry in event.optimizer_dropped:
+            ref = known.get(entry["checkpoint"])
+            if ref is not None and ref.optimizer and optimizer_missing(blobs, ref.digest):
+                dropped[ref.digest] = {"step": ref.step, "checkpoint": ref.digest, "seq": ref.seq}
+    if not pruned and not dropped:
+        return None
+    cut = f"after seq {at_seq}, where this branch was cut"
+
+    def steps(entries: dict[str, dict]) -> str:
+        return ", ".join(str(e["step"]) for e in entries.values())
+
+    return CheckpointsPruned(
+        step=state.step,
+        pruned=list(pruned.values()),
+        reason=f"run {parent_id} pruned the checkpoint(s) of step {steps(pruned)} {cut}; their "
+        "blobs are gone"
+        if pruned
+        else "",
+        optimizer_dropped=list(dropped.values()),
+        optimizer_reason=f"run {parent_id} dropped the optimizer state of the checkpoint(s) of "
+        f"step {steps(dropped)} {cut}: a rollback to one restores its weights with a fresh AdamW "
+        "state, a resume falls back to a checkpoint that has its state"
+        if dropped
+        else "",
+    )
 
 
 def _validate_overrides(state: RunState, overrides: Sequence[str]) -> None:

@@ -56,8 +56,12 @@ class Driver:
         stop_reason: Callable[[], str] = lambda: "stop requested",
         release_lease: Callable[[], None] = lambda: None,
         state: RunState | None = None,
+        on_stage: Callable[[str], None] = lambda line: None,
     ) -> None:
-        """`state`: the run's folded state when the caller has it (resume folds once)."""
+        """`state`: the run's folded state when the caller has it (resume folds once).
+        `on_stage`: told "stage k/7: NAME (elapsed)" as each stage starts (the CLI prints it)."""
+        self.on_stage = on_stage
+        self.started = time.monotonic()
         self.should_stop = should_stop
         self.release_lease = release_lease
         self.stop_reason = stop_reason
@@ -83,7 +87,11 @@ class Driver:
         """Append one batch with the policies' decisions on it (and their consequences) in one
         transaction; then stop the stage if a decision paused or failed the run."""
         batch, decisions = with_decisions(self.state, events, self.config.policies, consequences)
-        stored = self.log.append(self.run_id, batch, expected_seq=self.state.last_seq)
+        # Events other processes queued for this run follow in the same transaction
+        # (orchestrator/driver/outside_writes.py): a driver's batch is the one way into its chain.
+        stored = self.log.append(
+            self.run_id, batch, expected_seq=self.state.last_seq, drain_requests=True
+        )
         self._folded(stored)
         if any(row.type == "CheckpointSaved" for row in stored):
             # After the checkpoint's batch and the decisions on it (a rollback keeps its target).
@@ -130,7 +138,9 @@ class Driver:
     # --- the loop ----------------------------------------------------------------------------
 
     def _transition(self, trigger: str, **kwargs: Any) -> None:
-        stored = transition(self.log, self.run_id, trigger, state=self.state, **kwargs)
+        stored = transition(
+            self.log, self.run_id, trigger, state=self.state, drain_requests=True, **kwargs
+        )
         self._folded(stored)
 
     def _folded(self, stored: list[StoredEvent]) -> None:
@@ -195,7 +205,8 @@ class Driver:
         except (StoreError, OSError) as e:
             log_.warning("blob GC failed; the next pruning retries", error=str(e))
             return
-        log_.info("pruned checkpoints deleted", blobs=count, bytes=freed)
+        if count:
+            log_.info("pruned checkpoints deleted", blobs=count, bytes=freed)
 
     def _pause(self, reason: str) -> None:
         log_.warning("run paused", reason=reason)
@@ -226,7 +237,10 @@ class Driver:
         if stage is None:
             raise OrchestratorError(f"no stage is registered for {name!r}")
         bind(stage=name)
-        log_.info("stage started", stage=name)
+        number, elapsed = STAGES.index(name) + 1, time.monotonic() - self.started
+        log_.info("stage started", stage=name, number=number, elapsed_s=round(elapsed, 1))
+        minutes, seconds = divmod(int(elapsed), 60)
+        self.on_stage(f"stage {number}/{len(STAGES)}: {name} ({minutes}:{seconds:02d} elapsed)")
         self.emit([StageStarted(stage=name)])
         try:
             stage.run(self.context())

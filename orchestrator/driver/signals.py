@@ -19,9 +19,11 @@ class StopRequest:
     def __init__(self) -> None:
         self.event = threading.Event()
         self.reason = ""
+        self.signal: str | None = None  # the first signal that asked, by name (SIGINT: Ctrl-C)
 
-    def request(self, reason: str) -> None:
-        self.reason = self.reason or reason
+    def request(self, reason: str, signal_name: str | None = None) -> None:
+        if not self.event.is_set():
+            self.reason, self.signal = reason, signal_name
         self.event.set()
 
     def __call__(self) -> bool:
@@ -39,7 +41,7 @@ def graceful_signals(stop: StopRequest) -> Iterator[StopRequest]:
             release_held_leases(f"second {name}")
             os._exit(128 + signum)
         log_.warning("stop requested: finishing the current step", signal=name)
-        stop.request(f"{name} received")
+        stop.request(f"{name} received", name)
 
     if threading.current_thread() is not threading.main_thread():
         yield stop  # signals can only be handled on the main thread (tests drive from others)

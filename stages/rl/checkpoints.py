@@ -82,6 +82,12 @@ def restore(
     else:
         from stages.training.errors import TrainingError
 
+        if not fresh_optimizer and optimizer_missing(ctx.blobs, digest):
+            # Its weights are whole but its optimizer state is gone (pruned by the run this one
+            # was branched from, after the cut): the weights with a fresh AdamW state, as for a
+            # checkpoint retention thinned; the same on a resume's catch-up, the blob being gone.
+            log_.warning(OPTIMIZER_GONE, checkpoint=digest)
+            fresh_optimizer = True
         try:
             restored, _, _ = restore_checkpoint(
                 ctx.blobs, digest, base_model_path(ctx), optimizer=not fresh_optimizer
@@ -121,9 +127,16 @@ def restore_newest_intact(session: RLSession) -> tuple[TrainerState, CheckpointR
     assert latest is not None
     older = [c for c in reversed(state.checkpoints) if c.seq < latest.seq]
     skipped: list[dict[str, Any]] = []
+    kept = {c.digest for c in state.checkpoints}
     for ref in [latest, *older]:
+        if ref.digest not in kept:  # pruned whole (for a branch: by its parent, after the cut)
+            skipped.append({"step": ref.step, "checkpoint": ref.digest, "error": PRUNED})
+            continue
         if not ref.optimizer:
             skipped.append({"step": ref.step, "checkpoint": ref.digest, "error": OPTIMIZER_PRUNED})
+            continue
+        if optimizer_missing(ctx.blobs, ref.digest):
+            skipped.append({"step": ref.step, "checkpoint": ref.digest, "error": OPTIMIZER_GONE})
             continue
         try:
             trainer = restore(session, ref.digest, keep=None)
@@ -154,18 +167,40 @@ OPTIMIZER_PRUNED = (
     "its optimizer state was pruned (checkpoints.keep_optimizer_last): the logged steps after it "
     "cannot be replayed from it exactly"
 )
+OPTIMIZER_GONE = (
+    "its weights are intact but its optimizer state is gone from the blob store (pruned by the "
+    "run this one was branched from, after the cut)"
+)
+PRUNED = "it was pruned (for a branch: by the run it was cut from, after the cut)"
+_PRUNING = (OPTIMIZER_PRUNED, OPTIMIZER_GONE, PRUNED)  # skipped by design, not by damage
+
+
+def optimizer_missing(blobs: Any, digest: str) -> bool:
+    """The checkpoint's files are all there but its optimizer state (existence only: no blob is
+    read, whatever its size)."""
+    from stages.training.checkpoint import OPTIMIZER_FILE
+
+    try:
+        manifest = blobs.manifest(digest)
+    except StoreError:
+        return False
+    optimizer = manifest.get(OPTIMIZER_FILE)
+    others = [d for rel, d in manifest.items() if rel != OPTIMIZER_FILE]
+    return optimizer is not None and not blobs.exists(optimizer) and all(map(blobs.exists, others))
 
 
 def _fell_back(session: RLSession, step: int, digest: str, skipped: list[dict[str, Any]]) -> None:
     steps = ", ".join(str(s["step"]) for s in skipped)
     what = f"the checkpoint of step {step}" if step else "the base model"
-    unreadable = [s for s in skipped if s["error"] != OPTIMIZER_PRUNED]
+    unreadable = [s for s in skipped if s["error"] not in _PRUNING]
     if unreadable and len(unreadable) < len(skipped):
         why = "unreadable (corrupt or missing blobs) or without their optimizer state"
     elif unreadable:
         why = "unreadable (corrupt or missing blobs)"
     else:
-        why = "without their optimizer state (checkpoints.keep_optimizer_last)"
+        why = "pruned, or without their optimizer state: " + "; ".join(
+            dict.fromkeys(s["error"] for s in skipped)
+        )
     reason = f"checkpoint(s) of step {steps} {why}: resumed from {what}"
     log_.warning("resume fell back", reason=reason)
     session.ctx.emit(

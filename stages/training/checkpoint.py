@@ -34,6 +34,7 @@ from store.blobs import BlobStore
 from store.errors import StoreError
 
 FORMAT_VERSION = 1
+OPTIMIZER_FILE = "optimizer.safetensors"  # the AdamW state: retention may drop it
 
 
 def save_model_to_blobs(model: Any, base_path: Path | str, blobs: BlobStore) -> str:

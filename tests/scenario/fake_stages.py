@@ -30,6 +30,7 @@ class FakeStages:
     capability_after: float = 0.97
     raise_in: str | None = None
     on_step: Callable[[int], None] | None = None  # e.g. request a stop, or kill the process
+    metrics_at: Callable[[int], dict] | None = None  # more metrics for a step (a judge failing)
     ran: list[str] = field(default_factory=list)
 
     def registry(self) -> dict:
@@ -76,7 +77,9 @@ class _Stage:
             for step in range(max(base, ctx.state().step) + 1, base + 11):
                 if ctx.should_stop():
                     raise StageInterrupted
-                ctx.emit([MetricsRecorded(step=step, metrics={"kl": n.kl, "reward_mean": 0.6})])
+                extra = n.metrics_at(step) if n.metrics_at is not None else {}
+                metrics = {"kl": n.kl, "reward_mean": 0.6, **extra}
+                ctx.emit([MetricsRecorded(step=step, metrics=metrics)])
                 if n.on_step is not None:
                     n.on_step(step)
             gain = 0.2 if self.name == "rlvr_optimization" else 0.3

@@ -64,7 +64,10 @@ def test_branch_then_status_why_and_verify_of_the_child(
     assert why.code == 0, why.err[-3000:]
     gate_seqs = [int(s) for s in re.findall(r"^seq (\d+) gate kl", why.out, re.M)]
     assert gate_seqs and gate_seqs[0] > at, why.out  # the child's own gate, past the branch
-    assert re.search(r"evidence\n.*seq \d+ MetricsRecorded", why.out), why.out
+    # The window the gate read: each step's KL and their mean, against the threshold.
+    assert re.search(r"evidence\n.*kl at steps \d+\.\.\d+: [\d., ]+ -> mean 0\.05", why.out), (
+        why.out
+    )
 
     replayed = rlvr(capsys, "replay", child, "--store", store)
     assert replayed.code == 0, replayed.err[-3000:]

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.slow.runs import QUICKSTART, events, only_run, rlvr, state
+from tests.slow.runs import events, rlvr, state
 
 pytestmark = pytest.mark.slow
 
@@ -18,14 +17,10 @@ MIN_GAIN = 0.15
 
 
 @pytest.fixture(scope="module")
-def quickstart(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, float, str]:
-    workdir = tmp_path_factory.mktemp("quickstart")
-    started = time.monotonic()
-    result = rlvr("run", str(QUICKSTART), cwd=workdir, timeout=1500)
-    seconds = time.monotonic() - started
-    assert result.returncode == 0, result.stderr[-4000:]
-    store = workdir / "runs" / "events.db"
-    return store, only_run(store), seconds, result.stdout
+def quickstart(readme_quickstart) -> tuple[Path, str, float, str]:
+    """The README's quick start command, as typed in a fresh folder (tests/slow/conftest.py)."""
+    run = readme_quickstart
+    return run.store, run.run_id, run.seconds, run.stdout
 
 
 def test_the_quickstart_completes_with_a_held_out_gain_and_retention(quickstart) -> None:

@@ -52,7 +52,7 @@ def test_an_unknown_override_is_refused_before_anything_is_written(tmp_path: Pat
 
 def test_reading_a_missing_store_is_an_error_not_a_new_store(tmp_path: Path) -> None:
     result = _rlvr(tmp_path, "status")
-    assert result.returncode == 1 and "no event store at runs/events.db" in result.stderr
+    assert result.returncode == 2 and "no event store at runs/events.db" in result.stderr
     assert not (tmp_path / "runs").exists()
 
 

@@ -108,7 +108,13 @@ def test_metric_rows_merge_each_steps_training_metrics_and_evals(
     chaos_events: list[StoredEvent],
 ) -> None:
     rows = metric_rows(chaos_events)
-    assert [r.step for r in rows] == list(range(1, 41))
+    assert [r.step for r in rows] == list(range(0, 41))  # the baseline is step 0
+    assert rows[0].scalars == {
+        "eval/verify_rate": 0.5,
+        "eval/capability/arith": 0.8,
+        "eval/capability/reverse": 1.0,
+    }
+    rows = rows[1:]
     step_20 = rows[19].scalars
     assert step_20["train/kl"] == pytest.approx(0.04)
     assert step_20["eval/capability/reverse"] == pytest.approx(0.9)
@@ -124,8 +130,8 @@ def test_rlvr_sink_backfills_tensorboard_with_the_history_the_run_kept(tmp_path:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "3 steps written to tensorboard" in result.stderr
-    scalars = _tensorboard_scalars(out)
+    assert f"3 steps written to tensorboard in {out / run_id}" in result.stderr
+    scalars = _tensorboard_scalars(out / run_id)
     # Steps 3 (first try), 4 and step 4's eval were abandoned by the rewind; a null is not a value.
     assert scalars["train/kl"] == pytest.approx({1: 0.1, 2: 0.2, 3: 0.9})
     assert "eval/verify_rate" not in scalars and "train/nan" not in scalars
@@ -227,3 +233,44 @@ def test_a_failing_sink_is_dropped_and_the_run_goes_on(tmp_path: Path) -> None:
     log.append(run_id, [MetricsRecorded(step=4, metrics={"kl": 0.1})], 8)
     assert feed.sinks == [] and Broken.closed
     assert log.last_seq(run_id) == 9
+
+
+def test_two_runs_sunk_into_one_folder_are_two_runs_with_hparams_baseline_and_decisions(
+    tmp_path: Path,
+) -> None:
+    """What TensorBoard itself reads (its multiplexer over the folder it is pointed at): one
+    run per run, each with its hyper-parameters, its baseline at step 0 and its decisions."""
+    from tensorboard.backend.event_processing.event_multiplexer import EventMultiplexer
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    from tests.unit.audit.chaos_log import chaos_run
+
+    log, chaos_id = chaos_run(tmp_path)
+    store = log.url.removeprefix("sqlite:///")
+    config = RunConfig(log_path=str(tmp_path), run_name="plain")
+    other, _ = start_run(log, config)
+    drive(log, other, config, FakeStages().registry())
+    out = tmp_path / "tb"
+    for run_id in (chaos_id, other):
+        done = subprocess.run(
+            [*RLVR, "sink", run_id, "--to", "tensorboard", str(out), "--store", store],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    reader = EventMultiplexer().AddRunsFromDirectory(str(out))
+    reader.Reload()
+    assert sorted(reader.Runs()) == sorted([chaos_id, other])
+    starts = reader.PluginRunToTagToContent("hparams")
+    assert sorted(starts) == sorted([chaos_id, other])
+    for run_id, tags in starts.items():
+        data = plugin_data_pb2.HParamsPluginData.FromString(tags["_hparams_/session_start_info"])
+        hparams = data.session_start_info.hparams
+        assert hparams["run_id"].string_value == run_id
+        assert hparams["grpo.learning_rate"].number_value > 0
+        assert hparams["grpo.sampling.temperature"].number_value == 1.0
+    baseline = {e.step: e.value for e in reader.Scalars(chaos_id, "eval/verify_rate")}
+    assert baseline[0] == pytest.approx(0.5)  # the baseline, as step 0
+    texts = reader.Tensors(chaos_id, "decisions/text_summary")
+    decided = {e.step: e.tensor_proto.string_val[0].decode() for e in texts}
+    assert sorted(decided) == [4, 20, 35]
+    assert "kl_control: halve_lr" in decided[4] and "rollback: rollback" in decided[20]

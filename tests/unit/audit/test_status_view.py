@@ -11,6 +11,7 @@ from orchestrator.audit.status_view import detail_table, run_detail
 from orchestrator.config import RunConfig
 from orchestrator.driver.commands import load_state, transition
 from store.events import LeaseAcquired, RunStarted
+from store.leases import LeaseRow
 from store.log import EventLog
 
 
@@ -33,7 +34,7 @@ def test_a_finished_runs_detail_carries_its_numbers(chaos: tuple[EventLog, str])
     assert "completed" in text and "rollback:rollback 1" in text
 
 
-def test_a_branched_run_names_its_parent_and_an_expired_lease_reads_unhealthy(
+def test_health_reads_the_lease_row_the_heartbeat_renews_not_the_logged_acquisition(
     tmp_path: Path,
 ) -> None:
     log = EventLog(tmp_path / "events.db")
@@ -43,13 +44,20 @@ def test_a_branched_run_names_its_parent_and_an_expired_lease_reads_unhealthy(
     )  # fmt: skip
     log.append("child", [started], 0)
     transition(log, "child", "start")
-    expires = datetime(2026, 1, 1, 12, tzinfo=UTC)
-    log.append("child", [LeaseAcquired(owner="host-a:123", expires_at=expires.isoformat())], 2)
+    acquired = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    log.append("child", [LeaseAcquired(owner="host-a:123", expires_at=acquired.isoformat())], 2)
     state = load_state(log, "child")
-    live = run_detail(state, None, now=expires - timedelta(seconds=5))
-    assert (
-        live["health"] == "ok (lease held by host-a:123)" and live["lease_holder"] == "host-a:123"
-    )
-    dead = run_detail(state, None, now=expires + timedelta(seconds=5))
-    assert dead["health"].startswith("lease expired at 2026-01-01T12:00:00")
+    # An hour later the logged expiry is long past, but the heartbeat keeps the row ahead of now.
+    now = acquired + timedelta(hours=1)
+    renewed = LeaseRow(
+        run_id="child", owner="host-a:123", expires_at=(now + timedelta(seconds=20)).isoformat(),
+        renewed_at=(now - timedelta(seconds=10)).isoformat(),
+    )  # fmt: skip
+    live = run_detail(state, None, renewed, now=now)
+    assert live["health"] == "ok (lease held by host-a:123)"
+    assert live["lease_holder"] == "host-a:123"
+    dead = run_detail(state, None, renewed, now=now + timedelta(seconds=30))
+    assert dead["health"].startswith("lease expired at ") and dead["lease_holder"] is None
     assert dead["parent"] == {"run_id": "parent-run", "seq": 42}
+    gone = run_detail(state, None, None, now=now)
+    assert gone["health"] == "no driver holds it (crashed?): rlvr resume child"

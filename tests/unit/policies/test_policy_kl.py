@@ -44,6 +44,15 @@ def test_one_spike_is_averaged_away_but_a_sustained_rise_is_not(run) -> None:
     assert "mean of the last 5 steps" in decision.reason
 
 
+def test_a_kl_decision_cites_every_step_of_the_mean_it_quotes(run) -> None:
+    default = PolicyConfig()  # the mean of the last 5 steps
+    seqs = [run.metrics(step, kl=value).seq
+            for step, value in enumerate([0.04, 0.05, 0.04, 0.05, 0.3, 0.12], start=1)]  # fmt: skip
+    (decision,) = kl.decide(run.state, run.stored[-1], default)
+    assert decision.evidence_seqs[0] == seqs[-1]  # the trigger first
+    assert sorted(decision.evidence_seqs) == seqs[1:]  # steps 2..6: the five the mean is over
+
+
 def test_only_the_configured_knob_moves(run) -> None:
     run.metrics(1, kl=0.3)
     config = PolicyConfig.model_validate({"kl": {"adjust": ["kl_penalty_coef"]}})
