@@ -329,7 +329,7 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
 def check_data(config: RunConfig) -> None:
     """Parse the task file in full before anything is written: a bad row is a ConfigError naming
     the file, line and field, never a run that starts and then fails."""
-    from stages.common import load_task_file  # the task families: only when a run starts
+    from stages.services import load_task_file  # the task families: only when a run starts
 
     try:
         load_task_file(config.data)

@@ -9,8 +9,14 @@ from store.projections import RunState
 
 
 def consequences(state: RunState, decision: Decision) -> list[Event]:
+    """The events that carry out `decision`. Every change of a setting in force (store/settings.py)
+    is a `HyperparametersChanged`, whichever decision made it: the log's fold is their one home."""
     if decision.action == "adjust_hyperparameters":
         return [HyperparametersChanged(changes=dict(decision.parameters), reason=decision.reason)]
+    if decision.action == "retry_smaller_microbatch":
+        micro_batches = int(decision.parameters["micro_batches"])
+        return [HyperparametersChanged(changes={"micro_batches": micro_batches},
+                                       reason=decision.reason)]  # fmt: skip
     if decision.action == "rollback":
         p = decision.parameters
         target = str(p["checkpoint"])

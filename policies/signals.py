@@ -12,11 +12,14 @@ from collections.abc import Callable, Sequence
 
 from policies.types import Decision
 from store.projections import CheckpointRef, MetricsRef, RunState
+from store.settings import BY_NAME as SETTINGS
 
 
 def hyperparameter(state: RunState, name: str) -> float | None:
-    """The current value: the log's hyper-parameters first, else the latest step's metric of the
-    same name (one name per setting: stages/rl/tunables.py)."""
+    """The value in force of setting `name` (store/settings.py): the log's fold first, else the
+    latest step's metric of that name (a log from before the setting was recorded)."""
+    if name not in SETTINGS:
+        raise KeyError(f"{name!r} is not a setting a run changes (store/settings.py)")
     value = state.hyperparameters.get(name)
     if value is None and state.metrics_window:
         value = state.metrics_window[-1].metrics.get(name)

@@ -11,14 +11,15 @@ Actions and their parameters (what the runner must do):
   `to_step`), then append `RolledBack(from_step, to_step, checkpoint)`. Hyper-parameters stay as
   the log says now (`RunState.hyperparameters`), not as they were at the checkpoint. The step
   counter stays monotonic: training continues at `from_step + 1`.
-- `adjust_hyperparameters`: `parameters` is the change set (absolute new values of any of
-  `learning_rate`, `kl_penalty_coef`, `temperature`, `entropy_coef`, `group_size`); append
-  `HyperparametersChanged(changes=parameters)` and use them from the next step on.
+- `adjust_hyperparameters`: `parameters` is the change set (absolute new values of settings
+  named in store/settings.py); append `HyperparametersChanged(changes=parameters)`: from the next
+  step on they are in force (the log's fold).
 - `skip_update`: discard the update of `parameters["step"]` (no checkpoint from it).
 - `retry_step`: run `parameters["step"]` again as attempt `parameters["attempt"]` after waiting
   `parameters["backoff_s"]` seconds.
 - `retry_smaller_microbatch`: run `parameters["step"]` again as attempt `parameters["attempt"]`,
-  splitting the same effective batch into `parameters["micro_batches"]` micro-batches.
+  splitting the same effective batch into `parameters["micro_batches"]` micro-batches (append
+  `HyperparametersChanged` of `micro_batches`: in force for the retry and the steps after it).
 - `pause`: stop at this safe point and move the run to `paused` with `reason`.
 - `fail`: move the run to `failed` with `reason` (a budget ran out, or nothing is left to try).
 """
@@ -45,8 +46,6 @@ Action = Literal[
 EXCLUSIVE_ACTIONS = frozenset(
     {"skip_update", "retry_step", "retry_smaller_microbatch", "pause", "fail"}
 )
-
-HYPERPARAMETERS = ("learning_rate", "kl_penalty_coef", "temperature", "entropy_coef", "group_size")
 
 
 class Decision(BaseModel):

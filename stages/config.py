@@ -1,4 +1,5 @@
-"""Config of the seven stages' own work: which tasks, how the SFT teacher behaves, how much RL.
+"""Config of the seven stages' own work: which tasks, how the SFT teacher behaves, how much RL;
+and `RunConfig`, the whole run's config as the stages read it.
 
 Training hyper-parameters live in `stages.training.config`, verifier settings in
 `stages.verifiers.config`; this module holds what ties them into a pipeline.
@@ -6,9 +7,13 @@ Training hyper-parameters live in `stages.training.config`, verifier settings in
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from stages.distributed import DistributedConfig
+from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
+from stages.verifiers.config import VerifierConfig
 
 
 class DataConfig(BaseModel):
@@ -168,3 +173,33 @@ class ChaosConfig(BaseModel):
     faults: list[InjectedFault] = Field(
         default_factory=list, description="What to inject, and when."
     )
+
+
+class GateThresholds(Protocol):
+    """The gate thresholds a stage reads itself (policies.config.GateConfig has them all)."""
+
+    min_capability_retention: float
+
+
+class RunConfig(Protocol):
+    """The run's config as the stages read it: orchestrator.config.RunConfig, which the stages
+    cannot import (the orchestrator is above them); tests/unit/test_stage_contract.py holds the
+    two equal, field by field."""
+
+    run_name: str
+    seed: int
+    log_path: str
+    eval_every: int
+    save_every: int
+    model: ModelConfig
+    data: DataConfig
+    teacher: TeacherConfig
+    sft: SFTConfig
+    grpo: GRPOConfig
+    verifier: VerifierConfig | None
+    pipeline: PipelineConfig
+    chaos: ChaosConfig
+    distributed: DistributedConfig
+
+    @property
+    def gates(self) -> GateThresholds: ...

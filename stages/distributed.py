@@ -1,11 +1,12 @@
 """Data-parallel GRPO on `mlx.core.distributed` (launched by `mlx.launch`): who this rank is, how a
-step's groups are split, and the few collectives the loop needs.
+count of groups is apportioned over ranks, and the few collectives the loop needs.
 
 Every collective goes through `World`: it is evaluated at once under a deadline, and a lost peer
 (the ring backend raises "connection to a peer was lost") becomes `RankLost`, a `StageInterrupted`,
 so the driver pauses the run with the reason instead of retrying the step. A peer that hangs trips
 the deadline; `on_timeout` (set by the orchestrator) records the pause and ends the process, since
-the blocked collective cannot be interrupted from Python.
+the blocked collective cannot be interrupted from Python. How a step's groups are split over the
+ranks, and the state of that split, is stages/rl/split.py's.
 
 Objects travel as JSON bytes over `all_sum` (the other ranks contribute zeros): mlx has no
 broadcast. A payload goes in pieces of at most `World.chunk_bytes` (64 MiB), its length as two
@@ -25,7 +26,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from stages.types import StageInterrupted
+from stages.errors import StageInterrupted
 
 CHUNK_BYTES = 64 << 20  # the most one collective carries; mlx counts a message's bytes in 32 bits
 _HALF = 1 << 30  # a length travels as two int32 halves (high, low), so any size fits
@@ -108,39 +109,25 @@ def offsets(counts: Sequence[int]) -> list[int]:
 
 
 class World:
-    """This process's place in the `mlx.distributed` group (size 1 when not launched)."""
+    """This process's place in the `mlx.distributed` group (size 1 when not launched), and the
+    collectives the RL step needs. Each goes through `_guarded`: evaluated at once under the
+    deadline, a lost peer raised as `RankLost`. How a step's groups are split over the ranks is
+    stages/rl/split.py's."""
 
     def __init__(self, group: Any, config: DistributedConfig) -> None:
         self.group = group
         self.rank: int = group.rank() if group is not None else 0
         self.size: int = group.size() if group is not None else 1
+        self.config = config  # the deadline of a collective (collective_timeout_s)
         self.on_timeout: Callable[[str], None] = lambda reason: None
         self.broken = False  # a collective failed: no further ones are attempted
         self.comm_s = 0.0  # seconds spent in collectives (a rank waiting for a slower one)
         self.chunk_bytes = CHUNK_BYTES
         self.sent_bytes = 0  # payload bytes this rank has put into share/gather (benchmarks)
-        self.pending: list[
-            Any
-        ] = []  # a calibration made during catch-up, logged with the next step
-        self.configure(config)
-
-    def configure(self, config: DistributedConfig) -> None:
-        """Take the run's settings; a manual split for another number of ranks (a run resumed
-        on fewer) falls back to calibration."""
-        self.config = config
-        manual = None if config.split == "auto" else [float(w) for w in config.split]
-        # The split in force: per-rank weights, their calibrated groups/s, recent measured ones.
-        self.weights = manual if manual is not None and len(manual) == self.size else None
-        self.calibrated: list[float] | None = None
-        self.recent: list[list[float]] = []
-        self.announced = False  # the split in force has been recorded
 
     @property
     def leader(self) -> bool:
         return self.rank == 0
-
-    def slowdown(self) -> float:
-        return float(self.config.throttle.get(str(self.rank), 1.0))
 
     # --- collectives ------------------------------------------------------------------------
 
@@ -161,19 +148,18 @@ class World:
         finally:
             timer.cancel()
 
-    def _sum(self, x: Any, what: str, timeout_s: float | None = -1.0) -> Any:
-        """`all_sum` evaluated now; a lost peer raises `RankLost`."""
+    def _guarded(self, what: str, timeout_s: float | None, collective: Callable[[], Any]) -> Any:
+        """`collective()` evaluated now, under the deadline (`None`: none; -1: the config's); a
+        lost peer raises `RankLost`, and no later collective is attempted."""
         import mlx.core as mx
 
-        if self.size == 1:
-            return x
         if self.broken:
             raise RankLost(f"rank {self.rank}: an earlier collective failed; not attempting {what}")
         timeout = self.config.collective_timeout_s if timeout_s == -1.0 else timeout_s
         start = time.perf_counter()
         try:
             with self._deadline(what, timeout):
-                out = mx.distributed.all_sum(x, group=self.group)
+                out = collective()
                 mx.eval(out)
         except RuntimeError as e:
             self.broken = True
@@ -182,28 +168,26 @@ class World:
             self.comm_s += time.perf_counter() - start
         return out
 
-    def sum_tree(self, tree: Any, weight: float, what: str = "gradients") -> Any:
-        """Sum over ranks of `weight * tree` (the grad hook of `train_step`), evaluated now."""
+    def _sum(self, x: Any, what: str, timeout_s: float | None = -1.0) -> Any:
+        """`all_sum` over the ranks."""
         import mlx.core as mx
+
+        if self.size == 1:
+            return x
+        return self._guarded(what, timeout_s, lambda: mx.distributed.all_sum(x, group=self.group))
+
+    def sum_tree(self, tree: Any, weight: float, what: str = "gradients") -> Any:
+        """The reducer of `train_step`: the sum over ranks of `weight * tree`, evaluated now; for
+        one process `weight * tree` itself, and `tree` untouched at weight 1 (as mlx-lm's
+        `average_gradients` is a no-op there)."""
         from mlx.nn.utils import average_gradients
         from mlx.utils import tree_map
 
         if self.size == 1:
             return tree_map(lambda x: x * weight, tree) if weight != 1.0 else tree
-        if self.broken:
-            raise RankLost(f"rank {self.rank}: an earlier collective failed; not attempting {what}")
         scaled = tree_map(lambda x: x * (weight * self.size), tree)
-        start = time.perf_counter()
-        try:
-            with self._deadline(what, self.config.collective_timeout_s):
-                out = average_gradients(scaled, group=self.group)  # mlx's own bucketed all-reduce
-                mx.eval(out)
-        except RuntimeError as e:
-            self.broken = True
-            raise RankLost(f"rank {self.rank} lost a peer during {what}: {e}") from e
-        finally:
-            self.comm_s += time.perf_counter() - start
-        return out
+        # mlx's own bucketed all-reduce
+        return self._guarded(what, -1.0, lambda: average_gradients(scaled, group=self.group))
 
     def gather_json(self, obj: Any, what: str, timeout_s: float | None = -1.0) -> list[Any]:
         """Every rank's `obj`, in rank order, on every rank."""

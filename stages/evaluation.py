@@ -23,7 +23,7 @@ class Evaluation:
         threshold = ctx.config.gates.min_capability_retention
         loop = RLLoop(ctx)
         trainer = loop.trainer()
-        rate, capability, _ = evaluate(ctx, trainer.model, trainer.tokenizer)
+        rate, capability, _ = evaluate(ctx.services, trainer.model, trainer.tokenizer)
         latest = state.latest_checkpoint
         final = latest.digest if latest and latest.step == trainer.step else loop.save()
         candidates = [

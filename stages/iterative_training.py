@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import structlog
 
-from stages.data_generation import build_training_set, curriculum
+from stages.curriculum import build_training_set, curriculum
 from stages.rl.loop import RLLoop
 from stages.types import StageContext
 from store.events import TrainingStoppedEarly
@@ -30,10 +30,10 @@ class IterativeTraining:
             built = ctx.state().stage_results.get("TrainingSetBuilt", {})
             if built.get("round", 0) != round_:
                 event = build_training_set(
-                    ctx, trainer.model, trainer.tokenizer, seed=ctx.config.seed + round_
+                    ctx.services, trainer.model, trainer.tokenizer, seed=ctx.config.seed + round_
                 )
                 ctx.emit([event.model_copy(update={"round": round_})])
-            tasks = curriculum(ctx)
+            tasks = curriculum(ctx.services, ctx.state())
             if not tasks:
                 log_.warning(
                     "curriculum is empty: the model solves every task it can learn from",

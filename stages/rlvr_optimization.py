@@ -3,7 +3,7 @@ steps (see stages/rl/loop.py). Its gates then check KL <= max and a held-out gai
 
 from __future__ import annotations
 
-from stages.data_generation import curriculum
+from stages.curriculum import curriculum
 from stages.rl.loop import RLLoop
 from stages.types import StageContext
 
@@ -12,4 +12,5 @@ class RLVROptimization:
     name = "rlvr_optimization"
 
     def run(self, ctx: StageContext) -> None:
-        RLLoop(ctx).run(curriculum(ctx), until_step=ctx.config.pipeline.rl_steps)
+        tasks = curriculum(ctx.services, ctx.state())
+        RLLoop(ctx).run(tasks, until_step=ctx.config.pipeline.rl_steps)

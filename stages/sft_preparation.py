@@ -13,9 +13,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from stages.common import TaskSuite, base_model_path, evaluate, task_suite
+from stages.common import evaluate
 from stages.config import TeacherConfig
 from stages.progress import progress
+from stages.services import TaskSuite
 from stages.tasks.types import Task
 from stages.types import StageContext, StageError, StageInterrupted
 from store.events import BaselineRecorded, Event, SFTCompleted
@@ -74,7 +75,7 @@ class SFTPreparation:
         from stages.training.sft import sft
 
         config = ctx.config
-        suite = task_suite(ctx)
+        suite = ctx.services.tasks
         try:
             model, tokenizer, path = prepare_model(config.model, ctx.run_dir / "base")
         except (TrainingError, OSError, ValueError) as e:
@@ -105,9 +106,9 @@ class SFTPreparation:
                 )
             )  # fmt: skip
         digest = save_model_to_blobs(model, path, ctx.blobs)
-        rate, capability, n = evaluate(ctx, model, tokenizer)
+        rate, capability, n = evaluate(ctx.services, model, tokenizer)
         baseline = BaselineRecorded(
             verify_rate=rate, capability=capability, n_heldout=n, checkpoint=digest
         )
         ctx.emit([*done, baseline])
-        base_model_path(ctx)  # materialise the SFT'd model that RL starts from
+        ctx.services.base_model_path(digest)  # materialise the SFT'd model that RL starts from

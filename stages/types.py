@@ -1,18 +1,21 @@
 """The one interface every stage implements, and what the orchestrator hands it.
 
-A stage reads plain config, builds its heavy objects itself (the mlx model, the OpenAI client), and
-reports through `ctx.emit`: each call appends one batch of events in one transaction (a training
-step, a stage result) and returns the stored events, whose `seq`s later gates cite as evidence.
+A stage reads plain config, gets its shared objects from the run's typed services (the task suite,
+the verifiers, the base model, the world, the RL session: stages/services.py), and reports
+through `ctx.emit`: each call appends one batch of events in one transaction (a training step, a
+stage result) and returns the stored events, whose `seq`s later gates cite as evidence.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from stages.config import RunConfig
 from stages.errors import StageError, StageInterrupted  # noqa: F401  (re-exported: their home was here)
+from stages.services import RunServices
 from store.blobs import BlobStore
 from store.events import Event
 from store.log import StoredEvent
@@ -22,19 +25,17 @@ from store.projections import RunState
 @dataclass
 class StageContext:
     run_id: str
-    config: (
-        Any  # orchestrator.config.RunConfig; typed loosely so stages never import the orchestrator
-    )
+    config: RunConfig
     run_dir: Path
     blobs: BlobStore
     emit: Callable[[Sequence[Event]], list[StoredEvent]]
     state: Callable[[], RunState]
+    # What the stages of one driver share (built by the driver; a resumed driver's start empty:
+    # they are rebuilt from the log and the blob store).
+    services: RunServices
     # The run's events from a seq on (abandoned spans of rewinds left out), and the state as of a seq.
     read: Callable[[int], list[StoredEvent]] = lambda _seq: []
     state_at: Callable[[int], RunState] = lambda _seq: RunState()
-    # In-process objects shared between stages of one driver (the loaded model, task sets). A resumed
-    # driver starts with it empty: stages rebuild what they need from the log and the blob store.
-    workspace: dict[str, Any] = field(default_factory=dict)
     should_stop: Callable[[], bool] = lambda: False
     # Why the checkpoint written to this folder must not be stored (the run's disk budget), or
     # None: the driver answers (orchestrator/driver/checkpoints.py).

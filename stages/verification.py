@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from stages.common import sample_of, task_suite, verifier, verifier_config
+from stages.common import sample_of
+from stages.services import verifier_config
 from stages.types import StageContext
 from store.events import VerifierCalibrated
 
@@ -19,9 +20,9 @@ class Verification:
             return
         from stages.verifiers.calibration import calibrate
 
-        suite = task_suite(ctx)
+        suite = ctx.services.tasks
         tasks = sample_of(suite.train, ctx.config.pipeline.calibration_tasks, ctx.config.seed)
-        report = calibrate(verifier(ctx), tasks, seed=ctx.config.seed)
+        report = calibrate(ctx.services.verifier(), tasks, seed=ctx.config.seed)
 
         def outcome(o) -> dict:
             return {"task_id": o.candidate.task_id, "kind": o.candidate.kind, "response": o.candidate.text,
@@ -30,7 +31,7 @@ class Verification:
         ctx.emit(
             [
                 VerifierCalibrated(
-                    verifier=verifier_config(ctx).kind,
+                    verifier=verifier_config(ctx.config).kind,
                     n_right=report.n_right,
                     n_wrong=report.n_wrong,
                     false_positive_rate=report.false_positive_rate,

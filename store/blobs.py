@@ -253,9 +253,6 @@ class BlobStore:
         """The manifest's digest and every file blob it names."""
         return {digest, *self.manifest(digest).values()}
 
-    def tree_size(self, digest: str) -> int:
-        return sum(self.size(d) for d in self.tree_blobs(digest))
-
     def get_tree(self, digest: str, destination: Path | str, *, link: bool = False) -> Path:
         """Materialise a stored tree into `destination`, streaming and verifying file by file.
         `link`: hard-link each (verified) blob instead of copying it, where the file system

@@ -51,7 +51,7 @@ class RunStarted(Event):
 
     config: JSON
     config_hash: str
-    # Each tunable setting (stages/rl/tunables.py) as the config starts it, by its one name:
+    # Each setting a run may change (store/settings.py) as the config starts it, by its one name:
     # what `HyperparametersChanged` events then change.
     hyperparameters: JSON = Field(default_factory=dict)
     config_path: str | None = None
@@ -213,7 +213,7 @@ class VerdictsRecorded(Event):
 class MetricsRecorded(Event):
     """One training step's numbers. A non-finite value is stored as None with `nonfinite_<name>`
     = 1.0 beside it (events refuse NaN/inf); the fault policy acts on that flag. v2: each tunable
-    under its one name (stages/rl/tunables.py; see store.upcasters)."""
+    under its one name (store/settings.py; see store.upcasters)."""
 
     schema_version: ClassVar[int] = 2
 

@@ -31,7 +31,7 @@ def _gate_evaluated_v1_to_v2(payload: Payload) -> Payload:
 
 
 # v1 logs named two tunables otherwise: the KL coefficient `kl_coef`, and the scheduled learning
-# rate `learning_rate`, the base rate's name (stages/rl/tunables.py holds the one-name table).
+# rate `learning_rate`, the base rate's name (store/settings.py holds the one vocabulary).
 _V1_METRIC_NAMES = {"kl_coef": "kl_penalty_coef", "learning_rate": "learning_rate_scheduled"}
 
 
@@ -60,7 +60,7 @@ def _run_started_v1_to_v2(payload: Payload) -> Payload:
 
 
 # Before v3 RunStarted did not carry the tunable settings' start values: they are read from the
-# config layout of those runs (the GRPO config; stages/rl/tunables.py's table, as it then was).
+# config layout of those runs (the GRPO config, as it then was).
 _V2_TUNABLE_KEYS = {
     "learning_rate": ("grpo", "learning_rate"),
     "kl_penalty_coef": ("grpo", "kl_penalty_coef"),

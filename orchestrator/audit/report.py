@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from orchestrator.audit.why_evidence import LogIndex, entries
-from stages.rl.tunables import BY_NAME
 from store.blobs import BlobStore
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
+from store.settings import BY_NAME
 
 if TYPE_CHECKING:  # matplotlib takes about a second to import: only `rlvr report` loads it
     from matplotlib.axes import Axes

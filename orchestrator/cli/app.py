@@ -128,6 +128,7 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Start a run from CONFIG and drive it through the seven stages."""
+    from orchestrator.audit.live_sinks import METRIC_SINKS
     from orchestrator.config import check_data, load_config, run_store
     from orchestrator.driver import distributed
     from orchestrator.driver.commands import start_run
@@ -136,19 +137,24 @@ def run(
     from store.log import EventLog
 
     overrides = auto_overrides(config, overrides or [])  # grpo.sampling.batch_size = "auto"
-    if distributed.run_launched(config, overrides, store, _stages(), _launched_finish):
+    if distributed.run_launched(
+        config, overrides, store, _stages(), _launched_finish, METRIC_SINKS
+    ):
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
     check_data(cfg)  # a bad task file: an error line, not a run that fails after starting
     stages = _stages()
     log = EventLog(run_store(store, cfg))
-    run_id, _ = start_run(log, cfg, config_path=str(config), overrides=overrides)
+    run_id, _ = start_run(
+        log, cfg, config_path=str(config), overrides=overrides, observers=METRIC_SINKS
+    )
     err.print(
         f"run [bold]{run_id}[/] started; "
         + plain(f"log in {log.url}, run directory {Path(cfg.log_path) / run_id}")
     )
     stop = StopRequest()
-    _finish(run_id, drive(log, run_id, cfg, stages, stop=stop, on_stage=_stage_line), log, stop)
+    state = drive(log, run_id, cfg, stages, stop=stop, on_stage=_stage_line, observers=METRIC_SINKS)
+    _finish(run_id, state, log, stop)
 
 
 def _launched_finish(run_id: str, state: RunState, log: EventLog) -> None:
@@ -186,6 +192,7 @@ def resume(
     store: StoreOption = None,
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
+    from orchestrator.audit.live_sinks import METRIC_SINKS
     from orchestrator.driver import distributed
     from orchestrator.driver.lifecycle import resume as resume_run
     from orchestrator.driver.signals import StopRequest
@@ -195,7 +202,9 @@ def resume(
         found = find_run(log, run_id)
         return log, found, _seq_of(log, found, from_seq, from_step, "--from", "--at-step")
 
-    if distributed.resume_launched(target, _stages(), _launched_finish, overrides or []):
+    if distributed.resume_launched(
+        target, _stages(), _launched_finish, overrides or [], METRIC_SINKS
+    ):
         return
     log, run_id, from_seq = target()
     factory = distributed.driver_for(log, run_id)
@@ -203,6 +212,7 @@ def resume(
     state = resume_run(
         log, run_id, _stages(), from_seq=from_seq, overrides=overrides or [],
         driver_factory=factory, say=_note, stop=stop, on_stage=_stage_line,
+        observers=METRIC_SINKS,
     )  # fmt: skip
     _finish(run_id, state, log, stop)
 
@@ -234,7 +244,9 @@ def branch(
     at_step: AtStep = None,
     store: StoreOption = None,
 ) -> None:
-    """Start a new run whose history is the parent's up to SEQ or step N, with overrides."""
+    """Start a new run whose history is the parent's up to SEQ or step N, with overrides; the
+    parent is untouched."""
+    from orchestrator.audit.live_sinks import METRIC_SINKS
     from orchestrator.driver.lifecycle import branch as branch_run
     from orchestrator.driver.lifecycle import resume as resume_run
     from orchestrator.driver.signals import StopRequest
@@ -249,7 +261,8 @@ def branch(
     child, at = branch_run(log, run_id, at, overrides or [], say=_note)
     err.print(f"branched [bold]{child}[/] from {run_id} at seq {at}")
     stop = StopRequest()
-    _finish(child, resume_run(log, child, stages, stop=stop, on_stage=_stage_line), log, stop)
+    state = resume_run(log, child, stages, stop=stop, on_stage=_stage_line, observers=METRIC_SINKS)
+    _finish(child, state, log, stop)
 
 
 @app.command()

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 import socket
-import statistics
-import time
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -31,53 +29,21 @@ DEFAULT_SIZES = "8,16,32,64,128,256,512"
 _KEY = "grpo.sampling.batch_size"
 
 
-def _model(config: RunConfig) -> tuple[Any, Any, str]:
-    import stages.training  # noqa: F401  (OpenBLAS before mlx)
-    from stages.training.model import build_embedded_model, load_model
+def measure(
+    config: RunConfig, sizes: list[int], repeats: int = 2, *, launched: bool = True
+) -> tuple[list[dict[str, Any]], int]:
+    """Every rank's figures (`stages/rl/throughput.py`) and this rank's number, measured on the
+    services of a run of `config`: its task suite, on the world `mlx.launch` started this process
+    in (`launched=False`: this process alone, as a run resolving `batch_size = "auto"` measures
+    only where no record is found, which may differ from host to host)."""
+    from orchestrator.driver.distributed import launched_world
+    from stages.rl.throughput import over_batch_sizes
+    from stages.services import RunServices
 
-    if config.model.model_name == "embedded":
-        folder = Path(config.log_path) / "calibration-model"
-        build_embedded_model(config.model, folder)
-        m = config.model
-        shape = f"embedded:{m.num_hidden_layers}x{m.hidden_size}x{m.intermediate_size}"
-        return (*load_model(folder), shape)
-    return (*load_model(config.model.model_name), config.model.model_name)
-
-
-def measure(config: RunConfig, sizes: list[int], repeats: int = 2) -> dict[str, Any]:
-    """Sequences/s sampling and tokens/s training at each batch size; the peaks."""
-    from stages.common import task_suite
-    from stages.rl.throughput import measure_throughput
-    from stages.types import StageContext
-    from store.blobs import BlobStore
-
-    model, tokenizer, shape = _model(config)
-    ctx = StageContext(
-        run_id="calibrate", config=config, run_dir=Path(config.log_path),
-        blobs=BlobStore(Path(config.log_path) / "blobs"), emit=lambda e: [], state=lambda: None,
-    )  # fmt: skip
-    tasks = task_suite(ctx).train
-    grpo, n = config.grpo, config.grpo.group_size
-    sampling, training = {}, {}
-    for size in sizes:
-        prompts = [tasks[i % len(tasks)] for i in range(max(size // n, 1))]
-        settings = grpo.model_copy(
-            update={"sampling": grpo.sampling.model_copy(update={"batch_size": size})}
-        )
-        rates, train_rates = [], []
-        for r in range(repeats + 1):  # the first run warms up
-            measured = measure_throughput(model, tokenizer, prompts, settings, seed=r)
-            if r:
-                rates.append(measured.sequences / measured.sample_s)
-                train_rates.append(measured.train_tokens / measured.train_s)
-        sampling[size], training[size] = statistics.median(rates), statistics.median(train_rates)
-    return {
-        "host": socket.gethostname(), "model": shape, "max_tokens": grpo.sampling.max_tokens,
-        "sampling_sequences_per_s": sampling, "train_tokens_per_s": training,
-        "sampling_batch_size": max(sampling, key=sampling.get),
-        "train_batch_size": max(training, key=training.get),
-        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
-    }  # fmt: skip
+    world = launched_world(config.distributed) if launched else None
+    services = RunServices.for_calibration(config, world)
+    result = over_batch_sizes(config, services.tasks.train, sizes, repeats)
+    return services.world.gather_json(result, "calibration", None), services.world.rank
 
 
 def _records_path(config: RunConfig) -> Path:
@@ -114,13 +80,16 @@ def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
     from orchestrator.config import load_config
 
     kept = [o for o in overrides if o.partition("=")[0].strip() not in (_KEY, "batch_size")]
+    from stages.rl.throughput import model_shape
+
     config = load_config(config_path, [*kept, f"{_KEY}=512"])
-    model_shape = _model(config)[2]
+    shape = model_shape(config)
     path = _records_path(config)
     records = json.loads(path.read_text()) if path.is_file() else []
-    found = next((r for r in records if (r["host"], r["model"]) == (socket.gethostname(), model_shape)), None)  # fmt: skip
+    found = next((r for r in records if (r["host"], r["model"]) == (socket.gethostname(), shape)), None)  # fmt: skip
     if found is None:
-        found = measure(config, [int(s) for s in DEFAULT_SIZES.split(",")], repeats=1)
+        sizes = [int(s) for s in DEFAULT_SIZES.split(",")]
+        (found,), _ = measure(config, sizes, repeats=1, launched=False)
         record(config, found)
     return [*kept, f"{_KEY}={found['sampling_batch_size']}"]
 
@@ -136,14 +105,12 @@ def calibrate_command(
     from rich.table import Table
 
     from orchestrator.config import load_config
-    from orchestrator.driver.distributed import launched_world
 
     cfg = load_config(config, [o for o in overrides or [] if not o.endswith("=auto")])
-    result = measure(cfg, [int(s) for s in sizes.split(",") if s.strip()], repeats)
-    world = launched_world(cfg.distributed)
-    results = world.gather_json(result, "calibration", None) if world else [result]
-    if world is not None and not world.leader:
-        return
+    results, rank = measure(cfg, [int(s) for s in sizes.split(",") if s.strip()], repeats)
+    if rank != 0:
+        return  # rank 0 prints and records every rank's
+    result = results[0]
     out = Console()
     for rank, res in enumerate(results):
         table = Table(

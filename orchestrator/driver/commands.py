@@ -10,12 +10,11 @@ import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from orchestrator.audit.sinks import check_installed
 from orchestrator.config import RunConfig, config_hash
 from orchestrator.driver.machine import validate
+from orchestrator.driver.observers import UNOBSERVED, Observers
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import redact
-from stages.rl.tunables import start_values
 from store.errors import StoreError
 from store.events import Event, RunStarted, StateChanged
 from store.log import EventLog, StoredEvent
@@ -46,14 +45,15 @@ def start_run(
     config_path: str | None = None,
     overrides: Sequence[str] = (),
     run_id: str | None = None,
+    observers: Observers = UNOBSERVED,
 ) -> tuple[str, list[StoredEvent]]:
     """Record the resolved config (secrets redacted) and its hash as the run's first event."""
-    check_installed(config.model_dump(mode="json"))  # a sink it cannot feed: refused, not started
+    observers.refuse(config)  # a sink it cannot feed: refused, not started
     run_id = run_id or new_run_id(config.run_name)
     started = RunStarted(
         config=redact(config.model_dump(mode="json")),
         config_hash=config_hash(config),
-        hyperparameters=start_values(config.grpo),
+        hyperparameters=config.grpo.start_settings().values(),
         config_path=config_path,
         overrides=[str(redact(o)) for o in overrides],
     )

@@ -35,10 +35,12 @@ from orchestrator.driver.lease import release_held_leases
 from orchestrator.driver.lifecycle import config_of, drive
 from orchestrator.driver.lifecycle import resume as resume_run
 from orchestrator.driver.machine import STAGES
+from orchestrator.driver.observers import UNOBSERVED, Observers
 from orchestrator.driver.runner import Driver
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import get_logger
 from stages.distributed import DistributedConfig, RankLost, World
+from stages.services import RunServices
 from stages.types import Stage, StageContext, StageError, StageInterrupted
 from store.blobs import BlobStore
 from store.events import Event, RunPaused
@@ -97,12 +99,11 @@ class LeaderDriver(Driver):
     """Rank 0's driver: appends as usual and shares what each RL-stage call returned."""
 
     def __init__(self, *args: Any, world: World, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, world=world, **kwargs)
         self.world = world
         self.stage: str | None = None
         self.sharing = False  # the other ranks follow the stage now running
         self.unsent: list[StoredEvent] = []  # appended since the other ranks last heard
-        self.workspace["world"] = world
         world.on_timeout = self._timed_out
 
     def _run_stage(self, name: str) -> None:
@@ -208,7 +209,7 @@ class Follower:
         self.world = world
         self.stages = stages
         self.state = RunState()
-        self.workspace: dict[str, Any] = {"world": world}
+        self.services: RunServices | None = None  # built at the first stage, from its config
         world.on_timeout = self._timed_out
 
     def _receive(self, kind: str, timeout: bool = True) -> dict[str, Any]:
@@ -240,8 +241,14 @@ class Follower:
                 return 1
             self.state = _state_of(message["state"])
             config = config_of(self.state)
-            if self.world.config != config.distributed:
-                self.world.configure(config.distributed)
+            if self.services is None or self.services.config != config:
+                # A new config (the first stage's): what was built from the old one goes.
+                self.world.config = config.distributed
+                root = Path(config.log_path)
+                self.services = RunServices.for_run(
+                    config, root / self.state.run_id / f"rank{self.world.rank}",
+                    BlobStore(root / "blobs"), self.world,
+                )  # fmt: skip
             try:
                 self.stages[message["name"]].run(self.context(config))
             except RankLost as e:
@@ -251,14 +258,14 @@ class Follower:
                 log_.warning("stage stopped", stage=message["name"], reason=str(e))
 
     def context(self, config: RunConfig) -> StageContext:
-        root = Path(config.log_path)
+        services = self.services
+        assert services is not None
         return StageContext(
-            run_id=self.state.run_id, config=config,
-            run_dir=root / self.state.run_id / f"rank{self.world.rank}",
-            blobs=BlobStore(root / "blobs"), emit=self._emit, state=lambda: self.state,
-            read=lambda seq: _decode(self._answer("read", seq)),
+            run_id=self.state.run_id, config=config, run_dir=services.run_dir,
+            blobs=services.blobs, emit=self._emit, state=lambda: self.state,
+            services=services, read=lambda seq: _decode(self._answer("read", seq)),
             state_at=lambda seq: _state_of(self._answer("state_at", seq)),
-            workspace=self.workspace, should_stop=lambda: self._receive("stop")["value"],
+            should_stop=lambda: self._receive("stop")["value"],
         )  # fmt: skip
 
     def _answer(self, kind: str, asked: int) -> Any:
@@ -289,7 +296,7 @@ class Follower:
 
 def run_launched(
     config_path: Path, overrides: list[str], store: str | None, stages: Mapping[str, Stage],
-    finish: Callable[[str, RunState, EventLog], None],
+    finish: Callable[[str, RunState, EventLog], None], observers: Observers = UNOBSERVED,
 ) -> bool:  # fmt: skip
     """`rlvr run` on every rank of an mlx.launch job; False when not launched with several ranks."""
     overrides = [*overrides, "distributed.enabled=true"]
@@ -301,19 +308,19 @@ def run_launched(
     if not world.leader:
         _exit_follower(Follower(world, stages).follow())
     log = EventLog(run_store(store, cfg))
-    run_id, _ = start_run(log, cfg, config_path=str(config_path), overrides=overrides)
-    log_.warning("distributed run started", run_id=run_id, ranks=world.size)
-    finish(
-        run_id,
-        drive(log, run_id, cfg, stages, driver_factory=partial(LeaderDriver, world=world)),
-        log,
+    run_id, _ = start_run(
+        log, cfg, config_path=str(config_path), overrides=overrides, observers=observers
     )
+    log_.warning("distributed run started", run_id=run_id, ranks=world.size)
+    leader = partial(LeaderDriver, world=world)
+    finish(run_id, drive(log, run_id, cfg, stages, driver_factory=leader, observers=observers), log)
     return True
 
 
 def resume_launched(
     target: Callable[[], tuple[EventLog, str, int | None]], stages: Mapping[str, Stage],
     finish: Callable[[str, RunState, EventLog], None], overrides: Sequence[str] = (),
+    observers: Observers = UNOBSERVED,
 ) -> bool:  # fmt: skip
     """`rlvr resume` on every rank of an mlx.launch job; False when not launched with several ranks.
     `target`: the store, the run and the seq to rewind to (None: none), as rank 0 reads them (the
@@ -324,11 +331,12 @@ def resume_launched(
     if not world.leader:
         _exit_follower(Follower(world, stages).follow())
     log, run_id, from_seq = target()
-    world.configure(config_of(load_state(log, run_id)).distributed)
+    world.config = config_of(load_state(log, run_id)).distributed
     factory = partial(LeaderDriver, world=world)
     state = resume_run(
-        log, run_id, stages, from_seq=from_seq, overrides=overrides, driver_factory=factory
-    )
+        log, run_id, stages, from_seq=from_seq, overrides=overrides, driver_factory=factory,
+        observers=observers,
+    )  # fmt: skip
     finish(run_id, state, log)
     return True
 

@@ -10,12 +10,10 @@ of the batch before it, and `say` is told (store/batches.py).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from orchestrator.audit.sinks import SinkFeed, open_sinks
 from orchestrator.config import (
     RunConfig,
     apply_overrides,
@@ -27,11 +25,11 @@ from orchestrator.config import (
 from orchestrator.driver.commands import load_state, new_run_id
 from orchestrator.driver.lease import LeaseKeeper
 from orchestrator.driver.machine import STAGES
+from orchestrator.driver.observers import UNOBSERVED, Observers
 from orchestrator.driver.runner import Driver
 from orchestrator.driver.signals import StopRequest, graceful_signals
 from orchestrator.errors import ConfigError, OrchestratorError
 from orchestrator.logging import configure, get_logger
-from stages.rl.tunables import start_values
 from stages.types import Stage
 from store.batches import CutError
 from store.blobs import BlobStore
@@ -74,10 +72,12 @@ def drive(
     driver_factory: Callable[..., Driver] = Driver,
     state: RunState | None = None,
     on_stage: Callable[[str], None] = lambda line: None,
+    observers: Observers = UNOBSERVED,
 ) -> RunState:
     """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
     (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch;
-    `on_stage`: told as each stage starts, see `Driver`)."""
+    `on_stage`: told as each stage starts, see `Driver`; `observers`: who follows the appends,
+    the metric sinks the command line brings)."""
     stop = stop or StopRequest()
     log_root = Path(config.log_path)
     run_dir = log_root / run_id
@@ -86,7 +86,7 @@ def drive(
     # in between would otherwise kill the process with the lease still held. Sinks open first:
     # a missing package refuses the run before the lease is taken.
     with (
-        _feeding_sinks(log, config, run_dir, run_id),
+        observers.follow(log, config, run_dir, run_id),
         graceful_signals(stop),
         LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease,
     ):
@@ -129,21 +129,6 @@ def drive(
         return driver.run()
 
 
-@contextmanager
-def _feeding_sinks(log: EventLog, config: RunConfig, run_dir: Path, run_id: str) -> Iterator[None]:
-    """The run's metric sinks follow every batch this driver appends, until it stops."""
-    feed = SinkFeed(open_sinks(config.model_dump(mode="json"), run_dir, run_id))
-    if not feed.sinks:
-        yield
-        return
-    log.observers.append(feed)
-    try:
-        yield
-    finally:
-        log.observers.remove(feed)
-        feed.close()
-
-
 # Settings a resume may change (`rlvr resume RUN key=value`): how the run is kept, never what it
 # computes, so the log still replays to the same weights. Anything else: `rlvr branch`.
 OPERATIONAL_SETTINGS = (
@@ -178,6 +163,7 @@ def resume(
     driver_factory: Callable[..., Driver] = Driver,
     say: Callable[[str], None] = log_.warning,
     on_stage: Callable[[str], None] = lambda line: None,
+    observers: Observers = UNOBSERVED,
 ) -> RunState:
     if from_seq is not None:
         last = log.require(run_id)
@@ -211,6 +197,7 @@ def resume(
         driver_factory=driver_factory,
         state=state,
         on_stage=on_stage,
+        observers=observers,
     )
 
 
@@ -250,11 +237,11 @@ def branch(
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
     ]
-    # Knobs the trainer carries in its checkpoint (LR, KL coefficient, ...) would otherwise come
-    # back from the restored checkpoint: the branch changes them from here on, as a policy would.
-    before = start_values(config_of(state).grpo)
+    # The settings in force are the log's fold (store/settings.py): a branch changing one (its
+    # LR, ...) changes it from here on, as a policy would, by the same event.
+    before = config_of(state).grpo.start_settings().values()
     branched = replace(state, config_overrides=(*state.config_overrides, *overrides))
-    after = start_values(config_of(branched).grpo)
+    after = config_of(branched).grpo.start_settings().values()
     changes = {k: v for k, v in after.items() if before.get(k) != v}
     if changes:
         marks.append(

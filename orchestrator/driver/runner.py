@@ -23,6 +23,8 @@ from policies.consequences import consequences
 from policies.engine import with_decisions
 from policies.gates import evaluate
 from policies.retention import plan
+from stages.distributed import World
+from stages.services import RunServices
 from stages.types import Stage, StageContext, StageError, StageInterrupted
 from store.blobs import BlobStore, BlobWriteError
 from store.errors import StoreError
@@ -41,7 +43,8 @@ class RunNotPaused(OrchestratorError):
 
 
 class Driver:
-    """Owns one run for the life of a process: its log, blobs, stages and in-memory workspace."""
+    """Owns one run for the life of a process: its log, blobs, stages and the services its stages
+    share (`RunServices`: built here, in memory only)."""
 
     def __init__(
         self,
@@ -56,10 +59,12 @@ class Driver:
         stop_reason: Callable[[], str] = lambda: "stop requested",
         release_lease: Callable[[], None] = lambda: None,
         state: RunState | None = None,
+        world: World | None = None,
         on_stage: Callable[[str], None] = lambda line: None,
     ) -> None:
-        """`state`: the run's folded state when the caller has it (resume folds once).
-        `on_stage`: told "stage k/7: NAME (elapsed)" as each stage starts (the CLI prints it)."""
+        """`state`: the run's folded state when the caller has it (resume folds once). `world`:
+        the `mlx.launch` group this process is rank 0 of (default: a world of one). `on_stage`:
+        told "stage k/7: NAME (elapsed)" as each stage starts (the CLI prints it)."""
         self.on_stage = on_stage
         self.started = time.monotonic()
         self.should_stop = should_stop
@@ -71,7 +76,7 @@ class Driver:
         self.stages = stages
         self.run_dir = run_dir
         self.blobs = blobs
-        self.workspace: dict[str, Any] = {}
+        self.services = RunServices.for_run(config, run_dir, blobs, world)
         self.state: RunState = state if state is not None else load_state(log, run_id)
         self.snapshots = Snapshots(log)
         self.snapshot_seq = self.state.last_seq  # a fold just read up to here
@@ -131,7 +136,7 @@ class Driver:
                 self.state, self.config, self.blobs, folder
             ),
             state_at=self.state_at,
-            workspace=self.workspace,
+            services=self.services,
             should_stop=self.should_stop,
         )
 
@@ -241,7 +246,8 @@ class Driver:
         log_.info("stage started", stage=name, number=number, elapsed_s=round(elapsed, 1))
         minutes, seconds = divmod(int(elapsed), 60)
         self.on_stage(f"stage {number}/{len(STAGES)}: {name} ({minutes}:{seconds:02d} elapsed)")
-        self.emit([StageStarted(stage=name)])
+        # What the stage runs without the isolation the house requires, said as it starts.
+        self.emit([StageStarted(stage=name), *self.services.waivers()])
         try:
             stage.run(self.context())
         except StageInterrupted as e:

@@ -6,7 +6,6 @@ from typing import Any
 
 import structlog
 
-from stages.rl.decisions import apply
 from stages.rl.session import RLSession
 from store.events import Event, FaultInjected, HyperparametersChanged
 
@@ -36,18 +35,17 @@ def inject(session: RLSession) -> None:
         else:
             poison(session, params)
         log_.warning("fault injected", kind=fault.kind, step=fault.step)
-        apply(session, ctx.emit(events))
+        ctx.emit(events)  # a knob's new value is in force from the log's fold on
 
 
 def poison(session: RLSession, params: dict[str, Any]) -> None:
     """SFT the capability skills on corrupted labels (copied instead of reversed)."""
-    from stages.common import task_suite
     from stages.training.config import SFTConfig
     from stages.training.sft import epoch_batches, sft
 
     trainer, seed = session.trainer, session.config.seed
     assert trainer is not None
-    skills = [t for tasks in task_suite(session.ctx).capability_train.values() for t in tasks]
+    skills = [t for tasks in session.services.tasks.capability_train.values() for t in tasks]
     if not skills:
         return
     corrupted = [(t.prompt, t.answer[::-1] if t.answer else "") for t in skills]

@@ -1,5 +1,7 @@
 """The trainer's life outside memory: a fresh one from the SFT'd base model, one restored from a
-checkpoint blob, and a checkpoint of the live one (written by rank 0, its digest on every rank)."""
+checkpoint blob, and a checkpoint of the live one (written by rank 0, its digest on every rank).
+A checkpoint holds weights, optimizer state and the step, never the settings in force: those are
+the log's (store/settings.py), the same whichever checkpoint a run restores."""
 
 from __future__ import annotations
 
@@ -9,11 +11,9 @@ from typing import Any
 
 import structlog
 
-from stages.common import base_model_path
+from stages.errors import StageInterrupted
 from stages.rl.session import RLSession
-from stages.rl.tunables import TUNABLES, setting
 from stages.training.types import TrainerState
-from stages.types import StageInterrupted
 from store.blobs import BlobWriteError
 from store.errors import StoreError
 from store.events import CheckpointFellBack
@@ -22,63 +22,29 @@ from store.projections import CheckpointRef
 log_ = structlog.get_logger("rlvr.rl")
 
 
-def hyperparameters(session: RLSession) -> dict[str, Any]:
-    """The settings in force, as `CheckpointSaved` records them."""
-    trainer = session.trainer
-    assert trainer is not None
-    on_trainer = {t.name: getattr(trainer, t.name) for t in TUNABLES if t.lives_on == "trainer"}
-    return {**on_trainer, **session.overrides}
-
-
 def fresh(session: RLSession) -> TrainerState:
     from stages.training.grpo import new_trainer_state
     from stages.training.model import load_model, make_trainable
 
-    model, tokenizer = load_model(base_model_path(session.ctx))
+    model, tokenizer = load_model(session.base_model_path())
     make_trainable(model, session.config.model, seed=session.config.seed)
     return new_trainer_state(model, tokenizer, session.grpo_config())
-
-
-def take_logged_settings(
-    session: RLSession, in_force: dict[str, Any], *, trainer_held: bool
-) -> None:
-    """Set the trainer a resume is about to replay the log with to the tunables the log had in
-    force where the replayed steps begin (`RunState.hyperparameters` there), not to the run's
-    config: a branch's config carries its overrides, which its `HyperparametersChanged` applies
-    only after the shared steps the catch-up replays. `trainer_held`: also the learning rate and
-    KL coefficient (a fresh trainer from the base model; a restored checkpoint carries its own).
-    Without this a branch changing the LR whose resume falls back to the base model (its parent's
-    retention dropped the optimizer state it needed), or one changing a GRPO-config setting
-    (entropy_coef, group_size, ...), replays its parent's steps with the branch's values: the
-    catch-up differs from the log and the branch pauses."""
-    trainer = session.trainer
-    assert trainer is not None
-    current = session.grpo_config()
-    for tunable in TUNABLES:
-        if tunable.name not in in_force:
-            continue  # a log from before the tunable was recorded: the config's value
-        value = in_force[tunable.name]
-        if tunable.lives_on == "trainer":
-            if trainer_held:
-                setattr(trainer, tunable.name, float(value))
-        elif value != setting(current, tunable.name):
-            session.overrides[tunable.name] = value
 
 
 def restore(
     session: RLSession, digest: str, keep: TrainerState | None, *, fresh_optimizer: bool = False
 ) -> TrainerState:
-    """Weights and optimizer from a checkpoint. `keep` (a rollback) keeps its step and settings;
-    without it the session's settings become the checkpoint's. `fresh_optimizer` (a rollback to
-    a checkpoint whose optimizer state retention dropped): a fresh AdamW state instead."""
-    from stages.training.checkpoint import read_checkpoint_state, restore_checkpoint
+    """Weights and optimizer from a checkpoint. `keep` (a rollback) keeps its step.
+    `fresh_optimizer` (a rollback to a checkpoint whose optimizer state retention dropped): a
+    fresh AdamW state instead."""
+    from stages.training.checkpoint import restore_checkpoint
 
-    ctx = session.ctx
+    ctx, base = session.ctx, session.base_model_path()
     if digest == ctx.state().baseline_checkpoint:
         # Step 0: the SFT'd base model itself (a model folder, not a trainer checkpoint).
         restored = fresh(session)
     elif keep is None:  # resume: the caller falls back to an older checkpoint
-        restored, _, _ = restore_checkpoint(ctx.blobs, digest, base_model_path(ctx))
+        restored, _, _ = restore_checkpoint(ctx.blobs, digest, base)
     else:
         from stages.training.errors import TrainingError
 
@@ -90,15 +56,13 @@ def restore(
             fresh_optimizer = True
         try:
             restored, _, _ = restore_checkpoint(
-                ctx.blobs, digest, base_model_path(ctx), optimizer=not fresh_optimizer
+                ctx.blobs, digest, base, optimizer=not fresh_optimizer
             )
         except (TrainingError, StoreError) as e:
             # A rollback is in the log: going elsewhere would contradict it. Pause with the
             # reason; the run continues once the blob is restored (e.g. from a backup).
             raise StageInterrupted(f"rollback target {digest} is unreadable: {e}") from e
     if keep is None:
-        meta = read_checkpoint_state(ctx.blobs, digest)["meta"]
-        session.overrides = dict(meta.get("overrides", {}))
         return restored
     keep.model, keep.optimizer, keep.reference = (
         restored.model,
@@ -224,7 +188,7 @@ def save(session: RLSession) -> str:
         try:
             return {"digest": save_checkpoint(
                 trainer, ctx.blobs, session.grpo_config(), session.config.model,
-                base_model_path(ctx), meta={"overrides": session.overrides}, admit=admit,
+                session.base_model_path(), admit=admit,
             )}  # fmt: skip
         except _Refused as e:
             return {"refused": str(e)}

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 import orjson
 
-from stages.common import verifier
 from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
 from stages.rl.split import drift, plan_split
-from stages.rl.step import rl_step
+from stages.rl.step import Rank, rl_step
+from stages.rl.types import Logged, StepResult
 from stages.tasks.types import Task
 from store.blobs import BlobStore
 from store.events import (
@@ -22,66 +22,80 @@ from store.events import (
     RolloutsSampled,
     VerdictsRecorded,
 )
+from store.settings import Settings
 
 
 def step_events(
     session: RLSession,
     tasks: Sequence[Task],
     attempt: int,
-    logged_rewards: list | None = None,
-    logged: Sequence[Event] = (),
+    settings: Settings,
+    replay: Logged | None = None,
 ) -> list[Event]:
-    """Sample, verify and train step `session.trainer.step`; the events describing it. With
-    `logged_rewards` (catch-up) the verifier is not asked again and nothing new is measured into
-    the log: a split decided meanwhile waits in `world.pending` for the next live step. `logged`:
-    the step's `RolloutsSampled`, `BatchRefilled` and `MetricsRecorded` events (catch-up), for
-    the reward components and refill rounds they hold and whether dynamic sampling was on (a
-    branch may have turned it on or off since)."""
+    """Sample, verify and train step `session.trainer.step` with `settings` in force; the events
+    describing it. With `replay` (a catch-up: what the log holds of the step) the verifier is not
+    asked again, dynamic sampling runs iff the step ran it, and nothing new is measured into the
+    log: a split decided meanwhile waits in `split.pending` for the next live step."""
     from stages.verifiers.registry import verify_tasks
 
-    trainer, world, config = session.trainer, session.world, session.grpo_config()
-    ran = next((e for e in logged if isinstance(e, MetricsRecorded)), None)
-    if ran is not None:  # replay the step as it ran: with dynamic sampling iff it logged rounds
-        config = config.model_copy(update={"dynamic_sampling": "refill_rounds" in ran.metrics})
+    trainer, split = session.trainer, session.split
     assert trainer is not None, "open the session's trainer first (stages/rl/resume.py)"
-    live = logged_rewards is None
+    config = session.grpo_config()
+    if replay is not None:
+        config = config.model_copy(update={"dynamic_sampling": replay.refilled})
     prompts = session.prompts(tasks, trainer.step)
-    out: list[Event] = list(world.pending)
-    world.pending = []
-    split = plan_split(world, trainer, config, prompts)
-    if split is not None:
-        (out if live else world.pending).append(split)
-    checker = verifier(session.ctx)
-    sampled = next((e for e in logged if isinstance(e, RolloutsSampled)), None)
+    out: list[Event] = list(split.pending)
+    split.pending = []
+    planned = plan_split(session.world, split, trainer, config.in_force(settings), prompts)
+    if planned is not None:
+        (out if replay is None else split.pending).append(planned)
+    checker = session.services.verifier()
     result = rl_step(
-        trainer, prompts, config,
+        trainer, prompts, config, settings,
         lambda records, texts: weigh(
             verify_tasks(checker, records, texts), records, texts, config.reward_weights
         ),
-        world=world, attempt=attempt, logged_rewards=logged_rewards, keyed=session.keyed,
+        Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
         keep_samples=session.config.pipeline.sample_rollouts, refill_pool=tasks,
-        logged_components=sampled.components if sampled is not None else None,
-        logged_refills=[e.model_dump() for e in logged if isinstance(e, BatchRefilled)]
-        if not live else None,
     )  # fmt: skip
-    step = result.update.step
+    out += _described(session, result, attempt, checker.name, settings, replay is None)
+    drifted = drift(split, result.figures.groups_per_s, len(prompts), result.updated.metrics.step)
+    if drifted is not None:
+        (out if replay is None else split.pending).append(drifted)
+    return out
+
+
+def logged_step(rows: Sequence[Event]) -> Logged:
+    """What a catch-up replays of a step from its rows: its `RolloutsSampled`, `BatchRefilled`s
+    and `MetricsRecorded`."""
+    ran = next(e for e in rows if isinstance(e, MetricsRecorded))
+    sampled = next(e for e in rows if isinstance(e, RolloutsSampled))
+    refilled = "refill_rounds" in ran.metrics
+    return Logged(
+        rewards_GN=sampled.rewards, components=sampled.components, refilled=refilled,
+        refills=[e.model_dump() for e in rows if isinstance(e, BatchRefilled)] if refilled else (),
+    )  # fmt: skip
+
+
+def _described(
+    session: RLSession, result: StepResult, attempt: int, verifier: str, settings: Settings,
+    live: bool,
+) -> list[Event]:  # fmt: skip
+    step, figures = result.updated.metrics.step, result.figures
     rollouts, judged = rollout_events(
         session.ctx.blobs if live else None, step=step, attempt=attempt,
-        group_size=config.group_size, verifier=checker.name, rewards_GN=result.rewards_GN,
-        samples=result.samples, verdicts=result.verdicts, n_passed=result.n_passed,
-        n_total=result.n_total, n_errors=result.n_errors, components=result.components,
+        group_size=settings.group_size, verifier=verifier,
+        rewards_GN=figures.rewards_GN, samples=figures.samples, verdicts=figures.verdicts,
+        n_passed=figures.n_passed, n_total=figures.n_total, n_errors=figures.n_errors,
+        components=figures.components,
     )  # fmt: skip
-    out += [
+    return [
         rollouts,
         *(BatchRefilled(step=step, attempt=attempt, round=r.round, task_ids=r.task_ids,
-                        rewards=r.rewards, n_varied=r.n_varied) for r in result.refills),
+                        rewards=r.rewards, n_varied=r.n_varied) for r in result.refilled.rounds),
         judged,
-        MetricsRecorded(step=step, metrics=result.metrics),
+        MetricsRecorded(step=step, metrics=figures.metrics),
     ]  # fmt: skip
-    drifted = drift(world, result.groups_per_s, len(prompts), result.update.step)
-    if drifted is not None:
-        (out if live else world.pending).append(drifted)
-    return out
 
 
 def rollout_events(

@@ -15,15 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stages.common import evaluate
+from stages.errors import StageInterrupted
 from stages.rl.chaos import inject
-from stages.rl.checkpoints import hyperparameters, save
+from stages.rl.checkpoints import save
 from stages.rl.decisions import apply, retry, voided
 from stages.rl.logged_step import step_events
 from stages.rl.resume import open_trainer, owes_schedule
 from stages.rl.session import RLSession, session_of
 from stages.tasks.types import Task
 from stages.training.types import TrainerState
-from stages.types import StageContext, StageInterrupted
+from stages.types import StageContext
 from store.events import CheckpointSaved, EvalRecorded, Event, StepFailed
 
 
@@ -51,8 +52,9 @@ class RLLoop:
                 if ctx.should_stop():
                     raise StageInterrupted
                 inject(session)
+                settings = session.settings()  # the log's, after the decisions so far
                 try:
-                    events = step_events(session, tasks, attempt)
+                    events = step_events(session, tasks, attempt, settings)
                 except (MemoryError, RuntimeError) as e:
                     kind = (
                         "oom"
@@ -61,9 +63,9 @@ class RLLoop:
                     )
                     failed = StepFailed(
                         step=trainer.step, attempt=attempt, kind=kind, message=str(e)[:500],
-                        micro_batches=session.grpo_config().micro_batches,
+                        micro_batches=settings.micro_batches,
                     )  # fmt: skip
-                    attempt = retry(session, ctx.emit([failed]), attempt, e)
+                    attempt = retry(ctx.emit([failed]), attempt, e)
                     continue
                 stored = ctx.emit(events)
                 apply(session, stored)
@@ -93,14 +95,12 @@ class RLLoop:
         digest = None
         if done % config.save_every == 0 or last_step:
             digest = save(session)
-            out.append(
-                CheckpointSaved(
-                    step=done, checkpoint=digest, hyperparameters=hyperparameters(session)
-                )
-            )
+            out.append(CheckpointSaved(
+                step=done, checkpoint=digest, hyperparameters=session.settings().values()
+            ))  # fmt: skip
         if done % config.eval_every == 0 or last_step:
             rate, capability, _ = session.on_leader(
-                lambda: evaluate(session.ctx, trainer.model, trainer.tokenizer), "eval"
+                lambda: evaluate(session.services, trainer.model, trainer.tokenizer), "eval"
             )
             out.append(
                 EvalRecorded(step=done, verify_rate=rate, capability=capability, checkpoint=digest)

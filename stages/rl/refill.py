@@ -13,30 +13,18 @@ takes the rewards from there instead of asking the verifier, as it does for the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from stages.errors import StageError
+from stages.rl.types import Draw, Round, Rows
 from stages.training.config import GRPOConfig
 from stages.training.schedule import derive_seed
 from stages.training.types import RolloutGroup
-from stages.types import StageError
 
-Rows = list[list[float | None]]
-# (prompts, seed) -> (groups, sampling stats); (groups) -> rewards_GN; the step's own.
-Sample = Callable[[list[Any], int], tuple[list[RolloutGroup], dict[str, float]]]
+# (groups) -> rewards_GN: the step's own scoring.
 Rewards = Callable[[list[RolloutGroup]], Rows]
-
-
-@dataclass(frozen=True)
-class Round:
-    """One extra round, as `BatchRefilled` logs it."""
-
-    round: int
-    task_ids: list[str]
-    rewards: Rows
-    n_varied: int
 
 
 def varies(row: Sequence[float | None]) -> bool:
@@ -61,7 +49,7 @@ def refill(
     groups: list[RolloutGroup],
     rewards_GN: Rows,
     pool: Sequence[Any],
-    sample: Sample,
+    sample: Draw,
     score: Rewards,
     logged: Sequence[dict] | None = None,
 ) -> tuple[list[RolloutGroup], Rows, list[Round], dict[str, float]]:

@@ -1,6 +1,9 @@
 """Resume: restore the last checkpoint, then re-run every step the log holds after it *without
-appending* (same seeds, the logged rewards, the same decisions applied in the same order): the
-log keeps each step once and the weights end where an uninterrupted run's would."""
+appending* (same seeds, the logged rewards, the same decisions applied in the same order, each
+step with the settings the log had in force for it): the log keeps each step once and the weights
+end where an uninterrupted run's would. The settings are the log's fold from where the replay
+begins, whatever the run's config says now (a branch's overrides apply from its own first step,
+by its `HyperparametersChanged`), so a resume, a branch and a catch-up take them by construction."""
 
 from __future__ import annotations
 
@@ -9,16 +12,18 @@ from collections.abc import Sequence
 
 import structlog
 
+from stages.curriculum import curriculum_of
+from stages.errors import StageInterrupted
 from stages.rl.chaos import poison
-from stages.rl.checkpoints import fresh, restore_newest_intact, take_logged_settings
-from stages.rl.decisions import apply, split_finer
-from stages.rl.logged_step import step_events
+from stages.rl.checkpoints import fresh, restore_newest_intact
+from stages.rl.decisions import apply
+from stages.rl.logged_step import logged_step, step_events
 from stages.rl.session import RLSession
 from stages.tasks.types import Task
 from stages.training.types import TrainerState
-from stages.types import StageInterrupted
 from store.events import CatchUpDiverged, MetricsRecorded
 from store.log import StoredEvent
+from store.settings import Settings
 
 log_ = structlog.get_logger("rlvr.rl")
 
@@ -27,8 +32,6 @@ def open_trainer(session: RLSession) -> TrainerState:
     """The live trainer: from this driver's memory, or restored from the log and blobs."""
     if session.trainer is not None:
         return session.trainer
-    from stages.data_generation import curriculum_of
-
     ctx = session.ctx
     checkpoint = ctx.state().latest_checkpoint
     if checkpoint is None:
@@ -38,10 +41,11 @@ def open_trainer(session: RLSession) -> TrainerState:
         session.trainer, checkpoint = restore_newest_intact(session)
         since = _first_step_seq(session) if checkpoint is None else checkpoint.seq
     at = ctx.state_at(since)
-    take_logged_settings(session, at.hyperparameters, trainer_held=checkpoint is None)
-    tasks = curriculum_of(ctx, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}))
+    tasks = curriculum_of(
+        session.services, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {})
+    )
     try:
-        catch_up(session, ctx.read(since + 1), tasks)
+        catch_up(session, ctx.read(since + 1), tasks, session.settings(at))
     except Diverged as e:
         session.trainer = None  # weights that are not the log's: never train on or save them
         ctx.emit([CatchUpDiverged(
@@ -68,49 +72,53 @@ def _first_step_seq(session: RLSession) -> int:
     return (first - 1) if first is not None else session.ctx.state().last_seq
 
 
-def catch_up(session: RLSession, after: Sequence[StoredEvent], tasks: list[Task]) -> None:
+def catch_up(
+    session: RLSession, after: Sequence[StoredEvent], tasks: list[Task], settings: Settings
+) -> None:
     """Recompute the steps logged after the restored checkpoint with their logged rewards,
-    switching curriculum and applying decisions exactly where the log did."""
-    from stages.data_generation import curriculum_of
-
+    switching curriculum, changing settings and applying decisions exactly where the log did.
+    `settings`: those in force where `after` begins (the log's fold there)."""
     trainer = session.trainer
     assert trainer is not None
-    replayed, rewards, step_rows = 0, None, []
+    replayed, step_rows = 0, []
     for row in after:
         if row.type == "TrainingSetBuilt":
-            tasks = curriculum_of(session.ctx, row.event.pass_rates)
+            tasks = curriculum_of(session.services, row.event.pass_rates)
         elif row.type == "RolloutsSampled":
-            rewards, step_rows = row.event.rewards, [row.event]
+            step_rows = [row.event]
         elif row.type == "BatchRefilled":
             step_rows.append(row.event)
         elif row.type == "MetricsRecorded":
-            logged = row.event
-            if logged.step != trainer.step:  # the restored weights are not the log's either
-                raise Diverged(
-                    logged.step, {"step": {"logged": logged.step, "recomputed": trainer.step}}
-                )
-            attempt = int(logged.metrics.get("attempt") or 0)
-            events = step_events(
-                session, tasks, attempt, logged_rewards=rewards, logged=[*step_rows, logged]
-            )
-            recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
-            drift = {k: {"logged": logged.metrics[k], "recomputed": recomputed.get(k)}
-                     for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")
-                     and _differs(logged.metrics[k], recomputed.get(k), session.keyed)}  # fmt: skip
-            if drift:
-                log_.error(
-                    "catch-up step differs from the log", step=logged.step, metrics=sorted(drift)
-                )
-                raise Diverged(logged.step, drift)
+            _replay_step(session, tasks, settings, [*step_rows, row.event])
             replayed += 1
-        elif row.type in ("HyperparametersChanged", "RolledBack"):
+        elif row.type == "HyperparametersChanged":
+            settings = settings.changed(row.event.changes)
+        elif row.type == "RolledBack":
             apply(session, [row])
-        elif row.type == "PolicyDecided":
-            split_finer(session, row.event)
         elif row.type == "FaultInjected" and row.event.kind == "capability_poison":
             poison(session, row.event.parameters)
     if replayed:
         log_.info("caught up from checkpoint", steps=replayed, now_at=trainer.step)
+
+
+def _replay_step(
+    session: RLSession, tasks: list[Task], settings: Settings, step_rows: list
+) -> None:
+    """Recompute one logged step (its rows: `RolloutsSampled`, `BatchRefilled`s, then
+    `MetricsRecorded`); `Diverged` when its figures are not the log's."""
+    trainer, logged = session.trainer, step_rows[-1]
+    assert trainer is not None
+    if logged.step != trainer.step:  # the restored weights are not the log's either
+        raise Diverged(logged.step, {"step": {"logged": logged.step, "recomputed": trainer.step}})
+    attempt = int(logged.metrics.get("attempt") or 0)
+    events = step_events(session, tasks, attempt, settings, replay=logged_step(step_rows))
+    recomputed = next(e for e in events if isinstance(e, MetricsRecorded)).metrics
+    drift = {k: {"logged": logged.metrics[k], "recomputed": recomputed.get(k)}
+             for k in logged.metrics if not k.endswith("_s") and not k.endswith("per_s")
+             and _differs(logged.metrics[k], recomputed.get(k), session.keyed)}  # fmt: skip
+    if drift:
+        log_.error("catch-up step differs from the log", step=logged.step, metrics=sorted(drift))
+        raise Diverged(logged.step, drift)
 
 
 # A distributed run resumed with another split or on fewer ranks sums each rank's gradients in

@@ -1,19 +1,26 @@
-"""What the pieces of an RL stage meet through: the run's context, this process's place in the
-world (a world of one unless launched under `mlx.launch`), the live trainer, and the settings the
-policies changed (`overrides`). One session per driver, kept in `ctx.workspace`."""
+"""What the pieces of an RL stage meet through: the stage's context, and the run's services (this
+process's place in the world, the live trainer, the split in force). The settings in force are
+neither: they are a fold of the log (store/settings.py), read from the run's state at each step."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
 
+from stages.config import RunConfig
 from stages.distributed import World
-from stages.rl.tunables import with_settings
+from stages.rl.sampling import keyed
+from stages.rl.split import Split
+from stages.services import RunServices
 from stages.tasks.types import Task
 from stages.training.config import GRPOConfig
+from stages.training.sampling import Sampler, batched
 from stages.training.types import TrainerState
 from stages.types import StageContext
+from store.projections import RunState
+from store.settings import Settings
 
 T = TypeVar("T")
 
@@ -21,14 +28,30 @@ T = TypeVar("T")
 @dataclass
 class RLSession:
     ctx: StageContext
-    world: World
-    trainer: TrainerState | None = None
-    # The tunables that live in the GRPO config, as the policies set them (stages/rl/tunables.py)
-    overrides: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def config(self) -> Any:
+    def services(self) -> RunServices:
+        return self.ctx.services
+
+    @property
+    def config(self) -> RunConfig:
         return self.ctx.config
+
+    @property
+    def world(self) -> World:
+        return self.services.world
+
+    @property
+    def split(self) -> Split:
+        return self.services.rl.split
+
+    @property
+    def trainer(self) -> TrainerState | None:
+        return self.services.rl.trainer
+
+    @trainer.setter
+    def trainer(self, trainer: TrainerState | None) -> None:
+        self.services.rl.trainer = trainer
 
     @property
     def keyed(self) -> bool:
@@ -36,18 +59,31 @@ class RLSession:
         when one is resumed on fewer ranks, so the rollouts match the log."""
         return self.world.size > 1 or bool(self.config.distributed.enabled)
 
+    @property
+    def sampler(self) -> Sampler:
+        return keyed if self.keyed else batched
+
     def grpo_config(self) -> GRPOConfig:
-        """The GRPO settings in force: the config's, with the policies' changes on top."""
-        config = with_settings(self.config.grpo, self.overrides)
-        return config.model_copy(update={"seed": self.config.seed})
+        """The run's GRPO config, seeded by the run's seed. Its settings that a run changes while
+        it trains are start values only: each step takes those in force (`settings`)."""
+        return self.config.grpo.model_copy(update={"seed": self.config.seed})
+
+    def settings(self, state: RunState | None = None) -> Settings:
+        """The settings in force: the log's fold (`RunState.hyperparameters`, of the run now or
+        of `state`). A setting a log from before it was recorded lacks is the config's."""
+        state = state if state is not None else self.ctx.state()
+        start = self.config.grpo.start_settings().values()
+        return Settings.of({**start, **state.hyperparameters})
+
+    def base_model_path(self) -> Path:
+        return self.services.base_model_path(self.ctx.state().baseline_checkpoint)
 
     def prompts(self, tasks: Sequence[Task], step: int) -> list[Task]:
         """Step `step`'s prompts: the same on every rank, whatever the number of ranks."""
         from stages.training.sft import epoch_batches
 
-        return epoch_batches(list(tasks), self.grpo_config().groups_per_batch, self.config.seed)(
-            step
-        )
+        per_step = self.config.grpo.groups_per_batch
+        return epoch_batches(list(tasks), per_step, self.config.seed)(step)
 
     def on_leader(self, compute: Callable[[], T], what: str) -> T:
         """Rank 0 computes (a checkpoint write, an eval), every rank gets its JSON result."""
@@ -55,10 +91,5 @@ class RLSession:
 
 
 def session_of(ctx: StageContext) -> RLSession:
-    """This driver's session (the world the orchestrator put in the workspace, or one of one)."""
-    if "rl_session" not in ctx.workspace:
-        world = ctx.workspace.get("world") or World(None, ctx.config.distributed)
-        ctx.workspace["rl_session"] = RLSession(ctx, world)
-    session: RLSession = ctx.workspace["rl_session"]
-    session.ctx = ctx  # a later stage's context (same workspace, fresh emit/state)
-    return session
+    """The RL session of this stage: its context over the driver's services."""
+    return RLSession(ctx)

@@ -1,12 +1,18 @@
-"""The one GRPO step: sample, score, train, and the step's figures, on every rank of a `World`
-(a world of one unless launched under `mlx.launch`). The orchestrator's RL stages, the embedded
-recipe, the benchmarks and `rlvr calibrate` all run this code.
+"""The one GRPO step, on every rank of a `World` (a world of one unless launched under
+`mlx.launch`), as five named phases, each a function with a typed result:
+
+    sample -> score -> refill -> update -> figures
+
+The orchestrator's RL stages, the benchmarks and `rlvr calibrate` all run this code. The step
+takes the settings in force (store/settings.py) as an argument, as tinker-cookbook's step takes
+its learning rate and KL coefficient: nothing it keeps between steps holds them.
 
 Per step: the prompt list is the one a single rank would draw for (seed, step); rank r takes a
-contiguous slice of it, sized by the split in force (`world.weights`). Gradients, loss, KL and
-entropy are token-weighted sums over ranks (`train_step(reduce=...)`); the rest of the step's
-figures are computed from what every rank gathers, so every rank holds the same figures. Per-rank
-timings go into the figures as `rank{r}_*_s` when there are several ranks.
+contiguous slice of it, sized by the split in force (stages/rl/split.py). The update's gradients,
+loss, KL and entropy are token-weighted sums over ranks through the world's reducer, passed to
+every update (a no-op for one process); the step's other figures are computed from what every
+rank gathers, so every rank holds the same figures, merged once. Per-rank timings go into the
+figures as `rank{r}_*_s` when there are several ranks.
 
 - A verdict with `excluded` (a judge error: an infrastructure fault) is not a zero: its group is
   left out of the update. A response that made the verifier raise, or that tried to steer the
@@ -22,289 +28,157 @@ timings go into the figures as `rank{r}_*_s` when there are several ranks.
 
 from __future__ import annotations
 
-import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from stages.distributed import DistributedConfig, World, apportion, offsets
-from stages.rl.refill import Round, refill
-from stages.rl.rewards import CORRECTNESS, components_of
-from stages.rl.sampling import sample_groups_keyed
-from stages.rl.tunables import TUNABLES, setting
+from stages.distributed import World
+from stages.errors import StageError
+from stages.rl.figures import gather_figures
+from stages.rl.refill import refill
+from stages.rl.rewards import components_of
+from stages.rl.split import Split
+from stages.rl.types import Draw, Logged, Refilled, Sampled, Score, Scored, StepResult, Updated
 from stages.training.config import GRPOConfig
 from stages.training.grpo import step_seed, train_step
-from stages.training.sampling import sample_groups
-from stages.training.types import RewardFn, RolloutGroup, StepMetrics, TrainerState
-from stages.types import StageError
-from stages.verifiers.types import Verdict
+from stages.training.sampling import Sampler, batched, sample_groups
+from stages.training.types import RolloutGroup, TrainerState
 from store.crashpoints import crashpoint
-
-Score = Callable[[list[Any], list[str]], Sequence[Verdict]]
-"""verdicts = score(prompt_records, completion_texts); one verdict per completion, same order."""
+from store.settings import Settings
 
 
 @dataclass(frozen=True)
-class StepResult:
-    groups: list[RolloutGroup]  # this rank's groups
-    rewards_GN: list[list[float | None]]  # every rank's, in prompt order; None: excluded
-    components: dict[str, list[list[float | None]]]  # every rank's, by reward component
-    refills: list[Round]  # dynamic sampling's extra rounds (a world of one)
-    update: StepMetrics  # what `train_step` reported on this rank
-    metrics: dict[str, float | None]  # the step's figures across ranks (finite or None + flag)
-    samples: list[dict]  # the first `keep_samples` groups, for the log
-    verdicts: list[dict]  # their verdicts (none when the rewards came from the log)
-    n_passed: int
-    n_errors: int
-    n_total: int
-    groups_per_s: list[float]  # each rank's measured throughput, for the split's drift check
+class Rank:
+    """Where this process stands in the step: its world (whose reducer the update is always
+    given) and the split of the step's groups in force."""
 
+    world: World
+    split: Split
 
-def rewards_as_verdicts(reward_fn: RewardFn, threshold: float = 1.0) -> Score:
-    """A plain reward function as a `Score` (the recipe's and the benchmarks' exact-answer reward)."""
+    @classmethod
+    def alone(cls, world: World | None = None) -> Rank:
+        """A world of one (the benchmarks, tests): one rank, nothing split."""
+        from stages.distributed import DistributedConfig
 
-    def score(records: list[Any], texts: list[str]) -> list[Verdict]:
-        rewards = list(reward_fn(records, texts))
-        if len(rewards) != len(texts):
-            raise ValueError(
-                f"reward_fn returned {len(rewards)} rewards for {len(texts)} completions"
-            )
-        return [
-            Verdict(passed=r >= threshold, reward=float(r), status="ok" if r >= threshold else "failed",
-                    reason="reward function")
-            for r in rewards
-        ]  # fmt: skip
-
-    return score
-
-
-def throttle(world: World, seconds: float) -> float:
-    """Benchmarks: make a rank `throttle` times slower by sleeping; the seconds it now took."""
-    factor = world.slowdown()
-    if factor > 1.0:
-        time.sleep((factor - 1.0) * seconds)
-    return seconds * max(factor, 1.0)
+        world = world or World(None, DistributedConfig())
+        return cls(world, Split.of(world.config, world.size))
 
 
 def rl_step(
     trainer: TrainerState,
     prompts: Sequence[Any],
     config: GRPOConfig,
+    settings: Settings,
     score: Score,
+    rank: Rank,
     *,
-    world: World | None = None,
+    sampler: Sampler = batched,
     attempt: int = 0,
-    logged_rewards: list | None = None,
-    keyed: bool = False,
+    logged: Logged | None = None,
     keep_samples: int = 0,
     refill_pool: Sequence[Any] | None = None,
-    logged_components: dict | None = None,
-    logged_refills: Sequence[dict] | None = None,
 ) -> StepResult:
-    """Sample, score and train step `trainer.step` on `prompts` (the whole step's, every rank the
-    same list). `keyed`: the split-invariant sampler. With `logged_rewards` (a resume's catch-up)
-    `score` is not called: the log's rewards (its reward components, its refill rounds' rewards)
-    are used. `refill_pool`: where dynamic sampling draws fresh prompts (default: `prompts`)."""
-    world = world or World(None, DistributedConfig())
-    if config.scale_rewards == "batch" and world.size > 1:
+    """Sample, score, refill and train step `trainer.step` on `prompts` (the whole step's, every
+    rank the same list) with `settings` in force; the step's figures. `sampler`: how rollouts
+    draw their tokens (`batched`, or the split-invariant `keyed`). With `logged` (a resume's
+    catch-up) `score` is not called: the log's rewards are used. `refill_pool`: where dynamic
+    sampling draws fresh prompts (default: `prompts`)."""
+    config = config.in_force(settings)
+    if config.scale_rewards == "batch" and rank.world.size > 1:
         raise StageError("grpo.scale_rewards = 'batch' is not supported across ranks")
-    if config.dynamic_sampling and world.size > 1:
+    if config.dynamic_sampling and rank.world.size > 1:
         raise StageError("grpo.dynamic_sampling is not supported across ranks")
-    step, n = trainer.step, config.group_size
-    counts = apportion(len(prompts), world.weights or [1.0] * world.size)
-    lo = offsets(counts)[world.rank]
-    mine = list(prompts[lo : lo + counts[world.rank]])
-    comm_before, start = world.comm_s, time.perf_counter()
-
-    def sample(records: list[Any], seed: int) -> tuple[list[RolloutGroup], dict[str, float]]:
-        if keyed:
-            return sample_groups_keyed(
-                trainer.model, trainer.tokenizer, records, lo, config.sampling, n, seed
-            )
-        return sample_groups(trainer.model, trainer.tokenizer, records, config.sampling, n, seed)
-
-    def verify(groups: list[RolloutGroup]) -> tuple[Sequence[Verdict], list[list]]:
-        flat = [g.prompt for g in groups for _ in g.rollouts_N]
-        verdicts = score(flat, [r.text for g in groups for r in g.rollouts_N])
-        rows = [[None if v.excluded else v.reward for v in verdicts[g * n : (g + 1) * n]]
-                for g in range(len(groups))]  # fmt: skip
-        return verdicts, rows
-
-    groups, stats = sample(mine, step_seed(config, step, attempt))
-    crashpoint("sampling")
-    verdicts: Sequence[Verdict] = []
-    if logged_rewards is None:
-        verdicts, rewards_GN = verify(groups)
-        components = components_of(verdicts, n)
-    else:
-        rewards_GN = logged_rewards[lo : lo + len(groups)]
-        components = {k: v[lo : lo + len(groups)] for k, v in (logged_components or {}).items()}
-    trained, trained_rewards = groups, rewards_GN
-    rounds: list[Round] = []
-    if config.dynamic_sampling:
-        trained, trained_rewards, rounds, extra = refill(
-            config, step, attempt, groups, rewards_GN,
-            prompts if refill_pool is None else refill_pool, sample,
-            lambda new: verify(new)[1], logged_refills,
-        )  # fmt: skip
-        stats = dict(stats, sample_tokens=stats["sample_tokens"] + extra["sample_tokens"])
-        if not trained:  # nothing varied in any round: train_step drops them all, as without
-            trained, trained_rewards = groups, rewards_GN
+    start = time.perf_counter()
+    lo, mine = rank.split.slice_of(rank.world.rank, prompts)
+    draw = policy_draw(trainer, config, sampler, lo)
+    sampled = sample(mine, lo, draw, step_seed(config, trainer.step, attempt))
+    scored = score_groups(sampled, score, config.group_size, logged)
+    refilled = refill_groups(
+        config, trainer.step, attempt, sampled, scored, draw, score,
+        prompts if refill_pool is None else refill_pool, logged,
+    )  # fmt: skip
     crashpoint("verification")
-    sample_s = throttle(world, time.perf_counter() - start)
-    usable = [g for g, row in enumerate(trained_rewards) if None not in row]
-    update = train_step(
-        trainer, [trained[g] for g in usable], [trained_rewards[g] for g in usable], config,
-        attempt, dict(stats, sample_s=sample_s), reduce=world.sum_tree if world.size > 1 else None,
+    sample_s = rank.split.throttle(rank.world.rank, time.perf_counter() - start)
+    updated = update(trainer, refilled, config, rank, attempt, sample_s)
+    figures = gather_figures(
+        rank.world, config, settings, attempt, keep_samples, sampled, scored, refilled, updated
+    )
+    return StepResult(sampled, scored, refilled, updated, figures)
+
+
+def policy_draw(
+    trainer: TrainerState, config: GRPOConfig, sampler: Sampler, first_index: int
+) -> Draw:
+    """The step's own `Draw`: the live policy sampled with `sampler`, `config.group_size`
+    completions of each record (record p is prompt `first_index + p` of the step)."""
+
+    def draw(records: list[Any], seed: int) -> tuple[list[RolloutGroup], dict[str, float]]:
+        return sample_groups(
+            trainer.model, trainer.tokenizer, records, config.sampling, config.group_size,
+            sampler(seed, config.sampling, first_index, config.group_size),
+        )  # fmt: skip
+
+    return draw
+
+
+def sample(records: list[Any], first_index: int, draw: Draw, seed: int) -> Sampled:
+    """Phase 1: this rank's groups of completions, from `draw` (the step's own sampling of the
+    live policy; an asynchronous sampler can stand in)."""
+    groups, stats = draw(records, seed)
+    crashpoint("sampling")
+    return Sampled(first_index, groups, float(stats["sample_tokens"]))
+
+
+def score_groups(sampled: Sampled, score: Score, group_size: int, logged: Logged | None) -> Scored:
+    """Phase 2: each rollout's reward (and reward components), from the verifier or the log."""
+    if logged is not None:
+        lo, count = sampled.first_index, len(sampled.groups)
+        return Scored(
+            logged.rewards_GN[lo : lo + count],
+            {k: v[lo : lo + count] for k, v in logged.components.items()},
+        )
+    groups, n = sampled.groups, group_size
+    verdicts = score([g.prompt for g in groups for _ in g.rollouts_N],
+                     [r.text for g in groups for r in g.rollouts_N])  # fmt: skip
+    rows = [[None if v.excluded else v.reward for v in verdicts[g * n : (g + 1) * n]]
+            for g in range(len(groups))]  # fmt: skip
+    return Scored(rows, components_of(verdicts, n), verdicts)
+
+
+def refill_groups(
+    config: GRPOConfig, step: int, attempt: int, sampled: Sampled, scored: Scored,
+    draw: Draw, score: Score, pool: Sequence[Any],
+    logged: Logged | None,
+) -> Refilled:  # fmt: skip
+    """Phase 3: with dynamic sampling, the groups whose rewards vary, refilled from extra rounds
+    of fresh prompts (stages/rl/refill.py); otherwise the batch as drawn."""
+    if not config.dynamic_sampling:
+        return Refilled(sampled.groups, scored.rewards_GN, [], 0.0)
+    trained, rewards, rounds, extra = refill(
+        config, step, attempt, sampled.groups, scored.rewards_GN, pool, draw,
+        lambda new: score_groups(Sampled(0, new, 0.0), score, config.group_size, None).rewards_GN,
+        list(logged.refills) if logged is not None else None,
+    )  # fmt: skip
+    if not trained:  # nothing varied in any round: the update drops them all, as without
+        trained, rewards = sampled.groups, scored.rewards_GN
+    return Refilled(trained, rewards, rounds, extra["sample_tokens"])
+
+
+def update(
+    trainer: TrainerState, refilled: Refilled, config: GRPOConfig, rank: Rank, attempt: int,
+    sample_s: float,
+) -> Updated:  # fmt: skip
+    """Phase 4: one GRPO update on the groups every rollout of which was scored, through the
+    world's reducer."""
+    usable = [g for g, row in enumerate(refilled.rewards_GN) if None not in row]
+    comm_before = rank.world.comm_s
+    metrics = train_step(
+        trainer, [refilled.groups[g] for g in usable], [refilled.rewards_GN[g] for g in usable],
+        config, rank.world.sum_tree, attempt,
     )  # fmt: skip
     crashpoint("optimizer")  # the update is applied in memory, nothing appended yet
-    train_s = throttle(world, update.train_s - (world.comm_s - comm_before))
-    local = {
-        "rewards": rewards_GN,
-        "components": components,
-        "samples": [
-            {"task_id": g.prompt.task_id, "prompt": g.prompt_text,
-             "completions": [r.text for r in g.rollouts_N], "rewards": rewards_GN[i]}
-            for i, g in enumerate(groups) if lo + i < keep_samples
-        ],
-        "verdicts": [
-            {"task_id": groups[j // n].prompt.task_id, "passed": v.passed, "status": v.status,
-             "reason": v.reason[:80]}
-            for j, v in enumerate(verdicts) if lo * n + j < keep_samples * n
-        ],
-        "lengths": [len(r.tokens) for g in groups for r in g.rollouts_N],
-        "truncated": sum(r.truncated for g in groups for r in g.rollouts_N),
-        "verifier_errors": sum(v.status == "verifier_error" for v in verdicts),
-        "judge_injections": sum(bool(v.details.get("injection")) for v in verdicts),
-        "sample_s": sample_s, "train_s": train_s, "sample_tokens": stats["sample_tokens"],
-        "train_tokens": update.train_tokens_per_s * update.train_s,
-    }  # fmt: skip
-    ranks = world.gather_json(local, "step summary")
-    rewards_all = [row for r in ranks for row in r["rewards"]]
-    components_all = {k: [row for r in ranks for row in r["components"][k]] for k in components}
-    errors = sum(row.count(None) for row in rewards_all)
-    lengths = [x for r in ranks for x in r["lengths"]]
-    verified_GN = components_all.get(CORRECTNESS, rewards_all)
-    metrics = _figures(config, update, ranks, rewards_all, attempt)
-    metrics.update(finite(_component_figures(config, components_all, len(rounds))))
-    return StepResult(
-        groups=groups,
-        rewards_GN=rewards_all,
-        components=components_all,
-        refills=rounds,
-        update=update,
-        metrics=metrics,
-        samples=[s for r in ranks for s in r["samples"]],
-        verdicts=[v for r in ranks for v in r["verdicts"]],
-        n_passed=sum(
-            1
-            for row in verified_GN
-            for x in row
-            if x is not None and x >= config.verified_threshold
-        ),
-        n_errors=errors,
-        n_total=len(lengths),
-        groups_per_s=[len(r["rewards"]) / max(r["sample_s"] + r["train_s"], 1e-9) for r in ranks],
+    train_s = rank.split.throttle(
+        rank.world.rank, metrics.train_s - (rank.world.comm_s - comm_before)
     )
-
-
-def _figures(
-    config: GRPOConfig, update: StepMetrics, ranks: list[dict], rewards_GN: list[list], attempt: int
-) -> dict[str, float | None]:
-    """The step's figures over every rank's rollouts (`train_step`'s see the trained ones only),
-    and the knobs the step ran with, so policies (and readers) see what they would adjust."""
-    scored = np.array([row for row in rewards_GN if None not in row], dtype=np.float64)
-    lengths = [x for r in ranks for x in r["lengths"]]
-    errors = sum(row.count(None) for row in rewards_GN)  # excluded: judge errors
-    broken = sum(r.get("verifier_errors", 0) for r in ranks)  # raised: scored 0
-    injections = sum(r.get("judge_injections", 0) for r in ranks)  # steered the judge: scored 0
-    values = update.model_dump(exclude={"step", "attempt"})
-    if len(scored):
-        varied = np.ptp(scored, axis=1) > 0
-        values.update(
-            reward_mean=float(scored.mean()), reward_std=float(scored.std()),
-            verify_rate=float((scored >= config.verified_threshold).mean()),
-            zero_variance_frac=float(1.0 - varied.mean()),
-            trained_groups=float(
-                update.trained_groups if config.dynamic_sampling
-                else varied.sum() if config.drop_zero_variance_groups else len(scored)
-            ),
-        )  # fmt: skip
-    sample_s = max(r["sample_s"] for r in ranks)
-    train_s = max(r["train_s"] for r in ranks)
-    values.update(
-        response_len=float(np.mean(lengths)),
-        truncation_rate=sum(r["truncated"] for r in ranks) / max(len(lengths), 1),
-        sample_s=sample_s, train_s=train_s, step_s=max(r["sample_s"] + r["train_s"] for r in ranks),
-        sample_tokens_per_s=sum(r["sample_tokens"] for r in ranks) / max(sample_s, 1e-9),
-        train_tokens_per_s=sum(r["train_tokens"] for r in ranks) / max(train_s, 1e-9),
-        judge_error_rate=errors / max(len(lengths), 1),
-        verifier_error_rate=broken / max(len(lengths), 1),
-        judge_injection_rate=injections / max(len(lengths), 1),
-        attempt=float(attempt),
-    )  # fmt: skip
-    # The tunables the step ran with, so policies (and readers) see what they would adjust; the
-    # trainer-held ones are in `update` already (learning_rate_scheduled, kl_penalty_coef).
-    for tunable in TUNABLES:
-        if tunable.lives_on == "grpo config":
-            values[tunable.metric] = float(setting(config, tunable.name))
-    if len(ranks) > 1:
-        for r, rank in enumerate(ranks):
-            values[f"rank{r}_sample_s"], values[f"rank{r}_train_s"] = (
-                rank["sample_s"],
-                rank["train_s"],
-            )
-    return finite(values)
-
-
-def _component_figures(
-    config: GRPOConfig, components_GN: dict[str, list[list]], refill_rounds: int
-) -> dict[str, float]:
-    """Each reward component's mean over the scored rollouts (`reward_<name>`), `verify_rate` on
-    correctness when the reward is a weighted sum, and dynamic sampling's extra rounds."""
-    values: dict[str, float] = {}
-    for name, rows in components_GN.items():
-        scored = np.array([row for row in rows if None not in row], dtype=np.float64)
-        if len(scored):
-            values[f"reward_{name}"] = float(scored.mean())
-            if name == CORRECTNESS:
-                values["verify_rate"] = float((scored >= config.verified_threshold).mean())
-    if config.dynamic_sampling:
-        values["refill_rounds"] = float(refill_rounds)
-    return values
-
-
-def finite(values: dict[str, Any]) -> dict[str, float | None]:
-    """Events refuse NaN/inf: a non-finite figure becomes None plus a `nonfinite_<name>` flag."""
-    out: dict[str, float | None] = {}
-    for key, value in values.items():
-        value = float(value)
-        if math.isfinite(value):
-            out[key] = value
-        else:
-            out[key] = None
-            out[f"nonfinite_{key}"] = 1.0
-    return out
-
-
-def train_grpo(
-    state: TrainerState,
-    prompt_batches: Callable[[int], Sequence[Any]],
-    reward_fn: RewardFn,
-    config: GRPOConfig,
-    steps: int,
-    on_step: Callable[[StepMetrics], None] | None = None,
-) -> list[StepMetrics]:
-    """Run `steps` steps from `state.step` on a world of one; `prompt_batches(step)` gives each
-    step's prompt records (anything with a `prompt`, or strings)."""
-    score = rewards_as_verdicts(reward_fn, config.verified_threshold)
-    history = []
-    for _ in range(steps):
-        result = rl_step(state, prompt_batches(state.step), config, score)
-        history.append(result.update)
-        if on_step is not None:
-            on_step(result.update)
-    return history
+    return Updated(metrics, sample_s, train_s)

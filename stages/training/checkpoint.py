@@ -1,14 +1,16 @@
 """Checkpoints in the content-addressed blob store.
 
-A checkpoint folder holds, besides `state.json` (step, base LR, KL coefficient, scheduled LR, seed
-scheme, configs):
+A checkpoint folder holds, besides `state.json` (step, seed scheme, configs):
 - LoRA: `adapters.safetensors` + `adapter_config.json` (so `mlx_lm.generate --model BASE
   --adapter-path DIR` works); full fine-tune: `model.safetensors` + `config.json` + tokenizer files
   (so `mlx_lm.load(DIR)` works).
 - `optimizer.safetensors`: the AdamW state (moments and step count).
 - `reference.safetensors`: the reference policy's values of the trainable parameters (the blob
   store keeps one copy however many checkpoints share it).
-There is no RNG state to carry: every random draw of step s derives from (seed, s, attempt).
+There is no RNG state to carry: every random draw of step s derives from (seed, s, attempt). Nor
+the settings in force (learning rate, KL coefficient, ...): those are a fold of the run's log
+(store/settings.py). Checkpoints of format 1 carried them (and a `meta` with the policies'
+overrides); they still load, those fields unread.
 The folder is written to a temp dir on the blob store's disk, then `put_tree` hashes each file and
 renames it into place; restore loads the arrays straight from their (verified) blobs.
 """
@@ -28,12 +30,12 @@ from mlx.utils import tree_flatten, tree_unflatten
 from stages.training.config import GRPOConfig, ModelConfig
 from stages.training.errors import TrainingError
 from stages.training.model import load_model, make_trainable, save_model_dir, save_weights
-from stages.training.schedule import lr_multiplier
 from stages.training.types import TrainerState
 from store.blobs import BlobStore
 from store.errors import StoreError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_FORMATS = (1, 2)  # 1: with the settings in force, which restore no longer reads
 OPTIMIZER_FILE = "optimizer.safetensors"  # the AdamW state: retention may drop it
 
 
@@ -61,11 +63,11 @@ def save_checkpoint(
     config: GRPOConfig,
     model_config: ModelConfig,
     base_model_path: Path | str,
-    meta: dict[str, Any] | None = None,
     admit: Callable[[Path], None] | None = None,
 ) -> str:
-    """Write the checkpoint of `state` into `blobs`; return its manifest digest. `admit` sees the
-    written folder before anything reaches the blob store, and may refuse it by raising."""
+    """Write the checkpoint of `state` into `blobs`; return its manifest digest. `config` is the
+    run's (its settings' start values, not those in force). `admit` sees the written folder
+    before anything reaches the blob store, and may refuse it by raising."""
     trainable = dict(tree_flatten(state.model.trainable_parameters()))
     reference = dict(tree_flatten(state.reference.parameters()))
     adapter = None
@@ -73,15 +75,9 @@ def save_checkpoint(
         from stages.training.model import lora_settings
 
         adapter = lora_settings(model_config, state.model)
-    current_lr = state.learning_rate * lr_multiplier(
-        state.step, config.lr_schedule, config.warmup_steps, config.total_steps, config.min_lr_ratio
-    )
     record = {
         "format_version": FORMAT_VERSION,
         "step": state.step,
-        "learning_rate": state.learning_rate,
-        "current_learning_rate": current_lr,
-        "kl_penalty_coef": state.kl_penalty_coef,
         "rng": {
             "seed": config.seed,
             "next_step": state.step,
@@ -91,7 +87,6 @@ def save_checkpoint(
         "adapter_config": adapter,
         "grpo_config": config.model_dump(mode="json"),
         "model_config": model_config.model_dump(mode="json"),
-        "meta": meta or {},
     }
     # Written on the blob store's disk, whose files `put_tree` then renames into place.
     with blobs.temp_dir() as folder:
@@ -130,10 +125,10 @@ def restore_checkpoint(
     `optimizer=False`: the checkpoint's optimizer state is not read (retention may have deleted
     it): the trainer gets a fresh AdamW state, as a new run's."""
     record = read_checkpoint_state(blobs, digest)
-    if record.get("format_version") != FORMAT_VERSION:
+    if record.get("format_version") not in READABLE_FORMATS:
         raise TrainingError(
             f"checkpoint {digest} has format_version {record.get('format_version')!r}, "
-            f"expected {FORMAT_VERSION}"
+            f"expected one of {', '.join(map(str, READABLE_FORMATS))}"
         )
     weights = "adapters.safetensors" if record["fine_tune"] == "lora" else "model.safetensors"
     try:
@@ -159,15 +154,9 @@ def restore_checkpoint(
         adamw.state = tree_unflatten(list(arrays["optimizer.safetensors"].items()))
     mx.eval(model.parameters(), reference.parameters(), adamw.state)
     state = TrainerState(
-        model=model,
-        tokenizer=tokenizer,
-        reference=reference,
-        optimizer=adamw,
+        model=model, tokenizer=tokenizer, reference=reference, optimizer=adamw,
         step=int(record["step"]),
-        learning_rate=float(record["learning_rate"]),
-        # `kl_coef`: the name checkpoints written before the one-name table used.
-        kl_penalty_coef=float(record.get("kl_penalty_coef", record.get("kl_coef"))),
-    )
+    )  # fmt: skip
     return state, config, model_config
 
 

@@ -5,9 +5,11 @@ temperature, kl_penalty_coef, num_substeps)."""
 from __future__ import annotations
 
 import string
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from store.settings import Settings
 
 DEFAULT_VOCAB = "".join(c for c in string.printable if c not in "\t\r\x0b\x0c")
 
@@ -334,3 +336,42 @@ class GRPOConfig(BaseModel):
     def __hash__(self) -> int:
         # Configs key the compiled-loss cache; `reward_weights` (a dict) has no hash of its own.
         return hash(self.model_dump_json())
+
+    def start_settings(self) -> Settings:
+        """The settings a run starts with (`RunStarted.hyperparameters`): this config's values."""
+        return Settings.of({name: _get(self, path) for name, path in SETTING_FIELDS.items()})
+
+    def in_force(self, settings: Settings) -> GRPOConfig:
+        """This config with `settings` in force: what one step runs with. The fields named in
+        SETTING_FIELDS are start values only; a step never reads them from the run's config."""
+        config: GRPOConfig = self
+        for name, path in SETTING_FIELDS.items():
+            config = _replaced(config, path, getattr(settings, name))
+        return config
+
+
+# Where each setting in force (store/settings.py) starts: its field in the GRPO config.
+SETTING_FIELDS: dict[str, tuple[str, ...]] = {
+    "learning_rate": ("learning_rate",),
+    "kl_penalty_coef": ("kl_penalty_coef",),
+    "temperature": ("sampling", "temperature"),
+    "entropy_coef": ("entropy_coef",),
+    "group_size": ("group_size",),
+    "micro_batches": ("micro_batches",),
+}
+
+
+def _get(model: BaseModel, path: tuple[str, ...]) -> Any:
+    value: Any = model
+    for part in path:
+        value = getattr(value, part)
+    return value
+
+
+def _replaced(model: Any, path: tuple[str, ...], value: Any) -> Any:
+    """`model` with the field at `path` set to `value` (no copy when it holds it already)."""
+    head, *rest = path
+    new = value if not rest else _replaced(getattr(model, head), tuple(rest), value)
+    if getattr(model, head) == new and type(getattr(model, head)) is type(new):
+        return model
+    return model.model_copy(update={head: new})

@@ -24,7 +24,8 @@ Where it departs from plain GRPO (DeepSeekMath):
   one optimizer step each, each normalised by its own tokens (or sequences), and `old_t` is the
   sampler's log-prob, so later minibatches are importance-weighted and clipped with separate
   low/high epsilons (clip-higher, DAPO).
-- The KL coefficient is the trainer's `kl_penalty_coef`, changed only by the policies between steps.
+- The KL coefficient is the `kl_penalty_coef` in force (store/settings.py), changed only by the
+  policies between steps: `config` is the run's with the settings in force.
 - Log-probs are of the temperature-1 policy whatever the sampling temperature.
 
 Options (the `[grpo]` fields; the README's table names each one's paper and TRL / verl setting):
@@ -67,7 +68,8 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import mlx.core as mx
@@ -91,18 +93,10 @@ from stages.training.logprobs import (
     take_rows,
     token_logprobs,
 )
-
-__all__ = [
-    "advantages",
-    "grpo_loss",
-    "k3",
-    "new_trainer_state",
-    "score_groups",
-    "step_seed",
-    "train_step",
-]
 from stages.training.schedule import derive_seed, lr_multiplier
-from stages.training.types import RewardFn, RolloutGroup, StepMetrics, TrainerState
+from stages.training.types import Reduce, Rollout, RolloutGroup, TrainerState, UpdateMetrics
+
+__all__ = ["advantages", "grpo_loss", "k3", "new_trainer_state", "step_seed", "train_step"]
 
 # With `compile_loss`, micro-batches are padded (right, mask 0: the loss is unchanged) to a
 # multiple of this many positions, so varying completion lengths reuse a few traces (one per
@@ -114,21 +108,14 @@ def new_trainer_state(
     model: nn.Module, tokenizer: Any, config: GRPOConfig, reference: nn.Module | None = None
 ) -> TrainerState:
     """State for GRPO on `model` (made trainable beforehand); the reference defaults to a frozen
-    copy of the model as it is now."""
+    copy of the model as it is now. The learning rate and KL coefficient are not part of it:
+    each step takes the settings in force (store/settings.py) with its config."""
     if reference is None:
         reference = copy.deepcopy(model)
     reference.freeze()
     reference.eval()
     optimizer = optim.AdamW(learning_rate=config.learning_rate, weight_decay=config.weight_decay)
-    return TrainerState(
-        model=model,
-        tokenizer=tokenizer,
-        reference=reference,
-        optimizer=optimizer,
-        step=0,
-        learning_rate=config.learning_rate,
-        kl_penalty_coef=config.kl_penalty_coef,
-    )
+    return TrainerState(model=model, tokenizer=tokenizer, reference=reference, optimizer=optimizer)
 
 
 def step_seed(config: GRPOConfig, step: int, attempt: int = 0) -> int:
@@ -136,16 +123,75 @@ def step_seed(config: GRPOConfig, step: int, attempt: int = 0) -> int:
     return derive_seed(config.seed, "grpo", step, attempt)
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """One update's rollouts laid out as rows, and the rows each substep trains on."""
+
+    rollouts: list[Rollout]
+    prompts_B: list[list[int]]
+    tokens_BT: mx.array
+    mask_BT: mx.array
+    ends_B: np.ndarray
+    completion_B: np.ndarray  # completion tokens per row
+    adv_GN: np.ndarray
+    rows_C: list[np.ndarray]  # per substep chunk; kept even when empty (every rank reduces)
+    trained_groups: int
+    multiple: int
+
+    @property
+    def first(self) -> int | None:
+        """The first chunk with rows here: its gradient pass also measures its rows' KL and
+        entropy under the weights as sampled; every other row gets a no-grad pass."""
+        return next((c for c, rows in enumerate(self.rows_C) if len(rows)), None)
+
+
+def _checked(
+    groups_G: Sequence[RolloutGroup], rewards_GN: Sequence[Sequence[float]] | np.ndarray
+) -> np.ndarray:
+    rewards = np.asarray(rewards_GN, dtype=np.float64)
+    sizes = {len(g.rollouts_N) for g in groups_G}
+    if rewards.shape != (len(groups_G), *sizes) or len(sizes) != 1:
+        raise ValueError(
+            f"rewards shape {rewards.shape} does not match {len(groups_G)} groups of sizes {sizes}"
+        )
+    return rewards
+
+
+def _batch(groups_G: Sequence[RolloutGroup], rewards: np.ndarray, config: GRPOConfig) -> _Batch:
+    lengths_GN = np.array([[len(r.tokens) for r in g.rollouts_N] for g in groups_G])
+    shaped_GN = rewards + overlong_penalty(
+        lengths_GN.reshape(-1), config.sampling.max_tokens, config.overlong_buffer,
+        config.overlong_penalty_factor,
+    ).reshape(rewards.shape)  # fmt: skip
+    adv_GN = advantages(shaped_GN, config.scale_rewards, config.std_eps, config.std_estimator)
+    varied_G = np.ptp(rewards, axis=1) > 0
+    dropping = config.drop_zero_variance_groups or config.dynamic_sampling
+    keep_G = varied_G if dropping else np.ones_like(varied_G)
+    rollouts = [r for g in groups_G for r in g.rollouts_N]
+    prompts_B = [r.prompt_tokens for r in rollouts]
+    multiple = COMPILE_WIDTH_MULTIPLE if config.compile_loss else 1
+    tokens_BT, mask_BT = pad_batch(prompts_B, [r.tokens for r in rollouts], multiple=multiple)
+    ends_B = np.array([len(p) + len(r.tokens) for p, r in zip(prompts_B, rollouts, strict=True)])
+    kept = [int(g) for g in np.flatnonzero(keep_G)]
+    n = rewards.shape[1]
+    chunks = np.array_split(np.array(kept, dtype=int), config.num_substeps)
+    rows_C = [np.array([g * n + i for g in c for i in range(n)], dtype=int) for c in chunks]
+    if config.overlong_filter:
+        truncated_B = np.array([r.truncated for r in rollouts], dtype=bool)
+        rows_C = [rows[~truncated_B[rows]] for rows in rows_C]
+    return _Batch(
+        rollouts=rollouts, prompts_B=prompts_B, tokens_BT=tokens_BT, mask_BT=mask_BT,
+        ends_B=ends_B, completion_B=np.array([len(r.tokens) for r in rollouts], dtype=np.float64),
+        adv_GN=adv_GN, rows_C=rows_C, trained_groups=len(kept), multiple=multiple,
+    )  # fmt: skip
+
+
 def _reference_pass(
-    state: TrainerState,
-    tokens_BT: mx.array,
-    mask_BT: mx.array,
-    ends_B: np.ndarray,
-    policy_rows: np.ndarray,
-    micro_batches: int,
+    state: TrainerState, batch: _Batch, policy_rows: np.ndarray, micro_batches: int
 ) -> tuple[mx.array, mx.array, mx.array]:
     """No gradient, in micro-batches: the reference's log-probs of every row (`ref_BT`) and the
     policy's sums of k3 KL and entropy over the completion tokens of `policy_rows`."""
+    tokens_BT, mask_BT, ends_B = batch.tokens_BT, batch.mask_BT, batch.ends_B
     ref_parts = []
     for rows in split_rows(np.arange(mask_BT.shape[0]), micro_batches):
         _, sub_tokens_BT, _, width = take_rows(tokens_BT, mask_BT, ends_B, rows)
@@ -164,7 +210,7 @@ def _reference_pass(
 
 
 def _shares(
-    mask_BT: mx.array, rows: np.ndarray, reduce: Callable[[Any, float], Any], loss_agg: str
+    mask_BT: mx.array, rows: np.ndarray, reduce: Reduce, loss_agg: str
 ) -> tuple[float, float | None]:
     """This rank's share of `rows`' completion tokens and of the loss's denominator (tokens
     or sequences) across ranks; `None` for the latter when no rank has rows."""
@@ -176,177 +222,137 @@ def _shares(
     return token_share, (token_share if loss_agg == "token-mean" else len(rows) / total_rows)
 
 
+@dataclass
+class _Sums:
+    """What the substeps of one update add up."""
+
+    kl: mx.array
+    entropy: mx.array
+    losses: list[float] = field(default_factory=list)
+    clip_fracs: list[float] = field(default_factory=list)
+    grad_norms: list[float] = field(default_factory=list)
+    trained_tokens: int = 0
+
+
+def _accumulate(
+    state: TrainerState, batch: _Batch, rows: np.ndarray, ref_BT: mx.array, config: GRPOConfig,
+    with_metrics: bool, sums: _Sums,
+) -> tuple[Any, mx.array, mx.array]:  # fmt: skip
+    """One chunk's gradient, loss and clipped-token count, its micro-batches' gradients weighted
+    by their share of the chunk's tokens (or rows) and summed: the one pass over the chunk."""
+    chunk_tokens = max(float(batch.completion_B[rows].sum()), 1.0)
+    parts = split_rows(rows, config.micro_batches)
+    grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
+    # past the first update the sampler's log-probs are the PPO ratio's base
+    has_old = config.num_substeps > 1 or config.num_iterations > 1
+    loss_and_grad = micro_loss_and_grad(
+        state, config, config.kl_penalty_coef, with_metrics, has_old
+    )
+    for part in parts:
+        rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(
+            batch.tokens_BT, batch.mask_BT, batch.ends_B, part, batch.multiple
+        )
+        old_BT = None
+        if has_old:
+            starts = [len(batch.prompts_B[r]) - 1 for r in part]
+            old_BT = pad_logprobs([batch.rollouts[r].logprobs for r in part], starts, width - 1)
+        adv_B = mx.array(batch.adv_GN.reshape(-1)[part].astype(np.float32))
+        if config.loss_agg == "token-mean":
+            share = float(batch.completion_B[part].sum()) / chunk_tokens
+        else:
+            share = len(part) / len(rows)
+        (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
+            sub_tokens_BT, sub_mask_BT, adv_B, ref_BT[rows_mx][:, : width - 1], old_BT,
+            share if len(parts) > 1 else 1.0,
+        )  # fmt: skip
+        grads = part_grads if grads is None else tree_map(mx.add, grads, part_grads)
+        loss, clipped = loss + part_loss, clipped + part_clipped
+        if with_metrics:
+            sums.kl, sums.entropy = sums.kl + part_kl, sums.entropy + part_entropy
+        if len(parts) > 1:
+            mx.eval(grads, loss, clipped, sums.kl, sums.entropy)
+    if len(parts) > 1:
+        mx.clear_cache()  # the micro-batches' buffers, before the update allocates its own
+    return grads, loss, clipped / chunk_tokens
+
+
+def _substep(
+    state: TrainerState, batch: _Batch, rows: np.ndarray, ref_BT: mx.array, config: GRPOConfig,
+    reduce: Reduce, with_metrics: bool, sums: _Sums,
+) -> None:  # fmt: skip
+    """One optimizer update from one chunk, its gradient summed over ranks."""
+    token_share, loss_share = _shares(batch.mask_BT, rows, reduce, config.loss_agg)
+    if loss_share is None:
+        return  # no rank has rows in this chunk
+    rows = rows if len(rows) else np.array([0])  # nothing here: a stand-in, weighted 0
+    grads, loss, clip_frac = _accumulate(state, batch, rows, ref_BT, config, with_metrics, sums)
+    loss, clip_frac = reduce(loss, loss_share), reduce(clip_frac, token_share)
+    grads = reduce(grads, loss_share)
+    if config.max_grad_norm > 0:
+        grads, grad_norm = optim.clip_grad_norm(grads, config.max_grad_norm)
+    else:
+        grad_norm = optim.clip_grad_norm(grads, float("inf"))[1]
+    state.optimizer.update(state.model, grads)
+    mx.eval(loss, clip_frac, grad_norm, state.model.parameters(), state.optimizer.state)
+    sums.losses.append(loss.item())
+    sums.clip_fracs.append(clip_frac.item())
+    sums.grad_norms.append(grad_norm.item())
+    sums.trained_tokens += int(batch.ends_B[rows].sum())
+
+
 def train_step(
     state: TrainerState,
     groups_G: Sequence[RolloutGroup],
     rewards_GN: Sequence[Sequence[float]] | np.ndarray,
     config: GRPOConfig,
+    reduce: Reduce,
     attempt: int = 0,
-    sample_stats: dict[str, float] | None = None,
-    reduce: Callable[[Any, float], Any] | None = None,
-) -> StepMetrics:
-    """One GRPO update of `state.model` from scored groups; advances `state.step` (and the KL
-    Deterministic given its inputs.
+) -> UpdateMetrics:
+    """One GRPO update of `state.model` from scored groups; advances `state.step`. `config` is
+    the one in force (`GRPOConfig.in_force`): its learning rate, KL coefficient, entropy
+    coefficient and micro-batches are the settings the log has in force. Deterministic given
+    its inputs.
 
     Micro-batches (`config.micro_batches`): the reference pass and each substep's gradient pass
     run over that many slices of their rows; a slice's gradient is weighted by its share of the
     substep's completion tokens (token-mean) or rows (sequence-mean) and summed, then one clip
     and one optimizer update per substep: the update of one pass over the whole batch.
 
-    Data-parallel (stages/distributed.py): `reduce(tree, weight)` returns the sum over ranks of
-    `weight * tree`. Each rank weights its gradients, loss and KL by its share of the batch's
-    tokens (sequences for sequence-mean), so the update equals one rank's on the whole batch."""
+    `reduce(tree, weight)` is the world's (stages/distributed.py): the sum over ranks of
+    `weight * tree`, `weight * tree` itself for one process (as mlx-lm's `average_gradients`).
+    Each rank weights its gradients, loss and KL by its share of the batch's tokens (sequences
+    for sequence-mean), so the update equals one rank's on the whole batch."""
     start = time.perf_counter()
-    rewards = np.asarray(rewards_GN, dtype=np.float64)
-    sizes = {len(g.rollouts_N) for g in groups_G}
-    if rewards.shape != (len(groups_G), *sizes) or len(sizes) != 1:
-        raise ValueError(
-            f"rewards shape {rewards.shape} does not match {len(groups_G)} groups of sizes {sizes}"
-        )
+    rewards = _checked(groups_G, rewards_GN)
     mx.random.seed(derive_seed(config.seed, "train", state.step, attempt))
-    lengths_GN = np.array([[len(r.tokens) for r in g.rollouts_N] for g in groups_G])
-    shaped_GN = rewards + overlong_penalty(
-        lengths_GN.reshape(-1), config.sampling.max_tokens, config.overlong_buffer,
-        config.overlong_penalty_factor,
-    ).reshape(rewards.shape)  # fmt: skip
-    adv_GN = advantages(shaped_GN, config.scale_rewards, config.std_eps, config.std_estimator)
-    varied_G = np.ptp(rewards, axis=1) > 0
-    dropping = config.drop_zero_variance_groups or config.dynamic_sampling
-    keep_G = varied_G if dropping else np.ones_like(varied_G)
-    rollouts = [r for g in groups_G for r in g.rollouts_N]
-    prompts_B = [r.prompt_tokens for r in rollouts]
-    multiple = COMPILE_WIDTH_MULTIPLE if config.compile_loss else 1
-    tokens_BT, mask_BT = pad_batch(prompts_B, [r.tokens for r in rollouts], multiple=multiple)
-    ends_B = np.array([len(p) + len(r.tokens) for p, r in zip(prompts_B, rollouts, strict=True)])
-    completion_B = np.array([len(r.tokens) for r in rollouts], dtype=np.float64)
-
-    lr = state.learning_rate * lr_multiplier(
+    batch = _batch(groups_G, rewards, config)
+    lr = config.learning_rate * lr_multiplier(
         state.step, config.lr_schedule, config.warmup_steps, config.total_steps, config.min_lr_ratio
     )
     state.optimizer.learning_rate = lr
-    kl_penalty_coef = state.kl_penalty_coef
-    kept = [int(g) for g in np.flatnonzero(keep_G)]
-    n = rewards.shape[1]
-    chunks = np.array_split(np.array(kept, dtype=int), config.num_substeps)
-    if reduce is None:
-        chunks = [c for c in chunks if len(c)]  # ranks keep empty ones: every rank must reduce
-    rows_C = [np.array([g * n + i for g in c for i in range(n)], dtype=int) for c in chunks]
-    if config.overlong_filter:
-        truncated_B = np.array([r.truncated for r in rollouts], dtype=bool)
-        rows_C = [rows[~truncated_B[rows]] for rows in rows_C]
-        if reduce is None:
-            rows_C = [rows for rows in rows_C if len(rows)]
-    # KL and entropy metrics cover every rollout under the weights as sampled. The first
-    # substep's gradient pass sees those weights and gives its rows' metrics; the other rows
-    # (dropped groups, later substeps) get a no-grad pass next to the reference's.
-    first = rows_C[0] if rows_C else np.array([], dtype=int)
-    others = np.setdiff1d(np.arange(len(rollouts)), first)
-    ref_BT, kl_sum, entropy_sum = _reference_pass(
-        state, tokens_BT, mask_BT, ends_B, others, config.micro_batches
-    )
-    losses, clip_fracs, grad_norms, trained_tokens = [], [], [], 0
+    first = batch.first
+    measured = batch.rows_C[first] if first is not None else np.array([], dtype=int)
+    others = np.setdiff1d(np.arange(len(batch.rollouts)), measured)
+    ref_BT, kl_sum, entropy_sum = _reference_pass(state, batch, others, config.micro_batches)
+    sums = _Sums(kl=kl_sum, entropy=entropy_sum)
     # num_iterations passes over the same minibatches; only the first sees the sampled weights
-    for c, rows in enumerate(rows_C * config.num_iterations):
-        if reduce is not None:
-            token_share, loss_share = _shares(mask_BT, rows, reduce, config.loss_agg)
-            if loss_share is None:
-                continue  # no rank has rows in this chunk
-        with_metrics = c == 0 and len(rows) > 0
-        rows = rows if len(rows) else np.array([0])  # nothing here: a stand-in, weighted 0
-        chunk_tokens = max(float(completion_B[rows].sum()), 1.0)
-        parts = split_rows(rows, config.micro_batches)
-        grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
-        # past the first update the sampler's log-probs are the PPO ratio's base
-        has_old = config.num_substeps > 1 or config.num_iterations > 1
-        loss_and_grad = micro_loss_and_grad(state, config, kl_penalty_coef, with_metrics, has_old)
-        for part in parts:
-            rows_mx, sub_tokens_BT, sub_mask_BT, width = take_rows(
-                tokens_BT, mask_BT, ends_B, part, multiple
-            )
-            old_BT = None
-            if has_old:
-                starts = [len(prompts_B[r]) - 1 for r in part]
-                old_BT = pad_logprobs([rollouts[r].logprobs for r in part], starts, width - 1)
-            adv_B = mx.array(adv_GN.reshape(-1)[part].astype(np.float32))
-            if config.loss_agg == "token-mean":
-                share = float(completion_B[part].sum()) / chunk_tokens
-            else:
-                share = len(part) / len(rows)
-            (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
-                sub_tokens_BT,
-                sub_mask_BT,
-                adv_B,
-                ref_BT[rows_mx][:, : width - 1],
-                old_BT,
-                share if len(parts) > 1 else 1.0,
-            )
-            grads = part_grads if grads is None else tree_map(mx.add, grads, part_grads)
-            loss, clipped = loss + part_loss, clipped + part_clipped
-            if with_metrics:
-                kl_sum, entropy_sum = kl_sum + part_kl, entropy_sum + part_entropy
-            if len(parts) > 1:
-                mx.eval(grads, loss, clipped, kl_sum, entropy_sum)
-        clip_frac = clipped / chunk_tokens
-        if reduce is not None:
-            loss, clip_frac = reduce(loss, loss_share), reduce(clip_frac, token_share)
-            grads = reduce(grads, loss_share)
-        if len(parts) > 1:
-            mx.clear_cache()  # the micro-batches' buffers, before the update allocates its own
-        if config.max_grad_norm > 0:
-            grads, grad_norm = optim.clip_grad_norm(grads, config.max_grad_norm)
-        else:
-            grad_norm = optim.clip_grad_norm(grads, float("inf"))[1]
-        state.optimizer.update(state.model, grads)
-        mx.eval(loss, clip_frac, grad_norm, state.model.parameters(), state.optimizer.state)
-        losses.append(loss.item())
-        clip_fracs.append(clip_frac.item())
-        grad_norms.append(grad_norm.item())
-        trained_tokens += int(ends_B[rows].sum())
-
-    kl = kl_sum / max(float(completion_B.sum()), 1.0)
-    entropy = entropy_sum / max(float(completion_B.sum()), 1.0)
-    if reduce is not None:
-        token_share = _shares(mask_BT, np.arange(mask_BT.shape[0]), reduce, "token-mean")[0]
-        kl, entropy = reduce(kl, token_share), reduce(entropy, token_share)
-    kl_value = kl.item()
+    for c, rows in enumerate(batch.rows_C * config.num_iterations):
+        _substep(state, batch, rows, ref_BT, config, reduce, c == first, sums)
+    tokens = max(float(batch.completion_B.sum()), 1.0)
+    token_share = _shares(batch.mask_BT, np.arange(batch.mask_BT.shape[0]), reduce, "token-mean")[0]
+    kl = reduce(sums.kl / tokens, token_share)
+    entropy = reduce(sums.entropy / tokens, token_share)
     state.step += 1
-    train_s = time.perf_counter() - start
-    sample = sample_stats or {}
-    lengths = [len(r.tokens) for r in rollouts]
-    return StepMetrics(
+    return UpdateMetrics(
         step=state.step - 1,
-        attempt=attempt,
-        reward_mean=float(rewards.mean()),
-        reward_std=float(rewards.std()),
-        verify_rate=float((rewards >= config.verified_threshold).mean()),
-        zero_variance_frac=float(1.0 - varied_G.mean()),
-        kl=kl_value,
+        kl=kl.item(),
         entropy=entropy.item(),
-        clip_frac=float(np.mean(clip_fracs)) if clip_fracs else 0.0,
-        grad_norm=float(np.mean(grad_norms)) if grad_norms else 0.0,
+        clip_frac=float(np.mean(sums.clip_fracs)) if sums.clip_fracs else 0.0,
+        grad_norm=float(np.mean(sums.grad_norms)) if sums.grad_norms else 0.0,
         learning_rate_scheduled=lr,
-        kl_penalty_coef=kl_penalty_coef,
-        loss=float(np.mean(losses)) if losses else 0.0,
-        response_len=float(np.mean(lengths)),
-        truncation_rate=float(np.mean([r.truncated for r in rollouts])),
-        trained_groups=len(kept),
-        sample_tokens_per_s=float(sample.get("sample_tokens_per_s", 0.0)),
-        train_tokens_per_s=trained_tokens / max(train_s, 1e-9),
-        sample_s=float(sample.get("sample_s", 0.0)),
-        train_s=train_s,
-        step_s=train_s + float(sample.get("sample_s", 0.0)),
+        kl_penalty_coef=config.kl_penalty_coef,
+        loss=float(np.mean(sums.losses)) if sums.losses else 0.0,
+        trained_groups=batch.trained_groups,
+        train_tokens=sums.trained_tokens,
+        train_s=time.perf_counter() - start,
     )
-
-
-def score_groups(groups_G: Sequence[RolloutGroup], reward_fn: RewardFn) -> list[list[float]]:
-    """Call `reward_fn(records, texts)` once over the whole batch; return `rewards_GN`."""
-    records = [g.prompt for g in groups_G for _ in g.rollouts_N]
-    texts = [r.text for g in groups_G for r in g.rollouts_N]
-    flat = list(reward_fn(records, texts))
-    if len(flat) != len(texts):
-        raise ValueError(f"reward_fn returned {len(flat)} rewards for {len(texts)} completions")
-    out, k = [], 0
-    for g in groups_G:
-        out.append([float(x) for x in flat[k : k + len(g.rollouts_N)]])
-        k += len(g.rollouts_N)
-    return out

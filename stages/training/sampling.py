@@ -11,15 +11,18 @@ with short answers that is cheaper than filtering the cache.
 over a fixed-shape KV cache (`static_decode.py`): the same rollouts, with the host off a GPU's
 critical path.
 
-Randomness: the sampler splits an explicit key (from `derive_seed(seed, step, attempt)`) once per
-decoding step, so the same key gives the same rollouts whatever else used mlx's global RNG.
+Randomness: a sampler splits an explicit key (from `derive_seed(seed, step, attempt)`) once per
+decoding step, so the same key gives the same rollouts whatever else used mlx's global RNG. Which
+key each decode batch draws from is the injected sampler's choice (`RowSampler`): `batched` gives
+the whole call one key, carried from batch to batch (a completion's draws depend on where it sits
+in the batch); the split-invariant sampler (stages/rl/sampling.py) gives each completion its own.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -32,9 +35,26 @@ from stages.training.decode_steps import cut_at_eos, pick_next
 from stages.training.model import encode_prompt
 from stages.training.types import Rollout, RolloutGroup
 
+TokenSampler = Callable[[mx.array], mx.array]
+"""token_B = sampler(logprobs_BV): the next token of each row of one decode batch."""
+
+
+class RowSampler(Protocol):
+    def for_rows(self, rows_b: Sequence[int]) -> TokenSampler:
+        """The token sampler of the decode batch made of these rows of the call (row b of a
+        `sample_groups` call is completion b % group_size of its prompt b // group_size)."""
+        ...
+
+
+Sampler = Callable[[int, SamplingConfig, int, int], RowSampler]
+"""sampler(seed, config, first_index, group_size): the `RowSampler` of one `sample_groups` call
+whose prompt p is prompt `first_index + p` of the step."""
+
 
 class KeyedSampler:
-    """Temperature / top-p sampling from log-probs with its own key; greedy at temperature 0."""
+    """Temperature / top-p sampling from log-probs with its own key; greedy at temperature 0.
+    As a `RowSampler` it serves every decode batch of a call, its key carried from one to the
+    next: a completion's draws depend on the batch layout."""
 
     def __init__(self, seed: int, temperature: float, top_p: float = 1.0) -> None:
         if temperature < 0:
@@ -67,13 +87,23 @@ class KeyedSampler:
     def state(self, key: mx.array) -> None:
         self.key = key
 
+    def for_rows(self, rows_b: Sequence[int]) -> KeyedSampler:
+        return self
+
+
+def batched(
+    seed: int, config: SamplingConfig, first_index: int = 0, group_size: int = 1
+) -> KeyedSampler:
+    """One key for the whole call (runs that never ran on several ranks sample so)."""
+    return KeyedSampler(seed, config.temperature, config.top_p)
+
 
 def generate_tokens(
     model: nn.Module,
     prompts_B: Sequence[Sequence[int]],
     eos_ids: Sequence[int],
     max_tokens: int,
-    sampler: Callable[[mx.array], mx.array],
+    sampler: RowSampler,
     batch_size: int = 512,
     compiled_decode: bool = False,
     lookahead: int = 1,
@@ -83,8 +113,10 @@ def generate_tokens(
 
     Prompts are bucketed by length, so each bucket runs as one [b, 1]-per-step decode over an
     mlx_lm KV cache with no padding at all (what makes the sampled log-probs equal a forward pass).
+    `sampler.for_rows(rows)` samples each decode batch (`rows`: its indices into `prompts_B`).
     `compiled_decode`: decode with the compiled step over a fixed-shape cache
-    (`stages/training/static_decode.py`; the sampler needs `draw` and `state`, as KeyedSampler),
+    (`stages/training/static_decode.py`; the token sampler needs `draw` and `state`, as
+    KeyedSampler),
     `lookahead` steps queued before the EOS check, `per_position` a trace per cache position
     (no attention mask); models whose cache it cannot replace decode on the eager loop.
     """
@@ -119,7 +151,9 @@ def generate_tokens(
         members = by_length[length]
         for lo in range(0, len(members), batch_size):
             rows = members[lo : lo + batch_size]
-            toks, lps = decode(model, [prompts_B[b] for b in rows], eos, max_tokens, sampler)
+            toks, lps = decode(
+                model, [prompts_B[b] for b in rows], eos, max_tokens, sampler.for_rows(rows)
+            )
             for b, t, lp in zip(rows, toks, lps, strict=True):
                 tokens_B[b], logprobs_B[b] = t, lp
                 truncated_B[b] = t[-1] not in eos
@@ -131,7 +165,7 @@ def _decode_bucket(
     prompts_b: list[Sequence[int]],
     eos: np.ndarray,
     max_tokens: int,
-    sampler: Callable[[mx.array], mx.array],
+    sampler: TokenSampler,
 ) -> tuple[list[list[int]], list[list[float]]]:
     """Decode one bucket. Step i+1 is queued (`mx.async_eval`) before step i's tokens are read
     back for the EOS check, so the device works on one step while Python builds the next: a
@@ -170,10 +204,11 @@ def sample_groups(
     prompts_P: Sequence[Any],
     config: SamplingConfig,
     group_size: int,
-    seed: int,
+    sampler: RowSampler,
     prompt_text: Callable[[Any], str] | None = None,
 ) -> tuple[list[RolloutGroup], dict[str, float]]:
-    """`group_size` completions of each prompt record, all decoded in one batch.
+    """`group_size` completions of each prompt record, decoded in batches of one prompt length,
+    each batch sampled by `sampler.for_rows` (e.g. `batched(seed, config)`).
 
     `prompt_text(record)` gives the prompt string (default: the record itself, or its "prompt"
     key/attribute). Returns the groups and {"sample_s", "sample_tokens", "sample_tokens_per_s"}.
@@ -187,7 +222,6 @@ def sample_groups(
     ids_P = [encode_prompt(tokenizer, t, config.use_chat_template) for t in texts_P]
     flat_ids = [ids for ids in ids_P for _ in range(group_size)]
     start = time.perf_counter()
-    sampler = KeyedSampler(seed, config.temperature, config.top_p)
     tokens, logprobs, truncated, generated = generate_tokens(
         model, flat_ids, tokenizer.eos_token_ids, config.max_tokens, sampler, config.batch_size,
         config.compiled_decode, config.decode_lookahead, config.compiled_decode_per_position,

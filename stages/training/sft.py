@@ -133,12 +133,7 @@ def sft(
         if should_stop is not None and should_stop():
             raise TrainingInterrupted(f"stop requested at SFT step {step} of {config.steps}")
         mx.random.seed(derive_seed(config.seed, "sft", step))
-        pairs = batch_fn(step)
-        if not pairs:
-            raise ValueError(f"batch_fn returned an empty batch at step {step}")
-        prompts_B = [encode_p(p) for p, _ in pairs]
-        completions_B = [encode_c(c) for _, c in pairs]
-        groups = pack_rows(prompts_B, completions_B)
+        groups = _packed(batch_fn(step), step, encode_p, encode_c)
         lr = config.learning_rate * lr_multiplier(
             step, config.lr_schedule, config.warmup_steps, config.steps, config.min_lr_ratio
         )
@@ -153,15 +148,18 @@ def sft(
             pending = []
             if on_progress:
                 elapsed = time.perf_counter() - start
-                on_progress(
-                    {
-                        "step": step,
-                        "loss": losses[-1],
-                        "learning_rate": lr,
-                        "tokens_per_s": tokens_seen / max(elapsed, 1e-9),
-                        "elapsed_s": elapsed,
-                    }
-                )
+                on_progress({"step": step, "loss": losses[-1], "learning_rate": lr,
+                             "tokens_per_s": tokens_seen / max(elapsed, 1e-9),
+                             "elapsed_s": elapsed})  # fmt: skip
     mx.eval(state)
     model.eval()
     return losses
+
+
+def _packed(
+    pairs: Sequence[Example], step: int, encode_p: Callable, encode_c: Callable
+) -> list[Any]:
+    """One step's (prompt, completion) pairs encoded and packed into rows."""
+    if not pairs:
+        raise ValueError(f"batch_fn returned an empty batch at step {step}")
+    return pack_rows([encode_p(p) for p, _ in pairs], [encode_c(c) for _, c in pairs])

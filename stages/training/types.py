@@ -35,19 +35,14 @@ class RolloutGroup:
     rollouts_N: list[Rollout]
 
 
-class StepMetrics(BaseModel):
-    """What one GRPO step reports (JSON-native, so the orchestrator can put it in an event)."""
+class UpdateMetrics(BaseModel):
+    """What one GRPO update reports of itself (JSON-native); the step's figures over its whole
+    batch (rewards, lengths, timings, the settings it ran with) are the RL step's
+    (stages/rl/step.py), which merges these in once."""
 
     model_config = ConfigDict(frozen=True)
 
     step: int = Field(description="Index of the step these metrics describe (0-based).")
-    attempt: int = Field(description="Retry counter of this step; feeds the step's random key.")
-    reward_mean: float = Field(description="Mean reward over all rollouts of the batch.")
-    reward_std: float = Field(description="Standard deviation of reward over all rollouts.")
-    verify_rate: float = Field(
-        description="Fraction of rollouts whose reward >= verified_threshold."
-    )
-    zero_variance_frac: float = Field(description="Fraction of groups whose rewards are all equal.")
     kl: float = Field(description="Mean per-token k3 KL(policy || reference) before the update.")
     entropy: float = Field(description="Mean per-token entropy of the policy before the update.")
     clip_frac: float = Field(description="Fraction of tokens whose ratio was clipped.")
@@ -58,36 +53,26 @@ class StepMetrics(BaseModel):
     )
     kl_penalty_coef: float = Field(description="KL penalty coefficient applied at this step.")
     loss: float = Field(description="Mean loss over substeps.")
-    response_len: float = Field(description="Mean completion length in tokens (EOS included).")
-    truncation_rate: float = Field(description="Fraction of rollouts cut at max_tokens.")
     trained_groups: int = Field(description="Groups used for the update after dropping.")
-    sample_tokens_per_s: float = Field(description="Generated tokens per second of sampling.")
-    train_tokens_per_s: float = Field(
-        description="Prompt+completion tokens per second of training."
-    )
-    sample_s: float = Field(description="Seconds spent sampling.")
+    train_tokens: int = Field(description="Prompt+completion tokens of the trained rows.")
     train_s: float = Field(description="Seconds spent in the update.")
-    step_s: float = Field(description="Seconds for the whole step.")
 
 
 @dataclass
 class TrainerState:
-    """Everything a GRPO step mutates; `learning_rate` and `kl_penalty_coef` are the base values
-    policies may change between steps (the LR schedule multiplies `learning_rate`); see
-    stages/rl/tunables.py."""
+    """Everything a GRPO step mutates. The settings a run changes while it trains (learning
+    rate, KL coefficient, ...) are not here: each step takes those in force (store/settings.py)."""
 
     model: Any
     tokenizer: Any
     reference: Any
     optimizer: Any
     step: int = 0
-    learning_rate: float = 1e-4
-    kl_penalty_coef: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # compiled graphs, keyed by their config
 
 
-RewardFn = Callable[[list[Any], list[str]], list[float]]
-"""rewards = reward_fn(prompt_records, completion_texts); one float per completion, same order."""
+Reduce = Callable[[Any, float], Any]
+"""reduce(tree, weight): the sum over the world's ranks of `weight * tree` (stages/distributed.py;
+for one process, `weight * tree` itself)."""
 
 ProgressFn = Callable[[dict[str, Any]], None]
-StepFn = Callable[[StepMetrics], None]

@@ -41,14 +41,16 @@ def job(steps: int, overrides: list[str]) -> None:
 
     from orchestrator.config import load_config
     from orchestrator.driver.distributed import launched_world
-    from stages.common import task_suite
     from stages.distributed import World
     from stages.rl.logged_step import step_events
     from stages.rl.session import session_of
+    from stages.rl.types import Logged
+    from stages.services import RunServices
     from stages.training.grpo import new_trainer_state
     from stages.training.model import build_embedded_model, load_model, make_trainable
     from stages.types import StageContext
     from store.blobs import BlobStore
+    from store.projections import RunState
 
     # distributed.enabled: one rank samples as the ranks of a distributed run do.
     config = load_config(QUICKSTART, [*overrides, "distributed.enabled=true"])
@@ -57,26 +59,28 @@ def job(steps: int, overrides: list[str]) -> None:
     build_embedded_model(config.model, folder)
     model, tokenizer = load_model(folder)
     make_trainable(model, config.model, seed=config.seed)
+    services = RunServices.for_run(config, folder, BlobStore(folder / "blobs"), world)
     ctx = StageContext(
-        run_id="bench", config=config, run_dir=folder, blobs=BlobStore(folder / "blobs"),
-        emit=lambda events: [], state=lambda: None, workspace={"world": world},
+        run_id="bench", config=config, run_dir=folder, blobs=services.blobs,
+        emit=lambda events: [], state=RunState, services=services,
     )  # fmt: skip
     session = session_of(ctx)
     session.trainer = new_trainer_state(model, tokenizer, session.grpo_config())
-    tasks = task_suite(ctx).train
+    tasks, settings = services.tasks.train, session.settings()
     shape = (config.grpo.groups_per_batch, config.grpo.group_size)
     rng = np.random.default_rng(0)
     times, calibrations = [], []
     for _ in range(steps + 1):
         rewards = rng.integers(0, 2, size=shape).astype(float).tolist()
-        events = step_events(session, tasks, 0, logged_rewards=rewards)
+        events = step_events(session, tasks, 0, settings, replay=Logged(rewards))
         times.append(
             next(e for e in events if e.type_name() == "MetricsRecorded").metrics["step_s"]
         )
         calibrations += [
-            e for e in [*events, *world.pending] if e.type_name() == "ThroughputCalibrated"
-        ]
-        world.pending = []
+            e for e in [*events, *session.split.pending]
+            if e.type_name() == "ThroughputCalibrated"
+        ]  # fmt: skip
+        session.split.pending = []
     if world.leader:
         # A world of one has nothing to split: it measures and logs no split.
         split = calibrations[0].split if calibrations else [config.grpo.groups_per_batch]

@@ -19,18 +19,31 @@ import contextlib
 import io
 import json
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import stages.training  # noqa: F401  (loads OpenBLAS before mlx)
-from stages.rl.step import train_grpo
-from stages.training.blas import blas_status
-from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig
-from stages.training.grpo import new_trainer_state
-from stages.training.model import encode_prompt, load_model, prepare_model, save_model_dir
-from stages.training.recipe import arithmetic_problems, exact_answer_reward, forgets_the_carry
-from stages.training.sft import epoch_batches, sft
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import stages.training  # noqa: E402, F401  (loads OpenBLAS before mlx)
+from stages.training.blas import blas_status  # noqa: E402
+from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig  # noqa: E402
+from stages.training.grpo import new_trainer_state  # noqa: E402
+from stages.training.model import (  # noqa: E402
+    encode_prompt,
+    load_model,
+    prepare_model,
+    save_model_dir,
+)
+from stages.training.sft import epoch_batches, sft  # noqa: E402
+from tests.benchmarks.grpo_recipe import (  # noqa: E402
+    arithmetic_problems,
+    exact_answer_reward,
+    forgets_the_carry,
+    train_grpo,
+)
 
 PROMPTS, GROUP, MAX_TOKENS, LR, KL = 32, 8, 6, 1e-4, 0.01
 
@@ -61,10 +74,10 @@ def make_ours(model_dir: Path, warmup: int, **overrides):
         start = time.perf_counter()
         history = train_grpo(state, batches, exact_answer_reward, config, steps)
         wall = time.perf_counter() - start
-        sample_s = sum(m.sample_s for m in history)
-        train_s = sum(m.train_s for m in history)
-        sample_tokens = sum(m.sample_tokens_per_s * m.sample_s for m in history)
-        train_tokens = sum(m.train_tokens_per_s * m.train_s for m in history)
+        sample_s = sum(m["sample_s"] for m in history)
+        train_s = sum(m["train_s"] for m in history)
+        sample_tokens = sum(m["sample_tokens_per_s"] * m["sample_s"] for m in history)
+        train_tokens = sum(m["train_tokens_per_s"] * m["train_s"] for m in history)
         return {
             "step_s": wall / steps,
             "sample_tokens_per_s": sample_tokens / sample_s,

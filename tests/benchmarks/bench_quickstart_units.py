@@ -17,19 +17,28 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import stages.training  # noqa: F401  (loads OpenBLAS before mlx)
-from stages.training.blas import blas_status
-from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig
-from stages.training.grpo import new_trainer_state, train_grpo
-from stages.training.model import prepare_model
-from stages.training.recipe import arithmetic_problems, exact_answer_reward, forgets_the_carry
-from stages.training.sampling import generate_greedy, sample_groups
-from stages.training.sft import epoch_batches, sft
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import stages.training  # noqa: E402, F401  (loads OpenBLAS before mlx)
+from stages.training.blas import blas_status  # noqa: E402
+from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig  # noqa: E402
+from stages.training.grpo import new_trainer_state  # noqa: E402
+from stages.training.model import prepare_model  # noqa: E402
+from stages.training.sampling import batched, generate_greedy, sample_groups  # noqa: E402
+from stages.training.sft import epoch_batches, sft  # noqa: E402
+from tests.benchmarks.grpo_recipe import (  # noqa: E402
+    arithmetic_problems,
+    exact_answer_reward,
+    forgets_the_carry,
+    train_grpo,
+)
 
 SAMPLING = SamplingConfig(max_tokens=6, temperature=1.0)  # configs/quickstart.toml's
 PASS_RATE_SAMPLES, GROUP, PROMPTS = 16, 8, 32
@@ -71,10 +80,10 @@ def main() -> None:
             model, tokenizer, forgets_the_carry(train, 64), one_step, compiled=False
         ),
         "pass_rate_batch_64x16": lambda: sample_groups(
-            model, tokenizer, prompts[:64], SAMPLING, PASS_RATE_SAMPLES, 0
+            model, tokenizer, prompts[:64], SAMPLING, PASS_RATE_SAMPLES, batched(0, SAMPLING)
         ),
         "pass_rate_256x16_one_call": lambda: sample_groups(
-            model, tokenizer, prompts[:256], SAMPLING, PASS_RATE_SAMPLES, 0
+            model, tokenizer, prompts[:256], SAMPLING, PASS_RATE_SAMPLES, batched(0, SAMPLING)
         ),
         "eval_greedy_400": lambda: generate_greedy(
             model, tokenizer, [p.prompt for p in held_out], max_tokens=SAMPLING.max_tokens

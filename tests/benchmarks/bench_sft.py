@@ -34,7 +34,6 @@ import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from types import SimpleNamespace
 
 import stages.training  # noqa: F401  (loads OpenBLAS before mlx)
 from stages.training.blas import blas_status
@@ -97,12 +96,12 @@ def eager_sync_sft(model, tokenizer, batch_fn, config: SFTConfig) -> list[float]
 
 def make_loop(name: str, model_dir: Path, steps: int, warmup: int) -> Callable[[], dict]:
     from orchestrator.config import load_config
-    from stages.common import task_suite
+    from stages.services import task_suite
     from stages.sft_preparation import teacher_batches
     from stages.training.sft import sft
 
     quickstart = load_config(QUICKSTART)
-    suite = task_suite(SimpleNamespace(config=quickstart, workspace={}))
+    suite = task_suite(quickstart)
     config = quickstart.sft.model_copy(update={"warmup_steps": warmup})
 
     def train_once(n_steps: int) -> tuple[object, list[float]]:

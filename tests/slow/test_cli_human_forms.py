@@ -137,37 +137,6 @@ def test_export_model_then_mlx_lm_load_and_generate(finished, tmp_path: Path) ->
     assert "hash chain intact" in _ok("verify", run_id, cwd=workdir)
 
 
-@pytest.fixture(scope="module")
-def lora_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    workdir = tmp_path_factory.mktemp("lora")
-    done = rlvr("run", str(QUICKSTART.parent / "lora.toml"), *TINY, cwd=workdir, timeout=900)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return workdir, only_run(workdir / "runs" / "events.db")
-
-
-def test_a_lora_run_exports_base_and_adapters_or_fused_and_both_load_the_same(
-    lora_run, tmp_path: Path
-) -> None:
-    workdir, run_id = lora_run
-    adapters, fused = tmp_path / "lora", tmp_path / "fused"
-    said = _ok("export-model", run_id, "--out", str(adapters), cwd=workdir)
-    assert f"mlx_lm.load('{adapters / 'model'}', adapter_path='{adapters / 'adapters'}')" in said
-    assert sorted(p.name for p in (adapters / "adapters").iterdir()) == [
-        "adapter_config.json", "adapters.safetensors"
-    ]  # fmt: skip
-    assert f"mlx_lm.load('{fused}')" in _ok("export-model", run_id, "--out", str(fused), "--fuse",
-                                            cwd=workdir)  # fmt: skip
-    text, with_adapters = _load_and_generate(workdir, adapters / "model", adapters / "adapters")
-    fused_text, fused_logits = _load_and_generate(workdir, fused)
-    _, base_logits = _load_and_generate(workdir, adapters / "model")
-    assert fused_text == text
-    assert fused_logits == pytest.approx(with_adapters, abs=1e-3)
-    assert max(abs(a - b) for a, b in zip(with_adapters, base_logits, strict=True)) > 1e-3
-    layouts = [e.event.layout for e in events(workdir / "runs" / "events.db", run_id,
-                                               "ModelExported")]  # fmt: skip
-    assert layouts == ["lora", "lora-fused"]
-
-
 # --- issue 29: exit codes and a live run, as typed --------------------------------------------
 
 

@@ -81,14 +81,16 @@ def step_job(out: Path) -> None:
 
     from orchestrator.config import load_config
     from orchestrator.driver.distributed import launched_world
-    from stages.common import task_suite
     from stages.distributed import World
     from stages.rl.logged_step import step_events
     from stages.rl.session import session_of
+    from stages.rl.types import Logged
+    from stages.services import RunServices
     from stages.training.grpo import new_trainer_state
     from stages.training.model import build_embedded_model, load_model, make_trainable
     from stages.types import StageContext
     from store.blobs import BlobStore
+    from store.projections import RunState
 
     config = load_config(QUICKSTART, STEP_OVERRIDES)
     world = launched_world(config.distributed) or World(None, config.distributed)
@@ -97,21 +99,26 @@ def step_job(out: Path) -> None:
     model, tokenizer = load_model(folder)
     make_trainable(model, config.model, seed=config.seed)
     before = {k: np.array(v) for k, v in tree_flatten(model.trainable_parameters())}
+    blobs = BlobStore(out.parent / "blobs")
+    services = RunServices.for_run(config, out.parent, blobs, world)
     ctx = StageContext(
-        run_id="step", config=config, run_dir=out.parent, blobs=BlobStore(out.parent / "blobs"),
-        emit=lambda events: [], state=lambda: None, workspace={"world": world},
+        run_id="step", config=config, run_dir=out.parent, blobs=blobs,
+        emit=lambda events: [], state=RunState, services=services,
     )  # fmt: skip
     session = session_of(ctx)
     trainer = session.trainer = new_trainer_state(model, tokenizer, session.grpo_config())
     groups, n = config.grpo.groups_per_batch, config.grpo.group_size
     rewards = np.random.default_rng(7).integers(0, 2, size=(groups, n)).astype(float).tolist()
-    events = step_events(session, task_suite(ctx).train, 0, logged_rewards=rewards)
+    # fixed rewards: the step runs as a catch-up does
+    events = step_events(
+        session, services.tasks.train, 0, session.settings(), replay=Logged(rewards)
+    )
     if world.leader:
         after = dict(tree_flatten(trainer.model.trainable_parameters()))
         mx.save_safetensors(str(out), after)
         moved = max(float(np.abs(np.array(after[k]) - before[k]).max()) for k in before)
         metrics = next(e for e in events if e.type_name() == "MetricsRecorded").metrics
-        logged = [*events, *world.pending]  # fixed rewards: the step runs as a catch-up does
+        logged = [*events, *session.split.pending]  # a catch-up logs its split with the next step
         split = [e.split for e in logged if e.type_name() == "ThroughputCalibrated"]
         summary = {"ranks": world.size, "moved": moved, "metrics": metrics, "split": split}
         out.with_suffix(".json").write_text(json.dumps(summary))

@@ -211,4 +211,6 @@ def test_a_cut_at_a_batch_boundary_with_no_overrides_ends_on_the_parents_weights
             cut == at - 1 and f"note: seq {at} of run {parent} is inside a batch" in result.stderr
         )
     else:
-        assert cut == at and "note:" not in result.stderr
+        # A cut at a boundary is taken as asked (no "inside a batch" note); a note that the parent
+        # pruned the optimizer state after the cut may still be printed, and the weights still match.
+        assert cut == at and "is inside a batch" not in result.stderr

@@ -40,31 +40,36 @@ def test_a_world_of_one_passes_objects_and_sums_through() -> None:
 
 
 def test_a_manual_split_for_another_number_of_ranks_falls_back_to_calibration() -> None:
-    assert World(None, DistributedConfig(split=[3, 1])).weights is None
-    assert World(None, DistributedConfig(split=[2])).weights == [2.0]
+    from stages.rl.split import Split
+
+    assert Split.of(DistributedConfig(split=[3, 1]), size=1).weights is None
+    assert Split.of(DistributedConfig(split=[2]), size=1).weights == [2.0]
+    assert Split.of(DistributedConfig(split=[3, 1]), size=2).slice_of(1, list(range(8))) == (
+        6, [6, 7]
+    )  # fmt: skip
 
 
 def test_a_rank_whose_share_of_the_throughput_moves_gets_a_new_split() -> None:
-    from stages.rl.split import drift
+    from stages.rl.split import Split, drift
 
-    world = World(None, DistributedConfig(drift_tolerance=0.3, drift_patience=2))
-    world.calibrated = world.weights = [2.0, 2.0]
-    assert drift(world, [2.0, 0.2], 32, step=3) is None  # one step is noise
-    assert drift(world, [2.0, 2.0], 32, step=4) is None  # the mean share (2 : 1.1) stays close
-    assert drift(world, [1.0, 1.0], 32, step=5) is None  # all slower together: same split
-    event = drift(world, [2.0, 0.6], 32, step=6)  # mean of the last two: 1.5 : 0.8
+    split = Split.of(DistributedConfig(drift_tolerance=0.3, drift_patience=2), size=2)
+    split.calibrated = split.weights = [2.0, 2.0]
+    assert drift(split, [2.0, 0.2], 32, step=3) is None  # one step is noise
+    assert drift(split, [2.0, 2.0], 32, step=4) is None  # the mean share (2 : 1.1) stays close
+    assert drift(split, [1.0, 1.0], 32, step=5) is None  # all slower together: same split
+    event = drift(split, [2.0, 0.6], 32, step=6)  # mean of the last two: 1.5 : 0.8
     assert event is not None and event.split == [21, 11] and event.step == 6
     assert "rank 1 ran at 0.8 groups/s (35% of the total), calibrated 2 (50%)" in event.reason
-    assert world.recent == [] and world.calibrated == world.weights
+    assert split.recent == [] and split.calibrated == split.weights
 
 
 def test_a_manual_split_never_drifts() -> None:
-    from stages.rl.split import drift
+    from stages.rl.split import Split, drift
 
-    world = World(None, DistributedConfig(split=[1.0]))
-    world.calibrated = [1.0]
-    assert drift(world, [0.1], 8, step=1) is None
-    assert drift(world, [0.1], 8, step=2) is None
+    split = Split.of(DistributedConfig(split=[1.0]), size=1)
+    split.calibrated = [1.0]
+    assert drift(split, [0.1], 8, step=1) is None
+    assert drift(split, [0.1], 8, step=2) is None
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +82,19 @@ def tiny(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_a_completion_does_not_depend_on_which_rank_sampled_it(tiny) -> None:
-    from stages.rl.sampling import sample_groups_keyed
+    from stages.rl.sampling import keyed
     from stages.training.config import SamplingConfig
+    from stages.training.sampling import sample_groups
 
     model, tokenizer = tiny
-    settings = SamplingConfig(temperature=1.0, max_tokens=6)
+    settings = SamplingConfig(temperature=1.0, max_tokens=6, batch_size=5)  # batches cut groups
     prompts = ["12+3=", "45-7=", "8+80="]
-    whole, _ = sample_groups_keyed(model, tokenizer, prompts, 0, settings, 4, seed=11)
-    tail, _ = sample_groups_keyed(model, tokenizer, prompts[1:], 1, settings, 4, seed=11)
+    whole, _ = sample_groups(model, tokenizer, prompts, settings, 4, keyed(11, settings, 0, 4))
+    tail, _ = sample_groups(model, tokenizer, prompts[1:], settings, 4, keyed(11, settings, 1, 4))
     assert [r.tokens for g in whole[1:] for r in g.rollouts_N] == [
         r.tokens for g in tail for r in g.rollouts_N
     ]
-    other, _ = sample_groups_keyed(model, tokenizer, prompts, 0, settings, 4, seed=12)
+    other, _ = sample_groups(model, tokenizer, prompts, settings, 4, keyed(12, settings, 0, 4))
     assert [r.tokens for g in other for r in g.rollouts_N] != [
         r.tokens for g in whole for r in g.rollouts_N
     ]

@@ -55,7 +55,8 @@ def test_code_and_qa_samples_keep_their_family_fields():
 # H100 run is in tests/benchmarks/results/; supervisor.toml is `rlvr supervise --config`'s,
 # loaded by tests/unit/test_config.py.
 RUN_CONFIG_TESTS = {
-    "quickstart": ("tests/slow/test_quickstart.py", 'rlvr("run", str(QUICKSTART)'),
+    # The README's quick start command, typed once per session (tests/slow/conftest.py).
+    "quickstart": ("tests/slow/conftest.py", '["run", "configs/quickstart.toml"]'),
     "chaos": ("tests/slow/test_chaos.py", 'rlvr("run", str(CHAOS)'),
     "math_latex": ("tests/slow/test_math_latex_config.py", '"configs/math_latex.toml"'),
     "fractions": ("tests/slow/test_fractions_config.py", '"configs/fractions.toml"'),
@@ -63,6 +64,10 @@ RUN_CONFIG_TESTS = {
     "qa": ("tests/slow/test_family_configs.py", 'run_family("qa", tmp_path)'),
     "code": ("tests/slow/test_family_configs.py", 'run_family("code", tmp_path)'),
     "rubric": ("tests/slow/test_family_configs.py", 'run_family(\n            "rubric", tmp_path,'),
+    "lora": (
+        "tests/slow/test_lora_config.py",
+        'rlvr("run", str(QUICKSTART.parent / "lora.toml"), cwd=workdir, timeout',
+    ),
 }
 NOT_RUN_CONFIGS = {"gpu_bench", "gpu_smoke", "supervisor"}
 

@@ -4,14 +4,20 @@
 - `store/` imports none of `orchestrator`, `stages`, `policies`;
 - `stages/` and `policies/` import neither each other nor `orchestrator`;
 - `policies/` imports no mlx;
-- inside `orchestrator/`, the audit readers import neither the command line nor the driver, and
-  the driver does not import the command line.
+- inside `orchestrator/`, the audit readers import neither the command line, nor the driver, nor
+  `stages`; the driver imports neither the command line nor the audit readers; the command line
+  does not import `stages.training` (what it needs of training, a stage module gives it);
+- inside `stages/`, arrows point down the floors of `STAGE_FLOORS` (no upward arrow), the seven
+  stage modules import no other stage module, `training` never imports `rl`, and `verifiers`
+  never import `tasks` (TODO(issue 30 item 4): after the verifier rewrite).
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("orchestrator", "stages", "store", "policies")
@@ -181,11 +187,11 @@ def test_the_store_names_no_gate_and_no_policy_action() -> None:
 
 
 def test_the_store_reads_no_config_layout() -> None:
-    # RunStarted carries the tunables' start values (computed by the driver from
-    # stages/rl/tunables.py); only upcasters may name where old configs kept them.
-    from stages.rl.tunables import TUNABLES
+    # RunStarted carries the settings' start values (computed by the driver from the GRPO
+    # config, stages/training/config.py); only upcasters may name where old configs kept them.
+    from stages.training.config import SETTING_FIELDS
 
-    layout = {part for t in TUNABLES for part in t.config.split(".")[:-1]}
+    layout = {"grpo", *(part for path in SETTING_FIELDS.values() for part in path[:-1])}
     assert layout == {"grpo", "sampling"}
     named = sorted(
         f"{path.name}:{node.lineno} {node.value!r}"
@@ -195,3 +201,89 @@ def test_the_store_reads_no_config_layout() -> None:
         if isinstance(node, ast.Constant) and node.value in layout
     )
     assert named == []
+
+
+def test_the_driver_and_the_command_line_keep_to_their_floors() -> None:
+    graph = _graph()
+    assert _violations(graph, "orchestrator.driver", ("orchestrator.audit",)) == []
+    assert _violations(graph, "orchestrator.cli", ("stages.training",)) == []
+    # A reader of the log needs nothing of the stages (a command that runs verifiers or builds
+    # configs, like a rescore, lives elsewhere): the report must not load OpenBLAS and mlx.
+    assert _violations(graph, "orchestrator.audit", ("stages",)) == []
+
+
+# Inside `stages/`, bottom to top: a module imports from its own floor or one below, never above.
+STAGE_FLOORS: tuple[tuple[str, ...], ...] = (
+    ("stages.tasks", "stages.verifiers"),  # the domain: what a task is, what checks its answers
+    ("stages.training",),  # the mlx engine: models, sampling, the GRPO update, checkpoints
+    ("stages.errors", "stages.progress", "stages.config", "stages.distributed"),
+    # the RL step on a world (its phases, sampler, split): a library the services and loop use
+    ("stages.rl.types", "stages.rl.step", "stages.rl.figures", "stages.rl.refill",
+     "stages.rl.rewards", "stages.rl.sampling", "stages.rl.throughput", "stages.rl.split",
+     "stages.rl"),
+    # what the stages share: the typed run services, the stage contract, the curriculum
+    ("stages.services", "stages.types", "stages.common", "stages.curriculum"),
+    # the RL loop the RL stages drive: the step with the run's log and services
+    ("stages.rl.session", "stages.rl.loop", "stages.rl.resume", "stages.rl.checkpoints",
+     "stages.rl.decisions", "stages.rl.chaos", "stages.rl.logged_step"),
+    ("stages",),  # the package itself
+)  # fmt: skip
+STAGE_MODULES = (
+    "stages.sft_preparation", "stages.task_design", "stages.verification",
+    "stages.data_generation", "stages.rlvr_optimization", "stages.iterative_training",
+    "stages.evaluation",
+)  # fmt: skip
+
+
+def _floor(module: str) -> int:
+    """The floor of a module of `stages` (the seven stage modules are the top one)."""
+    if module in STAGE_MODULES:
+        return len(STAGE_FLOORS)
+    best = max(
+        ((i, name) for i, floor in enumerate(STAGE_FLOORS) for name in floor
+         if module == name or module.startswith(name + ".")),
+        key=lambda pair: len(pair[1]), default=None,
+    )  # fmt: skip
+    assert best is not None, f"{module} is on no floor of STAGE_FLOORS: place it"
+    return best[0]
+
+
+def test_no_arrow_inside_stages_points_up_a_floor() -> None:
+    graph = _graph()
+    up = sorted(
+        f"{module} (floor {_floor(module)}) imports {target} (floor {_floor(target)})"
+        for module, targets in graph.items()
+        if module.startswith("stages")
+        for target in targets
+        if target.startswith("stages") and _floor(target) > _floor(module)
+    )
+    assert up == []
+
+
+def test_a_stage_module_is_no_library_of_another() -> None:
+    graph = _graph()
+    assert (
+        sorted(f"{m} imports {t}" for m in STAGE_MODULES for t in graph[m] if t in STAGE_MODULES)
+        == []
+    )
+
+
+def test_training_never_imports_rl() -> None:
+    assert _violations(_graph(), "stages.training", ("stages.rl",)) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="TODO(issue 30 item 4): the verifiers still take references from stages.tasks; the "
+    "verifier rewrite moves reference plumbing and calibration to stages/tasks/. Strict: this "
+    "marker must go the day the rule holds.",
+)
+def test_verifiers_never_import_tasks() -> None:
+    assert _violations(_graph(), "stages.verifiers", ("stages.tasks",)) == []
+
+
+def test_the_floors_catch_an_upward_arrow(tmp_path: Path) -> None:
+    # The floors are only as good as their lookup: the longest name wins, stage modules on top.
+    assert _floor("stages.rl.step") < _floor("stages.services") < _floor("stages.rl.loop")
+    assert _floor("stages.training.grpo") < _floor("stages.rl.step")
+    assert _floor("stages.evaluation") == len(STAGE_FLOORS)

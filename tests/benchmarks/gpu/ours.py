@@ -34,13 +34,14 @@ import numpy as np
 import stages.training  # noqa: F401  (BLAS setup before mlx, as the orchestrator does)
 import stages.training.logprobs as logprobs
 import stages.training.sampling as sampling
-from stages.rl.step import rewards_as_verdicts, rl_step
+from stages.rl.step import Rank, rl_step
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig
-from stages.training.grpo import new_trainer_state, score_groups, train_step
+from stages.training.grpo import new_trainer_state, train_step
 from stages.training.model import load_model, make_trainable
-from stages.training.sampling import sample_groups
+from stages.training.sampling import batched, sample_groups
 from stages.training.types import TrainerState
 from tests.benchmarks.gpu import common
+from tests.benchmarks.grpo_recipe import rewards_as_verdicts, score_groups
 
 
 def legacy_logits_logprobs(logits_BTV, targets_BT, with_entropy=False, entropy_grad=True):
@@ -117,8 +118,9 @@ def check_equivalence(model_dir: Path, g: dict) -> dict:
     state, config = setup(model_dir, g, 1)
     prompts = common.prompts(g, json.loads((model_dir / "config.json").read_text())["vocab_size"])
     groups, _ = sample_groups(
-        state.model, state.tokenizer, prompts, config.sampling, config.group_size, 123
-    )
+        state.model, state.tokenizer, prompts, config.sampling, config.group_size,
+        batched(123, config.sampling),
+    )  # fmt: skip
     rewards = score_groups(groups, reward_fn)
     out: dict = {}
     params = {}
@@ -128,11 +130,12 @@ def check_equivalence(model_dir: Path, g: dict) -> dict:
             tokenizer=state.tokenizer,
             reference=state.reference,
             optimizer=optim.SGD(learning_rate=1e-2),
-            learning_rate=1e-2,
-            kl_penalty_coef=state.kl_penalty_coef,
         )
-        cfg = config.model_copy(update={"micro_batches": k, "compile_loss": compiled})
-        metrics = [train_step(twin, groups, rewards, cfg) for _ in range(2)]
+        cfg = config.model_copy(
+            update={"micro_batches": k, "compile_loss": compiled, "learning_rate": 1e-2}
+        )
+        alone = Rank.alone().world.sum_tree
+        metrics = [train_step(twin, groups, rewards, cfg, alone) for _ in range(2)]
         k = f"{k}_compiled" if compiled else k
         out[f"micro_batches_{k}"] = [
             {key: getattr(m, key) for key in ("loss", "kl", "entropy", "grad_norm")}
@@ -229,27 +232,28 @@ def main() -> None:
     prompts = common.prompts(g, m["vocab_size"])
     steps = []
     score = rewards_as_verdicts(reward_fn, config.verified_threshold)
+    settings, rank = config.start_settings(), Rank.alone()
     n_seq = g["groups_per_batch"] * g["group_size"]
     for i in range(bench["warmup_steps"] + bench["steps"]):
         mx.synchronize()
         t = time.perf_counter()
-        met = rl_step(state, prompts, config, score).update
+        met = rl_step(state, prompts, config, settings, score, rank).metrics
         mx.synchronize()
         row = {
             "step": i,
             "warmup": i < bench["warmup_steps"],
             "wall_s": time.perf_counter() - t,
-            "sample_s": met.sample_s,
-            "train_s": met.train_s,
-            "step_s": met.step_s,
-            "sample_tokens": met.response_len * n_seq,
-            "train_tokens": met.train_tokens_per_s * met.train_s,
-            "response_len": met.response_len,
-            "truncation_rate": met.truncation_rate,
-            "loss": met.loss,
-            "kl": met.kl,
-            "entropy": met.entropy,
-            "grad_norm": met.grad_norm,
+            "sample_s": met["sample_s"],
+            "train_s": met["train_s"],
+            "step_s": met["step_s"],
+            "sample_tokens": met["response_len"] * n_seq,
+            "train_tokens": met["train_tokens_per_s"] * met["train_s"],
+            "response_len": met["response_len"],
+            "truncation_rate": met["truncation_rate"],
+            "loss": met["loss"],
+            "kl": met["kl"],
+            "entropy": met["entropy"],
+            "grad_norm": met["grad_norm"],
             "peak_mem_gb": mx.get_peak_memory() / 1e9,
         }
         steps.append(row)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator.audit.live_sinks import METRIC_SINKS
 from orchestrator.audit.sinks import metric_rows
 from orchestrator.config import RunConfig
 from orchestrator.driver.commands import start_run
@@ -186,8 +187,8 @@ def test_a_run_writes_tensorboard_and_wandb_as_it_goes(
     config = RunConfig(
         log_path=str(tmp_path), tensorboard=True, wandb_project="proj", wandb_name="live"
     )
-    run_id, _ = start_run(log, config)
-    state = drive(log, run_id, config, FakeStages().registry())
+    run_id, _ = start_run(log, config, observers=METRIC_SINKS)
+    state = drive(log, run_id, config, FakeStages().registry(), observers=METRIC_SINKS)
     assert state.state == "completed" and log.observers == []
     logged = metric_rows(log.read(run_id))
     assert logged, "the fake stages record metrics"
@@ -210,7 +211,7 @@ def test_a_run_asking_for_a_sink_this_install_lacks_is_refused_before_it_starts(
     monkeypatch.setitem(sys.modules, "tensorboardX", None)  # imports as if not installed
     log = EventLog(tmp_path / "events.db")
     with pytest.raises(SinkError, match=r"tensorboardX is not installed: pip install"):
-        start_run(log, RunConfig(log_path=str(tmp_path), tensorboard=True))
+        start_run(log, RunConfig(log_path=str(tmp_path), tensorboard=True), observers=METRIC_SINKS)
     assert log.runs() == []
 
 

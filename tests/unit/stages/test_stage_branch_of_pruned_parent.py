@@ -21,7 +21,6 @@ from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.lifecycle import branch, config_of
 from policies.consequences import consequences
 from policies.types import Decision
-from stages.common import task_suite
 from stages.training.checkpoint import OPTIMIZER_FILE
 from stages.training.model import prepare_model
 from store.blobs import BlobStore
@@ -63,7 +62,7 @@ def parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     )
     driver = _driver(tmp_path, log, run_id, config)
     ctx = driver.context()
-    ids = [t.task_id for t in task_suite(ctx).train[:16]]
+    ids = [t.task_id for t in ctx.services.tasks.train[:16]]
     ctx.emit([TrainingSetBuilt(n_candidates=16, n_kept=16, coverage={},
                                pass_rates=dict.fromkeys(ids, 0.5))])  # fmt: skip
     _train(driver, STEPS)

@@ -1,6 +1,7 @@
-"""A checkpoint holds the settings in force after its step's decisions, so a resume from it (or
-from a cut just before it) ends on the uninterrupted run's weights; a catch-up that cannot
-reproduce the log pauses the run with an event instead of training on other weights.
+"""A checkpoint is saved after its step's decisions; the settings in force are the log's, never the
+checkpoint's, so a resume from it (or from a cut just before it) ends on the uninterrupted run's
+weights; a catch-up that cannot reproduce the log pauses the run with an event instead of
+training on other weights.
 
 The real RL loop on a tiny model, with the KL policy adjusting LR and KL coefficient on every
 step (checkpoint steps included); evals are faked (they need stages 1-4's held-out sets)."""
@@ -16,8 +17,7 @@ import stages.rl.step as one_step
 from orchestrator.config import load_config
 from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.runner import Driver
-from stages.common import task_suite
-from stages.data_generation import curriculum_of
+from stages.curriculum import curriculum_of
 from stages.rl.loop import RLLoop
 from stages.training.checkpoint import read_checkpoint_state
 from stages.training.model import prepare_model
@@ -31,14 +31,6 @@ ROOT = Path(__file__).resolve().parents[3]
 STEPS = 4
 
 
-def _driver(tmp_path: Path, log: EventLog, run_id: str, config) -> Driver:
-    driver = Driver(
-        log, run_id, config, {}, run_dir=tmp_path / run_id, blobs=BlobStore(tmp_path / "blobs")
-    )
-    driver.workspace["base_model_path"] = tmp_path / "base"
-    return driver
-
-
 @pytest.fixture
 def trained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A run trained `STEPS` steps, checkpoints every 2, the KL policy acting on every step."""
@@ -49,7 +41,7 @@ def trained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
          "policies.kl.adjust_every_steps=1", "policies.kl.rollback_after_steps=64",
          "policies.rollback.enabled=false", "policies.entropy.rollback=false",
          # Every group of an untrained model has equal (zero) rewards: the entropy policy raises
-         # the temperature (an override of the GRPO config, kept in the checkpoint's meta).
+         # the temperature (a setting in force, like the LR and the KL coefficient).
          "policies.entropy.early_steps=1", "policies.entropy.consecutive_steps=1",
          "policies.entropy.max_temperature=50.0", "policies.entropy.max_recoveries=10",
          # An untrained model earns no reward: the entropy bonus alone moves it off the reference.
@@ -66,7 +58,7 @@ def trained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     prepare_model(config.model, tmp_path / "base")
     driver = _driver(tmp_path, log, run_id, config)
     ctx = driver.context()
-    ids = [t.task_id for t in task_suite(ctx).train[:16]]
+    ids = [t.task_id for t in ctx.services.tasks.train[:16]]
     ctx.emit([TrainingSetBuilt(n_candidates=16, n_kept=16, coverage={},
                                pass_rates=dict.fromkeys(ids, 0.5))])  # fmt: skip
     _train(driver, STEPS)
@@ -78,13 +70,15 @@ def _driver(tmp_path: Path, log: EventLog, run_id: str, config) -> Driver:
     driver = Driver(
         log, run_id, config, {}, run_dir=tmp_path / run_id, blobs=BlobStore(tmp_path / "blobs")
     )
-    driver.workspace["base_model_path"] = tmp_path / "base"
+    driver.services.base_model = tmp_path / "base"
     return driver
 
 
 def _train(driver: Driver, until_step: int) -> None:
     ctx = driver.context()
-    tasks = curriculum_of(ctx, driver.state.stage_results["TrainingSetBuilt"]["pass_rates"])
+    tasks = curriculum_of(
+        ctx.services, driver.state.stage_results["TrainingSetBuilt"]["pass_rates"]
+    )
     RLLoop(ctx).run(tasks, until_step=until_step)
 
 
@@ -92,8 +86,8 @@ def _end_of_batch_before(log: EventLog, run_id: str, seq: int) -> int:
     return max(end for end in log.batch_ends(run_id) if end < seq)
 
 
-def test_each_checkpoint_holds_the_settings_its_steps_decisions_left(trained) -> None:
-    tmp_path, log, run_id, _ = trained
+def test_each_checkpoint_follows_its_steps_decisions_and_holds_no_settings(trained) -> None:
+    tmp_path, log, run_id, config = trained
     rows = list(log.read(run_id))
     saved = [r for r in rows if r.type == "CheckpointSaved"]
     changed_on = {r.seq for r in rows if r.type == "HyperparametersChanged"}
@@ -103,12 +97,12 @@ def test_each_checkpoint_holds_the_settings_its_steps_decisions_left(trained) ->
         step_batch = _end_of_batch_before(log, run_id, row.seq)
         assert step_batch in changed_on
         in_force = project(log.read(run_id, to_seq=row.seq)).hyperparameters
+        assert row.event.hyperparameters == in_force  # what the log says, for readers
         blob = read_checkpoint_state(BlobStore(tmp_path / "blobs"), row.event.checkpoint)
-        for name in ("learning_rate", "kl_penalty_coef"):
-            assert blob[name] == in_force[name]
-        saved = {**row.event.hyperparameters, **blob["meta"]["overrides"]}
-        assert saved == {k: in_force[k] for k in saved}
-    assert "temperature" in blob["meta"]["overrides"]  # the entropy policy's, saved with it
+        # The settings in force are the log's alone: a checkpoint keeps no copy to restore.
+        assert not {"learning_rate", "kl_penalty_coef", "current_learning_rate", "meta"} & set(blob)
+    # the entropy policy's, in force at that checkpoint
+    assert in_force["temperature"] > config.grpo.sampling.temperature
 
 
 def test_a_resume_cut_between_a_changing_step_and_its_checkpoint_ends_on_the_same_weights(

@@ -22,11 +22,7 @@ def test_a_rollback_to_an_unreadable_checkpoint_pauses_with_the_reason(tmp_path:
     digest = blobs.put_tree(folder)
     state_blob = blobs._path(blobs.manifest(digest)["state.json"])
     state_blob.write_text("rotten")
-    ctx = SimpleNamespace(
-        blobs=blobs,
-        state=lambda: RunState(baseline_checkpoint="b" * 64),
-        workspace={"base_model_path": tmp_path / "base"},
-    )
-    session = SimpleNamespace(ctx=ctx)
+    ctx = SimpleNamespace(blobs=blobs, state=lambda: RunState(baseline_checkpoint="b" * 64))
+    session = SimpleNamespace(ctx=ctx, base_model_path=lambda: tmp_path / "base")
     with pytest.raises(StageInterrupted, match=f"rollback target {digest} is unreadable.*corrupt"):
         restore(session, digest, keep=SimpleNamespace())

@@ -10,7 +10,6 @@ from mlx.utils import tree_flatten
 from orchestrator.config import load_config
 from orchestrator.driver.commands import start_run, transition
 from orchestrator.driver.runner import Driver
-from stages.common import base_model_path
 from stages.sft_preparation import SFTPreparation
 from stages.training.model import load_model
 from store.blobs import BlobStore
@@ -43,13 +42,13 @@ def test_the_base_model_rl_starts_from_is_the_sft_model(tmp_path: Path) -> None:
     ctx = driver.context()
     SFTPreparation().run(ctx)
 
-    sft_weights = _weights(base_model_path(ctx))
+    sft_weights = _weights(ctx.services.base_model_path(ctx.state().baseline_checkpoint))
     initial = _weights(tmp_path / run_id / "base")
     assert any(not mx.array_equal(sft_weights[k], initial[k]) for k in initial)
     # A fresh driver (a resume) resolves the same model from the log and the blob store.
     fresh = Driver(
         log, run_id, config, {}, run_dir=tmp_path / run_id, blobs=BlobStore(tmp_path / "blobs")
     )
-    again = _weights(base_model_path(fresh.context()))
+    again = _weights(fresh.services.base_model_path(fresh.state.baseline_checkpoint))
     assert all(mx.array_equal(again[k], sft_weights[k]) for k in sft_weights)
     assert driver.state.stage_results["SFTCompleted"]["steps"] == 20

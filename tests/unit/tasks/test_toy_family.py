@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from orchestrator.cli.app import app
 from stages.config import DataConfig
-from stages.task_design import check_verifiability
+from stages.curriculum import check_verifiability
 from stages.tasks import load_tasks
 from stages.tasks.families import FAMILIES, register
 from stages.verifiers.calibration import calibrate

@@ -1,10 +1,12 @@
+import json
+from pathlib import Path
+
 import mlx.core as mx
 import numpy as np
 import pytest
 from mlx.utils import tree_flatten
 from mlx_lm import load as mlx_lm_load
 
-from stages.rl.step import train_grpo
 from stages.training.checkpoint import (
     materialise,
     read_checkpoint_state,
@@ -18,8 +20,17 @@ from stages.training.grpo import new_trainer_state
 from stages.training.model import load_model, make_trainable
 from stages.training.sft import epoch_batches
 from store.blobs import BlobStore
+from tests.benchmarks.grpo_recipe import train_grpo
 
 TIMING = {"sample_tokens_per_s", "train_tokens_per_s", "sample_s", "train_s", "step_s"}
+# A checkpoint as the code before the settings left checkpoints wrote it (format 1): the settings
+# in force (learning_rate, kl_penalty_coef, current_learning_rate) and the policies' overrides
+# (`meta`), which restore no longer reads: the log holds them.
+V1_STATE = Path(__file__).parent / "fixtures" / "checkpoint_state_v1.json"
+
+
+def untimed(history):
+    return [{k: v for k, v in m.items() if k not in TIMING} for m in history]
 
 
 def params(model):
@@ -52,9 +63,7 @@ def test_restoring_a_checkpoint_reproduces_the_next_step_bit_for_bit(
     assert restored.step == 2 and restored_config == config
     assert restored_model_config == model_config
     resumed = train_grpo(restored, batches, reward, config, steps=2)
-    assert [m.model_dump(exclude=TIMING) for m in resumed] == [
-        m.model_dump(exclude=TIMING) for m in straight
-    ]
+    assert untimed(resumed) == untimed(straight)
     before, after = params(state.model), params(restored.model)
     assert all(np.array_equal(before[k], after[k]) for k in before)
     # Byte for byte: the same state saved from the straight and the resumed path has one digest.
@@ -63,7 +72,9 @@ def test_restoring_a_checkpoint_reproduces_the_next_step_bit_for_bit(
     )
     record = read_checkpoint_state(blobs, digest)
     assert record["fine_tune"] == ("lora" if lora_rank else "full")
-    assert record["step"] == 2 and "kl_penalty_coef" in record and "current_learning_rate" in record
+    assert record["step"] == 2 and record["format_version"] == 2
+    # The settings in force are the log's: a checkpoint keeps none.
+    assert not {"learning_rate", "kl_penalty_coef", "current_learning_rate", "meta"} & set(record)
 
 
 def test_lora_checkpoint_loads_with_mlx_lm_adapter_path(
@@ -101,25 +112,40 @@ def test_an_unknown_checkpoint_raises_training_error(tmp_path, sft_model_dir):
         restore_checkpoint(BlobStore(tmp_path / "blobs"), "0" * 64, sft_model_dir)
 
 
-def test_a_checkpoint_written_before_the_one_name_table_restores(
-    tmp_path, sft_model_dir, small_grpo
-):
-    """Older checkpoints say `kl_coef` and carry the removed adaptive-controller settings."""
-    import json
-
-    from stages.training.checkpoint import materialise
-
-    blobs = BlobStore(tmp_path / "blobs")
-    config = small_grpo(kl_penalty_coef=0.07)
+def _as_of_old(tmp_path, blobs, sft_model_dir, record: dict) -> str:
+    """A checkpoint holding this code's weights under an old `state.json` record."""
     model, tokenizer = load_model(sft_model_dir)
     make_trainable(model, ModelConfig(), seed=1)
+    config = small_config()
     digest = save_checkpoint(
         new_trainer_state(model, tokenizer, config), blobs, config, ModelConfig(), sft_model_dir
     )
     folder = materialise(blobs, digest, tmp_path / "old")
-    record = json.loads((folder / "state.json").read_text())
-    record["kl_coef"] = record.pop("kl_penalty_coef")
-    record["grpo_config"] |= {"kl_controller": "fixed", "kl_target": 0.05, "kl_adapt_rate": 0.1}
     (folder / "state.json").write_text(json.dumps(record))
-    restored, restored_config, _ = restore_checkpoint(blobs, blobs.put_tree(folder), sft_model_dir)
-    assert restored.kl_penalty_coef == 0.07 and restored_config == config
+    return blobs.put_tree(folder)
+
+
+def small_config():
+    from stages.training.config import GRPOConfig
+
+    record = json.loads(V1_STATE.read_text())
+    return GRPOConfig.model_validate(record["grpo_config"])
+
+
+@pytest.mark.parametrize("kind", ["format 1", "format 1 before the one-name table"])
+def test_a_checkpoint_of_an_older_format_restores_its_weights_and_step(
+    tmp_path, sft_model_dir, kind
+):
+    """Format 1 carried the settings in force and the policies' overrides; older ones still said
+    `kl_coef` and carried the removed adaptive-controller settings. Both restore; none of that is
+    read (the settings in force are the log's)."""
+    blobs = BlobStore(tmp_path / "blobs")
+    record = json.loads(V1_STATE.read_text())
+    assert record["format_version"] == 1 and record["meta"]["overrides"]
+    if kind != "format 1":
+        record["kl_coef"] = record.pop("kl_penalty_coef")
+        record["grpo_config"] |= {"kl_controller": "fixed", "kl_target": 0.05, "kl_adapt_rate": 0.1}
+    digest = _as_of_old(tmp_path, blobs, sft_model_dir, record)
+    restored, restored_config, _ = restore_checkpoint(blobs, digest, sft_model_dir)
+    assert restored.step == 3 and restored_config == small_config()
+    assert not hasattr(restored, "learning_rate") and not hasattr(restored, "kl_penalty_coef")

@@ -11,10 +11,17 @@ from mlx.utils import tree_flatten
 
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError
-from stages.rl.step import rewards_as_verdicts, rl_step
+from stages.rl.step import Rank, rl_step
+from stages.rl.types import Logged
 from stages.training.grpo import new_trainer_state
 from stages.training.model import load_model
 from stages.types import StageError
+from tests.benchmarks.grpo_recipe import rewards_as_verdicts
+
+
+def step(state, batch, config, score, **kwargs):
+    """The one RL step on a world of one, with the config's settings in force."""
+    return rl_step(state, batch, config, config.start_settings(), score, Rank.alone(), **kwargs)
 
 
 def _score(batch: set[str]):
@@ -39,17 +46,17 @@ def test_a_batch_whose_groups_all_had_zero_variance_is_refilled_and_the_rounds_r
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
     before = _weights(state)
-    result = rl_step(state, batch, config, _score(set(batch)), refill_pool=pool)
+    result = step(state, batch, config, _score(set(batch)), refill_pool=pool)
 
-    (refill,) = result.refills  # one extra round found 4 varied groups
+    (refill,) = result.refilled.rounds  # one extra round found 4 varied groups
     assert refill.round == 1 and refill.n_varied == 4
     assert len(refill.task_ids) == 4 and set(refill.task_ids) <= set(pool)
     assert [row for row in refill.rewards] == [[1.0, 0.0, 1.0, 0.0]] * 4
-    assert result.update.trained_groups == 4
+    assert result.updated.metrics.trained_groups == 4
     assert result.metrics["refill_rounds"] == 1.0 and result.metrics["trained_groups"] == 4.0
     # The step's reward figures describe the batch as drawn: all of it zero-variance.
     assert result.metrics["zero_variance_frac"] == 1.0 and result.metrics["reward_mean"] == 1.0
-    assert result.rewards_GN == [[1.0] * 4] * 4
+    assert result.figures.rewards_GN == [[1.0] * 4] * 4
     assert any(not np.array_equal(before[k], v) for k, v in _weights(state).items())
 
     # Replayed from the recorded rewards (a resume's catch-up): the verifier is not asked and
@@ -59,10 +66,10 @@ def test_a_batch_whose_groups_all_had_zero_variance_is_refilled_and_the_rounds_r
 
     model, tokenizer = load_model(sft_model_dir)
     replay = new_trainer_state(model, tokenizer, config)
-    logged = [{"task_ids": r.task_ids, "rewards": r.rewards} for r in result.refills]
-    again = rl_step(replay, batch, config, no_verifier, refill_pool=pool,
-                    logged_rewards=result.rewards_GN, logged_refills=logged)  # fmt: skip
-    assert again.refills == result.refills
+    rounds = [{"task_ids": r.task_ids, "rewards": r.rewards} for r in result.refilled.rounds]
+    logged = Logged(result.figures.rewards_GN, refills=rounds)
+    again = step(replay, batch, config, no_verifier, refill_pool=pool, logged=logged)
+    assert again.refilled.rounds == result.refilled.rounds
     live, replayed = _weights(state), _weights(replay)
     assert all(np.array_equal(live[k], replayed[k]) for k in live)
 
@@ -70,8 +77,8 @@ def test_a_batch_whose_groups_all_had_zero_variance_is_refilled_and_the_rounds_r
     model, tokenizer = load_model(sft_model_dir)
     other = [{"task_ids": ["1+1="] * 4, "rewards": refill.rewards}]
     with pytest.raises(StageError, match="refill round 1"):
-        rl_step(new_trainer_state(model, tokenizer, config), batch, config, no_verifier,
-                refill_pool=pool, logged_rewards=result.rewards_GN, logged_refills=other)  # fmt: skip
+        step(new_trainer_state(model, tokenizer, config), batch, config, no_verifier,
+             refill_pool=pool, logged=Logged(result.figures.rewards_GN, refills=other))  # fmt: skip
 
 
 def test_the_refill_budget_bounds_the_rounds_and_the_step_trains_on_what_it_found(
@@ -84,10 +91,11 @@ def test_the_refill_budget_bounds_the_rounds_and_the_step_trains_on_what_it_foun
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
     flat = rewards_as_verdicts(lambda records, texts: [1.0] * len(texts))  # nothing ever varies
-    result = rl_step(state, batch, config, flat, refill_pool=prompts[100:140])
-    assert [r.round for r in result.refills] == [1, 2, 3]
-    assert all(r.n_varied == 0 and len(r.task_ids) == 4 for r in result.refills)
-    assert result.update.trained_groups == 0 and result.metrics["refill_rounds"] == 3.0
+    result = step(state, batch, config, flat, refill_pool=prompts[100:140])
+    assert [r.round for r in result.refilled.rounds] == [1, 2, 3]
+    assert all(r.n_varied == 0 and len(r.task_ids) == 4 for r in result.refilled.rounds)
+    assert result.updated.metrics.trained_groups == 0
+    assert result.metrics["refill_rounds"] == 3.0
     assert state.step == 1
 
 
@@ -95,9 +103,9 @@ def test_without_dynamic_sampling_no_round_is_sampled(sft_model_dir, prompts, sm
     config = small_grpo(groups_per_batch=4, group_size=4)
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
-    result = rl_step(state, prompts[:4], config, _score(set(prompts[:4])))
-    assert result.refills == [] and "refill_rounds" not in result.metrics
-    assert result.update.trained_groups == 0
+    result = step(state, prompts[:4], config, _score(set(prompts[:4])))
+    assert result.refilled.rounds == [] and "refill_rounds" not in result.metrics
+    assert result.updated.metrics.trained_groups == 0
     mx.clear_cache()
 
 

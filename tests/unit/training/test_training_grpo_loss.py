@@ -8,11 +8,14 @@ import mlx.core as mx
 import numpy as np
 from mlx.utils import tree_flatten
 
+from stages.rl.step import Rank
 from stages.training.config import GRPOConfig, SamplingConfig
 from stages.training.grpo import new_trainer_state, train_step
 from stages.training.grpo_loss import loss_from_logprobs
-from stages.training.sampling import sample_groups
+from stages.training.sampling import batched, sample_groups
 from stages.training.types import Rollout, RolloutGroup
+
+ALONE = Rank.alone().world.sum_tree  # a world of one's reducer
 
 
 def _loss_and_grad(logp, mask, adv, ref, old, config, kl_penalty_coef=0.04):
@@ -155,7 +158,7 @@ def test_overlong_filtering_trains_as_if_the_truncated_completions_were_not_ther
     def trained(groups, rewards, **overrides):
         model, tokenizer = load_model(sft_model_dir)
         state = new_trainer_state(model, tokenizer, small_grpo(group_size=2, **overrides))
-        train_step(state, groups, rewards, small_grpo(group_size=2, **overrides))
+        train_step(state, groups, rewards, small_grpo(group_size=2, **overrides), ALONE)
         return _parameters(state)
 
     filtered = trained([truncated, complete], rewards, overlong_filter=True)
@@ -168,7 +171,9 @@ def test_a_second_pass_over_the_batch_is_off_policy_and_clips(sft_model_dir, pro
 
     config = small_grpo(learning_rate=3e-2, kl_penalty_coef=0.0)
     model, tokenizer = load_model(sft_model_dir)
-    groups, _ = sample_groups(model, tokenizer, prompts[:8], config.sampling, 8, 3)
+    groups, _ = sample_groups(
+        model, tokenizer, prompts[:8], config.sampling, 8, batched(3, config.sampling)
+    )
     rewards = [
         [float(r.text.startswith("7")) + 0.1 * len(r.tokens) for r in g.rollouts_N] for g in groups
     ]
@@ -177,7 +182,7 @@ def test_a_second_pass_over_the_batch_is_off_policy_and_clips(sft_model_dir, pro
         model, tokenizer = load_model(sft_model_dir)
         passes_config = config.model_copy(update={"num_iterations": passes})
         state = new_trainer_state(model, tokenizer, passes_config)
-        clip_fracs.append(train_step(state, groups, rewards, passes_config).clip_frac)
+        clip_fracs.append(train_step(state, groups, rewards, passes_config, ALONE).clip_frac)
     assert clip_fracs[0] == 0.0
     assert clip_fracs[1] > 0.0  # the mean over both passes: the second one clipped
 

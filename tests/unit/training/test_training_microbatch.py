@@ -11,10 +11,11 @@ import pytest
 from mlx.utils import tree_flatten
 
 import stages.training.logprobs as logprobs
+from stages.rl.step import Rank
 from stages.training.grpo import new_trainer_state, train_step
 from stages.training.logprobs import head_logprobs, logits_logprobs
 from stages.training.model import load_model
-from stages.training.sampling import sample_groups
+from stages.training.sampling import batched, sample_groups
 
 COMPARED = ("loss", "grad_norm", "kl", "entropy", "clip_frac", "trained_groups")
 
@@ -67,15 +68,17 @@ def test_an_entropy_without_gradient_leaves_the_logprob_gradient():
     assert mx.allclose(entropy, _autograd_reference(logits, targets)[1], atol=1e-4)
 
 
+ALONE = Rank.alone().world.sum_tree  # a world of one's reducer
+
+
 @pytest.fixture(scope="module")
 def scored(sft_model_dir):
     """16 groups of 4 sampled from the SFT'd model, rewards with variance except in group 3."""
     from tests.unit.training.conftest import PROMPTS, SamplingConfig
 
     model, tokenizer = load_model(sft_model_dir)
-    groups, _ = sample_groups(
-        model, tokenizer, PROMPTS[100:116], SamplingConfig(max_tokens=6), 4, 5
-    )
+    sampling = SamplingConfig(max_tokens=6)
+    groups, _ = sample_groups(model, tokenizer, PROMPTS[100:116], sampling, 4, batched(5, sampling))
     rng = np.random.default_rng(0)
     rewards = rng.integers(0, 2, size=(16, 4)).astype(float)
     rewards[:, 0], rewards[:, 1] = 0.0, 1.0
@@ -94,10 +97,11 @@ def _step(sft_model_dir, groups, rewards, config, steps=2, kl_penalty_coefs=()):
     state = new_trainer_state(model, tokenizer, config)
     state.optimizer = optim.SGD(learning_rate=config.learning_rate)
     metrics = []
+    settings = config.start_settings()
     for i in range(steps):
         if i < len(kl_penalty_coefs):
-            state.kl_penalty_coef = kl_penalty_coefs[i]
-        metrics.append(train_step(state, groups, rewards, config))
+            settings = settings.changed({"kl_penalty_coef": kl_penalty_coefs[i]})
+        metrics.append(train_step(state, groups, rewards, config.in_force(settings), ALONE))
     return metrics, dict(tree_flatten(state.model.parameters()))
 
 
@@ -226,7 +230,7 @@ def test_the_compiled_loss_traces_once_for_lengths_within_a_width_bucket(
     config = small_grpo(group_size=4, micro_batches=2, compile_loss=True)
     model, tokenizer = load_model(sft_model_dir)
     state = new_trainer_state(model, tokenizer, config)
-    train_step(state, groups, rewards, config)
+    train_step(state, groups, rewards, config, ALONE)
     after_first = len(traces)
-    train_step(state, shorter, rewards, config)
+    train_step(state, shorter, rewards, config, ALONE)
     assert after_first > 0 and len(traces) == after_first

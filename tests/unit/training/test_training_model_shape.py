@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from stages.training.config import ModelConfig, SamplingConfig
 from stages.training.model import load_model, prepare_model
-from stages.training.sampling import sample_groups
+from stages.training.sampling import batched, sample_groups
 
 
 def test_the_embedded_model_takes_kv_heads_a_padded_head_and_bf16(tmp_path):
@@ -19,7 +19,8 @@ def test_the_embedded_model_takes_kv_heads_a_padded_head_and_bf16(tmp_path):
         assert m.model.embed_tokens.weight.dtype == mx.bfloat16
         assert m.args.num_key_value_heads == 2 and m.args.tie_word_embeddings
     # the rows past the tokenizer's tokens decode to nothing: sampling still gives text
-    groups, _ = sample_groups(model, tokenizer, ["1+2="], SamplingConfig(max_tokens=8), 4, 0)
+    sampling = SamplingConfig(max_tokens=8)
+    groups, _ = sample_groups(model, tokenizer, ["1+2="], sampling, 4, batched(0, sampling))
     assert any(t >= len(config.vocab_chars) + 2 for r in groups[0].rollouts_N for t in r.tokens)
     assert all(isinstance(r.text, str) for r in groups[0].rollouts_N)
     default, _, _ = prepare_model(ModelConfig(), tmp_path / "default")

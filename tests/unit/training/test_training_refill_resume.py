@@ -97,8 +97,9 @@ def test_a_resumed_run_replays_its_refill_rounds_and_ends_on_the_same_weights(
                            "grpo.dynamic_sampling=false", "grpo.max_refill_rounds=0")  # fmt: skip
     with monkeypatch.context() as patched:
         patched.setattr(registry, "verify_tasks", no_verifier)
-        catch_up(second.session, list(log_b.read(run_b)), tasks)
-        catch_up(branched.session, list(log_b.read(run_b)), tasks)
+        start = second.session.config.grpo.start_settings()  # in force where the log begins
+        catch_up(second.session, list(log_b.read(run_b)), tasks, start)
+        catch_up(branched.session, list(log_b.read(run_b)), tasks, start)
     assert second.session.trainer.step == branched.session.trainer.step == 2
     at_two, branched_at_two = _weights(second.session.trainer), _weights(branched.session.trainer)
     assert all(np.array_equal(at_two[k], branched_at_two[k]) for k in at_two)

@@ -14,14 +14,14 @@ from mlx.utils import tree_flatten, tree_map
 from mlx_lm.models import llama, qwen2
 from mlx_lm.models.cache import make_prompt_cache
 
-from stages.rl.sampling import RowKeyedSampler, sample_groups_keyed
-from stages.rl.step import train_grpo
+from stages.rl.sampling import RowKeyedSampler, keyed
 from stages.training import static_decode
 from stages.training.config import SamplingConfig
 from stages.training.grpo import new_trainer_state
 from stages.training.model import encode_prompt, load_model
-from stages.training.sampling import KeyedSampler, generate_tokens, sample_groups
+from stages.training.sampling import KeyedSampler, batched, generate_tokens, sample_groups
 from stages.training.sft import epoch_batches
+from tests.benchmarks.grpo_recipe import train_grpo
 
 
 def step_by_step(model, prompts_b, eos_ids, max_tokens, sampler):
@@ -240,8 +240,10 @@ def test_the_sampling_config_switches_the_rollout_samplers_to_the_compiled_step(
         SamplingConfig(max_tokens=6, compiled_decode=True, compiled_decode_per_position=True),
     ):
         for sample in (
-            lambda c: sample_groups(model, tokenizer, prompts[:8] + prompts[600:608], c, 4, 5)[0],
-            lambda c: sample_groups_keyed(model, tokenizer, prompts[:8], 3, c, 4, 5)[0],
+            lambda c: sample_groups(
+                model, tokenizer, prompts[:8] + prompts[600:608], c, 4, batched(5, c)
+            )[0],
+            lambda c: sample_groups(model, tokenizer, prompts[:8], c, 4, keyed(5, c, 3, 4))[0],
         ):
             model.__dict__.pop("_compiled_decode_steps", None)
             want = [r for g in sample(eager) for r in g.rollouts_N]

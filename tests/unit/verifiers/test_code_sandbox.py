@@ -210,16 +210,25 @@ def test_a_hostile_check_leaves_nothing_returns_in_time_and_the_next_check_is_so
     assert _left() == []
 
 
-def test_a_run_config_with_an_unisolated_sandbox_records_it_as_an_event():
-    from types import SimpleNamespace
+def test_a_run_config_with_an_unisolated_sandbox_records_it_as_each_stage_starts(tmp_path):
+    from orchestrator.config import RunConfig
+    from orchestrator.driver.commands import start_run
+    from orchestrator.driver.lifecycle import drive
+    from store.log import EventLog
+    from tests.scenario.fake_stages import FakeStages
 
-    from stages.common import verifier
-
-    emitted: list = []
-    config = SimpleNamespace(verifier={"kind": "code", "sandbox": "unisolated"})
-    built = verifier(SimpleNamespace(config=config, workspace={}, emit=emitted.extend))
-    assert [type(e).__name__ for e in emitted] == ["IsolationWaived"]
-    assert "unisolated" in emitted[0].reason and built.config.sandbox == "unisolated"
+    config = RunConfig.model_validate(
+        {"log_path": str(tmp_path), "verifier": {"kind": "code", "sandbox": "unisolated"}}
+    )
+    log = EventLog(tmp_path / "events.db")
+    run_id, _ = start_run(log, config)
+    drive(log, run_id, config, FakeStages().registry())
+    rows = list(log.read(run_id))
+    waived = [r for r in rows if r.type == "IsolationWaived"]
+    started = [r for r in rows if r.type == "StageStarted"]
+    # In the stage's first batch, beside its StageStarted: never appended by a getter mid-step.
+    assert [r.seq for r in waived] == [r.seq + 1 for r in started] and len(started) == 7
+    assert "unisolated" in waived[0].event.reason and waived[0].event.verifier == "code"
 
 
 def test_an_exception_inside_a_verifier_is_a_failed_rollout_never_a_pass_nor_an_exclusion():
