@@ -18,12 +18,16 @@ _OPT = r"(?:\s*\[[^\[\]\n]{0,40}\])"
 _ARG = r"(?:\s*\{[^{}\n]{0,40}\})"
 _BOXED = re.compile(
     rf"\\(?:boxed\*?|fbox|framebox{_OPT}{{0,2}}|mbox|makebox{_OPT}{{0,2}}|bbox{_OPT}?|tcbox{_OPT}?"
-    rf"|ovalbox|Ovalbox|doublebox|shadowbox|fcolorbox{_ARG}{{2}}|colorbox{_ARG}"
+    rf"|ovalbox|Ovalbox|doublebox|shadowbox|fcolorbox{_OPT}?{_ARG}{{2}}|colorbox{_OPT}?{_ARG}"
     rf"|parbox{_OPT}{{0,3}}{_ARG})\s*\{{"
 )
 BOX_WORD = "box"  # every box-like command's name holds it: a text without it has no box
 # "\\boxed 37", "\\fbox5": legal TeX that boxes one token; never read as an answer, it is no answer.
 _UNBRACED_BOX = re.compile(r"\\(?:boxed|fbox|framebox)(?:\s+|\*\s*)?(?=[^\s{*\[a-zA-Z])")
+# Any other command named like a box (\\Boxed, \\hbox, \\boxed[37], \\raisebox{..}{..}): what it
+# frames is not read, so where its arguments hold a value the response has no answer.
+_ANY_BOX = re.compile(r"\\[A-Za-z]*(?i:box)[A-Za-z]*\*?")
+_BOX_ARGS = re.compile(r"(?:\s*(?:\[[^\[\]\n]{0,80}\]|\{[^{}\n]{0,80}\}|\([^()\n]{0,80}\)))*")
 _ANSWER_BOX = re.compile(r"\\(?:boxed|fbox|framebox)")
 
 
@@ -71,12 +75,29 @@ def boxed_spans(response: str) -> list[tuple[int, int, str]]:
 _BRACE = re.compile(r"[{}]")
 
 
+def _unread_box(text: str) -> str | None:
+    """Why a box-like command this module does not read makes no answer, or None."""
+    for count, m in enumerate(_ANY_BOX.finditer(text)):
+        if count > 4 * MAX_FINALS:
+            return f"more than {4 * MAX_FINALS} box-like commands"
+        if _BOXED.match(text, m.start()) or _UNBRACED_BOX.match(text, m.start()):
+            continue
+        args = _BOX_ARGS.match(text, m.end())
+        if args and has_value(args.group()):
+            return f"{m.group()[:30]} frames a value in a form not read as an answer"
+    return None
+
+
 def bounded_boxes(text: str, max_chars: int) -> list[tuple[int, int, str]] | str:
     """(start, end, contents) of each box of a response, each read within `max_chars` of its
     opening brace, at most MAX_FINALS of them: a megabyte of boxes costs a bounded scan. A string
     says why there is no answer."""
-    if BOX_WORD in text and _UNBRACED_BOX.search(text):
-        return "a box whose argument is not braced"
+    if BOX_WORD in text.lower():
+        if _UNBRACED_BOX.search(text):
+            return "a box whose argument is not braced"
+        unread = _unread_box(text)
+        if unread:
+            return unread
     out = []
     for m in _BOXED.finditer(text):
         if len(out) >= MAX_FINALS:
