@@ -119,7 +119,6 @@ def _summary(test_plan: TestPlan) -> PlanSummary:
 
 def plan_job(tests: str, defines: list[str]) -> tuple[str, Any]:
     """Runs in the worker: ("plan", PlanSummary), or ("unsupported" | "missing", why)."""
-    _limit_memory()
     try:
         checked = _checked_plan(tests, frozenset(defines))
     except UnsupportedTests as e:
@@ -134,7 +133,9 @@ def plan_job(tests: str, defines: list[str]) -> tuple[str, Any]:
 
 
 def job(kind: str, *args: Any) -> Any:
-    """The worker's one entry point (`pool.HardTimeoutPool` takes one function)."""
+    """The worker's one entry point (`pool.HardTimeoutPool` takes one function); only here, in the
+    worker process, is the address space limited."""
+    _limit_memory()
     return plan_job(*args) if kind == "plan" else score_job(*args)
 
 
@@ -151,7 +152,6 @@ def _first_failure(asserts: list[ast.expr], values: list[Any], modules: dict[str
 def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
     """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
     `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
-    _limit_memory()
     values = [decode(v) for v in tagged]  # the caller decoded them once already: they decode
     try:
         checked = _checked_plan(tests, frozenset(defines))

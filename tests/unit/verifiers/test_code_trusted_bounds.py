@@ -69,3 +69,16 @@ def test_taking_a_huge_test_file_apart_is_bounded_too(verifier):
 def test_a_test_file_nested_past_the_parser_is_unverifiable(verifier):
     verdict = verifier.verify(RIGHT, "assert f(1) == " + "1+" * 100_000 + "1")
     assert not verdict.passed and verdict.reason.startswith("unverifiable task"), verdict
+
+
+def test_an_expected_value_past_the_memory_limit_is_refused_by_the_worker_not_the_trainer():
+    """Forty lists of ten million items (3.2 GB) pass every size guard one by one; the worker's
+    2 GiB address-space limit stops them with a MemoryError, and the task is unverifiable."""
+    verifier = CodeVerifier(CodeVerifierConfig(timeout_s=5.0))
+    verifier.trusted_timeout_s = 60.0
+    try:
+        verdict = verifier.verify(RIGHT, "assert f(1) == len([[0] * 9_999_999 for _ in range(40)])")
+    finally:
+        verifier.close()
+    assert not verdict.passed and verdict.reason.startswith("unverifiable task"), verdict
+    assert "MemoryError" in verdict.reason
