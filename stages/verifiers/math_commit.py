@@ -77,7 +77,9 @@ _INTRODUCERS = frozenset(
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong")
 )  # fmt: skip
-_BEFORE_UP = frozenset(("adds", "add", "added", "sums", "sum", "summed", "totals", "comes", "works"))
+_BEFORE_UP = frozenset(
+    ("adds", "add", "added", "sums", "sum", "summed", "totals", "comes", "works")
+)
 # "X to \boxed{}" and "a Y of \boxed{}" introduce an answer only after these.
 _BEFORE_TO = frozenset(
     ("equal", "equals", "comes", "simplifies", "evaluates", "amounts", "reduces", "sums", "adds",
