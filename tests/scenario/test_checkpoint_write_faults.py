@@ -1,0 +1,123 @@
+"""A checkpoint that cannot be written pauses the run with the reason, whatever exception the
+library raises: `mx.save_safetensors` reports a full disk as a `RuntimeError`, not an `OSError`.
+The RL stage's own `save` runs here (stages/rl/checkpoints.py) through the real driver, on a tiny
+mlx model; the slow test fills a real tmpfs instead of simulating the error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from orchestrator.config import RunConfig
+from orchestrator.driver.commands import load_state
+from orchestrator.driver.runner import Driver
+from stages.rl.checkpoints import save
+from stages.rl.session import RLSession
+from stages.types import StageContext
+from store.blobs import BlobStore
+from store.log import EventLog
+from tests.scenario.test_checkpoints_on_disk import _at_rl
+
+
+class _Session(RLSession):
+    """The RL session over the driver's context, its base model a folder of the test's."""
+
+    base: Path = Path()
+
+    def base_model_path(self) -> Path:
+        return self.base
+
+
+class SavingStage:
+    """Stage 5 stand-in: sets up a trainer on a small mlx model and saves its checkpoint."""
+
+    name = "rlvr_optimization"
+
+    def __init__(self, base: Path, width: int) -> None:
+        self.base, self.width = base, width
+
+    def run(self, ctx: StageContext) -> None:
+        import mlx.nn as nn
+        from mlx.optimizers import AdamW
+
+        from stages.training.types import TrainerState
+
+        session = _Session(ctx)
+        session.base = self.base
+        model, reference = nn.Linear(self.width, self.width), nn.Linear(self.width, self.width)
+        session.trainer = TrainerState(model, None, reference, AdamW(1e-3), step=3)
+        save(session)
+        raise AssertionError("the checkpoint was written: the test expected a failure")
+
+
+def _drive(tmp_path: Path, blobs_root: Path, width: int) -> tuple[EventLog, str]:
+    log = EventLog(tmp_path / "events.db")
+    config = RunConfig(log_path=str(tmp_path))
+    run_id = _at_rl(log, config)
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text("{}")
+    stage = SavingStage(base, width)
+    d = Driver(
+        log, run_id, config, {stage.name: stage}, run_dir=tmp_path / run_id,
+        blobs=BlobStore(blobs_root),
+    )  # fmt: skip
+    d.run()
+    return log, run_id
+
+
+def _paused_reasons(log: EventLog, run_id: str) -> list[str]:
+    return [r.event.reason for r in log.read(run_id, types=["RunPaused"])]
+
+
+def test_a_checkpoint_save_raising_runtime_error_pauses_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mlx.core as mx
+
+    def full_disk(path: str, arrays: dict) -> None:
+        # What mlx 0.32 raises when the disk fills under it.
+        raise RuntimeError(f"[save_safetensors] Failed to write to file {path}")
+
+    monkeypatch.setattr(mx, "save_safetensors", full_disk)
+    log, run_id = _drive(tmp_path, tmp_path / "blobs", width=4)
+    state = load_state(log, run_id)
+    assert state.state == "paused" and state.paused_from == "rlvr_optimization"
+    [reason] = _paused_reasons(log, run_id)
+    assert "checkpoint of step 3 not saved" in reason and "Failed to write to file" in reason
+    assert list((tmp_path / "blobs").glob(".tmp-*")) == []  # the temp folder went too
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path):
+    """A 1 MiB tmpfs. Under CI (we are root there) not getting one is a failure, not a skip."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0:
+        problem = "mounting a small tmpfs needs root"
+    else:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+                              capture_output=True, text=True)  # fmt: skip
+        problem = done.stderr.strip() if done.returncode else ""
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must exercise a real full disk: {problem}")
+        pytest.skip(f"{problem}: the real full-disk path is not exercised here")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.mark.slow
+def test_a_checkpoint_that_fills_a_real_disk_pauses_the_run(
+    tmp_path: Path, tiny_disk: Path
+) -> None:
+    # 512 x 512 float32 weights are 1 MiB each: the model alone overflows the 1 MiB disk.
+    log, run_id = _drive(tmp_path, tiny_disk / "blobs", width=512)
+    state = load_state(log, run_id)
+    assert state.state == "paused" and state.paused_from == "rlvr_optimization"
+    [reason] = _paused_reasons(log, run_id)
+    assert "checkpoint of step 3 not saved" in reason
+    assert list((tiny_disk / "blobs").glob(".tmp-*")) == []
