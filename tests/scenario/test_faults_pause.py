@@ -1,7 +1,8 @@
 """A checkpoint that cannot be written pauses the run with the reason, whatever exception the
 library raises: `mx.save_safetensors` reports a full disk as a `RuntimeError`, not an `OSError`.
 The RL stage's own `save` runs here (stages/rl/checkpoints.py) through the real driver, on a tiny
-mlx model; the slow test fills a real tmpfs instead of simulating the error."""
+mlx model; the slow test fills a real tmpfs instead of simulating the error. A store that fails
+the blob GC's reads past the retries (or with an error that is not transient) pauses the run too."""
 
 from __future__ import annotations
 
@@ -121,3 +122,84 @@ def test_a_checkpoint_that_fills_a_real_disk_pauses_the_run(
     [reason] = _paused_reasons(log, run_id)
     assert "checkpoint of step 3 not saved" in reason
     assert list((tiny_disk / "blobs").glob(".tmp-*")) == []
+
+
+class OperationalError(Exception):
+    """What psycopg raises for a connection the server closed (no SQLSTATE): transient."""
+
+
+def _gc_fault(monkeypatch: pytest.MonkeyPatch, failures: int, error: Exception) -> list[int]:
+    """The store fails the GC's reads `failures` times (where the issue saw it: the lineage read
+    outside any retry), and only inside the GC: the run's own appends and folds still work."""
+    import orchestrator.driver.runner as runner
+    import store.lineage as lineage
+
+    real_gc, real_parent_of, calls = runner.collect_garbage, lineage.parent_of, [0]
+
+    def failing_parent_of(conn, run_id):
+        calls[0] += 1
+        if calls[0] <= failures:
+            raise error
+        return real_parent_of(conn, run_id)
+
+    def gc(*args, **kwargs):
+        with monkeypatch.context() as inside:
+            inside.setattr(lineage, "parent_of", failing_parent_of)
+            return real_gc(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "collect_garbage", gc)
+    return calls
+
+
+def _gc_run(tmp_path: Path) -> tuple[EventLog, Driver]:
+    from store.retry import RetryPolicy
+    from tests.scenario.test_checkpoints_on_disk import _rl_only
+
+    log = EventLog(tmp_path / "events.db", retry=RetryPolicy(3, 0.01, 0.02))
+    config = RunConfig(log_path=str(tmp_path), checkpoints={"keep_last": 1})
+    run_id = _at_rl(log, config)
+    blobs = BlobStore(tmp_path / "blobs")
+    d = Driver(log, run_id, config, _rl_only(tmp_path, 3), run_dir=tmp_path / run_id, blobs=blobs)
+    return log, d
+
+
+def _dropped() -> Exception:
+    from sqlalchemy.exc import OperationalError as SAOperationalError
+
+    return SAOperationalError("SELECT", {}, OperationalError("server closed the connection"))
+
+
+def test_a_store_outage_that_outlasts_the_gcs_retries_pauses_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _gc_fault(monkeypatch, failures=10**6, error=_dropped())
+    log, d = _gc_run(tmp_path)
+    state = d.run()
+    assert state.state == "paused" and state.paused_from == "rlvr_optimization"
+    [reason] = _paused_reasons(log, d.run_id)
+    assert reason.startswith("event store unavailable: blob GC") and "after 3 attempts" in reason
+    assert "server closed the connection" in reason
+    assert log.verify(d.run_id).ok
+
+
+def test_a_gc_read_that_fails_once_is_retried_and_the_gc_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _gc_fault(monkeypatch, failures=1, error=_dropped())
+    log, d = _gc_run(tmp_path)
+    d._run_stage("rlvr_optimization")
+    assert calls[0] > 1 and not _paused_reasons(log, d.run_id)
+    saved = [r.event.checkpoint for r in log.read(d.run_id, types=["CheckpointSaved"])]
+    assert [d.blobs.exists(c) for c in saved] == [False, False, True]  # keep_last = 1
+
+
+def test_a_store_error_in_the_gc_that_is_not_transient_pauses_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlalchemy.exc import ProgrammingError
+
+    _gc_fault(monkeypatch, 10**6, ProgrammingError("SELECT", {}, Exception("no such table")))
+    log, d = _gc_run(tmp_path)
+    assert d.run().state == "paused"
+    [reason] = _paused_reasons(log, d.run_id)
+    assert "blob GC: event store error: no such table" in reason
