@@ -327,12 +327,13 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
 
 
 def check_data(config: RunConfig) -> None:
-    """Parse the task file in full before anything is written: a bad row is a ConfigError naming
-    the file, line and field, never a run that starts and then fails."""
-    from stages.services import load_task_file  # the task families: only when a run starts
+    """Parse the task file in full before anything is written: a bad row, or one too long for
+    the limits or the model's context, is a ConfigError naming the file, line and field, never a
+    run that starts and then fails (or crashes mlx)."""
+    from stages.services import check_task_file  # the task families: only when a run starts
 
     try:
-        load_task_file(config.data)
+        check_task_file(config)
     except ValueError as e:  # TaskFormatError (file, line, field) or a bad generator spec
         message = str(e)
         raise ConfigError(

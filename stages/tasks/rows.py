@@ -61,6 +61,13 @@ def read_text(path: Path) -> str:
         raise TaskFormatError(str(path), None, None, "not UTF-8 text") from e
 
 
+def item_lines(path: Path) -> list[int]:
+    """The line each item (task row) of a JSONL or JSON-array file starts on, in order."""
+    text = read_text(path)
+    items = json_array_items if text.lstrip().startswith("[") else jsonl_items
+    return [line for line, _ in items(str(path), text)]
+
+
 def unique(path: str, tasks: list[Task]) -> list[Task]:
     seen: set[str] = set()
     for task in tasks:
