@@ -33,7 +33,7 @@ def row_tokens(
     tokenizer is not on this machine."""
     from mlx_lm.tokenizer_utils import load as load_tokenizer
 
-    from stages.training.model import write_tokenizer, encode_prompt
+    from stages.training.model import encode_prompt, write_tokenizer
 
     with tempfile.TemporaryDirectory() as scratch:
         if config.model_name == "embedded":
