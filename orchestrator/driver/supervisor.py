@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,7 +19,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from orchestrator.config import line_of, non_finite
+from orchestrator.config import line_of, non_finite, read_toml
 from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
@@ -84,11 +83,7 @@ def load_supervisor_config(path: Path | None) -> SupervisorConfig:
         return SupervisorConfig()
     if not path.is_file():
         raise ConfigError(f"{path}: no such supervisor config")
-    text = path.read_text()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    text, data = read_toml(path)
     # Strict like a run config: "15" is not 15, inf is not a number of seconds.
     bad = non_finite(data)
     if bad is not None:
