@@ -173,6 +173,10 @@ class Driver:
             except StoreUnavailable as e:
                 self._pause_for_store(e)
                 break
+            except DBAPIError as e:  # a read outside any retry, or an error that is not transient
+                first = (str(e.orig).strip().splitlines() or [type(e.orig).__name__])[0]
+                self._pause_for_store(StoreUnavailable(f"a store error mid-stage: {first}"))
+                break
         return self.state
 
     def _pause_for_store(self, error: StoreUnavailable) -> None:

@@ -203,3 +203,24 @@ def test_a_store_error_in_the_gc_that_is_not_transient_pauses_the_run(
     assert d.run().state == "paused"
     [reason] = _paused_reasons(log, d.run_id)
     assert "blob GC: event store error: no such table" in reason
+
+
+def test_a_store_error_that_escapes_a_read_mid_stage_pauses_the_run(tmp_path: Path) -> None:
+    """A read without a retry of its own (the lineage lookups were) failing mid-step: a pause
+    with the reason, not a traceback that leaves the run to its lease."""
+
+    class ReadFails:
+        name = "rlvr_optimization"
+
+        def run(self, ctx: StageContext) -> None:
+            raise _dropped()
+
+    log = EventLog(tmp_path / "events.db")
+    config = RunConfig(log_path=str(tmp_path))
+    run_id = _at_rl(log, config)
+    d = Driver(log, run_id, config, {"rlvr_optimization": ReadFails()}, run_dir=tmp_path,
+               blobs=BlobStore(tmp_path / "blobs"))  # fmt: skip
+    assert d.run().state == "paused"
+    [reason] = _paused_reasons(log, run_id)
+    assert reason.startswith("event store unavailable: a store error mid-stage: ")
+    assert "server closed the connection" in reason
