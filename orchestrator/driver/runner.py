@@ -19,6 +19,7 @@ from orchestrator.config import RunConfig
 from orchestrator.driver.checkpoints import ORPHAN_GRACE_S, claim, collect_garbage, over_budget
 from orchestrator.driver.commands import load_state, transition
 from orchestrator.driver.machine import STAGES
+from orchestrator.driver.references import ReferenceCache
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import bind, get_logger
 from policies.consequences import consequences
@@ -83,6 +84,7 @@ class Driver:
         self.snapshots = Snapshots(log)
         self.snapshot_seq = self.state.last_seq  # a fold just read up to here
         self.next_orphan_sweep = 0.0  # monotonic time; the first checkpoint sweeps
+        self.references = ReferenceCache()  # each run's blob references, for the GC
         try:
             claim(blobs, log)  # the orphan sweep's guard against another store's blobs
         except OSError as e:
@@ -216,7 +218,10 @@ class Driver:
             count, freed = with_retries(
                 "blob GC (reading the runs' checkpoints)",
                 lambda: collect_garbage(
-                    self.log, self.blobs, orphans_older_than_s=ORPHAN_GRACE_S if sweep else None
+                    self.log,
+                    self.blobs,
+                    orphans_older_than_s=ORPHAN_GRACE_S if sweep else None,
+                    cache=self.references,
                 ),
                 self.log.retry,
             )
