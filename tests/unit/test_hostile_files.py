@@ -252,3 +252,12 @@ def test_an_unwritable_report_out_is_one_line(
     (tmp_path / "afile").write_text("a file, not a folder")
     result = rlvr(capsys, "report", run_id, "--store", store, "--out", "afile/report")
     _one_line(result, "cannot write the report to afile/report: Not a directory", code=1)
+
+
+def test_rlvr_check_on_a_file_nested_too_deeply_is_one_line_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.jsonl").write_text('{"response": "1", "reference": "1"}\n' + DEEP_JSON)
+    result = rlvr(capsys, "check", "--verifier", "math", "pairs.jsonl")
+    _one_line(result, "pairs.jsonl:2: invalid JSON: nested too deeply")
