@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.audit.live_sinks import METRIC_SINKS
-from orchestrator.audit.sinks import metric_rows
 from orchestrator.config import RunConfig
 from orchestrator.driver.commands import start_run
 from orchestrator.driver.lifecycle import drive
+from orchestrator.sinks.live import METRIC_SINKS
+from orchestrator.sinks.metrics import metric_rows
 from store.events import EvalRecorded, MetricsRecorded, RunRewound, RunStarted
 from store.log import EventLog, StoredEvent
 from tests.scenario.fake_stages import FakeStages
@@ -206,7 +206,7 @@ def test_a_run_writes_tensorboard_and_wandb_as_it_goes(
 def test_a_run_asking_for_a_sink_this_install_lacks_is_refused_before_it_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orchestrator.audit.sinks import SinkError
+    from orchestrator.sinks.metrics import SinkError
 
     monkeypatch.setitem(sys.modules, "tensorboardX", None)  # imports as if not installed
     log = EventLog(tmp_path / "events.db")
@@ -216,7 +216,7 @@ def test_a_run_asking_for_a_sink_this_install_lacks_is_refused_before_it_starts(
 
 
 def test_a_failing_sink_is_dropped_and_the_run_goes_on(tmp_path: Path) -> None:
-    from orchestrator.audit.sinks import SinkFeed, StepScalars
+    from orchestrator.sinks.metrics import SinkFeed, StepScalars
 
     class Broken:
         name = "broken"
