@@ -90,7 +90,8 @@ class RunServices:
     def verifier(self, family: str | None = None) -> Any:
         """The task family's verifier (built once per driver); `family` for a capability
         benchmark's."""
-        from stages.verifiers.registry import build_verifier, default_config
+        from stages.tasks.references import default_config
+        from stages.verifiers.registry import build_verifier
 
         key = family or ""
         if key not in self._verifiers:
@@ -181,7 +182,8 @@ def task_suite(config: RunConfig) -> TaskSuite:
 
 
 def verifier_config(config: RunConfig) -> Any:
-    from stages.verifiers.registry import default_config, parse_verifier_config
+    from stages.tasks.references import default_config
+    from stages.verifiers.registry import parse_verifier_config
 
     if config.verifier is not None:
         return parse_verifier_config(config.verifier)

@@ -184,9 +184,9 @@ def sink(
 
     \f
     The history the run kept: spans abandoned by a rewind are left out."""
-    from orchestrator.audit.sinks import METRIC_TYPES, backfill
     from orchestrator.config import apply_overrides
     from orchestrator.driver.commands import load_state
+    from orchestrator.sinks.metrics import METRIC_TYPES, backfill
 
     log, run_id = open_run(store, run_id)
     state = load_state(log, run_id)
