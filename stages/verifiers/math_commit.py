@@ -75,7 +75,9 @@ _INTRODUCERS = frozenset(
      "answers", "so", "thus", "therefore", "hence", "then", "finally", "as", "that", "becomes",
      "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
-     "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong")
+     "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
+     # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è")
+     "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
 )  # fmt: skip
 _BEFORE_UP = frozenset(
     ("adds", "add", "added", "sums", "sum", "summed", "totals", "comes", "works")
