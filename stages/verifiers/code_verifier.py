@@ -32,6 +32,7 @@ from stages.verifiers.types import CodeReference, Verdict, fail
 
 _FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
 _REPORT = "RLVR-VALUES "
+_UNREADABLE = "unsupported return type"  # the harness's words for a value with no plain form
 
 # Runs inside the sandbox. Reads its whole job before any candidate code runs; the report goes to
 # a private copy of stdout, the candidate's own prints to stderr. The job holds the program, the
@@ -67,8 +68,8 @@ def _main():
         if t in views:
             return {views[t]: [enc(x, depth + 1) for x in v]}
         kind = (_getattr(t, "__module__", ""), t.__name__)
-        if kind == ("collections", "deque"):
-            return {"l": [enc(x, depth + 1) for x in v]}
+        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
+            return {"dq": [enc(x, depth + 1) for x in v]}
         for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
             if _isinstance(v, base) and t is not base:
                 return enc(base(v.items()) if base is dict else base(v), depth + 1)
@@ -95,7 +96,8 @@ def _main():
     views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
-    import builtins, types
+    import ast, builtins, types
+    _literal, _compile, _eval = ast.literal_eval, compile, eval
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -119,12 +121,15 @@ def _main():
         ns["__rlvr_" + name + "__"] = originals[name]
     for alias in job["modules"]:
         ns[alias] = module
-    for name, literal in job["bindings"]:  # inputs the tests read back after the calls
-        exec(name + " = " + literal, ns)
+    # Inputs the program receives as objects (and may change, as in Python) live here, never in
+    # the program's globals: a call sees only those it is passed, by its own local names.
+    inputs = {name: _literal(text) for name, text in job["bindings"]}
     values = []
     for call in job["calls"]:
         try:
-            values.append(enc(eval(call, ns)))
+            code = _compile(call, "<call>", "eval")
+            local = {n: inputs[n] for n in code.co_names if n in inputs}
+            values.append(enc(_eval(code, ns, local)))
         except BaseException as e:
             values.append({"e": _type(e).__name__ + ": " + _str(e)[:200]})
     report({"values": values})
@@ -254,6 +259,10 @@ class CodeVerifier:
             failed.append(f"{unit.name}: " + (errors[0] if errors else "assert failed" + got))
         units = len(test_plan.units)
         details["failed_tests"] = failed
+        unreadable = next((f for f in failed if _UNREADABLE in f), None)
+        if unreadable is not None:  # e.g. `Point(1, 2) == Point(1, 2)`: no plain value to compare
+            return fail("parse_error", "unverifiable task: a test compares a value the trusted "
+                        f"side cannot read ({unreadable[:200]})", **details)  # fmt: skip
         if failed:
             return Verdict(passed=False, reward=(units - len(failed)) / units, status="failed",
                            reason=f"{len(failed)}/{units} tests failed: {failed[0]}", details=details)  # fmt: skip
