@@ -4,6 +4,7 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 
 from __future__ import annotations
 
+import collections
 import decimal
 import fractions
 from typing import Any
@@ -102,6 +103,8 @@ def decode(obj: Any) -> Any:
         return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
         return _SEQUENCES[tag](decode(x) for x in raw)
+    if tag == "dq" and isinstance(raw, list):  # a deque is not equal to a list in Python
+        return collections.deque(decode(x) for x in raw)
     if tag == "d" and isinstance(raw, list):
         return {decode(k): decode(v) for k, v in raw}
     if tag in ("dk", "dv", "di") and isinstance(raw, list):
