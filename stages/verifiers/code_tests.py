@@ -62,25 +62,9 @@ _PLAIN_ATTRIBUTES = frozenset(
 # applied to a program call alone, they run in the sandbox (as they were before the program ran),
 # so a correct program returning its own class's objects is read as Python reads it; only inputs
 # go in with them, never an expected value.
-_READERS = frozenset(
-    [
-        "str",
-        "repr",
-        "int",
-        "float",
-        "complex",
-        "bool",
-        "bytes",
-        "len",
-        "list",
-        "tuple",
-        "set",
-        "frozenset",
-        "dict",
-        "sorted",
-        "abs",
-    ]
-)
+_READERS = frozenset(["str", "repr", "format", "int", "float", "complex", "bool", "bytes", "abs",
+                      "round", "len", "list", "tuple", "set", "frozenset", "dict", "sorted",
+                      "reversed", "iter", "next", "min", "max", "sum"])  # fmt: skip
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
@@ -296,12 +280,14 @@ class _Splitter:
                 self.early[id(sub)] = self._placeholder(sub)
 
     def _reads_program_object(self, node: ast.Call) -> bool:
-        """`str(Point(1, 2))`, `sorted(Deck(3), reverse=True)`: a reader builtin over one program
-        call, with nothing but constants besides."""
+        """`str(Point(1, 2))`, `sorted(Deck(3), reverse=True)`, `list(reversed(Seq(3)))`: a reader
+        builtin over one program call (or over such a reader), with nothing but constants besides."""
+        inner = node.args[0] if len(node.args) == 1 else None
         return (
             isinstance(node.func, ast.Name) and node.func.id in _READERS
-            and not self._is_candidate(node.func.id) and len(node.args) == 1
-            and self._program_call(node.args[0])
+            and not self._is_candidate(node.func.id) and inner is not None
+            and (self._program_call(inner)
+                 or (isinstance(inner, ast.Call) and self._reads_program_object(inner)))
             and all(k.arg == "reverse" and isinstance(k.value, ast.Constant) for k in node.keywords)
         )  # fmt: skip
 

@@ -91,3 +91,13 @@ def test_a_comparison_of_objects_the_trusted_side_cannot_read_is_unverifiable(ve
     verdict = verifier.verify(POINT, "assert Point(1, 2) == Point(1, 2)")
     assert not verdict.passed and verdict.status == "parse_error"
     assert "unverifiable" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "test",
+    ["assert list(reversed(list(Point(1, 2)))) == [2, 1]", "assert max(Point(1, 2)) == 2",
+     "assert sum(Point(1, 2)) == 3", "assert format(Point(1, 2)) == 'Point(1, 2)'"],
+)  # fmt: skip
+def test_readers_nest_and_cover_the_common_builtins(verifier, test):
+    assert verifier.verify(POINT, test).passed
+
