@@ -100,4 +100,3 @@ def test_a_comparison_of_objects_the_trusted_side_cannot_read_is_unverifiable(ve
 )  # fmt: skip
 def test_readers_nest_and_cover_the_common_builtins(verifier, test):
     assert verifier.verify(POINT, test).passed
-
