@@ -35,15 +35,23 @@ _SCALE = re.compile(r"(?i)(?<![\w.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 # Digits joined by separators: several of them, or one '-' or ':' (a single '.' is a decimal, a
 # single '/' a fraction: those are numbers, read below).
-_SEQUENCE = re.compile(r"(?<![\w.,/:-])\d+(?:[./:-]\d+)+(?![\w]|[./:-]\d)")
+_SEQUENCE = re.compile(r"(?<![\d.,/:-])\d+(?:[./:-]\d+)+(?!\d|[./:-]\d)")  # `v1.1.2`, `3.11.0rc1`
 _SEPARATORS = {".": "s", "/": "s", "-": "s", ":": "c"}  # day/month/year forms alike; ':' apart
 # A number, read whole before punctuation is dropped: a sign only where no word precedes it ("-5",
 # never the "-3" of "4-3"), thousands separators only in groups of three ("1,500" but "1,2" is two).
 _NUMBER = re.compile(
-    r"(?P<sign>(?<![\w.,/])-)?(?<![\w.,/])"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+/\d+|\d+|\.\d+)(?![\w]|[.,/]\d)"
+    r"(?P<sign>(?<![\w.,/])-)?(?<![\d.,/])"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+/\d+|\d+|\.\d+)(?!\d|[.,/]\d)"
 )
-_SYMBOLS = re.compile(r"(?i)(?<![\w+#-])([a-z]{1,3})([+#]+|-(?=\s|$|[.,;:!?)\"']))")
+_SYMBOLS = re.compile(
+    r"(?i)(?<![\w+#-])([a-z]\w*)([+#]+)|(?<![\w+#-])([a-z]{1,2})(-)(?=\s|$|[.,;:!?)\"'])"
+)
+_MINUS_WORD = re.compile(r"(?i)(?<![\w-])(?:minus|negative)\s+(?=\.?\d)")
+_SPACED_SLASH = re.compile(r"(?<=\d)\s+/\s+(?=\d)")
+_COMPOUND = re.compile(r"(?i)(?<![\w'-])(" + "|".join(["twenty", "thirty", "forty", "fifty", "sixty",
+                       "seventy", "eighty", "ninety"]) + r")[\s-]+(one|two|three|four|five|six|"
+                       r"seven|eight|nine)(?![\w'-])")  # fmt: skip
+END_MARKERS = re.compile(r"<\|[^|<>]{1,40}\|>|</s>|<eos>|<end_of_turn>|<\|endoftext\|>")
 _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
@@ -63,7 +71,7 @@ def _sequence_token(m: re.Match[str]) -> str:
         _SEPARATORS[p] if p in _SEPARATORS else str(int(p)) for p in parts if p
     )  # leading zeros aside: `1/01/2010` is `1/1/2010`
     sep = "x" if len(separators) > 1 else {"-": "h", ":": "c"}[separators[0]]
-    return f" seq{sep}{spelled} "
+    return f" seq{sep}{spelled.translate(_DIGIT_LETTERS)} "
 
 
 def _number_token(m: re.Match[str]) -> str:
@@ -86,13 +94,24 @@ def _number_word(m: re.Match[str]) -> str:
 
 def _symbol(m: re.Match[str]) -> str:
     spelled = {"+": "plus", "#": "sharp", "-": "minus"}
-    return m.group(1) + "".join(spelled[c] for c in m.group(2))
+    word, marks = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return word + "".join(spelled[c] for c in marks)
+
+
+def _compound(m: re.Match[str]) -> str:
+    tens = m.group(1).lower()
+    return str(_TENS.get(tens, 20) + _WORDS.index(m.group(2).lower()))
+
+
+_DIGIT_LETTERS = str.maketrans("0123456789", "abcdefghij")  # a token no number rule reads again
 
 
 def strict_tokens(text: str) -> list[str]:
     """SQuAD's tokens with numbers, digit sequences, symbols and inner hyphens kept as meaning:
     `12.5` and `12.50` are one token, `125` another."""
-    text = text.translate(QUOTES)
+    text = END_MARKERS.sub(" ", text.translate(QUOTES))
+    text = _MINUS_WORD.sub("-", _SPACED_SLASH.sub("/", text))
+    text = _COMPOUND.sub(_compound, text)
     for glyph, fraction in _VULGAR.items():
         text = text.replace(glyph, f" {fraction}")
     text = _INNER_HYPHEN.sub(" ", text)  # before number words: `three-time` is `three time`
@@ -104,9 +123,9 @@ def strict_tokens(text: str) -> list[str]:
     return normalize_answer(text).split()
 
 
-_TRAILING_GLOSS = re.compile(r"\s*\(\s*[^()\s]+\s*\)\s*[.!?]?\s*$")
+_TRAILING_GLOSS = re.compile(r"\s*\(\s*[A-Z0-9][A-Z0-9&.]+\s*\)\s*[.!?]?\s*$")
 
 
 def without_gloss(answer: str) -> str:
-    """The answer less one trailing one-word parenthetical: `RSPCA (charity)`."""
+    """The answer less one trailing parenthetical acronym or number: `… Animals (RSPCA)`."""
     return _TRAILING_GLOSS.sub("", answer)

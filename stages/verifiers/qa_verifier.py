@@ -18,7 +18,13 @@ from collections import Counter
 from collections.abc import Sequence
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
-from stages.verifiers.qa_strict import QUOTES, normalize_answer, strict_tokens, without_gloss
+from stages.verifiers.qa_strict import (
+    END_MARKERS,
+    QUOTES,
+    normalize_answer,
+    strict_tokens,
+    without_gloss,
+)
 from stages.verifiers.types import QAReference, Verdict, fail
 
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
@@ -92,7 +98,7 @@ def after_answer(rest: str) -> str:
     """What follows the final answer besides citations and punctuation: an answer taken back
     (`<answer>Canberra</answer> Wait, no. It is Sydney.`) or explained away."""
     rest = _CITE_LINE.sub(" ", _CITE_TAG.sub(" ", rest))
-    rest = _BRACKET_REF.sub(" ", rest)
+    rest = END_MARKERS.sub(" ", _BRACKET_REF.sub(" ", rest))  # `</s>`, `<|im_end|>`
     return " ".join(re.sub(r"[^\w]+", " ", rest).split())
 
 

@@ -212,6 +212,18 @@ def test_a_pass_by_f1_needs_every_word_of_the_gold():
         ("<answer>Paris</answer>\n<cite>1, 2</cite>", "Paris", True, "citations may follow"),
         ("Answer: Paris\nSupporting paragraphs: 1, 3", "Paris", True, "citations may follow"),
         ("I considered Sydney first, but no.\nAnswer: Canberra", "Canberra", True, "doubt before"),
+        ("Answer: v11.2", "v1.1.2", False, "a version's digits regrouped after a letter"),
+        ("Answer: 3.1.10rc1", "3.11.0rc1", False, "a version's digits regrouped before letters"),
+        ("Answer: 15kg", "1.5kg", False, "a number against a unit"),
+        ("Answer: Disney", "Disney+", False, "a plus on a longer name"),
+        ("Answer: Notepad", "Notepad++", False, "a double plus on a longer name"),
+        ("Answer: minus 3", "-3", True, "a sign in words"),
+        ("Answer: 1 / 2", "1/2", True, "a spaced fraction"),
+        ("Answer: twenty-one", "21", True, "a compound number word"),
+        ("Answer: COVID19", "COVID-19", True, "a name's hyphen before digits"),
+        ("Answer: Royal Society for the Prevention of Cruelty to Animals (former)",
+         "Royal Society for the Prevention of Cruelty to Animals", False, "a gloss not an acronym"),
+        ("<answer>Paris</answer></s>", "Paris", True, "an end-of-text marker after the answer"),
     ],
 )  # fmt: skip
 def test_the_pass_rule_keeps_the_meaning_squad_normalisation_drops(response, gold, passes, why):
