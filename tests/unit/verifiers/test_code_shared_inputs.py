@@ -100,3 +100,27 @@ def test_a_comparison_of_objects_the_trusted_side_cannot_read_is_unverifiable(ve
 )  # fmt: skip
 def test_readers_nest_and_cover_the_common_builtins(verifier, test):
     assert verifier.verify(POINT, test).passed
+
+
+# Hunts every container the sandbox holds (gc, every frame's locals) for the text of `cipher`, an
+# input of the second call that is the first call's expected value.
+_HUNT_LATER_INPUT = """
+import gc, sys
+def _seen():
+    key = str([x for x in (4, 1, 2, 3)])
+    places = [o for o in gc.get_objects() if isinstance(o, (list, dict, tuple))]
+    f = sys._getframe().f_back
+    while f:
+        places.append(f.f_locals)
+        f = f.f_back
+    return any(key in str(p) for p in places)
+def rotate_right(xs):
+    return list((4, 1, 2, 3)) if _seen() else []
+def rotate_left(xs):
+    return xs[1:] + xs[:1]
+"""
+
+
+def test_a_later_calls_inputs_are_not_in_the_sandbox_before_that_call(verifier):
+    verdict = verifier.verify(_HUNT_LATER_INPUT, ROUND_TRIP)
+    assert not verdict.passed and "rotate_right(plain) returned []" in verdict.reason
