@@ -99,7 +99,7 @@ def _main():
         if kind[0] == "numpy":
             if t.__name__ == "ndarray":
                 return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
-            return enc(v.item(), depth + 1)
+            return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
         if _callable(v):  # a program function or class named in the tests (callable(f))
             return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
         if _hasattr(v, "__next__"):  # a generator or iterator: its first values

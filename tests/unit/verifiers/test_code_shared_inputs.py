@@ -124,3 +124,18 @@ def rotate_left(xs):
 def test_a_later_calls_inputs_are_not_in_the_sandbox_before_that_call(verifier):
     verdict = verifier.verify(_HUNT_LATER_INPUT, ROUND_TRIP)
     assert not verdict.passed and "rotate_right(plain) returned []" in verdict.reason
+
+
+def test_a_numpy_scalar_keeps_its_type_as_python_compares_it(verifier):
+    np = pytest.importorskip("numpy")
+    assert decode({"ns": ["bool", True]}) is np.True_  # so `is True` fails, as in Python
+    assert type(decode({"ns": ["int64", 3]})) is np.int64 and decode({"ns": ["int64", 3]}) == 3
+    assert decode({"ns": ["object", 3]}) == 3  # a dtype outside the list: the plain value
+
+
+def test_a_numpy_bool_from_the_sandbox_is_not_true_by_identity(verifier):
+    program = "import numpy as np\ndef is_even(n):\n    return np.bool_(n % 2 == 0)"
+    if "No module named 'numpy'" in verifier.verify(program, "assert is_even(2)").reason:
+        pytest.skip("the sandbox's Python has no numpy")
+    assert verifier.verify(program, "assert is_even(2) == True").passed
+    assert not verifier.verify(program, "assert is_even(2) is True").passed
