@@ -22,6 +22,11 @@ class CandidateError:
         return f"<error {self.message[:60]}>"
 
 
+class UnsupportedValue(CandidateError):
+    """A value of the program's own class: Python would compare it, the trusted side cannot, so the
+    check is unverifiable (never a failed right program)."""
+
+
 class ProgramFunction:
     """A function or class of the program, named by the tests: callable, never called out here."""
 
@@ -91,6 +96,10 @@ def decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
+    if tag == "u":
+        return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
+    if tag == "dq" and isinstance(raw, list):
+        return collections.deque(decode(x) for x in raw)
     if tag == "fn":
         return ProgramFunction(str(raw)[:100])
     if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
@@ -103,8 +112,6 @@ def decode(obj: Any) -> Any:
         return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
         return _SEQUENCES[tag](decode(x) for x in raw)
-    if tag == "dq" and isinstance(raw, list):  # a deque is not equal to a list in Python
-        return collections.deque(decode(x) for x in raw)
     if tag == "d" and isinstance(raw, list):
         return {decode(k): decode(v) for k, v in raw}
     if tag in ("dk", "dv", "di") and isinstance(raw, list):
