@@ -20,12 +20,18 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
+from stages.verifiers.judge_fence import CONTROL, visible_form
 from stages.verifiers.types import QAReference, Verdict, fail
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans("", "", string.punctuation)
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"(?im)^\s*[*_]*(?:final answer|answer)[*_]*\s*[:：][*_]*\s*(.+)$")
+# A later line that takes the answer back: the answer is not final.
+_RETRACTION = re.compile(
+    r"(?im)^\s*[*_]*(?:corrections?|corrected|actually|wait|oops|sorry|scratch that|on second"
+    r" thought|i mean|rather|update|revised|instead|erratum|no\s*[,.!:;])(?![\w])"
+)
 _CITE_TAG = re.compile(
     r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
 )
@@ -106,14 +112,27 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, floa
 
 
 def extract_qa_answer(response: str) -> str:
-    """<answer>..</answer>, else the last "Answer:" line, else the last non-empty line."""
-    tags = _ANSWER_TAG.findall(response)
+    """<answer>..</answer>, else the last "Answer:" line, else the last non-empty line; nothing
+    when a later line takes a tagged or marked answer back ("Answer: X\nCorrection: Y")."""
+    tags = list(_ANSWER_TAG.finditer(response))
     if tags:
-        return tags[-1].strip()
-    lines = _ANSWER_LINE.findall(response)
+        return "" if _RETRACTION.search(response, tags[-1].end()) else tags[-1].group(1).strip()
+    lines = list(_ANSWER_LINE.finditer(response))
     if lines:
-        return lines[-1].strip().strip("*_").strip()
+        if _RETRACTION.search(response, lines[-1].end()):
+            return ""
+        return lines[-1].group(1).strip().strip("*_").strip()
     return next((line.strip() for line in reversed(response.splitlines()) if line.strip()), "")
+
+
+def control_problem(response: str) -> str | None:
+    """Chat-template control tokens end the turn where a chat would: what follows a forged
+    `<|im_end|>` is no answer a reader sees, so such a response has none."""
+    return (
+        "the response carries chat-template control tokens"
+        if CONTROL.search(visible_form(response))
+        else None
+    )
 
 
 def extract_citations(response: str) -> list[int] | None:
@@ -144,6 +163,9 @@ class QAVerifier:
 
     def verify(self, response: str, reference: QAReference | str) -> Verdict:
         ref = QAReference(answer=reference) if isinstance(reference, str) else reference
+        control = control_problem(response)
+        if control:
+            return fail("parse_error", control)
         answer = extract_qa_answer(response)
         if not _as_written(answer):
             return fail("parse_error", "no answer in the response")
