@@ -11,9 +11,11 @@ from tests.cli_runner import rlvr
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_check_adversary_prints_a_table_per_kind_and_exits_0_on_a_sound_verifier(capsys):
-    result = rlvr(capsys, "check", "--adversary", str(ROOT / "configs/data/math_sample.jsonl"),
-                  "--tasks", "10")  # fmt: skip
+def test_check_adversary_prints_a_table_per_kind_and_exits_0_on_a_sound_verifier(
+    capsys, monkeypatch
+):
+    monkeypatch.chdir(ROOT)  # as the README types it
+    result = rlvr(capsys, "check", "--adversary", "configs/data/math_sample.jsonl", "--tasks", "10")
     assert result.code == 0, result.err
     header, *rows = result.out.splitlines()
     assert header.split()[:3] == ["kind", "checked", "misjudged"]
@@ -23,6 +25,13 @@ def test_check_adversary_prints_a_table_per_kind_and_exits_0_on_a_sound_verifier
         assert kind in by_kind and int(by_kind[kind][0]) > 0 and by_kind[kind][1] == "0"
     assert "10 tasks (math, verifier math), seed 0" in result.err
     assert "right variants passed 100.0%" in result.err
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert result.error_lines[-1] in readme  # the README's example is what it prints
+    assert all(
+        row in readme
+        for row in rows
+        if row.startswith(("adversary:hedge ", "adversary:right:boxed"))
+    )
 
 
 def test_check_adversary_names_the_kind_and_example_that_passed_and_exits_1(
