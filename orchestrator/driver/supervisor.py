@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import orjson
 from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -28,7 +27,6 @@ from orchestrator.logging import get_logger
 from store.events import RunFailed, SupervisorActed
 from store.leases import LeaseRow, LeaseTable
 from store.log import EventLog, RunSummary
-from store.upcasters import upcast
 
 log_ = get_logger("rlvr.supervisor")
 
@@ -128,7 +126,7 @@ def settled_state(log: EventLog, run_id: str) -> str | None:
         return "created"
     if last.type != "StateChanged":
         return None
-    return upcast(last.type, last.schema_version, orjson.loads(last.payload))["dest"]
+    return last.fields()["dest"]
 
 
 def scan(log: EventLog, config: SupervisorConfig, launch: Callable[[str], None]) -> list[Action]:
