@@ -183,10 +183,14 @@ def test_a_wrong_variant_that_passes_fails_the_gate_naming_kind_and_example(tmp_
     state = project(log.append("r", [VerifierCalibrated(
         verifier="contains", n_right=report.n_right, n_wrong=report.n_wrong,
         false_positive_rate=report.false_positive_rate, false_negative_rate=0.0,
-        accepted_hack_kinds={k: 1 for k in examples}, accepted_hack_examples=examples,
+        accepted_hack_kinds={PREFIX + "hedge": 1},
+        accepted_hack_examples={PREFIX + "hedge": "Answer: 45 or 46"},
         adversary_variants=report.adversary_wrong, right_variant_pass_rate=report.right_variant_pass_rate,
     )], expected_seq=0))  # fmt: skip
     (verdict,) = false_positive_rate(state, GateConfig())
     assert not verdict.passed
-    assert "adversary:hedge x1 (e.g. " in verdict.detail and "45" in verdict.detail
+    assert (
+        "known reward-hack probes accepted (zero tolerance): adversary:hedge x1 "
+        "(e.g. 'Answer: 45 or 46')" in verdict.detail
+    )  # the README's example
     assert "right variants passed" in verdict.detail
