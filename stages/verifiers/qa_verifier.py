@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
+from stages.verifiers.judge_fence import CONTROL, visible_form
 from stages.verifiers.qa_strict import (
     END_MARKERS,
     QUOTES,
@@ -102,6 +103,16 @@ def after_answer(rest: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", rest).split())
 
 
+def control_problem(response: str) -> str | None:
+    """Chat-template control tokens end the turn where a chat would: what follows a forged
+    `<|im_end|>` is no answer a reader sees, so such a response has none."""
+    return (
+        "the response carries chat-template control tokens"
+        if CONTROL.search(visible_form(response))
+        else None
+    )
+
+
 def extract_citations(response: str) -> list[int] | None:
     """Paragraph ids the response cites, or None when it cites none."""
     found = _CITE_TAG.findall(response) or _CITE_LINE.findall(response)
@@ -130,6 +141,9 @@ class QAVerifier:
 
     def verify(self, response: str, reference: QAReference | str) -> Verdict:
         ref = QAReference(answer=reference) if isinstance(reference, str) else reference
+        control = control_problem(response)
+        if control:
+            return fail("parse_error", control)
         answer, rest = answer_and_rest(response)
         if not _as_written(answer):
             return fail("parse_error", "no answer in the response")
