@@ -8,12 +8,14 @@ from collections.abc import Sequence
 
 import orjson
 
+from stages.rl.chaos import corrupt
 from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
 from stages.rl.split import drift, plan_split
 from stages.rl.step import Rank, rl_step
 from stages.rl.types import Logged, StepResult
 from stages.tasks.types import Task
+from stages.verifiers.types import Verdict
 from store.blobs import BlobStore
 from store.events import (
     BatchRefilled,
@@ -50,11 +52,15 @@ def step_events(
     if planned is not None:
         (out if replay is None else split.pending).append(planned)
     checker = session.services.verifier()
+    step, faults, seed = trainer.step, session.config.chaos.faults, session.config.seed
+
+    def score(records: list[Task], texts: list[str]) -> list[Verdict]:
+        verdicts = verify_tasks(checker, records, texts)
+        verdicts = corrupt(faults, seed, step, [t.task_id for t in records], texts, verdicts)
+        return weigh(verdicts, records, texts, config.reward_weights)
+
     result = rl_step(
-        trainer, prompts, config, settings,
-        lambda records, texts: weigh(
-            verify_tasks(checker, records, texts), records, texts, config.reward_weights
-        ),
+        trainer, prompts, config, settings, score,
         Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
         keep_samples=session.config.pipeline.sample_rollouts, refill_pool=tasks,
     )  # fmt: skip
