@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import orjson
-
 from stages.rl.chaos import corrupt
 from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
@@ -24,6 +22,7 @@ from store.events import (
     RolloutsSampled,
     VerdictsRecorded,
 )
+from store.rollouts import encode as encode_rollouts
 from store.settings import Settings
 
 
@@ -62,13 +61,18 @@ def step_events(
     result = rl_step(
         trainer, prompts, config, settings, score,
         Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
-        keep_samples=session.config.pipeline.sample_rollouts, refill_pool=tasks,
+        keep_samples=logged_groups(session.config.pipeline.sample_rollouts), refill_pool=tasks,
     )  # fmt: skip
     out += _described(session, result, attempt, checker.name, settings, replay is None)
     drifted = drift(split, result.figures.groups_per_s, len(prompts), result.updated.metrics.step)
     if drifted is not None:
         (out if replay is None else split.pending).append(drifted)
     return out
+
+
+def logged_groups(setting: int | str) -> int | None:
+    """How many of a step's groups the log keeps whole: None for every one."""
+    return None if setting == "all" else int(setting)
 
 
 def logged_step(rows: Sequence[Event]) -> Logged:
@@ -120,11 +124,12 @@ def rollout_events(
     components: dict[str, list[list[float | None]]] | None = None,
 ) -> tuple[RolloutsSampled, VerdictsRecorded]:
     """The step's rollout and verdict events. The rows keep what policies, gates, catch-up (every
-    reward) and `why` read; the sampled groups' text and their verdicts go to one blob, which
-    both events name (`blobs` None: a catch-up step, whose events are not appended)."""
+    reward) and `why` read; the logged groups (`pipeline.sample_rollouts`: every one by default)
+    and their verdicts go to one compressed blob (store/rollouts.py), which both events name
+    (`blobs` None: a catch-up step, whose events are not appended)."""
     blob = None
     if blobs is not None and (samples or verdicts):
-        blob = blobs.put_bytes(orjson.dumps({"samples": samples, "verdicts": verdicts}))
+        blob = blobs.put_bytes(encode_rollouts(samples, verdicts))
     if n_total is None:
         n_total = sum(len(row) for row in rewards_GN)
     return (

@@ -83,13 +83,17 @@ def test_a_silent_fault_is_in_neither_the_recorded_config_nor_its_hash(tmp_path:
     assert loud.model_dump()["faults"][0]["kind"] == "verdict_corruption"
 
 
-def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str) -> tuple[EventLog, str]:
+def _run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str, *settings: str
+) -> tuple[EventLog, str]:
+    """A run of 4 RL steps of 4 groups of 4 on a tiny untrained model with `fault` (a chaos
+    fault, TOML inline) and `settings`; its log and id."""
     config = load_config(
         ROOT / "configs" / "quickstart.toml",
         [f"log_path={tmp_path}", "grpo.groups_per_batch=4", "grpo.group_size=4",
          "save_every=2", "eval_every=2", "policies.rollback.enabled=false",
          "policies.entropy.enabled=false", "policies.kl.enabled=false",
-         f"chaos.faults=[{fault}]"],
+         f"chaos.faults=[{fault}]", *settings],
     )  # fmt: skip
     log = EventLog(tmp_path / "events.db")
     run_id, _ = start_run(log, config)
