@@ -56,6 +56,9 @@ class RunStarted(Event):
     hyperparameters: JSON = Field(default_factory=dict)
     config_path: str | None = None
     overrides: list[str] = Field(default_factory=list)
+    # sha256 of the task file (`data.data_path`) as the run read it; None: generated tasks (or a
+    # log from before it was recorded). `rlvr rescore` refuses a file that changed since.
+    data_digest: str | None = None
     parent_run_id: str | None = None
     parent_seq: int | None = None
 
@@ -201,8 +204,14 @@ class BatchRefilled(Event):
 
 
 class VerdictsRecorded(Event):
+    """A step's verdicts in figures; their text is in the step's rollout blob. v2: `verifier` is
+    the verifier's provenance (stages/verifiers/provenance.py: kind, project version, digests of
+    its settings and code; a judge's model and prompt digest), not only its name."""
+
+    schema_version: ClassVar[int] = 2
+
     step: int
-    verifier: str
+    verifier: JSON
     n_passed: int
     n_total: int
     n_errors: int = 0

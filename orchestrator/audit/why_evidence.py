@@ -278,7 +278,8 @@ def summary_of(t: str, p: dict[str, Any]) -> str:
         return f"checkpoint {p['checkpoint'][:12]} saved at step {p['step']}"
     if t == "VerdictsRecorded":
         return (
-            f"step {p['step']}: verifier {p['verifier']} passed {p['n_passed']} of {p['n_total']}"
+            f"step {p['step']}: verifier {p['verifier'].get('kind')} passed {p['n_passed']} of "
+            f"{p['n_total']}"
         )
     small = {k: v for k, v in p.items() if not isinstance(v, list | dict)}
     return f"{t} {json.dumps(small)[:160]}"

@@ -12,7 +12,9 @@ from stages.rl.session import RLSession
 from stages.rl.split import drift, plan_split
 from stages.rl.step import Rank, rl_step
 from stages.rl.types import Logged, StepResult
+from stages.services import verifier_config
 from stages.tasks.types import Task
+from stages.verifiers.provenance import provenance
 from stages.verifiers.types import Verdict
 from store.blobs import BlobStore
 from store.events import (
@@ -63,7 +65,8 @@ def step_events(
         Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
         keep_samples=logged_groups(session.config.pipeline.sample_rollouts), refill_pool=tasks,
     )  # fmt: skip
-    out += _described(session, result, attempt, checker.name, settings, replay is None)
+    verifier = provenance(verifier_config(session.config))
+    out += _described(session, result, attempt, verifier, settings, replay is None)
     drifted = drift(split, result.figures.groups_per_s, len(prompts), result.updated.metrics.step)
     if drifted is not None:
         (out if replay is None else split.pending).append(drifted)
@@ -88,7 +91,7 @@ def logged_step(rows: Sequence[Event]) -> Logged:
 
 
 def _described(
-    session: RLSession, result: StepResult, attempt: int, verifier: str, settings: Settings,
+    session: RLSession, result: StepResult, attempt: int, verifier: dict, settings: Settings,
     live: bool,
 ) -> list[Event]:  # fmt: skip
     step, figures = result.updated.metrics.step, result.figures
@@ -114,7 +117,7 @@ def rollout_events(
     step: int,
     attempt: int,
     group_size: int,
-    verifier: str,
+    verifier: dict,
     rewards_GN: list[list[float | None]],
     samples: list[dict],
     verdicts: list[dict],

@@ -96,7 +96,7 @@ class _RLSteps:
             metrics.update(kl=0.02 + 0.01 * rng.random(), entropy=1.0 + 0.05 * rng.random())
             events = [
                 *rollout_events(
-                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier="math",
+                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier={"kind": "math"},
                     rewards_GN=rewards, samples=samples, verdicts=verdicts,
                     n_passed=sum(map(sum, rewards)), n_errors=0,
                 ),

@@ -48,7 +48,7 @@ def test_a_real_scale_step_logs_under_10_kb_of_rows_and_every_rollout_in_a_defla
     rewards, samples, verdicts = _step(random.Random(0), 32)
     blobs = BlobStore(tmp_path)
     events = rollout_events(
-        blobs, step=1, attempt=0, group_size=8, verifier="math", rewards_GN=rewards,
+        blobs, step=1, attempt=0, group_size=8, verifier={"kind": "math"}, rewards_GN=rewards,
         samples=samples, verdicts=verdicts, n_passed=100, n_errors=0,
     )  # fmt: skip
     row_bytes = sum(len(canonical_json(vars(e))) for e in events)
