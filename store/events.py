@@ -395,3 +395,29 @@ class ModelExported(Event):
     which: str
     out: str
     layout: Literal["full", "lora", "lora-fused"]
+
+
+class RunRescored(Event):
+    """`rlvr rescore`: the run's logged rollouts re-verified by `verifier` (its provenance; the
+    run's recorded verifier config plus `overrides`), from `from_seq` on. An audit record: the
+    fold reads nothing of it, so the run's history is unchanged. `first_step` / `first_seq`:
+    the first step (and its `RolloutsSampled` row) whose rewards differ; `checkpoint`: the last
+    retained one before it ({step, digest, seq}); `branch_command` retrains from there.
+    `changed_steps`: each step with a change ({step, seq, rollouts, to_pass, to_fail, changed}),
+    the first 1,000."""
+
+    verifier: JSON
+    overrides: list[str] = Field(default_factory=list)
+    from_seq: int | None = None
+    steps: int
+    rollouts: int
+    to_pass: int
+    to_fail: int
+    changed: int
+    changed_since_first: int = 0
+    rollouts_since_first: int = 0
+    first_step: int | None = None
+    first_seq: int | None = None
+    checkpoint: JSON | None = None
+    branch_command: str | None = None
+    changed_steps: list[JSON] = Field(default_factory=list)
