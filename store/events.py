@@ -257,7 +257,8 @@ class CheckpointSaved(Event):
 class CheckpointsPruned(Event):
     """Checkpoints the retention rule let go (`checkpoints` config): each {step, checkpoint, seq},
     with `why` when it is not `reason` (a checkpoint a `resume --from` abandoned); `kept`: each
-    checkpoint still retained with why ({step, checkpoint, why: [...]}). `optimizer_dropped`:
+    checkpoint still retained with why ({step, checkpoint, why: [...]}); a pruned entry's
+    `rollouts`: the rollout blobs of the steps trained from it, which go with it. `optimizer_dropped`:
     retained checkpoints ({step, checkpoint, seq}) whose optimizer state goes, weights staying
     (`checkpoints.keep_optimizer_last`), said in `optimizer_reason`. Their blobs are deleted
     afterwards once no run of the store references them (a branch may)."""

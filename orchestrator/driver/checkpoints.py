@@ -78,6 +78,8 @@ class References:
     live: set[str] = field(default_factory=set)
     weights_only: set[str] = field(default_factory=set)
     pruned: set[str] = field(default_factory=set)
+    # pruned checkpoint -> the rollout blobs of the steps trained from it (they go with it)
+    rollouts_pruned: dict[str, set[str]] = field(default_factory=dict)
     blobs: set[str] = field(default_factory=set)
 
 
@@ -112,6 +114,10 @@ def references(log: EventLog, *, rollouts: bool = False) -> References:
             elif row.type == "CheckpointsPruned":
                 for p in payload.pruned:
                     status[p["checkpoint"]] = "pruned"
+                    if p.get("rollouts"):
+                        refs.rollouts_pruned.setdefault(p["checkpoint"], set()).update(
+                            p["rollouts"]
+                        )
                 for p in payload.optimizer_dropped:
                     if status.get(p["checkpoint"]) == "live":
                         status[p["checkpoint"]] = "weights"
@@ -120,6 +126,26 @@ def references(log: EventLog, *, rollouts: bool = False) -> References:
     refs.weights_only -= refs.live
     refs.pruned -= refs.live | refs.weights_only
     return refs
+
+
+def with_rollouts(log: EventLog, state: RunState, pruning: Any) -> Any:
+    """`pruning` (a `CheckpointsPruned`) with each pruned checkpoint's rollout blobs: those of
+    the steps trained from it, up to the next checkpoint saved (their seqs lie between the two
+    `CheckpointSaved` rows). Old rollout text follows checkpoint retention: what no retained
+    checkpoint could retrain goes. Reads only the rows of those spans."""
+    saved = sorted(c.seq for c in (*state.checkpoints, *state.abandoned_checkpoints))
+    entries = []
+    for entry in pruning.pruned:
+        later = [seq for seq in saved if seq > entry["seq"]]
+        if not later or entry.get("rollouts"):
+            entries.append(entry)
+            continue
+        rows = log.read(
+            state.run_id, types=["RolloutsSampled"], from_seq=entry["seq"] + 1, to_seq=later[0]
+        )
+        rollouts = sorted({r.event.blob for r in rows if r.event.blob})
+        entries.append({**entry, "rollouts": rollouts} if rollouts else entry)
+    return pruning.model_copy(update={"pruned": entries})
 
 
 def _needed_by_branches(log: EventLog) -> set[str]:
@@ -168,6 +194,10 @@ def collect_garbage(
     weights = _tree_blobs(blobs, refs.weights_only)
     keep |= weights - _optimizer_blobs(blobs, refs.weights_only)
     doomed = (_tree_blobs(blobs, refs.pruned) | weights) - keep
+    # A pruned checkpoint's rollouts go with it, unless a branch still needs that checkpoint.
+    doomed |= {
+        d for tree, ds in refs.rollouts_pruned.items() if tree not in refs.live for d in ds
+    } - keep
     manifests = doomed & refs.pruned
     # Files before their manifest: a GC cut short leaves a manifest the next GC still follows.
     freed = blobs.remove(sorted(doomed - manifests)) + blobs.remove(sorted(manifests))

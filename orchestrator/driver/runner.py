@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.config import RunConfig
-from orchestrator.driver.checkpoints import ORPHAN_GRACE_S, claim, collect_garbage, over_budget
+from orchestrator.driver.checkpoints import (
+    ORPHAN_GRACE_S,
+    claim,
+    collect_garbage,
+    over_budget,
+    with_rollouts,
+)
 from orchestrator.driver.commands import load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import OrchestratorError
@@ -197,7 +203,7 @@ class Driver:
         failed GC loses nothing: the next pruning's GC retries."""
         pruned = plan(self.state, self.config)
         if pruned is not None:
-            self.emit([pruned])
+            self.emit([with_rollouts(self.log, self.state, pruned)])
         sweep = time.monotonic() >= self.next_orphan_sweep
         if pruned is None and not sweep:
             return
