@@ -57,6 +57,7 @@ def test_rescore_names_step_n_the_share_and_the_checkpoint_and_its_branch_comple
     done = rlvr("rescore", run_id, cwd=workdir, timeout=900)
     assert done.returncode == 0, done.stderr[-4000:]
     printed = done.stdout
+    print(f"$ rlvr rescore {run_id}\n{printed}{done.stderr}")  # the README's worked example
     assert f"first step whose rewards differ: step {N} (seq " in printed, printed
     assert not re.search(rf"^step [0-{N - 1}] \(seq", printed, re.M)  # nothing before N
     share = re.search(r"from there on ([\d,]+) of ([\d,]+) rewards were mis-scored \(([\d.]+)%\)",
