@@ -17,7 +17,7 @@ from typing import Any
 from orchestrator.config import RunConfig, apply_overrides, override_paths, validate_config
 from orchestrator.errors import OrchestratorError
 from stages.rl.rewards import weigh
-from stages.services import task_suite, verifier_config
+from stages.services import run_tasks, verifier_config
 from stages.tasks.references import verify_tasks
 from stages.tasks.types import Task
 from stages.verifiers.provenance import provenance
@@ -150,8 +150,7 @@ def rescore_run(
 ) -> Rescore:  # fmt: skip
     """Re-verify every logged rollout of the run (from `from_seq`) with `config`'s verifier."""
     check_data(state, config)
-    suite = task_suite(config)
-    tasks = {t.task_id: t for t in [*suite.train, *suite.heldout]}
+    tasks = {t.task_id: t for t in run_tasks(config.data)}  # the split does not matter here
     vconfig = verifier_config(config)
     checker = build_verifier(vconfig)
     result = Rescore(provenance(vconfig))
@@ -179,8 +178,7 @@ def judge_calls(
 ) -> int:
     """How many judge calls re-verifying the run would make: one per rubric of each logged
     rollout's task."""
-    suite = task_suite(config)
-    rubrics = {t.task_id: max(len(t.rubrics), 1) for t in [*suite.train, *suite.heldout]}
+    rubrics = {t.task_id: max(len(t.rubrics), 1) for t in run_tasks(config.data)}
     calls = 0
     for _, body in logged_steps(log, state.run_id, blobs, from_seq):
         for group in (body or {}).get("samples", []):
