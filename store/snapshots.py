@@ -81,6 +81,7 @@ def state_from_json(text: str) -> RunState:
     data["parent"] = tuple(data["parent"]) if data["parent"] is not None else None
     data["config_overrides"] = tuple(data["config_overrides"])
     data["rolled_back_to"] = tuple(data["rolled_back_to"])
+    data["verifier_changes"] = tuple(data["verifier_changes"])
     data["early_metrics"] = {k: tuple(v) for k, v in data["early_metrics"].items()}
     return RunState(**data)
 

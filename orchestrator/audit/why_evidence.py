@@ -244,6 +244,9 @@ def _fault(p: dict[str, Any]) -> str:
     if p["kind"] == "capability_poison":
         what = (f"capability_poison ({params.get('steps')} SFT steps on corrupted labels at "
                 f"lr {num(params.get('learning_rate'))})")  # fmt: skip
+    elif p["kind"] == "verdict_corruption":
+        what = (f"verdict_corruption ({params.get('mode')} on a share {num(params.get('share'))} "
+                "of the verdicts from this step on)")  # fmt: skip
     else:
         what = f"{p['kind']} set to {num(params.get('value'))}"
     return f"fault injected on purpose before step {p['step'] + 1}: {what}"
@@ -279,7 +282,8 @@ def summary_of(t: str, p: dict[str, Any]) -> str:
         return f"checkpoint {p['checkpoint'][:12]} saved at step {p['step']}"
     if t == "VerdictsRecorded":
         return (
-            f"step {p['step']}: verifier {p['verifier']} passed {p['n_passed']} of {p['n_total']}"
+            f"step {p['step']}: verifier {p['verifier'].get('kind')} passed {p['n_passed']} of "
+            f"{p['n_total']}"
         )
     small = {k: v for k, v in p.items() if not isinstance(v, list | dict)}
     return f"{t} {json.dumps(small)[:160]}"

@@ -59,16 +59,33 @@ def why(
     store: StoreOption = None,
 ) -> None:
     """Explain a gate, a policy decision or a rollback: evidence, setting, causes, consequences."""
+    from orchestrator.audit.verifier_changes import verifier_lines
     from orchestrator.audit.why import WHY_TYPES, explain, print_explanation
+    from orchestrator.rescore.words import summary_lines
 
     log, run_id = open_run(store, run_id)
     explanation = explain(
         log.read(run_id, types=WHY_TYPES), gate=gate, seq=seq, last_seq=log.last_seq(run_id)
     )
+    # Run-wide facts beside the items: where the verifier changed (the fold's) and the rescores
+    # of the run's rollouts (audit records: rows of their own type).
+    whole = gate is None and seq is None
+    changes = verifier_lines(readable_state(log, run_id)) if whole else []
+    rescores = (
+        [r.event.model_dump() for r in log.read(run_id, types=["RunRescored"])] if whole else []
+    )
     if as_json:
-        typer.echo(json.dumps(explanation.to_json()))
+        typer.echo(
+            json.dumps({**explanation.to_json(), "verifier_changes": changes, "rescores": rescores})
+        )
         return
-    print_explanation(explanation, Console(emoji=False), full=full)
+    console = Console(emoji=False)
+    print_explanation(explanation, console, full=full)
+    for line in changes:
+        console.print(plain(line), soft_wrap=True)
+    for record in rescores:
+        for line in summary_lines(record, run_id):
+            console.print(plain(line), soft_wrap=True)
 
 
 def report(

@@ -27,6 +27,8 @@ class References:
     weights_only: set[str] = field(default_factory=set)
     pruned: set[str] = field(default_factory=set)
     blobs: set[str] = field(default_factory=set)
+    # pruned checkpoint -> the rollout blobs of the steps trained from it (they go with it)
+    rollouts_pruned: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -41,6 +43,7 @@ class RunReferences:
     saved: list[tuple[int, str]] = field(default_factory=list)
     branched_from: tuple[str, int] | None = None
     blobs: set[str] = field(default_factory=set)  # rollout blobs, when asked for
+    rollouts_pruned: dict[str, set[str]] = field(default_factory=dict)  # with their checkpoint
 
 
 _TREE_ROWS = ["CheckpointSaved", "CheckpointsPruned", "BaselineRecorded", "RunCompleted"]
@@ -75,6 +78,8 @@ def read_run(log: EventLog, run_id: str, last_seq: int, *, rollouts: bool) -> Ru
         elif row.type == "CheckpointsPruned":
             for p in payload.pruned:
                 out.status[p["checkpoint"]] = "pruned"
+                if p.get("rollouts"):
+                    out.rollouts_pruned.setdefault(p["checkpoint"], set()).update(p["rollouts"])
             for p in payload.optimizer_dropped:
                 if out.status.get(p["checkpoint"]) == "live":
                     out.status[p["checkpoint"]] = "weights"
@@ -116,6 +121,8 @@ def references(
     for run in runs.values():
         refs.blobs |= run.blobs
         refs.live |= run.always_live
+        for tree, rollouts in run.rollouts_pruned.items():
+            refs.rollouts_pruned.setdefault(tree, set()).update(rollouts)
         for tree, what in run.status.items():
             {"live": refs.live, "weights": refs.weights_only, "pruned": refs.pruned}[what].add(tree)
     refs.weights_only -= refs.live

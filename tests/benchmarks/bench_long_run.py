@@ -70,11 +70,12 @@ class _RLSteps:
         return " ".join(self.rng.choices(WORDS, k=RESPONSE_TOKENS))
 
     def run(self, ctx) -> None:
-        from stages.rl.logged_step import rollout_events
+        from stages.rl.logged_step import logged_groups, rollout_events
         from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
 
         rng, config = self.rng, ctx.config
-        keep = config.pipeline.sample_rollouts
+        keep = logged_groups(config.pipeline.sample_rollouts)
+        keep = GROUPS if keep is None else min(keep, GROUPS)
         for step in range(ctx.state().step + 1, self.steps + 1):
             if self.stop_at is not None and step > self.stop_at:
                 raise _Orphaned  # the driver "dies": no lease row, state left in this stage
@@ -95,7 +96,7 @@ class _RLSteps:
             metrics.update(kl=0.02 + 0.01 * rng.random(), entropy=1.0 + 0.05 * rng.random())
             events = [
                 *rollout_events(
-                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier="math",
+                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier={"kind": "math"},
                     rewards_GN=rewards, samples=samples, verdicts=verdicts,
                     n_passed=sum(map(sum, rewards)), n_errors=0,
                 ),

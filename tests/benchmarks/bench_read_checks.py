@@ -30,7 +30,9 @@ def _step(step: int) -> list:
     verdicts = [{"passed": True, "reason": "equal"} for _ in range(8)]
     return [
         RolloutsSampled(step=step, n_groups=1, group_size=8, samples=samples),
-        VerdictsRecorded(step=step, verifier="math", n_passed=8, n_total=8, verdicts=verdicts),
+        VerdictsRecorded(
+            step=step, verifier={"kind": "math"}, n_passed=8, n_total=8, verdicts=verdicts
+        ),
         MetricsRecorded(step=step, metrics={"kl": 0.01, "reward_mean": 1.0}),
     ]
 
