@@ -64,6 +64,16 @@ class ChainKey:
         message = f"{run_id}\n{seq}\n{hash_}".encode()
         return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
 
+    def snapshot_mac(
+        self, run_id: str, seq: int, event_hash: str, fold_key: str, state: str
+    ) -> str:
+        """The MAC of a `RunState` snapshot (store/snapshots.py): the run, the seq and event hash
+        it folds up to, the fold version that made it, and its state text. A key of its own,
+        derived from the secret, so a snapshot's MAC can never pass for a head's."""
+        key = hmac.new(self.secret, b"rlvr snapshot", hashlib.sha256).digest()
+        message = f"{run_id}\n{seq}\n{event_hash}\n{fold_key}\n{state}".encode()
+        return hmac.new(key, message, hashlib.sha256).hexdigest()
+
     def signed(self, run_id: str, seq: int, hash_: str) -> Head:
         return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))
 

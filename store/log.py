@@ -39,12 +39,12 @@ from store.verification import (
     GENESIS_HASH,
     VERIFIED_TABLE,
     ChainBroken,
+    ChainWalk,
     PrefixRecord,
     VerifyReport,
     canonical_json,
     chain_hash,
     check_end,
-    row_problem,
     verify_rows,
     walk_from,
 )
@@ -341,30 +341,27 @@ class EventLog:
         batch: int = 5000,
     ) -> Iterator[StoredEvent]:
         """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`.
-        The chain is checked first (`ChainBroken` names the first bad seq) and each row handed out
-        is re-hashed; a transient error mid-stream resumes after the last row handed out."""
+        The chain's end is checked first (`check_chain`), then every row of the span is walked
+        (`ChainWalk`: seqs, links, each row re-hashed, the rows of other types too, never decoded)
+        from the row before `from_seq` to `to_seq`, and the link of the row after it (with a key,
+        every row to the log's end, which the keyed head vouches for). `ChainBroken` names the first bad seq; a transient
+        error mid-stream resumes after the last row walked."""
         self.check_chain(run_id)
-        types = None if types is None else list(types)
-        if types == []:
+        wanted = None if types is None else frozenset(types)
+        if wanted is not None and not wanted:
             return
-        expected, prev = from_seq, None
+        first = max(from_seq - 1, 1)
+        until = None if self.key is not None or to_seq is None else to_seq + 1
+        walk = ChainWalk(run_id, first)
         delays = iter(self.retry.delays())
         while True:
             try:
-                for row in self._stream(run_id, expected, types, to_seq, batch):
-                    problem = row_problem(row)
-                    if types is None and row.seq != expected:
-                        problem = f"seq {expected} is missing (next is {row.seq})"
-                    elif (
-                        prev is not None and row.seq == prev.seq + 1 and row.prev_hash != prev.hash
-                    ):
-                        problem = "prev_hash does not match the previous event"
-                    if problem is not None:
-                        if row.run_id != run_id:
-                            problem += f" (in run {row.run_id}'s rows, shared by this branch)"
-                        raise ChainBroken(run_id, min(row.seq, expected), problem)
-                    yield row
-                    expected, prev = row.seq + 1, row
+                for row in self._stream(run_id, walk.expected, None, until, batch):
+                    # Past `to_seq` only the link back matters (an edit there is not handed out).
+                    past = to_seq is not None and row.seq > to_seq
+                    walk.step(row, link_only=past and self.key is None)
+                    if row.seq >= from_seq and not past and (wanted is None or row.type in wanted):
+                        yield row
                 return
             except DBAPIError as e:
                 delay = next(delays, None)

@@ -99,6 +99,29 @@ def row_problem(row: Any) -> str | None:
     return "content does not match its hash (edited?)"
 
 
+def chain_problem(
+    row: Any, expected: int, prev: str | None, *, link_only: bool = False
+) -> tuple[int, str] | None:
+    """What is wrong where `row` should continue a walk at seq `expected` (after a row whose hash
+    is `prev`; None: not known), as (the first bad seq, why), or None. A row that matches its own
+    hash but not the link to it names the row before: that one was edited and its hash recomputed
+    (the row after still records the hash it had). `link_only`: the row's own content is not
+    checked unless its link is broken (a row just past what a read hands out)."""
+    if row.seq != expected:
+        return expected, f"seq {expected} is missing (next is {row.seq})"
+    linked = prev is None or row.prev_hash == prev
+    if link_only and linked:
+        return None
+    own = row_problem(row)
+    if not linked:
+        if own is None and row.seq > 1:
+            return row.seq - 1, (
+                f"its hash is not the one seq {row.seq} chains from (edited, its hash recomputed?)"
+            )
+        return row.seq, own or "prev_hash does not match the previous event"
+    return (row.seq, own) if own is not None else None
+
+
 def verify_rows(
     run_id: str, rows: Iterable[Any], *, first_seq: int = 1, prev: str = GENESIS_HASH
 ) -> VerifyReport:
@@ -106,18 +129,32 @@ def verify_rows(
     the first), each hash recomputed."""
     expected, n, last = first_seq, 0, (first_seq - 1, prev)
     for row in rows:
-        if row.seq != expected:
-            reason = f"seq {expected} is missing (next is {row.seq})"
-            return VerifyReport(run_id, n, expected, reason, *last)
-        if row.prev_hash != prev:
-            reason = "prev_hash does not match the previous event"
-            return VerifyReport(run_id, n, row.seq, reason, *last)
-        problem = row_problem(row)
+        problem = chain_problem(row, expected, prev)
         if problem is not None:
-            return VerifyReport(run_id, n, row.seq, problem, *last)
+            return VerifyReport(run_id, n, problem[0], problem[1], *last)
         prev, expected, n = row.hash, expected + 1, n + 1
         last = (row.seq, row.hash)
     return VerifyReport(run_id, n, None, "ok", *last)
+
+
+class ChainWalk:
+    """A read's check of every row it walks, handed out or skipped: each seq present, each link
+    to the row before, each row's own hash (its stored text re-hashed, never decoded). `step`
+    raises `ChainBroken` naming the first bad seq, with `shared` noted for an ancestor's rows."""
+
+    def __init__(self, run_id: str, first_seq: int) -> None:
+        self.run_id = run_id
+        self.expected = first_seq
+        self.prev: str | None = None  # the first row's link is checked by whoever knows it
+
+    def step(self, row: Any, *, link_only: bool = False) -> None:
+        problem = chain_problem(row, self.expected, self.prev, link_only=link_only)
+        if problem is not None:
+            seq, reason = problem
+            if row.run_id != self.run_id:
+                reason += f" (in run {row.run_id}'s rows, shared by this branch)"
+            raise ChainBroken(self.run_id, seq, reason)
+        self.expected, self.prev = row.seq + 1, row.hash
 
 
 def check_end(
