@@ -490,6 +490,15 @@ class EventLog:
     def require(self, run_id: str) -> int:
         """The run's last seq; `UnknownRunError` when the store has no such run."""
         last = self.last_seq(run_id)
+        if not last and self.key is not None:
+            head, pending = self.key.heads(run_id)
+            if head is not None or pending is not None:
+                where = self.key.heads_dir
+                raise ChainBroken(
+                    run_id, 1, f"the keyed head is at seq {(head or pending).seq} but this store "
+                    f"has no row of the run (deleted whole, or these heads are another store's: "
+                    f"{where})",
+                )  # fmt: skip
         if not last:
             known = ", ".join(r.run_id for r in self.runs()[-5:]) or "none"
             raise UnknownRunError(f"no run {run_id!r} in {self.url} (latest runs: {known})")

@@ -155,3 +155,29 @@ def test_with_a_key_a_forged_snapshot_is_refused_naming_its_seq(
         f"error: run {run_id}: snapshot at seq {cut} refused: its MAC does not match the chain key"
     ), line
     assert log.last_seq(run_id) == before and [r.run_id for r in log.runs()] == [run_id]
+
+
+def test_with_a_key_a_run_deleted_whole_is_listed_and_named(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from tests.tampering import synthetic_run
+
+    monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    store = str(tmp_path / "events.db")
+    log = EventLog(store)
+    synthetic_run(log, "kept-run", 2)
+    synthetic_run(log, "gone-run", 3)
+    with log.engine.begin() as conn:
+        conn.exec_driver_sql("DELETE FROM events WHERE run_id = 'gone-run'")
+    listed = rlvr(capsys, "status", "--store", store)
+    assert "kept-run" in listed.out and "gone-run" in listed.out, listed.out
+    assert (
+        "run gone-run cannot be read: the keyed head is at seq 5 but this store has no row of "
+        "the run (deleted whole" in " ".join(listed.err.split())
+    ), listed.err
+    one = rlvr(capsys, "status", "gone-run", "--store", store)
+    assert one.code == 1 and len(one.error_lines) == 1, one.err
+    assert one.error_lines[0].startswith(
+        "error: run gone-run: hash chain broken at seq 1: the keyed head is at seq 5 but this "
+        "store has no row of the run"
+    ), one.err
