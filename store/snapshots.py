@@ -184,9 +184,26 @@ class Snapshots:
                 return state
         return None
 
-    def _newest_of(
-        self, run_id: str, to_seq: int | None, rewinds: _RewindsAfter
-    ) -> RunState | None:
+    def check_signed(self, run_id: str) -> int:
+        """With a key, `rlvr verify`'s look at the run's own snapshots: every one a fold could
+        start from must carry its MAC (`SnapshotRefused` names the first that does not). The
+        number checked."""
+        if self.key is None:
+            return 0
+        query = self._usable(run_id, None).with_only_columns(
+            _TABLE.c.seq, _TABLE.c.event_hash, _TABLE.c.mac, _TABLE.c.state
+        )
+        n = 0
+        with self.log.engine.connect() as conn:
+            for seq, event_hash, mac, text in conn.execute(
+                query.order_by(None).order_by(_TABLE.c.seq)
+            ):
+                self._check_mac(run_id, seq, event_hash, mac, text)
+                n += 1
+        return n
+
+    def _usable(self, run_id: str, to_seq: int | None) -> sa.Select:
+        """The run's own snapshots of this fold version whose event still has their hash."""
         query = (
             sa.select(_TABLE.c.seq)
             .select_from(
@@ -202,8 +219,13 @@ class Snapshots:
         )
         if to_seq is not None:
             query = query.where(_TABLE.c.seq <= to_seq)
+        return query
+
+    def _newest_of(
+        self, run_id: str, to_seq: int | None, rewinds: _RewindsAfter
+    ) -> RunState | None:
         with self.log.engine.connect() as conn:
-            candidates = list(conn.execute(query).scalars())
+            candidates = list(conn.execute(self._usable(run_id, to_seq)).scalars())
         for seq in candidates:
             if rewinds.abandon(seq):
                 continue

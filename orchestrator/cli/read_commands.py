@@ -196,12 +196,20 @@ def sink(
 
 def verify(run_id: RunArgument, store: StoreOption = None) -> None:
     """Walk a run's hash chain; name the first bad seq."""
+    from store.snapshots import Snapshots
+
     log, run_id = open_run(store, run_id)
     report = log.verify(run_id)
     if report.ok:
         parent = log.parent(run_id)
         shared = f"; seqs 1..{parent.seq} shared with run {parent.run_id}" if parent else ""
-        out.print(plain(f"run {run_id}: hash chain intact ({report.n_events} events{shared})"))
+        # With a key, the snapshots a fold could start from are signed too (else none is checked).
+        snapshots = ""
+        if log.key is not None:
+            snapshots = f"; {Snapshots(log).check_signed(run_id)} signed snapshots"
+        out.print(
+            plain(f"run {run_id}: hash chain intact ({report.n_events} events{shared}{snapshots})")
+        )
         return
     err.print(
         plain(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")

@@ -138,8 +138,9 @@ def test_a_typed_read_refuses_an_edit_in_a_row_of_another_type(
         ["status", "{run}"],
         ["resume", "{run}", "--from", "{cut}"],
         ["branch", "{run}", "--at", "{cut}"],
+        ["verify", "{run}"],
     ],
-    ids=["status", "resume --from", "branch --at"],
+    ids=["status", "resume --from", "branch --at", "verify"],
 )
 def test_with_a_key_a_forged_snapshot_is_refused_naming_its_seq(
     keyed_finished, command, capsys, monkeypatch
