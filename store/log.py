@@ -12,6 +12,7 @@ with its parent's, read where they are (`store.lineage`), and every read follows
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -45,6 +46,7 @@ from store.verification import (
     canonical_json,
     chain_hash,
     check_end,
+    row_problem,
     verify_rows,
     walk_from,
 )
@@ -162,6 +164,8 @@ class EventLog:
         marks = ", ".join([mark] * len(_COLUMNS))
         self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
         self._prefix = PrefixRecord(mark)
+        # Inside `walking_once`: run id -> (first seq, last seq, its hash) of the span walked last.
+        self._walked: dict[str, tuple[int, int, str]] | None = None
         # Called with each committed batch (a driver's live metric sinks): views, never the truth.
         self.observers: list[Callable[[list[StoredEvent]], None]] = []
 
@@ -342,16 +346,21 @@ class EventLog:
     ) -> Iterator[StoredEvent]:
         """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`.
         The chain's end is checked first (`check_chain`), then every row of the span is walked
-        (`ChainWalk`: seqs, links, each row re-hashed, the rows of other types too, never decoded)
-        from the row before `from_seq` to `to_seq`, and the link of the row after it (with a key,
-        every row to the log's end, which the keyed head vouches for). `ChainBroken` names the first bad seq; a transient
-        error mid-stream resumes after the last row walked."""
+        (`ChainWalk`: seqs, links, each row re-hashed, the rows of other types too, never
+        decoded) from the row before `from_seq` to `to_seq`, and the link of the row after it
+        (with a key, every row to the log's end, which the keyed head vouches for). Inside
+        `walking_once`, a span walked already, still ending on the same row and hash, is not
+        walked again: only the rows handed out are re-hashed. `ChainBroken` names the first bad
+        seq; a transient error mid-stream resumes after the last row walked."""
         self.check_chain(run_id)
-        wanted = None if types is None else frozenset(types)
-        if wanted is not None and not wanted:
+        wanted = None if types is None else sorted(set(types))
+        if wanted == []:
             return
         first = max(from_seq - 1, 1)
         until = None if self.key is not None or to_seq is None else to_seq + 1
+        if self._walked_already(run_id, first, until):
+            yield from self._rehashed(run_id, from_seq, wanted, to_seq, batch)
+            return
         walk = ChainWalk(run_id, first)
         delays = iter(self.retry.delays())
         while True:
@@ -362,13 +371,48 @@ class EventLog:
                     walk.step(row, link_only=past and self.key is None)
                     if row.seq >= from_seq and not past and (wanted is None or row.type in wanted):
                         yield row
-                return
+                break
             except DBAPIError as e:
                 delay = next(delays, None)
                 if delay is None or not is_transient(e):
                     raise StoreError(f"read of run {run_id} failed: {e.orig}") from e
                 _warn_retry(e, delay)
                 time.sleep(delay)
+        if walk.prev is not None and self._walked is not None:
+            self._walked[run_id] = (first, walk.expected - 1, walk.prev)
+
+    @contextlib.contextmanager
+    def walking_once(self) -> Iterator[None]:
+        """Reads inside walk each span of a run once (a command that reads one run several ways,
+        `rlvr report`); a long-lived reader stays outside, so that each of its reads walks."""
+        self._walked = {}
+        try:
+            yield
+        finally:
+            self._walked = None
+
+    def _walked_already(self, run_id: str, first: int, until: int | None) -> bool:
+        """Whether, inside `walking_once`, `first..until` (None: to the end) of the run was walked,
+        and the row it ended on is still the log's last (for a walk to the end) with its hash."""
+        span = self._walked.get(run_id) if self._walked is not None else None
+        if span is None or span[0] > first:
+            return False
+        with self.engine.connect() as conn:
+            if until is None and self._last(conn, run_id)[0] != span[1]:
+                return False
+            if until is not None and span[1] < until:
+                return False
+            return self._hash_at(conn, run_id, span[1]) == span[2]
+
+    def _rehashed(
+        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
+    ) -> Iterator[StoredEvent]:
+        """The rows asked for, out of a span this process walked: each re-hashed as it goes."""
+        for row in self._stream(run_id, from_seq, types, to_seq, batch):
+            problem = row_problem(row)
+            if problem is not None:
+                raise ChainBroken(run_id, row.seq, problem)
+            yield row
 
     def _stream(
         self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int

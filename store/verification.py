@@ -100,19 +100,30 @@ def row_problem(row: Any) -> str | None:
 
 
 def chain_problem(
-    row: Any, expected: int, prev: str | None, *, link_only: bool = False
+    row: Any,
+    expected: int,
+    prev: str | None,
+    *,
+    link_only: bool = False,
+    prev_run: str | None = None,
 ) -> tuple[int, str] | None:
     """What is wrong where `row` should continue a walk at seq `expected` (after a row whose hash
     is `prev`; None: not known), as (the first bad seq, why), or None. A row that matches its own
     hash but not the link to it names the row before: that one was edited and its hash recomputed
     (the row after still records the hash it had). `link_only`: the row's own content is not
-    checked unless its link is broken (a row just past what a read hands out)."""
+    checked unless its link is broken (a row just past what a read hands out). `prev_run`: the
+    run that stores the row before; a broken link across a branch point names the branch's row."""
     if row.seq != expected:
         return expected, f"seq {expected} is missing (next is {row.seq})"
     linked = prev is None or row.prev_hash == prev
     if link_only and linked:
         return None
     own = row_problem(row)
+    if not linked and own is None and prev_run is not None and prev_run != row.run_id:
+        return row.seq, (
+            f"branched from run {prev_run} at seq {row.seq - 1}, whose row no longer has the hash "
+            "it chains from (the parent's history was changed)"
+        )
     if not linked:
         if own is None and row.seq > 1:
             return row.seq - 1, (
@@ -127,12 +138,12 @@ def verify_rows(
 ) -> VerifyReport:
     """Walk the chain: contiguous seqs from `first_seq`, each prev_hash the last hash (`prev` for
     the first), each hash recomputed."""
-    expected, n, last = first_seq, 0, (first_seq - 1, prev)
+    expected, n, last, prev_run = first_seq, 0, (first_seq - 1, prev), None
     for row in rows:
-        problem = chain_problem(row, expected, prev)
+        problem = chain_problem(row, expected, prev, prev_run=prev_run)
         if problem is not None:
             return VerifyReport(run_id, n, problem[0], problem[1], *last)
-        prev, expected, n = row.hash, expected + 1, n + 1
+        prev, expected, n, prev_run = row.hash, expected + 1, n + 1, row.run_id
         last = (row.seq, row.hash)
     return VerifyReport(run_id, n, None, "ok", *last)
 
@@ -146,15 +157,18 @@ class ChainWalk:
         self.run_id = run_id
         self.expected = first_seq
         self.prev: str | None = None  # the first row's link is checked by whoever knows it
+        self.prev_run: str | None = None
 
     def step(self, row: Any, *, link_only: bool = False) -> None:
-        problem = chain_problem(row, self.expected, self.prev, link_only=link_only)
+        problem = chain_problem(
+            row, self.expected, self.prev, link_only=link_only, prev_run=self.prev_run
+        )
         if problem is not None:
             seq, reason = problem
             if row.run_id != self.run_id:
                 reason += f" (in run {row.run_id}'s rows, shared by this branch)"
             raise ChainBroken(self.run_id, seq, reason)
-        self.expected, self.prev = row.seq + 1, row.hash
+        self.expected, self.prev, self.prev_run = row.seq + 1, row.hash, row.run_id
 
 
 def check_end(

@@ -84,14 +84,16 @@ def report(
     from store.blobs import BlobStore
 
     log, run_id = open_run(store, run_id)
-    state = readable_state(log, run_id)
-    log_root = Path(state.config.get("log_path", "runs"))
-    out = out if out is not None else log_root / run_id / "report"
-    # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
-    events = heapq.merge(
-        log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
-    )
-    report_path = build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))
+    with log.walking_once():  # three reads of one run: its rows are walked by the first
+        state = readable_state(log, run_id)
+        log_root = Path(state.config.get("log_path", "runs"))
+        out = out if out is not None else log_root / run_id / "report"
+        # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
+        events = heapq.merge(
+            log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
+        )
+        blobs = BlobStore(log_root / "blobs")
+        report_path = build_report(events, out, state=state, blobs=blobs)
     typer.echo(visible(report_path))
 
 

@@ -271,3 +271,32 @@ def test_a_typed_read_walks_the_rows_it_skips_and_names_the_first_bad_seq(
     else:  # rows before it do not depend on it
         assert [r.seq for r in log.read(run_id, to_seq=4)] == [1, 2, 3, 4]
     log.close()
+
+
+def test_inside_walking_once_a_span_is_walked_once_and_outside_every_read_walks(
+    event_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synthetic_run(event_log, run_id, 6)
+    walked: list[int] = []
+    stream = event_log._stream
+
+    def counting(run, from_seq, types, to_seq, batch):
+        for row in stream(run, from_seq, types, to_seq, batch):
+            walked.append(row.seq)
+            yield row
+
+    monkeypatch.setattr(event_log, "_stream", counting)
+    with event_log.walking_once():
+        assert len(list(event_log.read(run_id, types=["MetricsRecorded"]))) == 6
+        assert len(walked) == 8  # every row
+        assert [r.seq for r in event_log.read(run_id, types=["RunStarted"])] == [1]
+        assert len(walked) == 9  # only the row handed out, re-hashed
+        event_log.append(run_id, [MetricsRecorded(step=7, metrics={})], expected_seq=8)
+        list(event_log.read(run_id, types=["RunStarted"]))  # the log moved on: walked again
+        assert len(walked) == 18
+    walked.clear()
+    list(event_log.read(run_id, types=["RunStarted"]))
+    assert len(walked) == 9
+    own_hash_edit(event_log, run_id, 4, {"metrics": {"kl": 0.5}})
+    with pytest.raises(ChainBroken, match="broken at seq 4"):
+        list(event_log.read(run_id, types=["RunStarted"]))
