@@ -1,16 +1,17 @@
 """Checking the hash chain on every read, incrementally.
 
 A side table, `verified_prefix(run_id, seq, hash)`, records how far each run's chain has been walked
-and the hash it ended on. A read walks only the rows past that record (the writer advances it in
-the append transaction, so a driver's own reads walk nothing), checks that the recorded row still
-has the recorded hash and that the log has not become shorter, and re-hashes every row it hands
-out. A break raises `ChainBroken` naming the seq. The long-runs snapshots hang off this record.
+and the hash it ended on. A read walks the rows past that record (the writer advances it in the
+append transaction, so a driver's own reads walk nothing there), checks that the recorded row still
+has the recorded hash and that the log has not become shorter. Then `ChainWalk` walks every row of
+the span the read hands out, whatever types it asks for: each seq present, each link to the row
+before, each row's stored text re-hashed (never decoded). A break raises `ChainBroken` naming the
+first bad seq; a row rewritten with its own hash recomputed is named by its own seq (the row after
+it still records the hash it had).
 
-What this catches: accidental and careless edits (a changed payload, a deleted or truncated row).
-A row below the prefix rewritten with its own hash recomputed breaks only the link to its successor:
-a whole-run read (every fold) and `rlvr verify` see that; a read of some types alone does not.
-What it cannot catch without a key: someone who can write the store recomputing the chain and this
-record. That is `store.keyed`'s job.
+What this catches: accidental and careless edits (a changed payload, a deleted or truncated row, a
+row rewritten with its own hash recomputed). What it cannot catch without a key: someone who can
+write the store recomputing the chain and this record. That is `store.keyed`'s job.
 """
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ TYPED_READS = [
     ["why", "{run}"],
     ["why", "{run}", "--seq", "{later}"],
     ["events", "{run}", "--type", "PolicyDecided"],
+    ["sink", "{run}", "--to", "tensorboard", "{dir}"],
 ]
 
 
@@ -81,7 +82,10 @@ def _refused(capsys, built, store: str, command: list[str], later: int, monkeypa
     _, run_id, env = built
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    args = [a.replace("{run}", run_id).replace("{later}", str(later)) for a in command]
+    args = [
+        a.replace("{run}", run_id).replace("{later}", str(later)).replace("{dir}", str(built[0]))
+        for a in command
+    ]
     result = rlvr(capsys, *args, "--store", store)
     assert result.code == 1, (result.out[-2000:], result.err[-2000:])
     assert len(result.error_lines) == 1 and "Traceback" not in result.err, result.err[-3000:]

@@ -107,9 +107,28 @@ def test_without_a_key_a_forged_snapshot_is_used(store_url: str, run_id: str) ->
     log = _run(store_url, run_id)
     forge_snapshot(log, run_id, 20, {"hyperparameters": {"lr": 0.05}}, None)
     assert fold_run(log, run_id).hyperparameters == {"lr": 0.05}
+    assert log.verify(run_id).ok  # the events are intact: nothing there to see
     fold_run(log, run_id)
     with log.engine.begin() as conn:  # a careless edit of the event it is tied to
         conn.execute(
             sa.text("UPDATE events SET hash = 'x' WHERE run_id = :r AND seq = 20"), {"r": run_id}
         )
     assert Snapshots(log).newest_usable(run_id, to_seq=25) is None
+
+
+def test_snapshots_written_before_they_were_signed_are_not_read(
+    store_url: str, run_id: str
+) -> None:
+    log = _run(store_url, run_id)
+    event_hash = next(log.read(run_id, from_seq=20)).hash
+    with log.engine.begin() as conn:  # the unsigned table of earlier versions, with a forgery
+        conn.execute(sa.text(
+            "CREATE TABLE IF NOT EXISTS run_snapshots (run_id VARCHAR(200), seq INTEGER, "
+            "event_hash VARCHAR(64), fold_key VARCHAR(16), state TEXT)"
+        ))  # fmt: skip
+        conn.execute(
+            sa.text("INSERT INTO run_snapshots VALUES (:r, 20, :h, :k, '{}')"),
+            {"r": run_id, "h": event_hash, "k": snapshots_module.FOLD_KEY},
+        )  # fmt: skip
+    assert Snapshots(log).newest_usable(run_id) is None
+    assert fold_run(log, run_id) == project(log.read(run_id))
