@@ -414,6 +414,23 @@ class EventLog:
                 raise ChainBroken(run_id, row.seq, problem)
             yield row
 
+    def last_of(self, run_id: str, types: Sequence[str]) -> int | None:
+        """The seq of the run's last row of one of `types` (a branch's ancestors' rows included),
+        unchecked: a reader that wants only the latest reads from there (`read(from_seq=...)`
+        then walks only the rows after it)."""
+        mark = self.backend.mark
+        sql = (
+            f"SELECT max(seq) FROM events WHERE run_id = {mark} AND seq >= {mark} "
+            f"AND seq <= {mark} AND type IN ({', '.join([mark] * len(types))})"
+        )
+        with self.engine.connect() as conn:
+            for span in reversed(lineage.segments(conn, run_id)):
+                last = span.last if span.last is not None else self._last(conn, run_id)[0]
+                found = conn.exec_driver_sql(sql, (span.run_id, span.first, last, *types)).scalar()
+                if found is not None:
+                    return found
+        return None
+
     def _stream(
         self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
     ) -> Iterator[StoredEvent]:

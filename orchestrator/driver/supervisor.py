@@ -121,8 +121,9 @@ def _parse(moment: str) -> datetime:
 def settled_state(log: EventLog, run_id: str) -> str | None:
     """The state a run's latest `StateChanged` moved it to, read without folding the run, when
     no later rewind could have undone it; None when only a fold can tell."""
-    last = None
-    for row in log.read(run_id, types=["StateChanged", "RunRewound"]):
+    types = ["StateChanged", "RunRewound"]
+    last = None  # read from the latest such row: only the rows after it are walked
+    for row in log.read(run_id, from_seq=log.last_of(run_id, types) or 1, types=types):
         last = row
     if last is None:
         return "created"
