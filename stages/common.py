@@ -15,8 +15,8 @@ from stages.tasks.types import Task
 def greedy_verdicts(
     model: Any, tokenizer: Any, tasks: Sequence[Task], checker: Any, max_tokens: int
 ) -> list[Any]:
+    from stages.tasks.references import verify_tasks
     from stages.training.sampling import generate_greedy
-    from stages.verifiers.registry import verify_tasks
 
     answers = generate_greedy(model, tokenizer, [t.prompt for t in tasks], max_tokens=max_tokens)
     return verify_tasks(checker, tasks, answers)

@@ -31,8 +31,8 @@ _CHUNK = 64
 def check_verifiability(checker: Any, tasks: Sequence[Task], seed: int) -> tuple[int, list[dict]]:
     """(verifiable count, dropped [{task_id, reason}]) over `tasks`, in one batch per check: a
     task is verifiable when its own reference passes its verifier and a perturbed one fails."""
-    from stages.verifiers.calibration import wrong_candidates
-    from stages.verifiers.registry import reference_for
+    from stages.tasks.calibration import wrong_candidates
+    from stages.tasks.references import reference_for
     from stages.verifiers.types import VerifierError
 
     dropped: list[dict] = []
@@ -94,8 +94,8 @@ def pass_rates(
     services: RunServices, model: Any, tokenizer: Any, tasks: Sequence[Task], seed: int
 ) -> dict[str, float]:
     """k sampled answers per task, verified in batches: task id -> share that passed."""
+    from stages.tasks.references import verify_tasks
     from stages.training.sampling import batched, sample_groups
-    from stages.verifiers.registry import verify_tasks
 
     k = services.config.pipeline.pass_rate_samples
     sampling = services.config.grpo.sampling

@@ -18,7 +18,7 @@ class Verification:
     def run(self, ctx: StageContext) -> None:
         if "VerifierCalibrated" in ctx.state().stage_results:
             return
-        from stages.verifiers.calibration import calibrate
+        from stages.tasks.calibration import calibrate
 
         suite = ctx.services.tasks
         tasks = sample_of(suite.train, ctx.config.pipeline.calibration_tasks, ctx.config.seed)

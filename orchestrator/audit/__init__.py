@@ -1,2 +1,3 @@
-"""The audit readers: what `rlvr why`, `report`, `status` and `replay` show, and the metric sinks.
+"""The audit readers: what `rlvr why`, `report`, `status` and `replay` show (the metric sinks are
+`orchestrator.sinks`).
 They read the event log and write nothing to it."""

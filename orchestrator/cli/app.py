@@ -128,12 +128,12 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Start a run from CONFIG and drive it through the seven stages."""
-    from orchestrator.audit.live_sinks import METRIC_SINKS
-    from orchestrator.config import check_data, load_config, run_store
+    from orchestrator.config import check_data, check_log_path, load_config, run_store
     from orchestrator.driver import distributed
     from orchestrator.driver.commands import start_run
     from orchestrator.driver.lifecycle import drive
     from orchestrator.driver.signals import StopRequest
+    from orchestrator.sinks.live import METRIC_SINKS
     from store.log import EventLog
 
     overrides = auto_overrides(config, overrides or [])  # grpo.sampling.batch_size = "auto"
@@ -143,6 +143,7 @@ def run(
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
     check_data(cfg)  # a bad task file: an error line, not a run that fails after starting
+    check_log_path(cfg)
     stages = _stages()
     log = EventLog(run_store(store, cfg))
     run_id, _ = start_run(
@@ -192,10 +193,10 @@ def resume(
     store: StoreOption = None,
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
-    from orchestrator.audit.live_sinks import METRIC_SINKS
     from orchestrator.driver import distributed
     from orchestrator.driver.lifecycle import resume as resume_run
     from orchestrator.driver.signals import StopRequest
+    from orchestrator.sinks.live import METRIC_SINKS
 
     def target() -> tuple[EventLog, str, int | None]:
         log = open_store(store)
@@ -246,10 +247,10 @@ def branch(
 ) -> None:
     """Start a new run whose history is the parent's up to SEQ or step N, with overrides; the
     parent is untouched."""
-    from orchestrator.audit.live_sinks import METRIC_SINKS
     from orchestrator.driver.lifecycle import branch as branch_run
     from orchestrator.driver.lifecycle import resume as resume_run
     from orchestrator.driver.signals import StopRequest
+    from orchestrator.sinks.live import METRIC_SINKS
 
     log = open_store(store)
     run_id = find_run(log, run_id)

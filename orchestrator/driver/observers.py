@@ -1,5 +1,5 @@
 """What follows a run from outside its log while a driver appends to it: the run's metric sinks.
-The command line brings them (orchestrator/audit/live_sinks.py): the driver does not import the
+The command line brings them (orchestrator/sinks/live.py): the driver does not import the
 readers of the log, so it only knows this contract."""
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ def step_events(
     describing it. With `replay` (a catch-up: what the log holds of the step) the verifier is not
     asked again, dynamic sampling runs iff the step ran it, and nothing new is measured into the
     log: a split decided meanwhile waits in `split.pending` for the next live step."""
-    from stages.verifiers.registry import verify_tasks
+    from stages.tasks.references import verify_tasks
 
     trainer, split = session.trainer, session.split
     assert trainer is not None, "open the session's trainer first (stages/rl/resume.py)"

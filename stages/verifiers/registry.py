@@ -1,4 +1,5 @@
-"""From plain config to a verifier, and from a task to the reference its verifier checks against."""
+"""From plain config to a verifier. The verifiers check text against a reference and know no task:
+which reference a task gives its verifier is `stages.tasks.references`."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from stages.tasks.families import FAMILIES
-from stages.tasks.types import Task
 from stages.verifiers.code_verifier import CodeVerifier
 from stages.verifiers.config import (
     CodeVerifierConfig,
@@ -21,9 +20,6 @@ from stages.verifiers.config import (
 from stages.verifiers.math_verifier import MathVerifier
 from stages.verifiers.qa_verifier import ExactMatchVerifier, QAVerifier
 from stages.verifiers.types import (
-    CodeReference,
-    QAReference,
-    RubricReference,
     Verdict,
     Verifier,
     VerifierError,
@@ -97,27 +93,3 @@ def build_verifier(config: VerifierConfig | Mapping[str, Any]) -> Verifier:
     if isinstance(config, Mapping):
         config = parse_verifier_config(config)
     return GuardedVerifier(_BUILDERS[type(config)](config))
-
-
-def default_config(family: str) -> VerifierConfig:
-    """The verifier config of a task family's default kind."""
-    if family not in FAMILIES:
-        raise VerifierError(f"no verifier for task family {family!r}")
-    return parse_verifier_config({"kind": FAMILIES[family].verifier_kind})
-
-
-def reference_for(task: Task) -> str | QAReference | CodeReference | RubricReference:
-    """What the task's verifier checks a response against; VerifierError when the task lacks it."""
-    if task.family not in FAMILIES:
-        raise VerifierError(f"task {task.task_id}: unknown family {task.family!r}")
-    return FAMILIES[task.family].reference(task)
-
-
-def verify_tasks(
-    verifier: Verifier, tasks: Sequence[Task], responses: Sequence[str]
-) -> list[Verdict]:
-    """Verify one response per task as one batch (rollout groups: repeat the task per sample)."""
-    items = [
-        (response, reference_for(task)) for task, response in zip(tasks, responses, strict=True)
-    ]
-    return verifier.verify_batch(items)

@@ -76,7 +76,8 @@ def test_the_rubric_judge_still_builds_from_its_config():
     loaded = _modules_after(
         """
         import os
-        from stages.verifiers.registry import build_verifier, default_config
+        from stages.verifiers.registry import build_verifier
+        from stages.tasks.references import default_config
         os.environ["OPENAI_API_KEY"] = "sk-test"
         judge = build_verifier(default_config("rubric"))
         assert judge.name == "rubric"

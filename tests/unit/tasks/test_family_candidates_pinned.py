@@ -1,7 +1,7 @@
 """The calibration candidates of every family, on the shipped sample data, are the lists main
 made before task families became one class each (issue 17): same tasks, kinds, texts, truth and
 known-hack flags, in the same order. The fingerprints in data/calibration_candidates_main.json
-were computed at main 420409c with the if-chains in stages/verifiers/calibration.py."""
+were computed at main 420409c with the if-chains in stages/tasks/calibration.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from stages.tasks import generate_arithmetic, generate_reversal, load_tasks
-from stages.verifiers.calibration import hack_candidates, right_candidates, wrong_candidates
+from stages.tasks.calibration import hack_candidates, right_candidates, wrong_candidates
 
 ROOT = Path(__file__).resolve().parents[3]
 PINNED = json.loads(

@@ -9,7 +9,8 @@ import random
 from stages.config import TeacherConfig
 from stages.sft_preparation import _teacher_answer
 from stages.tasks.families import FAMILIES
-from stages.verifiers.registry import build_verifier, verify_tasks
+from stages.tasks.references import verify_tasks
+from stages.verifiers.registry import build_verifier
 
 
 def _tasks():

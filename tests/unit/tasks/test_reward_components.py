@@ -9,8 +9,9 @@ import pytest
 from orchestrator.config import load_config
 from orchestrator.errors import ConfigError
 from stages.rl.rewards import DETAILS_KEY, components_of, weigh
+from stages.tasks.references import verify_tasks
 from stages.tasks.types import Task
-from stages.verifiers.registry import build_verifier, verify_tasks
+from stages.verifiers.registry import build_verifier
 from stages.verifiers.types import fail
 
 WEIGHTS = {"correctness": 1.0, "format": 0.25}

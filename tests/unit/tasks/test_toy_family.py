@@ -14,9 +14,10 @@ from orchestrator.cli.app import app
 from stages.config import DataConfig
 from stages.curriculum import check_verifiability
 from stages.tasks import load_tasks
+from stages.tasks.calibration import calibrate
 from stages.tasks.families import FAMILIES, register
-from stages.verifiers.calibration import calibrate
-from stages.verifiers.registry import build_verifier, default_config, reference_for
+from stages.tasks.references import default_config, reference_for
+from stages.verifiers.registry import build_verifier
 
 ROWS = ["1011", "0", "111", "10", "0110", "11111", "1001", "101"]
 

@@ -73,8 +73,9 @@ def test_reward_weights_equal_trls_weighted_sum_and_its_advantages():
     """`grpo.reward_weights` against TRL's `reward_weights`: the real math family scores the
     responses (correctness by the verifier, `format` by the family), `weigh` sums them."""
     from stages.rl.rewards import DETAILS_KEY, weigh
+    from stages.tasks.references import verify_tasks
     from stages.tasks.types import Task
-    from stages.verifiers.registry import build_verifier, verify_tasks
+    from stages.verifiers.registry import build_verifier
 
     case = GOLDEN["reward_weights"]
     scored_as = {  # response -> (correctness, format) for the answer 12

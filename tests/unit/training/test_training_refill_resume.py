@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from mlx.utils import tree_flatten
 
-import stages.verifiers.registry as registry
+import stages.tasks.references as references
 from orchestrator.config import load_config
 from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.runner import Driver
@@ -96,7 +96,7 @@ def test_a_resumed_run_replays_its_refill_rounds_and_ends_on_the_same_weights(
     _, _, branched = _loop(tmp_path / "b", sft_model_dir, log_b, run_b,
                            "grpo.dynamic_sampling=false", "grpo.max_refill_rounds=0")  # fmt: skip
     with monkeypatch.context() as patched:
-        patched.setattr(registry, "verify_tasks", no_verifier)
+        patched.setattr(references, "verify_tasks", no_verifier)
         start = second.session.config.grpo.start_settings()  # in force where the log begins
         catch_up(second.session, list(log_b.read(run_b)), tasks, start)
         catch_up(branched.session, list(log_b.read(run_b)), tasks, start)

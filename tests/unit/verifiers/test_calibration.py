@@ -1,8 +1,9 @@
 import uuid
 
 from stages.tasks import Task, generate_arithmetic, generate_reversal, load_tasks
-from stages.verifiers.calibration import Candidate, calibrate, right_candidates, wrong_candidates
-from stages.verifiers.registry import build_verifier, default_config
+from stages.tasks.calibration import Candidate, calibrate, right_candidates, wrong_candidates
+from stages.tasks.references import default_config
+from stages.verifiers.registry import build_verifier
 from stages.verifiers.types import Verdict
 
 

@@ -249,8 +249,8 @@ def test_an_exception_inside_a_verifier_is_a_failed_rollout_never_a_pass_nor_an_
 
 
 def test_stage_3_probes_reward_hacks_on_a_sample_of_the_runs_code_tasks_and_none_passes():
+    from stages.tasks.calibration import calibrate, hack_candidates
     from stages.tasks.types import Task
-    from stages.verifiers.calibration import calibrate, hack_candidates
     from stages.verifiers.registry import build_verifier
 
     sample = [

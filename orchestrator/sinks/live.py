@@ -1,4 +1,4 @@
-"""The run's metric sinks (orchestrator/audit/sinks.py) following a driver as it appends: what the
+"""The run's metric sinks (orchestrator/sinks/metrics.py) following a driver as it appends: what the
 command line hands the driver as its observers (orchestrator/driver/observers.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from orchestrator.audit.sinks import SinkFeed, check_installed, open_sinks
+from orchestrator.sinks.metrics import SinkFeed, check_installed, open_sinks
 from store.log import EventLog
 
 

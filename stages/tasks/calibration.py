@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from stages.tasks.families import FAMILIES, family
+from stages.tasks.references import reference_for
 from stages.tasks.types import Candidate, Task
-from stages.verifiers.registry import reference_for
 from stages.verifiers.types import Verifier
 
 
