@@ -372,6 +372,7 @@ class EventLog:
             yield from self._rehashed(run_id, from_seq, wanted, to_seq, batch)
             return
         walk = ChainWalk(run_id, first)
+        kinds = None if wanted is None else frozenset(wanted)
         delays = iter(self.retry.delays())
         while True:
             try:
@@ -379,7 +380,7 @@ class EventLog:
                     # Past `to_seq` only the link back matters (an edit there is not handed out).
                     past = to_seq is not None and row.seq > to_seq
                     walk.step(row, link_only=past and self.key is None)
-                    if row.seq >= from_seq and not past and (wanted is None or row.type in wanted):
+                    if row.seq >= from_seq and not past and (kinds is None or row.type in kinds):
                         yield row
                 break
             except DBAPIError as e:
