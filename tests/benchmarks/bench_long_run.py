@@ -175,6 +175,7 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
     from orchestrator.cli import read_commands as rc
 
     root = Path(extra)
+    gate = _a_gate(url, run_id) if what == "why" else None  # finding one is not part of `why`
     start, cpu = time.perf_counter(), time.process_time()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         if what == "fold":
@@ -184,7 +185,7 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
 
             status(run_id, as_json=False, store=url)
         elif what == "why":
-            rc.why(run_id, gate=_a_gate(url, run_id), seq=None, as_json=False, store=url)
+            rc.why(run_id, gate=gate, seq=None, as_json=False, store=url)
         elif what == "why_all":  # every decision: the whole run's typed read, each row walked
             rc.why(run_id, gate=None, seq=None, as_json=False, store=url)
         elif what == "events_type":
