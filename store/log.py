@@ -16,26 +16,25 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import orjson
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
-from sqlmodel import Field, SQLModel
+from sqlmodel import SQLModel
 
 from store import batches, lineage, requests
 from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
-from store.events import EVENT_TYPES, Event
+from store.events import Event
 from store.keyed import ChainKey, Head, check_export_head
 from store.retry import RetryPolicy, is_transient, with_retries
+from store.rows import COLUMNS, EVENTS_TABLE, EventRow, RunSummary, StoredEvent
 from store.run_ids import check_run_id
-from store.upcasters import decode, upcast
 from store.verification import (
     GENESIS_HASH,
     VERIFIED_TABLE,
@@ -56,90 +55,13 @@ _log = logging.getLogger("rlvr.store")
 __all__ = [
     "GENESIS_HASH",
     "EventLog",
+    "EventRow",
+    "RunSummary",
     "StoredEvent",
     "VerifyReport",
     "canonical_json",
     "chain_hash",
 ]
-
-
-class EventRow(SQLModel, table=True):
-    __tablename__ = "events"
-    __table_args__ = (sa.Index("ix_events_run_type", "run_id", "type"),)
-
-    run_id: str = Field(primary_key=True, max_length=200)
-    seq: int = Field(primary_key=True)
-    type: str = Field(max_length=100)
-    schema_version: int
-    payload: str
-    recorded_at: str
-    prev_hash: str = Field(max_length=64)
-    hash: str = Field(max_length=64)
-
-
-_TABLE = EventRow.__table__
-# StoredEvent's field order, so a selected row unpacks straight into it.
-_COLUMNS = [
-    "run_id",
-    "seq",
-    "type",
-    "schema_version",
-    "recorded_at",
-    "prev_hash",
-    "hash",
-    "payload",
-]
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    run_id: str
-    seq: int
-    type: str
-    schema_version: int
-    recorded_at: str
-    prev_hash: str
-    hash: str
-    payload: str
-
-    @property
-    def event(self) -> Event:
-        """The event as the current code knows it (old versions upcast on read)."""
-        return decode(self.type, self.schema_version, orjson.loads(self.payload))
-
-    def fields(self) -> dict[str, Any]:
-        """The payload as the current code knows it (upcast), as plain JSON values: the one way a
-        reader that wants a few fields decodes a row (building the pydantic event for every row is
-        the slow part of a long log). An unknown type is given as stored."""
-        payload = orjson.loads(self.payload)
-        known = EVENT_TYPES.get(self.type)
-        if known is not None and self.schema_version != known.schema_version:
-            payload = upcast(self.type, self.schema_version, payload)
-        return payload
-
-    def to_json(self) -> dict[str, Any]:
-        row = {name: getattr(self, name) for name in _COLUMNS}
-        row["payload"] = orjson.loads(self.payload)
-        return row
-
-    def export_line(self, batch_end: bool = False) -> bytes:
-        """`to_json` as one line of sorted-key JSON, the stored payload text spliced in as it is
-        (it is canonical JSON already): exporting a long run streams without re-parsing it.
-        `batch_end` marks the last row of an appended batch."""
-        row: dict[str, Any] = {name: getattr(self, name) for name in _COLUMNS}
-        row["payload"] = orjson.Fragment(self.payload)
-        if batch_end:
-            row["batch_end"] = True
-        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    run_id: str
-    n_events: int
-    last_seq: int
-    last_type: str
-    last_recorded_at: str
 
 
 def _now() -> str:
@@ -160,7 +82,7 @@ class EventLog:
             # without a pointer, branches copied by older versions included, read as before).
             SQLModel.metadata.create_all(
                 self.engine,
-                tables=[_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
+                tables=[EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
             )
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e
@@ -168,11 +90,11 @@ class EventLog:
         self._last_sql = (
             f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
         )
-        self._select_sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark}"
+        self._select_sql = f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark}"
         self._hash_sql = f"SELECT hash FROM events WHERE run_id = {mark} AND seq = {mark}"
         self._link_sql = f"SELECT prev_hash FROM events WHERE run_id = {mark} AND seq = {mark}"
-        marks = ", ".join([mark] * len(_COLUMNS))
-        self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
+        marks = ", ".join([mark] * len(COLUMNS))
+        self._insert_sql = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({marks})"
         self._prefix = PrefixRecord(mark)
         # Inside `walking_once`: run id -> (first seq, last seq, its hash) of the span walked last.
         self._walked: dict[str, tuple[int, int, str]] | None = None
@@ -584,14 +506,14 @@ class EventLog:
         with self.engine.connect() as conn:
             # A branch's first own seq follows its shared prefix: count that too.
             own, first = conn.execute(
-                sa.select(sa.func.count(), sa.func.min(_TABLE.c.seq)).where(
-                    _TABLE.c.run_id == run_id
+                sa.select(sa.func.count(), sa.func.min(EVENTS_TABLE.c.seq)).where(
+                    EVENTS_TABLE.c.run_id == run_id
                 )
             ).one()
             n = own + first - 1
             type_name, at = conn.execute(
-                sa.select(_TABLE.c.type, _TABLE.c.recorded_at).where(
-                    (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == last)
+                sa.select(EVENTS_TABLE.c.type, EVENTS_TABLE.c.recorded_at).where(
+                    (EVENTS_TABLE.c.run_id == run_id) & (EVENTS_TABLE.c.seq == last)
                 )
             ).one()
         return RunSummary(run_id, n, last, type_name, at)
@@ -599,18 +521,27 @@ class EventLog:
     def runs(self) -> list[RunSummary]:
         last = (
             sa.select(
-                _TABLE.c.run_id,
-                sa.func.max(_TABLE.c.seq).label("last_seq"),
+                EVENTS_TABLE.c.run_id,
+                sa.func.max(EVENTS_TABLE.c.seq).label("last_seq"),
                 # a branch's own rows follow its shared prefix: count that too
-                (sa.func.count() + sa.func.min(_TABLE.c.seq) - 1).label("n"),
+                (sa.func.count() + sa.func.min(EVENTS_TABLE.c.seq) - 1).label("n"),
             )
-            .group_by(_TABLE.c.run_id)
+            .group_by(EVENTS_TABLE.c.run_id)
             .subquery()
         )
         query = (
-            sa.select(last.c.run_id, last.c.n, last.c.last_seq, _TABLE.c.type, _TABLE.c.recorded_at)
-            .join(_TABLE, (_TABLE.c.run_id == last.c.run_id) & (_TABLE.c.seq == last.c.last_seq))
-            .order_by(_TABLE.c.recorded_at)
+            sa.select(
+                last.c.run_id,
+                last.c.n,
+                last.c.last_seq,
+                EVENTS_TABLE.c.type,
+                EVENTS_TABLE.c.recorded_at,
+            )
+            .join(
+                EVENTS_TABLE,
+                (EVENTS_TABLE.c.run_id == last.c.run_id) & (EVENTS_TABLE.c.seq == last.c.last_seq),
+            )
+            .order_by(EVENTS_TABLE.c.recorded_at)
         )
 
         def query_runs() -> list[RunSummary]:
