@@ -281,7 +281,8 @@ def fold_run(log: EventLog, run_id: str, to_seq: int | None = None) -> RunState:
     """The run's state as of `to_seq` (its end by default), folded from the newest usable
     snapshot; a rewind in the folded range starts again from the snapshot before its target."""
     snapshots = Snapshots(log)
-    return _fold(log, snapshots, run_id, to_seq)
+    with log.walking_once():  # the rewinds after the snapshot, then its tail: one walk of them
+        return _fold(log, snapshots, run_id, to_seq)
 
 
 def _fold(log: EventLog, snapshots: Snapshots, run_id: str, to_seq: int | None) -> RunState:
