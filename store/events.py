@@ -148,6 +148,11 @@ class VerifierCalibrated(Event):
     rejected_right: list[JSON] = Field(default_factory=list)
     # Known reward-hack probes that passed, counted by kind (a dict: the fold keeps it for gates).
     accepted_hack_kinds: dict[str, int] = Field(default_factory=dict)
+    # Added with the built-in adversary; absent from older rows, whose defaults say "none made".
+    accepted_hack_examples: dict[str, str] = Field(default_factory=dict)  # kind -> first response
+    adversary_variants: int = 0  # the adversary's wrong variants judged
+    right_variant_pass_rate: float | None = None  # share of its right variants accepted
+    by_kind: dict[str, list[int]] = Field(default_factory=dict)  # kind -> [judged, disagreed]
 
 
 class TrainingSetBuilt(Event):

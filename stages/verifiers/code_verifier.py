@@ -5,29 +5,24 @@ The tests never enter the sandbox. `code_tests.plan` splits each assert into the
 receives the program and the calls on stdin, evaluates each call and writes back its value as
 plain tagged JSON (ints, floats, strings, bools, None, lists, tuples, dicts, sets, bytes): an object
 with its own `__eq__`, a patched `json`, a forged report or a rewritten test file can only change
-what the candidate claims its values are, which this process then compares with values the
-candidate never saw. The reward is the fraction of test units passed; `passed` needs all of them."""
+what the candidate claims its values are, which the trusted side then compares with values the
+candidate never saw. The tests are hostile data too: planning and scoring run in a bounded worker
+process (`code_scoring`), never in this one. The reward is the fraction of test units passed;
+`passed` needs all of them."""
 
 from __future__ import annotations
 
-import decimal
-import fractions
 import json
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from stages.verifiers.code_tests import (
-    MissingEntryPoint,
-    TestPlan,
-    UnsupportedTests,
-    evaluate,
-    plan,
-    program_names,
-)
-from stages.verifiers.code_trusted import MAX_SIZE
+from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
+from stages.verifiers.code_tests import program_names
+from stages.verifiers.code_values import CandidateError, decode
 from stages.verifiers.config import CodeVerifierConfig
+from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
 
@@ -40,7 +35,28 @@ _REPORT = "RLVR-VALUES "
 HARNESS = r"""
 import json, os, sys
 def _main():
-    job = json.loads(sys.stdin.buffer.read())
+    # The job comes in length-prefixed frames read only when needed: the program, imports and
+    # names first; each call (with the inputs it is the first to name) just before it runs, so
+    # later calls' inputs are still in the pipe, not in memory the program could walk.
+    _read, _int, _eval, _compile = os.read, int, eval, compile
+    def frame(fd):
+        size = b""
+        while not size.endswith(b"\n"):
+            byte = _read(fd, 1)
+            if not byte:
+                raise EOFError("the job ended early")
+            size += byte
+        left, chunks = _int(size), []
+        while left > 0:
+            chunk = _read(fd, min(left, 65536))
+            if not chunk:
+                raise EOFError("the job ended early")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8")
+    job = json.loads(frame(0))
+    feed = os.dup(0)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdin = open(os.devnull)
     report_fd = os.dup(1)
     os.dup2(2, 1)
@@ -68,8 +84,8 @@ def _main():
         if t in views:
             return {views[t]: [enc(x, depth + 1) for x in v]}
         kind = (_getattr(t, "__module__", ""), t.__name__)
-        if kind == ("collections", "deque"):
-            return {"l": [enc(x, depth + 1) for x in v]}
+        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
+            return {"dq": [enc(x, depth + 1) for x in v]}
         for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
             if _isinstance(v, base) and t is not base:
                 return enc(base(v.items()) if base is dict else base(v), depth + 1)
@@ -82,7 +98,7 @@ def _main():
         if kind[0] == "numpy":
             if t.__name__ == "ndarray":
                 return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
-            return enc(v.item(), depth + 1)
+            return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
         if _callable(v):  # a program function or class named in the tests (callable(f))
             return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
         if _hasattr(v, "__next__"):  # a generator or iterator: its first values
@@ -92,11 +108,14 @@ def _main():
                     return {"it": items, "more": True}
                 items.append(enc(x, depth + 1))
             return {"it": items, "more": False}
-        raise TypeError("unsupported return type " + t.__name__)
+        raise _Unsupported(t.__name__)
+    class _Unsupported(Exception):  # a value of the program's own class: no plain form
+        pass
     views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
     import builtins, types
+    literal_names = {"__builtins__": {}, "set": set, "frozenset": frozenset}
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -120,136 +139,31 @@ def _main():
         ns["__rlvr_" + name + "__"] = originals[name]
     for alias in job["modules"]:
         ns[alias] = module
-    for name, literal in job["bindings"]:  # inputs the tests read back after the calls
-        exec(name + " = " + literal, ns)
+    # Inputs the program receives as objects (and may change, as in Python) live here, never in
+    # the program's globals: a call sees only those it is passed, by its own local names.
+    # Frames are Python literals we wrote, read with the builtins as they were (never json or ast,
+    # which the program may have patched to watch what comes in).
+    inputs = {}
     values = []
-    for call in job["calls"]:
+    for _ in range(job["calls"]):
         try:
-            values.append(enc(eval(call, ns)))
+            call, binds = _eval(_compile(frame(feed), "<frame>", "eval"), {"__builtins__": {}})
+        except BaseException as e:
+            report({"error": "the job could not be read: " + _type(e).__name__})
+            return
+        try:
+            for name, text in binds:
+                inputs[name] = _eval(_compile(text, "<input>", "eval"), literal_names)
+            code = _compile(call, "<call>", "eval")
+            local = {n: inputs[n] for n in code.co_names if n in inputs}
+            values.append(enc(_eval(code, ns, local)))
+        except _Unsupported as e:
+            values.append({"u": _str(e)[:100]})
         except BaseException as e:
             values.append({"e": _type(e).__name__ + ": " + _str(e)[:200]})
     report({"values": values})
 _main()
 """
-
-
-class CandidateError:
-    """A candidate call that raised or returned something not plain data: fails every assert."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"<error {self.message[:60]}>"
-
-
-class ProgramFunction:
-    """A function or class of the program, named by the tests: callable, never called out here."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{self.name} runs only in the sandbox")
-
-    def __repr__(self) -> str:
-        return f"<program function {self.name}>"
-
-
-class _Replay:
-    """The values a candidate's generator yielded; reading past those sent fails the assert."""
-
-    def __init__(self, items: list[Any], more: bool) -> None:
-        self.items, self.more, self.next = items, more, 0
-
-    def __iter__(self) -> _Replay:
-        return self
-
-    def __next__(self) -> Any:
-        if self.next < len(self.items):
-            self.next += 1
-            return self.items[self.next - 1]
-        if self.more:
-            raise ValueError("read past the generator values sent back")
-        raise StopIteration
-
-
-_SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
-_MAX_HEX = 250_000  # hex digits of a returned int (a million bits); more is refused
-_NUMPY_DTYPES = frozenset(
-    [
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ]
-)
-
-
-def decode(obj: Any) -> Any:
-    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed).
-    Nothing from the sandbox is unpickled or evaluated."""
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if type(obj) is int:  # JSON's own integers (small ones)
-        return obj
-    if not isinstance(obj, dict) or len(obj) not in (1, 2):
-        raise ValueError(f"malformed value {str(obj)[:60]}")
-    tag, raw = next(iter(obj.items()))
-    if tag == "it" and isinstance(raw, list):
-        return _Replay([decode(x) for x in raw], bool(obj.get("more")))
-    if len(obj) != 1:
-        raise ValueError(f"malformed value {str(obj)[:60]}")
-    if tag == "e":
-        return CandidateError(str(raw)[:200])
-    if tag == "fn":
-        return ProgramFunction(str(raw)[:100])
-    if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
-        return int(raw, 16)
-    if tag == "f":
-        return float(str(raw))
-    if tag == "c":
-        return complex(float(raw[0]), float(raw[1]))
-    if tag in ("b", "ba"):
-        return (bytes if tag == "b" else bytearray).fromhex(str(raw))
-    if tag in _SEQUENCES and isinstance(raw, list):
-        return _SEQUENCES[tag](decode(x) for x in raw)
-    if tag == "d" and isinstance(raw, list):
-        return {decode(k): decode(v) for k, v in raw}
-    if tag in ("dk", "dv", "di") and isinstance(raw, list):
-        items = [decode(x) for x in raw]
-        if tag == "dk":
-            return dict.fromkeys(items).keys()
-        return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
-    if tag == "r" and isinstance(raw, list) and len(raw) == 3:
-        value = range(*(int(str(x)[:41], 16) for x in raw))
-        if max(len(str(x)) for x in raw) > 40 or len(value) > MAX_SIZE:  # sum() would never end
-            raise ValueError("a returned range past the size limit")
-        return value
-    if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
-        parts = [str(x) for x in raw]
-        if max(len(x) for x in parts) <= _MAX_HEX // 10:  # gcd is quadratic: smaller parts
-            return fractions.Fraction(int(parts[0], 16), int(parts[1], 16))
-    if tag == "dec" and isinstance(raw, str) and len(raw) < 10_000:
-        value = decimal.Decimal(raw)
-        if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
-            return value
-    if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
-        import numpy as np
-
-        dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
-        return np.array(decode(raw[1]), dtype=dtype)
-    raise ValueError(f"malformed value tag {tag!r} (or a value past the size limits)")
 
 
 def extract_code(response: str) -> str:
@@ -275,6 +189,13 @@ class CodeVerifier:
             ),
             mode=self.config.sandbox,
         )
+        # The expected values and comparisons are evaluated in a worker process of their own, under
+        # a wall-clock and a memory limit (`code_scoring`): the tests are hostile data too.
+        self.trusted = HardTimeoutPool("stages.verifiers.code_scoring:job", workers=1)
+        self.trusted_timeout_s = TRUSTED_TIMEOUT_S
+
+    def close(self) -> None:
+        self.trusted.close()
 
     def verify(self, response: str, reference: CodeReference | str) -> Verdict:
         return _storable(self._verify(response, reference))
@@ -283,13 +204,15 @@ class CodeVerifier:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
         code = extract_code(response)
         names = program_names(code) if code.strip() else frozenset()
-        try:
-            test_plan = plan(tests, names or frozenset())
-        except UnsupportedTests as e:
-            return fail("parse_error", f"unverifiable task: {e}")
-        except MissingEntryPoint as e:
-            test_plan = None
-            missing = str(e)
+        defines = sorted(names or ())
+        planned = self._trusted_run(("plan", tests, defines))
+        if isinstance(planned, str):
+            return fail("parse_error", planned)
+        kind, found = planned
+        if kind == "unsupported":
+            return fail("parse_error", f"unverifiable task: {str(found)[:300]}")
+        test_plan: PlanSummary | None = found if kind == "plan" else None
+        missing = "" if kind == "plan" else str(found)
         if test_plan is not None and not test_plan.units:
             return fail("parse_error", "unverifiable task: the tests define no checks")
         if not code.strip():
@@ -300,10 +223,9 @@ class CodeVerifier:
             return fail("failed", missing)
         if not test_plan.calls:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
-        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls,
-               "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
-               "bindings": test_plan.bindings}  # fmt: skip
-        result = self.sandbox.run(HARNESS, json.dumps(job).encode())
+        job = {"solution": code, "imports": test_plan.imports, "calls": len(test_plan.calls),
+               "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals}  # fmt: skip
+        result = self.sandbox.run(HARNESS, job_frames(job, test_plan.calls, test_plan.bindings))
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")
         details: dict[str, Any] = {
@@ -330,23 +252,41 @@ class CodeVerifier:
                 raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:
             return fail("failed", f"malformed values from the program: {str(e)[:200]}", **details)
-        return self._score(test_plan, values, details)
+        job = ("score", tests, defines, report["values"])
+        return self._score(test_plan, job, values, details)
 
-    @staticmethod
-    def _score(test_plan: TestPlan, values: list[Any], details: dict[str, Any]) -> Verdict:
+    def _trusted_run(self, job: tuple[Any, ...]) -> tuple[str, Any] | str:
+        """One job on the trusted worker (`code_scoring.job`: the tests, the program's names and,
+        to score, its values as the sandbox tagged them: plain JSON data); a string says why there
+        is no result."""
+        try:
+            [(status, result)] = self.trusted.run([job], self.trusted_timeout_s)
+        except (RecursionError, ValueError, TypeError) as e:  # values too deep or odd to send
+            return f"values the program returned cannot be compared: {type(e).__name__}"
+        if status == "timeout":
+            return f"unverifiable task: the tests' trusted part ran past {self.trusted_timeout_s} s"
+        if status == "error":
+            return f"unverifiable task: the trusted evaluator failed ({str(result)[:200]})"
+        return result
+
+    def _score(self, test_plan: PlanSummary, job: tuple[Any, ...], values: list[Any],
+               details: dict[str, Any]) -> Verdict:  # fmt: skip
+        scored = self._trusted_run(job)
+        if isinstance(scored, str) or scored[0] != "scored":
+            why = (
+                scored if isinstance(scored, str) else f"unverifiable task: {str(scored[1])[:300]}"
+            )
+            status = "parse_error" if why.startswith("unverifiable") else "failed"
+            return fail(status, why, **details)
         failed = []
-        for unit in test_plan.units:
-            for expr in unit.asserts:
-                used = [values[int(n.id[2:])] for n in _placeholders(expr)]
-                errors = [v.message for v in used if isinstance(v, CandidateError)]
-                if errors or not evaluate(expr, values, test_plan.modules):
-                    first = _placeholders(expr)[:1]
-                    got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
-                                  f"{_short_repr(values[int(n.id[2:])])})" for n in first)  # fmt: skip
-                    failed.append(
-                        f"{unit.name}: " + (errors[0] if errors else "assert failed" + got)
-                    )
-                    break
+        for (name, asserts), k in zip(test_plan.units, scored[1], strict=True):
+            if k < 0:
+                continue
+            used = asserts[k]
+            errors = [values[i].message for i in used if isinstance(values[i], CandidateError)]
+            got = "".join(f" ({test_plan.calls[i][:60]} returned {_short_repr(values[i])})"
+                          for i in used[:1])  # fmt: skip
+            failed.append(f"{name}: " + (errors[0] if errors else "assert failed" + got))
         units = len(test_plan.units)
         details["failed_tests"] = failed
         if failed:
@@ -361,10 +301,21 @@ class CodeVerifier:
             return list(pool.map(lambda item: self.verify(*item), items))
 
 
-def _placeholders(expr: Any) -> list[Any]:
-    import ast
+def _frame(text: str) -> bytes:
+    data = text.encode("utf-8", "backslashreplace")
+    return b"%d\n" % len(data) + data
 
-    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and re.fullmatch(r"_v\d+", n.id)]
+
+def job_frames(header: dict[str, Any], calls: list[str], bindings: list[list[str]]) -> bytes:
+    """The sandbox's stdin: the header as JSON, then per call `repr((call, [[name, literal]]))`
+    holding the shared inputs that call is the first to name (a later read of one is a call too)."""
+    pending = dict(bindings)
+    frames = [_frame(json.dumps(header))]
+    for call in calls:
+        names = compile(call, "<call>", "eval").co_names
+        binds = [[n, pending.pop(n)] for n in names if n in pending]
+        frames.append(_frame(repr((call, binds))))
+    return b"".join(frames)
 
 
 def _short_repr(value: Any) -> str:

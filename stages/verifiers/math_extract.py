@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stages.verifiers.math_commit import WINDOW, doubt_problem, left_context_problem, tail_problem
+from stages.verifiers.math_commit import WINDOW, doubt_before, left_context_problem, tail_problem
 from stages.verifiers.math_context import (
     has_value,
     sentence_end,
@@ -35,6 +35,7 @@ from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs
     unboxed,
 )
 from stages.verifiers.math_values import eval_rational
+from stages.verifiers.math_weak import weak_finals
 
 _MARKER = re.compile(
     r"(?im)(?P<line>^[ \t>*_#-]*(?:final[ \t]+)?answer(?:[ \t*_]*[:：]|[ \t]+(?=\$|\\\(|\\\[)))"
@@ -156,7 +157,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         spans = boxed_spans(inner)
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
             continue  # "The answer is $\boxed{5}$.": the box is the final
-        cue = doubt_problem(body[sentence_start(body, m.start()) : m.end()])
+        cue = doubt_before(body, m.end())
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
@@ -167,7 +168,7 @@ def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | No
     prefix = body[sentence_start(body, final.start) : final.start]
     listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
     return (
-        doubt_problem(prefix)
+        doubt_before(body, final.start)
         or left_context_problem(prefix, listed)
         or _false_equation(prefix, final.text)
     )
@@ -200,6 +201,14 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
         if isinstance(marked, str):
             return marked
         found += marked
+        weak = weak_finals(body)
+        if isinstance(weak, str):
+            return weak
+        found += [
+            _Final(start, end, text, "answer_line")
+            for start, end, text in weak
+            if not any(f.start <= start < f.end for f in found)
+        ]
     if "boxed" in modes:
         boxes = bounded_boxes(body, max_chars)
         if isinstance(boxes, str):
@@ -251,6 +260,10 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
                 None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
             )
     last = finals[-1]
+    if any(body.startswith("!", f.end) for f in finals):  # "\boxed{5}!", "is 5!": 5 or 120?
+        return Extraction(
+            None, mode, "not_one_answer", "a '!' right after the answer (a factorial?)"
+        )
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)

@@ -101,10 +101,13 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
             ok = sympy.simplify(ea - er) == 0
             return ok, "equal" if ok else "different value"
         value = eval_rational(a)
-        if value is not None and not may_round(r, opts):
-            # a rational answer equals an exact reference only exactly: 1.7320508 is not sqrt(3)
+        if not may_round(r, opts):
+            # An exact reference is equalled only exactly: 1.7320508 is not sqrt(3), and neither is
+            # sqrt(3) + 10^{-12} (a tolerance would pay any perturbation below it).
             ok = sympy.simplify(ea - er) == 0
-            return ok, "equal" if ok else "a decimal approximation of an exact reference"
+            if ok or value is not None:
+                return ok, "equal" if ok else "a decimal approximation of an exact reference"
+            return False, "different value (an exact reference is matched only exactly)"
         diff = abs(float(va) - float(vr))
         if diff <= opts.rel_tolerance * max(1.0, abs(float(vr))):
             return True, "numerically equal"
