@@ -183,7 +183,14 @@ def replay_command(
     """Print, step by step, what the settings would decide beside what the run decided."""
     console = console or Console()
     store.require(run_id)
-    recorded, branched = _recorded_config(store.read(run_id, types=["RunStarted", "RunBranched"]))
+    # Read up to the last RunBranched only: a read walks every row it spans, and the whole run
+    # is read below.
+    opening = store.read(
+        run_id,
+        types=["RunStarted", "RunBranched"],
+        to_seq=store.last_of(run_id, ["RunBranched"]) or 1,
+    )
+    recorded, branched = _recorded_config(opening)
     own = config is None and not overrides
     settings = policy_config_for(recorded, config, [*branched, *overrides])
     rows = replay(store.read(run_id), settings, lambda seq: fold_run(store, run_id, seq))

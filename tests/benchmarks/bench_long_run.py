@@ -176,14 +176,21 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
     from orchestrator.cli import read_commands as rc
 
     root = Path(extra)
+    gate = _a_gate(url, run_id) if what == "why" else None  # finding one is not part of `why`
     start, cpu = time.perf_counter(), time.process_time()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         if what == "fold":
             fold_run(EventLog(url), run_id)
         elif what == "status":
-            rc.status(run_id, as_json=False, store=url)
+            from orchestrator.cli.status_command import status
+
+            status(run_id, as_json=False, store=url)
         elif what == "why":
-            rc.why(run_id, gate=_a_gate(url, run_id), seq=None, as_json=False, store=url)
+            rc.why(run_id, gate=gate, seq=None, as_json=False, store=url)
+        elif what == "why_all":  # every decision: the whole run's typed read, each row walked
+            rc.why(run_id, gate=None, seq=None, as_json=False, store=url)
+        elif what == "events_type":
+            rc.events(run_id, None, type_=["PolicyDecided"], as_json=False, store=url)
         elif what == "report":
             rc.report(run_id, out=root / "report", store=url)
         elif what == "verify":
@@ -323,7 +330,7 @@ def bench(url: str, root: Path, steps: int, label: str) -> dict:
         flush=True,
     )
     results: dict = {}
-    for what in ("fold", "status", "why", "report"):
+    for what in ("fold", "status", "why", "why_all", "events_type", "report"):
         results[what] = _child(what, url, run, str(root))
     for what in STREAMS:
         results[what] = _child(what, url, run, str(root))
