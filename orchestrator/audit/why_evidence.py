@@ -240,6 +240,9 @@ def _fault(p: dict[str, Any]) -> str:
     if p["kind"] == "capability_poison":
         what = (f"capability_poison ({params.get('steps')} SFT steps on corrupted labels at "
                 f"lr {num(params.get('learning_rate'))})")  # fmt: skip
+    elif p["kind"] == "verdict_corruption":
+        what = (f"verdict_corruption ({params.get('mode')} on a share {num(params.get('share'))} "
+                "of the verdicts from this step on)")  # fmt: skip
     else:
         what = f"{p['kind']} set to {num(params.get('value'))}"
     return f"fault injected on purpose before step {p['step'] + 1}: {what}"

@@ -14,13 +14,14 @@ import numpy as np
 
 from stages.distributed import World
 from stages.rl.rewards import CORRECTNESS
+from stages.rl.rollout_log import logged_rollouts
 from stages.rl.types import Refilled, Rows, Sampled, Scored, StepFigures, Updated
 from stages.training.config import GRPOConfig
 from store.settings import Settings
 
 
 def gather_figures(
-    world: World, config: GRPOConfig, settings: Settings, attempt: int, keep_samples: int,
+    world: World, config: GRPOConfig, settings: Settings, attempt: int, keep_samples: int | None,
     sampled: Sampled, scored: Scored, refilled: Refilled, updated: Updated,
 ) -> StepFigures:  # fmt: skip
     """Every rank's report gathered on every rank, and the figures made from it."""
@@ -46,24 +47,19 @@ def gather_figures(
 
 
 def _report(
-    config: GRPOConfig, keep_samples: int, sampled: Sampled, scored: Scored, updated: Updated
-) -> dict[str, Any]:
-    """This rank's part of the figures, as JSON."""
+    config: GRPOConfig, keep_samples: int | None, sampled: Sampled, scored: Scored,
+    updated: Updated,
+) -> dict[str, Any]:  # fmt: skip
+    """This rank's part of the figures, as JSON. `keep_samples`: the step's first groups logged
+    whole (text, verdicts, advantages, lengths), None for every one."""
     groups, lo, n = sampled.groups, sampled.first_index, config.group_size
     rollouts = [r for g in groups for r in g.rollouts_N]
+    kept = len(groups) if keep_samples is None else max(0, min(len(groups), keep_samples - lo))
     return {
         "rewards": scored.rewards_GN,
         "components": scored.components,
-        "samples": [
-            {"task_id": g.prompt.task_id, "prompt": g.prompt_text,
-             "completions": [r.text for r in g.rollouts_N], "rewards": scored.rewards_GN[i]}
-            for i, g in enumerate(groups) if lo + i < keep_samples
-        ],
-        "verdicts": [
-            {"task_id": groups[j // n].prompt.task_id, "passed": v.passed, "status": v.status,
-             "reason": v.reason[:80]}
-            for j, v in enumerate(scored.verdicts) if lo * n + j < keep_samples * n
-        ],
+        **logged_rollouts(config, groups[:kept], scored.rewards_GN[:kept],
+                          scored.verdicts[: kept * n]),
         "lengths": [len(r.tokens) for r in rollouts],
         "truncated": sum(r.truncated for r in rollouts),
         "repetitive": sum(repetitive(r.tokens, r.text) for r in rollouts),

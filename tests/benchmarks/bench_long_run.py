@@ -70,11 +70,12 @@ class _RLSteps:
         return " ".join(self.rng.choices(WORDS, k=RESPONSE_TOKENS))
 
     def run(self, ctx) -> None:
-        from stages.rl.logged_step import rollout_events
+        from stages.rl.logged_step import logged_groups, rollout_events
         from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
 
         rng, config = self.rng, ctx.config
-        keep = config.pipeline.sample_rollouts
+        keep = logged_groups(config.pipeline.sample_rollouts)
+        keep = GROUPS if keep is None else min(keep, GROUPS)
         for step in range(ctx.state().step + 1, self.steps + 1):
             if self.stop_at is not None and step > self.stop_at:
                 raise _Orphaned  # the driver "dies": no lease row, state left in this stage
