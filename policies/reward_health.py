@@ -89,7 +89,7 @@ def _first_finding(
     spread = trailing_run(
         window, lambda m: _above(m, "zero_variance_frac", cfg.max_zero_variance_frac)
     )
-    if len(spread) >= k and (signal := verifier_signal(full, spread, cfg)):
+    if len(spread) >= k and (signal := verifier_signal(full, spread, cfg, falls_only=True)):
         value = spread[-1].metrics["zero_variance_frac"]
         return Finding("zero_variance", "zero_variance_frac", value, cfg.max_zero_variance_frac,
                        "up", spread, f"{value:.0%} of groups without reward variance "
@@ -148,12 +148,17 @@ def _act(
 
 
 def verifier_signal(
-    full: Sequence[MetricsRef], run: Sequence[MetricsRef], cfg: RewardHealthPolicyConfig
+    full: Sequence[MetricsRef],
+    run: Sequence[MetricsRef],
+    cfg: RewardHealthPolicyConfig,
+    falls_only: bool = False,
 ) -> str | None:
     """What on the verifier's side says `run`'s rewards (a suffix of the fold's whole window
     `full`) are the scorer's doing, or None. The verify rate is compared with the steps before the
     equal rewards began, across rollbacks: a scorer bug outlives a rollback, and the steps
-    after one must not become their own reference."""
+    after one must not become their own reference. `falls_only`: only a fall counts (most groups
+    without variance while the verify rate holds or rises is a sampler gone greedy: the entropy
+    policy's; every reward equal and the rate jumping to 1 is a scorer passing everything)."""
     for m in run:
         for rate in ERROR_RATES:
             value = m.metrics.get(rate)
@@ -166,7 +171,7 @@ def verifier_signal(
     if not before or not during:
         return None
     shift = sum(during) / len(during) - sum(before) / len(before)
-    if abs(shift) < cfg.max_verdict_shift:
+    if (-shift if falls_only else abs(shift)) < cfg.max_verdict_shift:
         return None
     return (
         f"the verify rate moved {shift:+.2f} from its mean over the {len(before)} steps before "
@@ -183,7 +188,8 @@ def claimed_until(
     if not cfg.enabled or not run:
         return 0
     equal = trailing_run(window, lambda m: _no_variance(m, cfg))
-    if equal and verifier_signal(state.metrics_window, equal, cfg):
+    falls_only = not all(_all_equal(m.metrics) for m in equal)
+    if equal and verifier_signal(state.metrics_window, equal, cfg, falls_only):
         return len(run)
     return 0
 

@@ -112,3 +112,21 @@ def test_disabled_reward_health_leaves_equal_rewards_to_the_entropy_policy(run) 
     decided = [d for s in range(13, 17) for d in run.step([_step(s, **ALL_ZERO)], config)]
     assert any(d.policy == "entropy" for d in decided)
     assert not any(d.policy == "reward_health" for d in decided)
+
+
+def test_most_groups_without_variance_as_the_verify_rate_falls_is_a_scorer_finding(run) -> None:
+    _healthy_until(run, 8)
+    zeroed = {"zero_variance_frac": 0.97, "verify_rate": 0.2}  # a scorer zeroing most answers
+    decided = [d for s in (9, 10, 11) for d in run.step([_step(s, **zeroed)])]
+    assert [(d.policy, d.trigger_metric) for d in decided] == [
+        ("reward_health", "zero_variance_frac")
+    ]
+
+
+def test_a_sampler_gone_greedy_is_the_entropy_policys_even_as_the_verify_rate_rises(run) -> None:
+    # The chaos run's temperature fault: groups lose variance and greedy answers score better.
+    _healthy_until(run, 8)
+    greedy = {"zero_variance_frac": 0.97, "verify_rate": 0.9}
+    decided = [d for s in (9, 10, 11) for d in run.step([_step(s, **greedy)])]
+    assert not any(d.policy == "reward_health" for d in decided)
+    assert any(d.policy == "entropy" and "temperature" in d.parameters for d in decided)
