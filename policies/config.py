@@ -315,6 +315,14 @@ class RewardHealthPolicyConfig(BaseModel):
         "by at least this much from the steps before, or any verification raised, failed or was "
         "an injection.",
     )
+    max_chance: float = Field(
+        1e-6,
+        gt=0,
+        lt=1,
+        description="Equal rewards are also a scorer's fault when every group of the run landing "
+        "without variance, at the zero-variance share of the steps before, had less than this "
+        "chance (what a weak model's rare passes all vanishing looks like).",
+    )
     max_zero_variance_frac: float = Field(
         0.95,
         gt=0,

@@ -16,7 +16,9 @@ rollback or reward-health decision) before it acts:
   show it: `inactive_rules` says so).
 
 A verifier-side signal: the verify rate moved by at least `max_verdict_shift` from its mean over
-the `reference_steps` steps before the run, or any verification raised (`verifier_error_rate`),
+the `reference_steps` steps before the run; for equal rewards also, every group of the run
+without variance being less likely than `max_chance` at the zero-variance share of those steps
+(a weak model's rare passes all vanishing); or any verification raised (`verifier_error_rate`),
 any judge call failed (`judge_error_rate`) or was an injection (`judge_injection_rate`). Those
 rates are the faults policy's and the judge's to act on: above the faults policy's ceiling it
 pauses first (it runs first, and a pause ends the evaluation); here they are only evidence.
@@ -42,7 +44,7 @@ POLICY = "reward_health"
 ERROR_RATES = ("verifier_error_rate", "judge_error_rate", "judge_injection_rate")
 # Each rule and the metrics it reads: a log without them cannot show the rule acting.
 RULE_INPUTS: dict[str, tuple[str, ...]] = {
-    "all_equal_rewards": ("reward_std",),
+    "all_equal_rewards": ("reward_std",),  # `scored_groups` sharpens it, where logged
     "zero_variance": ("zero_variance_frac",),
     "response_length": ("response_len",),
     "repetition": ("repetition_share",),
@@ -171,11 +173,35 @@ def verifier_signal(
     if not before or not during:
         return None
     shift = sum(during) / len(during) - sum(before) / len(before)
-    if (-shift if falls_only else abs(shift)) < cfg.max_verdict_shift:
+    if (-shift if falls_only else abs(shift)) >= cfg.max_verdict_shift:
+        return (
+            f"the verify rate moved {shift:+.2f} from its mean over the {len(before)} steps "
+            f"before (policies.reward_health.max_verdict_shift = {cfg.max_verdict_shift:g})"
+        )
+    if falls_only:
+        return None
+    return _improbable(full[max(0, start - cfg.reference_steps) : start], run, cfg)
+
+
+def _improbable(
+    before: Sequence[MetricsRef], run: Sequence[MetricsRef], cfg: RewardHealthPolicyConfig
+) -> str | None:
+    """Whether every group of `run` landing without variance is too unlikely to be the model's
+    doing: at most the zero-variance share of the steps `before` (an upper bound on how often a
+    group all fails, or all passes) to the power of the run's groups (`scored_groups`, logged
+    since issue 31)."""
+    shares = _values(before, "zero_variance_frac")
+    groups = _values(run, "scored_groups")
+    if not shares or len(groups) != len(run):
+        return None
+    share = sum(shares) / len(shares)
+    chance = share ** sum(groups)
+    if chance >= cfg.max_chance:
         return None
     return (
-        f"the verify rate moved {shift:+.2f} from its mean over the {len(before)} steps before "
-        f"(policies.reward_health.max_verdict_shift = {cfg.max_verdict_shift:g})"
+        f"all {sum(groups):.0f} groups of the run without variance, a {chance:.1g} chance at "
+        f"the {share:.0%} zero-variance share of the {len(shares)} steps before "
+        f"(policies.reward_health.max_chance = {cfg.max_chance:g})"
     )
 
 

@@ -101,6 +101,7 @@ def _reward_figures(config: GRPOConfig, scored_GN: np.ndarray, trained: int) -> 
         "reward_std": float(scored_GN.std()),
         "verify_rate": float((scored_GN >= config.verified_threshold).mean()),
         "zero_variance_frac": float(1.0 - varied.mean()),
+        "scored_groups": float(len(scored_GN)),
         "trained_groups": float(
             trained if config.dynamic_sampling
             else varied.sum() if config.drop_zero_variance_groups else len(scored_GN)

@@ -130,3 +130,27 @@ def test_a_sampler_gone_greedy_is_the_entropy_policys_even_as_the_verify_rate_ri
     decided = [d for s in (9, 10, 11) for d in run.step([_step(s, **greedy)])]
     assert not any(d.policy == "reward_health" for d in decided)
     assert any(d.policy == "entropy" and "temperature" in d.parameters for d in decided)
+
+
+def test_a_weak_models_rare_passes_all_vanishing_is_too_unlikely_to_be_the_model(run) -> None:
+    # Verify rate 0.15 -> 0: a shift under 0.25, but 3 steps of 32 groups all without variance
+    # at the 60% share of the steps before is a 0.6^96 chance.
+    weak = {"verify_rate": 0.15, "zero_variance_frac": 0.6, "scored_groups": 32.0}
+    _healthy_until(run, 8, **weak)
+    zeros = {**ALL_ZERO, "scored_groups": 32.0}
+    decided = [d for s in (9, 10, 11) for d in run.step([_step(s, **zeros)])]
+    assert [(d.policy, d.action) for d in decided] == [("reward_health", "pause")]
+    assert "all 96 groups of the run without variance, a 5e-22 chance" in decided[0].reason
+
+
+def test_a_model_that_nearly_solved_everything_solving_everything_is_no_such_signal(run) -> None:
+    strong = {"verify_rate": 0.95, "zero_variance_frac": 0.9, "scored_groups": 32.0}
+    _healthy_until(run, 8, **strong)
+    solved = {
+        "reward_std": 0.0,
+        "zero_variance_frac": 1.0,
+        "verify_rate": 1.0,
+        "scored_groups": 32.0,
+    }
+    decided = [d for s in (9, 10, 11) for d in run.step([_step(s, **solved)])]
+    assert not any(d.policy == "reward_health" for d in decided)  # 0.9^96: a 4e-5 chance
