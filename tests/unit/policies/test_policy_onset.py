@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from policies import kl, rollback
+from policies import entropy, kl, rollback
 from policies.config import PolicyConfig
 from policies.onset import change_point, locate
 
@@ -92,3 +92,18 @@ def test_a_slow_capability_slide_rolls_back_to_before_it_began(run) -> None:
     assert back.parameters["to_step"] < back.parameters["onset_step"]
     last_good = PolicyConfig.model_validate({"onset": {"target": "last_good"}})
     assert rollback.decide(run.state, run.stored[-1], last_good)[0].parameters["to_step"] == 60
+
+
+def test_an_entropy_slide_rolls_back_to_before_it_began(run) -> None:
+    rng = random.Random(3)
+    for step in range(1, 22):  # entropy ~1.0, then from step 11 falling 0.08 a step
+        slide = 0.08 * (step - 10) if step > 10 else 0.0
+        run.metrics(step, entropy=1.0 - slide + rng.gauss(0.0, 0.01))
+        if step % 5 == 0:
+            run.checkpoint(step)
+    back = entropy.decide(run.state, run.stored[-1], PolicyConfig())[0]
+    assert back.action == "rollback" and back.parameters["first_crossing_step"] == 19
+    onset = back.parameters["onset_step"]
+    assert abs(onset - 11) <= 1 and back.parameters["to_step"] < onset
+    last_good = PolicyConfig.model_validate({"onset": {"target": "last_good"}})
+    assert entropy.decide(run.state, run.stored[-1], last_good)[0].parameters["to_step"] == 15
