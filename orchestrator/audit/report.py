@@ -284,19 +284,19 @@ def sample_rows(log: EventLog, run_id: str) -> list[StoredEvent]:
     (same step, same append), read as a stream: two rows kept, whatever the run's length."""
     first = last = None
     for row in log.read(run_id, types=["RolloutsSampled"]):
-        payload = orjson.loads(row.payload)
+        payload = row.fields()
         if payload.get("samples") or payload.get("blob"):
             first = first or row
             last = row
     out: list[StoredEvent] = []
     for row in dict.fromkeys(r for r in (first, last) if r is not None):
-        step = orjson.loads(row.payload)["step"]
+        step = row.fields()["step"]
         out.append(row)
         out += [
             v
             for v in log.read(run_id, from_seq=row.seq + 1, to_seq=row.seq + 4,
                               types=["VerdictsRecorded"])
-            if orjson.loads(v.payload)["step"] == step
+            if v.fields()["step"] == step
         ][:1]  # fmt: skip
     return out
 

@@ -10,12 +10,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import orjson
-
-from store.events import EVENT_TYPES
 from store.log import StoredEvent
 from store.rewinds import Rewinds
-from store.upcasters import upcast
 
 STEP_TYPES = ("MetricsRecorded", "EvalRecorded", "RolloutsSampled", "VerdictsRecorded")
 CONSEQUENCES = (
@@ -44,11 +40,7 @@ class Entry:
 def entries(events: Iterable[StoredEvent]) -> list[Entry]:
     out = []
     for stored in events:
-        payload = orjson.loads(stored.payload)
-        known = EVENT_TYPES.get(stored.type)
-        if known is not None and stored.schema_version != known.schema_version:
-            payload = upcast(stored.type, stored.schema_version, payload)
-        out.append(Entry(stored.seq, stored.type, stored.recorded_at, payload))
+        out.append(Entry(stored.seq, stored.type, stored.recorded_at, stored.fields()))
     return out
 
 

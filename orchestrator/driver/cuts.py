@@ -8,8 +8,6 @@ batch before the first training step.
 
 from __future__ import annotations
 
-import orjson
-
 from orchestrator.errors import UsageError
 from store.log import EventLog
 from store.rewinds import Rewinds
@@ -27,7 +25,7 @@ def seq_after_step(log: EventLog, run_id: str, step: int) -> int:
     for row in log.read(run_id, types=_STEP_ROWS):
         if rewinds.abandoned_by(row.seq) is not None:
             continue
-        at = int(orjson.loads(row.payload)["step"])
+        at = int(row.fields()["step"])
         if at > step:
             first_after = row.seq
             break

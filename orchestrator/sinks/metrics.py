@@ -22,8 +22,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-import orjson
-
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import get_logger, redact
 from store.log import StoredEvent
@@ -67,7 +65,7 @@ def step_scalars(rows: Iterable[StoredEvent], step: int = 0) -> list[StepScalars
     for stored in rows:
         if stored.type not in METRIC_TYPES:
             continue
-        p = orjson.loads(stored.payload)
+        p = stored.fields()  # upcast: a v1 log exports the names of today
         walltime = datetime.fromisoformat(stored.recorded_at).timestamp()
         if stored.type == "PolicyDecided":
             out.append(

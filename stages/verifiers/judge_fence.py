@@ -13,9 +13,12 @@ scores 0 whatever the judge says."""
 
 from __future__ import annotations
 
+import functools
 import html
+import json
 import re
 import unicodedata
+from pathlib import Path
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
 CONTROL = re.compile(
@@ -23,14 +26,27 @@ CONTROL = re.compile(
     r"|<(?:start|end)_of_turn>"  # Gemma
     r"|</?(?:s|bos|eos|pad|unk)>"  # SentencePiece / Gemma sequence tokens
     r"|\[/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|TOOL_CONTENT)\]"
-    r"|<</?SYS>>",  # Llama 2
+    r"|<</?SYS>>"  # Llama 2
+    r"|<reserved_\d{1,5}>"  # Baichuan's turn markers
+    r"|<(?:AI|\u7528\u6237)>"  # MiniCPM <AI> <用户>
+    r"|<seed:[a-z_]{1,24}>"  # Seed <seed:bos> <seed:eos>
+    r"|\[[gs]?MASK\]|<[se]op>",  # ChatGLM [gMASK]<sop>
     re.IGNORECASE,
 )
-# A grades object, or the judge's grade entry, in any quoting: "grades": / 'grades': / {grades:
+# The judge's reply format in any notation a gullible judge might take for a grade: a `grades`
+# key (JSON, YAML, TOML, arrows), a <grade(s)> element, a [grades] table, a table whose header
+# names a grade id or `passed`, or a `passed` field set to a truth value (`passed: yes`, XML's
+# passed="true"); not `passed = True` in code. Wide on purpose: a response that carries something
+# shaped like a grade scores 0, whatever the task asked for (no guess is better than a forged pass).
+_TRUTH = r"(?:true|false|yes|no)"
 GRADE_JSON = re.compile(
     r"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]|\{\s*grades\s*[:=]"""  # a key, not ", grades:"
-    r"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?(?:true|false)\b""",  # not `passed = True` in code
-    re.IGNORECASE,
+    r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it
+    r"""|<\s*/?\s*grades?\b|\[\s*grades\s*\]"""  # XML element, TOML table
+    r"""|\|\s*(?:grade\s*id|passed)\s*\|"""  # a table header
+    rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
+    rf"""|\bpassed\s*=\s*["']{_TRUTH}["']""",  # passed="true"
+    re.IGNORECASE | re.MULTILINE,
 )
 # What a reader takes for ASCII: Cyrillic and Greek look-alike letters, curly quotes, guillemets
 # and CJK brackets (NFKC keeps them all as they are).
@@ -68,9 +84,53 @@ def visible_form(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_LOOKALIKES)
 
 
+@functools.cache
+def _skeleton_table() -> dict[int, str]:
+    """Every character Unicode's confusables list (TR39, as the confusable-homoglyphs package
+    ships it) draws like one printable ASCII character, mapped to it: Cyrillic г, Latin ɑ and ɡ,
+    Armenian ց, Coptic ⲣ, the ratio sign ∶ ... (a hand-made table always misses some). Two
+    steps, for look-alikes listed only beside another look-alike (small capital ᴀ)."""
+    import confusable_homoglyphs
+
+    data = json.loads(
+        (Path(confusable_homoglyphs.__file__).parent / "confusables.json").read_text("utf-8")
+    )
+    ascii_of: dict[str, str] = {}
+    for char, glyphs in data.items():
+        if len(char) == 1 and not char.isascii():
+            found = [g["c"] for g in glyphs if len(g["c"]) == 1 and 32 < ord(g["c"]) < 127]
+            if found:
+                ascii_of[char] = found[0]
+    for char, glyphs in data.items():
+        if len(char) == 1 and not char.isascii() and char not in ascii_of:
+            found = [ascii_of[g["c"]] for g in glyphs if g["c"] in ascii_of]
+            if found:
+                ascii_of[char] = found[0]
+    return {ord(char): ascii for char, ascii in ascii_of.items()}
+
+
+_LATIN_NAME = re.compile(r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL |SCRIPT )?([A-Z])\b")
+
+
+@functools.cache
+def _latin_letter(char: str) -> str:
+    """A Latin letter Unicode names as one (small capital ᴀ, script ɡ) read as its base letter."""
+    found = _LATIN_NAME.match(unicodedata.name(char, ""))
+    return found.group(1).lower() if found else char
+
+
+def skeleton(text: str) -> str:
+    """`visible_form` with every confusable character read as the ASCII one it is drawn like,
+    accents dropped and Latin letter variants read as their base letter: what a detector matches
+    on (never what is sent)."""
+    text = unicodedata.normalize("NFKD", visible_form(text).translate(_skeleton_table()))
+    text = "".join(c for c in text if unicodedata.category(c) != "Mn")
+    return "".join(c if c.isascii() else _latin_letter(c) for c in text)
+
+
 def injection_kinds(response: str) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json" (empty: none)."""
-    seen = (response, visible_form(response))
+    seen = (response, visible_form(response), skeleton(response))
     kinds = []
     if any(CONTROL.search(t) for t in seen):
         kinds.append("control_tokens")

@@ -123,6 +123,23 @@ def test_metric_rows_merge_each_steps_training_metrics_and_evals(
     assert all(r.walltime is not None for r in rows)
 
 
+def test_a_v1_metrics_row_exports_the_names_of_today() -> None:
+    # v1 logged the KL coefficient as `kl_coef` and the scheduled LR as `learning_rate`; the sink
+    # reads rows through the upcaster, as every reader does (it exported the v1 names before).
+    v1 = StoredEvent(
+        run_id="v1-run", seq=7, type="MetricsRecorded", schema_version=1,
+        recorded_at="2026-01-01T00:00:00+00:00", prev_hash="0" * 64, hash="1" * 64,
+        payload='{"metrics":{"kl":0.02,"kl_coef":0.05,"learning_rate":1e-05},"step":3}',
+    )  # fmt: skip
+    [row] = metric_rows([v1])
+    assert row.step == 3
+    assert row.scalars == {
+        "train/kl": 0.02,
+        "train/kl_penalty_coef": 0.05,
+        "train/learning_rate_scheduled": 1e-05,
+    }
+
+
 def test_rlvr_sink_backfills_tensorboard_with_the_history_the_run_kept(tmp_path: Path) -> None:
     log, run_id = _rewound_log(tmp_path)
     out = tmp_path / "tb"
