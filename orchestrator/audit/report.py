@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from orchestrator.audit.why_evidence import LogIndex, entries
 from store.blobs import BlobStore
 from store.log import EventLog, StoredEvent

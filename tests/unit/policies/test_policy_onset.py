@@ -107,3 +107,11 @@ def test_an_entropy_slide_rolls_back_to_before_it_began(run) -> None:
     assert abs(onset - 11) <= 1 and back.parameters["to_step"] < onset
     last_good = PolicyConfig.model_validate({"onset": {"target": "last_good"}})
     assert entropy.decide(run.state, run.stored[-1], last_good)[0].parameters["to_step"] == 15
+
+
+def test_config_explain_names_every_policy_whose_rollback_the_onset_target_moves() -> None:
+    from policies.settings import readers_of
+
+    assert readers_of("policies.onset.target") == [
+        f"the {name} policy" for name in ("rollback", "kl", "entropy", "reward_health")
+    ]
