@@ -63,15 +63,19 @@ class Onset:
         return {"onset_step": self.step, "first_crossing_step": self.crossing}
 
 
-def change_point(values: Sequence[float]) -> int | None:
+def change_point(values: Sequence[float], latest: int | None = None) -> int | None:
     """The index where the second segment begins: the split minimising the squared error of a flat
-    level before it plus a level or a (penalised) line after it; None with too few points."""
+    level before it plus a level or a (penalised) line after it; None with too few points.
+    `latest`: the index of the first crossing, the latest split allowed (the excursion had begun
+    by then, so a split there stands even with one point after it: a capability drop on the
+    latest eval)."""
     n = len(values)
-    if n < MIN_LEVEL + MIN_AFTER:
+    last = n - MIN_AFTER if latest is None else min(latest, n - 1)
+    if last < MIN_LEVEL:
         return None
     slope_cost = LINE_PENALTY * _noise_variance(values) * math.log(n)
     best: tuple[float, int] | None = None
-    for k in range(MIN_LEVEL, n - MIN_AFTER + 1):
+    for k in range(MIN_LEVEL, last + 1):
         after = values[k:]
         cost = _flat_cost(values[:k]) + min(_flat_cost(after), _line_cost(after) + slope_cost)
         if best is None or cost < best[0] - 1e-12:
@@ -109,7 +113,8 @@ def locate(
     """The onset of an excursion of `values` (one per step of `steps`, in order) that the policy's
     rule first saw at step `crossing`; `direction`: which way the excursion goes."""
     points = [(s, v) for s, v in zip(steps, values, strict=True) if v is not None]
-    at = change_point([v for _, v in points])
+    latest = next((i for i, (s, _) in enumerate(points) if s >= crossing), len(points) - 1)
+    at = change_point([v for _, v in points], latest)
     if at is None:
         return Onset(crossing, crossing, located=False)
     before = [v for _, v in points[:at]]
