@@ -77,7 +77,9 @@ def change_point(values: Sequence[float], latest: int | None = None) -> int | No
     best: tuple[float, int] | None = None
     for k in range(MIN_LEVEL, last + 1):
         after = values[k:]
-        cost = _flat_cost(values[:k]) + min(_flat_cost(after), _line_cost(after) + slope_cost)
+        # A line through two points fits them exactly, whatever they are: it needs three.
+        line = _line_cost(after) + slope_cost if len(after) >= 3 else math.inf
+        cost = _flat_cost(values[:k]) + min(_flat_cost(after), line)
         if best is None or cost < best[0] - 1e-12:
             best = (cost, k)
     return None if best is None else best[1]

@@ -117,11 +117,13 @@ def test_config_explain_names_every_policy_whose_rollback_the_onset_target_moves
     ]
 
 
-def test_a_sudden_drop_on_the_latest_eval_began_there_not_one_eval_earlier(run) -> None:
-    # The chaos run's poisoned capability: flat evals, then one collapsed eval. Its onset is the
-    # crossing itself; a split that needs two points after it would blame the eval before.
-    for step, score in ((5, 1.0), (10, 0.995), (15, 1.0), (20, 1.0), (25, 0.995), (30, 1.0),
-                        (35, 1.0), (40, 1.0)):  # fmt: skip
+@pytest.mark.parametrize("noise", [0.005, 0.0])
+def test_a_sudden_drop_on_the_latest_eval_began_there_not_one_eval_earlier(run, noise) -> None:
+    # The chaos run's poisoned capability: flat evals (there exactly 1.0), then one collapsed
+    # eval. Its onset is the crossing itself; a split that needs two points after it, or a
+    # line through two points (a perfect fit), would blame the eval before.
+    for step, score in ((5, 1.0), (10, 1 - noise), (15, 1.0), (20, 1.0), (25, 1 - noise),
+                        (30, 1.0), (35, 1.0), (40, 1.0)):  # fmt: skip
         run.checkpoint(step, reverse=score)
     run.checkpoint(45, reverse=0.085)
     back = rollback.decide(run.state, run.stored[-1], PolicyConfig())[0]
