@@ -12,11 +12,12 @@ rollback) by one rule:
 
 A sudden shift is then found at its first step (a level fits it), a slow drift where it leaves the
 flat level rather than half-way up the ramp (the line fits it; a level after a split in the middle
-of a ramp fits worse). The onset only
-counts when the line ends on the excursion's side of the level; otherwise (too few points, a shift
-the other way) the first crossing stands. The rollback then goes to the last retained checkpoint
-saved before min(onset, first crossing) (`policies.onset.target = "onset"`), or, with
-`"last_good"`, before the first crossing as each policy always did.
+of a ramp fits worse). A line needs three points (through two it fits anything), and the split
+falls at the first crossing at the latest. The onset only counts when the second segment ends on
+the excursion's side of the level; otherwise (too few points, a shift the other way) the first
+crossing stands. The rollback then goes to the last retained checkpoint saved before
+min(onset, first crossing) (`policies.onset.target = "onset"`), or, with `"last_good"`, before the
+first crossing as each policy always did.
 """
 
 from __future__ import annotations
