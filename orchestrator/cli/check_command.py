@@ -140,7 +140,9 @@ def check(
         return
     family = input_family(verifier) if verifier else None
     if family is None or file is None:
-        if verifier is None or family is None:
+        if verifier is None:  # optional only beside --adversary (which reads the file's family)
+            typer.echo("error: Missing option '--verifier' (or give --adversary FILE)", err=True)
+        elif family is None:
             typer.echo(
                 f"error: --verifier must be one of {', '.join(verifier_kinds())} "
                 f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
