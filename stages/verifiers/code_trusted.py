@@ -73,7 +73,10 @@ def _bits(x: Any) -> int:
 def _pow(a: Any, b: Any, mod: Any = None) -> Any:
     if mod is not None:
         return builtins.pow(a, b, mod)
-    if _int_arg(b) and abs(b) * max(_bits(a) - 1, 0) > _MAX_POW_BITS:
+    exponent = b  # 3 ** Fraction(10**8) is an int power, 3 ** 1e8 a float one
+    if isinstance(b, fractions.Fraction) and b.denominator == 1:
+        exponent = b.numerator
+    if _int_arg(exponent) and abs(exponent) * max(_bits(a) - 1, 0) > _MAX_POW_BITS:
         raise Refused("a power past the size limit")
     return a**b
 
@@ -380,5 +383,7 @@ def evaluate(expr: ast.expr, values: list[Any], modules: dict[str, Any]) -> bool
     code = compile(ast.Expression(expr), "<test>", "eval")
     try:
         return bool(eval(code, namespace))  # noqa: S307 - the task's own test over plain data
+    except (MemoryError, RecursionError):
+        raise  # out of bounds: the caller (code_scoring's worker) says the task is unverifiable
     except Exception:  # a wrong type, a refused size or a candidate error value: the assert fails
         return False

@@ -10,24 +10,23 @@ candidate never saw. The reward is the fraction of test units passed; `passed` n
 
 from __future__ import annotations
 
-import decimal
-import fractions
 import json
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S
 from stages.verifiers.code_tests import (
     MissingEntryPoint,
     TestPlan,
     UnsupportedTests,
-    evaluate,
     plan,
     program_names,
 )
-from stages.verifiers.code_trusted import MAX_SIZE
+from stages.verifiers.code_values import CandidateError, decode
 from stages.verifiers.config import CodeVerifierConfig
+from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
 
@@ -133,125 +132,6 @@ _main()
 """
 
 
-class CandidateError:
-    """A candidate call that raised or returned something not plain data: fails every assert."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"<error {self.message[:60]}>"
-
-
-class ProgramFunction:
-    """A function or class of the program, named by the tests: callable, never called out here."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{self.name} runs only in the sandbox")
-
-    def __repr__(self) -> str:
-        return f"<program function {self.name}>"
-
-
-class _Replay:
-    """The values a candidate's generator yielded; reading past those sent fails the assert."""
-
-    def __init__(self, items: list[Any], more: bool) -> None:
-        self.items, self.more, self.next = items, more, 0
-
-    def __iter__(self) -> _Replay:
-        return self
-
-    def __next__(self) -> Any:
-        if self.next < len(self.items):
-            self.next += 1
-            return self.items[self.next - 1]
-        if self.more:
-            raise ValueError("read past the generator values sent back")
-        raise StopIteration
-
-
-_SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
-_MAX_HEX = 250_000  # hex digits of a returned int (a million bits); more is refused
-_NUMPY_DTYPES = frozenset(
-    [
-        "bool",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "float16",
-        "float32",
-        "float64",
-        "complex64",
-        "complex128",
-    ]
-)
-
-
-def decode(obj: Any) -> Any:
-    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed).
-    Nothing from the sandbox is unpickled or evaluated."""
-    if obj is None or isinstance(obj, (bool, str)):
-        return obj
-    if type(obj) is int:  # JSON's own integers (small ones)
-        return obj
-    if not isinstance(obj, dict) or len(obj) not in (1, 2):
-        raise ValueError(f"malformed value {str(obj)[:60]}")
-    tag, raw = next(iter(obj.items()))
-    if tag == "it" and isinstance(raw, list):
-        return _Replay([decode(x) for x in raw], bool(obj.get("more")))
-    if len(obj) != 1:
-        raise ValueError(f"malformed value {str(obj)[:60]}")
-    if tag == "e":
-        return CandidateError(str(raw)[:200])
-    if tag == "fn":
-        return ProgramFunction(str(raw)[:100])
-    if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
-        return int(raw, 16)
-    if tag == "f":
-        return float(str(raw))
-    if tag == "c":
-        return complex(float(raw[0]), float(raw[1]))
-    if tag in ("b", "ba"):
-        return (bytes if tag == "b" else bytearray).fromhex(str(raw))
-    if tag in _SEQUENCES and isinstance(raw, list):
-        return _SEQUENCES[tag](decode(x) for x in raw)
-    if tag == "d" and isinstance(raw, list):
-        return {decode(k): decode(v) for k, v in raw}
-    if tag in ("dk", "dv", "di") and isinstance(raw, list):
-        items = [decode(x) for x in raw]
-        if tag == "dk":
-            return dict.fromkeys(items).keys()
-        return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
-    if tag == "r" and isinstance(raw, list) and len(raw) == 3:
-        value = range(*(int(str(x)[:41], 16) for x in raw))
-        if max(len(str(x)) for x in raw) > 40 or len(value) > MAX_SIZE:  # sum() would never end
-            raise ValueError("a returned range past the size limit")
-        return value
-    if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
-        parts = [str(x) for x in raw]
-        if max(len(x) for x in parts) <= _MAX_HEX // 10:  # gcd is quadratic: smaller parts
-            return fractions.Fraction(int(parts[0], 16), int(parts[1], 16))
-    if tag == "dec" and isinstance(raw, str) and len(raw) < 10_000:
-        value = decimal.Decimal(raw)
-        if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
-            return value
-    if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
-        import numpy as np
-
-        dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
-        return np.array(decode(raw[1]), dtype=dtype)
-    raise ValueError(f"malformed value tag {tag!r} (or a value past the size limits)")
-
-
 def extract_code(response: str) -> str:
     """The last fenced Python block, or the whole response when it has none."""
     blocks = _FENCE.findall(response)
@@ -275,6 +155,13 @@ class CodeVerifier:
             ),
             mode=self.config.sandbox,
         )
+        # The expected values and comparisons are evaluated in a worker process of their own, under
+        # a wall-clock and a memory limit (`code_scoring`): the tests are hostile data too.
+        self.trusted = HardTimeoutPool("stages.verifiers.code_scoring:score_job", workers=1)
+        self.trusted_timeout_s = TRUSTED_TIMEOUT_S
+
+    def close(self) -> None:
+        self.trusted.close()
 
     def verify(self, response: str, reference: CodeReference | str) -> Verdict:
         return _storable(self._verify(response, reference))
@@ -330,23 +217,41 @@ class CodeVerifier:
                 raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:
             return fail("failed", f"malformed values from the program: {str(e)[:200]}", **details)
-        return self._score(test_plan, values, details)
+        job = (tests, sorted(names or ()), report["values"])
+        return self._score(test_plan, job, values, details)
 
-    @staticmethod
-    def _score(test_plan: TestPlan, values: list[Any], details: dict[str, Any]) -> Verdict:
+    def _trusted_failures(self, job: tuple[str, list[str], list[Any]]) -> list[int] | str:
+        """Each unit's first failed assert (-1: none), from the trusted worker (the job is the tests,
+        the program's names and its values as the sandbox tagged them: plain JSON data); a string
+        says why the tests cannot be checked."""
+        try:
+            [(status, result)] = self.trusted.run([job], self.trusted_timeout_s)
+        except (RecursionError, ValueError, TypeError) as e:  # values too deep or odd to send
+            return f"values the program returned cannot be compared: {type(e).__name__}"
+        if status == "timeout":
+            return f"unverifiable task: the tests' trusted part ran past {self.trusted_timeout_s} s"
+        if status == "error":
+            return f"unverifiable task: the trusted evaluator failed ({str(result)[:200]})"
+        kind, found = result
+        return found if kind == "scored" else f"unverifiable task: {str(found)[:300]}"
+
+    def _score(self, test_plan: TestPlan, job: tuple[str, list[str], list[Any]], values: list[Any],
+               details: dict[str, Any]) -> Verdict:  # fmt: skip
+        failures = self._trusted_failures(job)
+        if isinstance(failures, str):
+            status = "parse_error" if failures.startswith("unverifiable") else "failed"
+            return fail(status, failures, **details)
         failed = []
-        for unit in test_plan.units:
-            for expr in unit.asserts:
-                used = [values[int(n.id[2:])] for n in _placeholders(expr)]
-                errors = [v.message for v in used if isinstance(v, CandidateError)]
-                if errors or not evaluate(expr, values, test_plan.modules):
-                    first = _placeholders(expr)[:1]
-                    got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
-                                  f"{_short_repr(values[int(n.id[2:])])})" for n in first)  # fmt: skip
-                    failed.append(
-                        f"{unit.name}: " + (errors[0] if errors else "assert failed" + got)
-                    )
-                    break
+        for unit, k in zip(test_plan.units, failures, strict=True):
+            if k < 0:
+                continue
+            expr = unit.asserts[k]
+            used = [values[int(n.id[2:])] for n in _placeholders(expr)]
+            errors = [v.message for v in used if isinstance(v, CandidateError)]
+            first = _placeholders(expr)[:1]
+            got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
+                          f"{_short_repr(values[int(n.id[2:])])})" for n in first)  # fmt: skip
+            failed.append(f"{unit.name}: " + (errors[0] if errors else "assert failed" + got))
         units = len(test_plan.units)
         details["failed_tests"] = failed
         if failed:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from stages.verifiers.math_context import strip_filler
+from stages.verifiers.math_context import sentence_start, strip_filler
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -22,12 +22,41 @@ WINDOW = 300  # characters of context read on each side
 # that is someone else's or a false one ("Bob's answer is", "the textbook says", "a tempting but
 # false answer is").
 _DOUBT = re.compile(
-    r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|likely|unlikely|guess|guessing|guessed"
-    r"|wrong|wrongly|mistaken|mistakenly|mistake|incorrect|incorrectly|erroneous|erroneously"
-    r"|uncertain|unsure|doubt|doubtful|estimate|estimated|seems?|nope|nah|hmm|wait|oops|false"
-    r"|bogus|invalid|tempting|trap|distractor|naive|naively|claims|claimed|thinks|believes"
-    r"|believed|says|said|suggests|suggested|wrote|proposed|supposedly|allegedly|hypothetically"
-    r"|pretend)(?![\w'])|\?|\w's\s+(?:\w+\s+)?(?:answer|guess|claim)"
+    r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|probable|likely|unlikely|guess|guessing"
+    r"|guessed|guesstimate|wrong|wrongly|mistaken|mistakenly|mistake|incorrect|incorrectly"
+    r"|erroneous|erroneously|uncertain|uncertainty|unsure|doubt|doubtful|estimate|estimated"
+    r"|estimation|seems?|seemingly|nope|nah|hmm|wait|oops|false|bogus|invalid|tempting|trap"
+    r"|distractor|naive|naively|claims|claimed|thinks|believes|believed|says|said|suggests"
+    r"|suggested|wrote|proposed|supposedly|allegedly|hypothetically|pretend|confidence|confident"
+    r"|tentative|tentatively|presumably|conceivably|plausibly|hunch|gut|instinct"
+    r"|intuition|intuitively|ballpark|offhand|roughly|approximately|approx|nearly|almost|circa"
+    r"|unchecked|unverified|unconfirmed|provisional|provisionally|speculative|speculate"
+    r"|blind|blindly|reckon|suspect|bet|wager|gamble|luck|hopefully|dunno|idk|eyeball"
+    r"|eyeballing|eyeballed|rough|vermutlich|vielleicht|wahrscheinlich|ungefähr|etwa|geschätzt"
+    r"|probablement|environ|quizás|quizá|probablemente|aproximadamente|supongo|forse"
+    r"|probabilmente|talvez|provavelmente)(?![\w'])"
+    # "It could be \\boxed{36}" (never "the most points that could be in the domain is 19")
+    r"|(?<![\w'])(?:might|could|may)\s+(?:well\s+|also\s+)?(?:be|equal)[\s$:]*\Z"
+    r"|(?<![\w'])(?:i|we)\s+(?:think|believe|feel|suppose|imagine|bet)(?![\w'])"
+    r"|(?<![\w'])(?:i'?d|i\s+would|we'?d)\s+say(?![\w'])|(?<![\w'])without\s+(?:\w+\s+)?"
+    r"(?:checking|verifying|verification|proof|certainty|calculating|computing|working)"
+    r"|-ish(?![\w'])|(?<![\w'])(?:at\s+a\s+glance|more\s+or\s+less|give\s+or\s+take|or\s+so"
+    r"|top\s+of\s+my\s+head|no\s+idea|who\s+knows|hard\s+to\s+(?:say|tell)|shot\s+in\s+the\s+dark"
+    r"|not\s+(?:certain|confident|positive|checked|verified)|может\s+быть|peut-être|tal\s+vez"
+    r"|je\s+(?:pense|crois)|à\s+peu\s+près|más\s+o\s+menos)(?![\w'])|\?|\w's\s+(?:\w+\s+)?(?:answer|guess|claim)"
+    r"|大概|大约|也许|可能|估计|不确定|应该是|たぶん|多分|おそらく|かもしれ|だいたい|約"
+    r"|наверное|возможно|примерно|около|вероятно|кажется|我猜|我觉得|应该"
+)
+# The sentence before the answer's may hedge it too ("I'm not sure. \\boxed{36}"): personal doubt
+# only, since reasoning words there ("approximately 7.777", "almost as far") are the working.
+_PERSONAL_DOUBT = re.compile(
+    r"(?i)(?<![\w'])(?:sure|unsure|uncertain|uncertainty|maybe|perhaps|probably|possibly|guess"
+    r"|guessing|guessed|guesstimate|confidence|confident|tentative|tentatively|hunch|dunno|idk"
+    r"|hopefully|luck|no\s+idea|who\s+knows|hard\s+to\s+(?:say|tell)|shot\s+in\s+the\s+dark"
+    r"|top\s+of\s+my\s+head|(?:i|we)\s+(?:think|believe|suppose|bet)|without\s+(?:\w+\s+)?"
+    r"(?:checking|verifying|verification)|vielleicht|vermutlich|wahrscheinlich|quizás|quizá"
+    r"|probablemente|peut-être|probablement|forse|talvez|может\s+быть)(?![\w'])"
+    r"|大概|也许|可能|不确定|我猜|たぶん|多分|おそらく|かもしれ|наверное|возможно|вероятно"
 )
 # Negations and conditions in the answer's clause ("It is not 5", "If x = 2, then").
 _NEGATION = re.compile(
@@ -108,11 +137,30 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
     return f"{token[:30]!r} right before the answer"
 
 
+def doubt_before(body: str, start: int) -> str | None:
+    """A doubt in the answer's sentence up to `start`, or in the sentence before it ("I'm not sure.
+    \\boxed{36}", "Hard to say. \\boxed{36}"); a question mark there is a question the reasoning
+    asked itself, not doubt."""
+    own = sentence_start(body, start)
+    cue = doubt_problem(body[own:start])
+    if cue:
+        return cue
+    before = len(body[:own].rstrip())
+    if before == 0:
+        return None
+    previous = body[sentence_start(body, before - 1) : before].replace("?", " ")
+    doubt = _PERSONAL_DOUBT.search(unify(previous)) or _PERSONAL_DOUBT.search(previous)
+    return f"{doubt.group()!r} in the sentence before the answer" if doubt else None
+
+
 def doubt_problem(prefix: str) -> str | None:
     """A doubt anywhere in the sentence before the answer, or a negation in its clause."""
     sentence = unify(prefix[-WINDOW:])
-    doubt = _DOUBT.search(sentence) or (
-        None if sentence.isascii() else _OTHER_LANGUAGE_CUE.search(sentence)
+    # unify maps look-alike letters to Latin ones, so words of other scripts are read as written
+    doubt = (
+        _DOUBT.search(sentence)
+        or _DOUBT.search(prefix[-WINDOW:])
+        or (None if sentence.isascii() else _OTHER_LANGUAGE_CUE.search(sentence))
     )
     if doubt:
         return f"{doubt.group()!r} before the answer"

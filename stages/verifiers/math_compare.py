@@ -154,7 +154,28 @@ def comparable_pair(
     return _plain(answer), _plain(ref)
 
 
+def _abs_intervals(node: Node) -> list[Node] | None:
+    """a <= |x| <= b (0 < a <= b, rational bounds) is [-b, -a] and [a, b]; None for any other
+    relation (what is not read exactly is not rewritten)."""
+    if node[0] != "rel" or len(node[1]) != 3 or any(op not in ("<", "<=") for op in node[2]):
+        return None
+    low, middle, high = node[1]
+    if middle[0] != "func" or middle[1] != "abs" or not _only_symbols(middle[2]):
+        return None
+    lo, hi = eval_rational(low), eval_rational(high)
+    if lo is None or hi is None or not 0 < lo <= hi:
+        return None
+    left, right = _flag(node[2][0] == "<="), _flag(node[2][1] == "<=")
+    return [
+        ("tuple", [right, ("neg", high), ("neg", low), left]),
+        ("tuple", [left, low, high, right]),
+    ]
+
+
 def _as_set_of_intervals(node: Node) -> Node | None:
+    halves = _abs_intervals(node)
+    if halves is not None:
+        return ("set", halves)
     parts = node[1] if node[0] == "union" else [node]
     out = []
     for part in parts:

@@ -23,7 +23,7 @@ NUMBER_WORDS = re.compile(
     r")(?![\w])"
 )
 # Values in text: digit runs, LaTeX that makes a value, and their unicode forms.
-_VALUE = re.compile(r"\d+|\\(?:boxed|fbox|frac|dfrac|tfrac|sqrt|pi|infty)(?![a-zA-Z])|[π√∞]")
+_VALUE = re.compile(r"\d+|\\(?:[a-zA-Z]*box|frac|dfrac|tfrac|sqrt|pi|infty)(?![a-zA-Z])|[π√∞]")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Closing formulae that state nothing: the only sentences allowed after a final answer.
 FILLER = re.compile(

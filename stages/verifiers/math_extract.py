@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stages.verifiers.math_commit import WINDOW, doubt_problem, left_context_problem, tail_problem
+from stages.verifiers.math_commit import WINDOW, doubt_before, left_context_problem, tail_problem
 from stages.verifiers.math_context import (
     has_value,
     sentence_end,
@@ -156,7 +156,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         spans = boxed_spans(inner)
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
             continue  # "The answer is $\boxed{5}$.": the box is the final
-        cue = doubt_problem(body[sentence_start(body, m.start()) : m.end()])
+        cue = doubt_before(body, m.end())
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
@@ -167,7 +167,7 @@ def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | No
     prefix = body[sentence_start(body, final.start) : final.start]
     listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
     return (
-        doubt_problem(prefix)
+        doubt_before(body, final.start)
         or left_context_problem(prefix, listed)
         or _false_equation(prefix, final.text)
     )

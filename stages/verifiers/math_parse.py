@@ -14,56 +14,28 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any
 
-Node = tuple[Any, ...]
+from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: public here too
+    MAX_DEPTH,
+    MathParseError,
+    Node,
+    Step,
+    check_depth,
+    drive,
+    has_text,
+)
+
 # "braces" is {1, 3} without backslashes: ordered against a tuple, unordered against a set or list
 COLLECTIONS = ("tuple", "set", "list", "braces")
 UNORDERED = ("set", "list")
 
 
-class MathParseError(ValueError):
-    """The text is not in the safe answer grammar."""
-
-
 # English words of two letters are words, not products of two symbols ("so", "is" in an answer are
 # extra words); other pairs of letters are ("xy" is x*y).
 _TWO_LETTER_WORDS = frozenset(
-    [
-        "am",
-        "an",
-        "as",
-        "at",
-        "be",
-        "by",
-        "do",
-        "go",
-        "he",
-        "if",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "no",
-        "of",
-        "on",
-        "or",
-        "so",
-        "to",
-        "up",
-        "us",
-        "we",
-        "ok",
-        "oh",
-        "ah",
-        "eh",
-        "hm",
-        "ie",
-        "eg",
-        "vs",
-    ]
-)
+    ("am", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no",
+     "of", "on", "or", "so", "to", "up", "us", "we", "ok", "oh", "ah", "eh", "hm", "ie", "eg", "vs")
+)  # fmt: skip
 FUNCS = {"sqrt", "sin", "cos", "tan", "sec", "csc", "cot", "log", "ln", "exp"}
 # LaTeX spacing and sizing commands that carry no meaning for the value.
 _TOKEN = re.compile(
@@ -75,10 +47,6 @@ _TOKEN = re.compile(
     r")"
 )
 MAX_SCI_EXPONENT = 400
-# Nesting (brackets, signs, powers, \\frac arguments) beyond this is refused: each level costs about
-# a dozen Python frames here and in every walk over the tree, so the bound keeps them all far from
-# the interpreter's recursion limit whatever the input.
-MAX_DEPTH = 48
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
@@ -108,15 +76,11 @@ def _number(text: str) -> Node:
 
 
 class _Parser:
+    """Recursive descent written as generators (`math_tree.drive`): `node = yield self.rule()` is a call."""
+
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
         self.toks = tokens
         self.i = 0
-        self.depth = 0
-
-    def _enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise MathParseError(f"nested deeper than {MAX_DEPTH} levels")
 
     def peek(self) -> tuple[str, str] | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -134,48 +98,48 @@ class _Parser:
         i = self.i  # the hottest call of the parser: no peek()
         return i < len(self.toks) and self.toks[i][1] in values
 
-    def top(self) -> Node:
+    def top(self) -> Step:
         """Items separated by commas; semicolons separate groups of them ("p=5,q=2;p=7,q=2" is
         two solutions, each a labelled pair)."""
-        groups = [self.items()]
+        groups = [(yield self.items())]
         while self.at(";"):
             self.take()
             if self.peek() is None or self.at(")", "]", "}", "\\}"):
                 break  # a trailing separator
-            groups.append(self.items())
+            groups.append((yield self.items()))
         if len(groups) == 1:
             return groups[0]
         return ("list", [("tuple", g[1]) if g[0] == "list" else g for g in groups])
 
-    def items(self) -> Node:
-        items = [self.item()]
+    def items(self) -> Step:
+        items = [(yield self.item())]
         while self.at(","):
             self.take()
             if self.peek() is None or self.at(")", "]", "}", "\\}", ";"):
                 break  # a trailing separator
-            items.append(self.item())
+            items.append((yield self.item()))
         return items[0] if len(items) == 1 else ("list", items)
 
-    def item(self) -> Node:
+    def item(self) -> Step:
         if self.at("\\pm"):  # "\pm 2021" is the set {2021, -2021}
             self.take()
-            x = self.union()
+            x = yield self.union()
             return ("set", [x, ("neg", x)])
-        sides, ops = [self.union()], []
+        sides, ops = [(yield self.union())], []
         while self.at("=", "<", ">", "<=", ">=", "!=", "\\in"):
             op = self.take()[1]
             if op == "\\in":  # "x \in [0, 1)": the answer is the set
-                return self.union()
+                return (yield self.union())
             ops.append(op)
             if self.at("\\pm"):  # "x = \pm 7" is the set {7, -7}
                 self.take()
-                x = self.union()
+                x = yield self.union()
                 sides.append(("set", [x, ("neg", x)]))
                 continue
-            sides.append(self.union())
+            sides.append((yield self.union()))
         if self.at("\\pm"):  # "1 \pm \sqrt{19}"
             self.take()
-            d = self.union()
+            d = yield self.union()
             base = sides.pop()
             sides.append(("set", [("add", [base, d]), ("add", [base, ("neg", d)])]))
         if not ops:
@@ -184,46 +148,42 @@ class _Parser:
             return ("eq", sides)
         return ("rel", sides, ops)
 
-    def union(self) -> Node:
-        parts = [self.ratio()]
+    def union(self) -> Step:
+        parts = [(yield self.ratio())]
         while self.at("\\cup"):
             self.take()
-            parts.append(self.ratio())
+            parts.append((yield self.ratio()))
         return parts[0] if len(parts) == 1 else ("union", parts)
 
-    def ratio(self) -> Node:
-        parts = [self.expr()]
+    def ratio(self) -> Step:
+        parts = [(yield self.expr())]
         while self.at(":"):  # "7:32", "12:00": compared term by term
             self.take()
-            parts.append(self.expr())
+            parts.append((yield self.expr()))
         return parts[0] if len(parts) == 1 else ("ratio", parts)
 
-    def expr(self) -> Node:
-        terms = [self.term()]
+    def expr(self) -> Step:
+        terms = [(yield self.term())]
         while self.at("+", "-"):
             op = self.take()[1]
-            t = self.term()
+            t = yield self.term()
             terms.append(t if op == "+" else ("neg", t))
         return terms[0] if len(terms) == 1 else ("add", terms)
 
-    def term(self) -> Node:
+    def term(self) -> Step:
         # Products are kept flat ("2x\\pi" is one mul of three factors); each division nests the
-        # product before it, so a chain of them counts towards the depth bound.
-        factors = [self.unary()]
-        divisions = 0
+        # product before it (a chain of them is as deep as it is long: `check_depth`).
+        factors = [(yield self.unary())]
         while True:
             if self.at("*"):
                 self.take()
-                factors.append(self.unary())
+                factors.append((yield self.unary()))
             elif self.at("/"):
                 self.take()
-                divisions += 1
-                if divisions > MAX_DEPTH:
-                    raise MathParseError(f"more than {MAX_DEPTH} divisions in a row")
                 node = factors[0] if len(factors) == 1 else ("mul", factors)
-                factors = [("div", node, self.unary())]
+                factors = [("div", node, (yield self.unary()))]
             elif self._starts_implicit_factor():
-                factors.append(self.power())
+                factors.append((yield self.power()))
             else:
                 return factors[0] if len(factors) == 1 else ("mul", factors)
 
@@ -237,43 +197,39 @@ class _Parser:
             return False
         return kind in ("word", "cmd") or value == "("
 
-    def unary(self) -> Node:
-        self._enter()
-        try:
-            if self.at("-"):
-                self.take()
-                return ("neg", self.unary())
-            if self.at("+"):
-                self.take()
-                return self.unary()
-            return self.power()
-        finally:
-            self.depth -= 1
+    def unary(self) -> Step:
+        negations = 0  # "- - -5": a run of signs is read in a loop
+        while self.at("-", "+"):
+            negations += self.take()[1] == "-"
+        node = yield self.power()
+        for _ in range(negations):
+            node = ("neg", node)
+        return node
 
-    def power(self) -> Node:
-        base = self.postfix()
+    def power(self) -> Step:
+        base = yield self.postfix()
         if self.at("^", "**"):
             self.take()
-            exponent = self.braced() if self.at("{") else self.unary()
+            exponent = (yield self.braced()) if self.at("{") else (yield self.unary())
             return ("pow", base, exponent)
         return base
 
-    def postfix(self) -> Node:
-        node = self.primary()
+    def postfix(self) -> Step:
+        node = yield self.primary()
         if self.at("%"):
             self.take()
             node = ("pct", node)
         return node
 
-    def braced(self) -> Node:
+    def braced(self) -> Step:
         self.take("{")
-        node = self.top()
+        node = yield self.top()
         self.take("}")
         return ("braces", node[1]) if node[0] == "list" else node
 
-    def group(self, opener: str, closer: str, kind: str) -> Node:
+    def group(self, opener: str, closer: str, kind: str) -> Step:
         self.take(opener)
-        node = self.top()
+        node = yield self.top()
         pair = kind in ("paren", "tuple") and node[0] == "list" and len(node[1]) == 2
         if pair and self.at(")", "]"):
             # (a, b], [a, b), [a, b]: intervals; (a, b) stays a pair and compares as open
@@ -286,7 +242,7 @@ class _Parser:
             return (kind if kind != "paren" else "tuple", node[1])
         return ("set", [node]) if kind == "set" else node
 
-    def matrix(self) -> Node:
+    def matrix(self) -> Step:
         self.take("{")
         env = self.take()[1]
         self.take("}")
@@ -302,7 +258,7 @@ class _Parser:
                 self.take()
                 rows.append([])
             else:
-                rows[-1].append(self.expr())
+                rows[-1].append((yield self.expr()))
         self.take("\\end")
         self.take("{")
         if self.take()[1] != env:
@@ -313,7 +269,7 @@ class _Parser:
             raise MathParseError("ragged or empty matrix")
         return ("matrix", [("tuple", r) for r in rows])
 
-    def primary(self) -> Node:
+    def primary(self) -> Step:
         tok = self.peek()
         if tok is None:
             raise MathParseError("unexpected end of answer")
@@ -322,28 +278,28 @@ class _Parser:
             self.take()
             return _number(value)
         if value == "(":
-            return self.group("(", ")", "paren")
+            return (yield self.group("(", ")", "paren"))
         if value == "[":
-            return self.group("[", "]", "tuple")
+            return (yield self.group("[", "]", "tuple"))
         if value == "{":
-            return self.braced()
+            return (yield self.braced())
         if value == "\\{":
-            return self.group("\\{", "\\}", "set")
+            return (yield self.group("\\{", "\\}", "set"))
         if value == "|":  # |z|
             self.take()
-            inner = self.expr()
+            inner = yield self.expr()
             self.take("|")
             return ("func", "abs", inner)
         if kind == "cmd":
-            return self.command()
+            return (yield self.command())
         if kind == "word":
-            return self.word()
+            return (yield self.word())
         raise MathParseError(f"unexpected {value!r}")
 
-    def latex_arg(self) -> Node:
+    def latex_arg(self) -> Step:
         # \frac12 is legal LaTeX: an unbraced argument is one character.
         if self.at("{"):
-            return self.braced()
+            return (yield self.braced())
         kind, value = self.take()
         if kind in ("num", "word") and len(value) > 1:
             # "\frac12": the argument is the first character; the rest stays the next token
@@ -358,34 +314,30 @@ class _Parser:
             return ("sym", value[0])
         if kind == "cmd":
             self.i -= 1
-            return self.command()
+            return (yield self.command())
         raise MathParseError(f"bad LaTeX argument {value!r}")
 
-    def command(self) -> Node:
-        self._enter()
-        try:
-            return self._command()
-        finally:
-            self.depth -= 1
-
-    def _command(self) -> Node:
+    def command(self) -> Step:
         _, name = self.take()
         if name == "\\frac":
-            num = self.latex_arg()
-            return ("div", num, self.latex_arg())
+            num = yield self.latex_arg()
+            return ("div", num, (yield self.latex_arg()))
         if name == "\\sqrt":
             index: Node = ("num", Fraction(2), "2")
             if self.at("["):
                 self.take("[")
-                index = self.expr()
+                index = yield self.expr()
                 self.take("]")
             # "\\sqrt(x+1)", as "√(x+1)" reads after unicode normalisation
-            arg = self.group("(", ")", "paren") if self.at("(") else self.latex_arg()
+            if self.at("("):
+                arg = yield self.group("(", ")", "paren")
+            else:
+                arg = yield self.latex_arg()
             return ("root", arg, index)
         if name == "\\pi":
             return ("const", "pi")
         if name == "\\begin":
-            return self.matrix()
+            return (yield self.matrix())
         if name == "\\text":  # a text answer kept whole by normalise: \text{Even}
             self.take("{")
             words = []
@@ -394,19 +346,25 @@ class _Parser:
             self.take("}")
             return ("text", " ".join(words).lower())
         if name[1:] in FUNCS:
-            exponent = None
-            if self.at("^"):  # \tan^2(y) is (\tan y)^2
-                self.take()
-                exponent = self.braced() if self.at("{") else self.latex_arg()
-            arg = self.group("(", ")", "paren") if self.at("(") else self.latex_arg()
-            node = ("func", name[1:], arg)
-            return node if exponent is None else ("pow", node, exponent)
+            return (yield self.function(name[1:]))
         raise MathParseError(f"unsupported LaTeX command {name}")
 
-    def word(self) -> Node:
+    def function(self, name: str) -> Step:
+        exponent = None
+        if self.at("^"):  # \tan^2(y) is (\tan y)^2
+            self.take()
+            exponent = (yield self.braced()) if self.at("{") else (yield self.latex_arg())
+        if self.at("("):
+            arg = yield self.group("(", ")", "paren")
+        else:
+            arg = yield self.latex_arg()
+        node = ("func", name, arg)
+        return node if exponent is None else ("pow", node, exponent)
+
+    def word(self) -> Step:
         _, value = self.take()
         if value in FUNCS and self.at("("):
-            return ("func", value, self.group("(", ")", "paren"))
+            return ("func", value, (yield self.group("(", ")", "paren")))
         if value == "pi":
             return ("const", "pi")
         if value == "oo":
@@ -426,10 +384,11 @@ def parse_answer(text: str) -> Node:
     if not tokens:
         raise MathParseError("empty answer")
     parser = _Parser(tokens)
-    node = parser.top()
+    node = drive(parser.top())
     if parser.peek() is not None:
         raise MathParseError(f"unexpected {parser.peek()[1]!r} after the answer")  # type: ignore[index]
-    if not _text_is_whole(node) and _has_text(node):
+    check_depth(node)
+    if not _text_is_whole(node) and has_text(node):
         raise MathParseError("words inside a math expression")
     return node
 
@@ -441,14 +400,3 @@ def _text_is_whole(node: Node) -> bool:
     if node[0] in ("mul", "list"):
         return all(_text_is_whole(x) for x in node[1])
     return False
-
-
-def _has_text(node: Node) -> bool:
-    if node[0] == "text":
-        return True
-    return any(
-        _has_text(part)
-        if isinstance(part, tuple)
-        else isinstance(part, list) and any(_has_text(x) for x in part)
-        for part in node[1:]
-    )

@@ -172,9 +172,7 @@ def test_the_verdict_names_why_there_is_no_answer(verifier, response, reason_has
 @pytest.mark.parametrize(
     "response",
     [
-        "(" * 100 + "5" + ")" * 100,
-        "\\boxed{" + "(" * 100 + "5" + ")" * 100 + "}",
-        "Answer: " + "-" * 300 + "5",
+        "Answer: " + "-" * 301 + "5",
         "\\boxed{" + "2^" * 150 + "2}",
         "\\boxed{" + "\\frac" * 60 + "12}",
         "\\boxed{\\sqrt" + "\\sqrt" * 100 + "{2}}",
@@ -183,11 +181,24 @@ def test_the_verdict_names_why_there_is_no_answer(verifier, response, reason_has
     ],
 )
 def test_deep_or_huge_answers_end_as_a_verdict(verifier, response):
-    """Nesting past 48 levels is refused (no RecursionError, which used to drop the whole group as
-    a verifier error); a power too large to compute is refused unevaluated."""
+    """A tree nested past 48 levels is refused (no RecursionError, which used to drop the whole
+    group as a verifier error); a power too large to compute is refused unevaluated."""
     for reference in ("5", "2\\sqrt{3}"):
         verdict = verifier.verify(response, reference)
         assert not verdict.passed and verdict.status in ("failed", "parse_error"), verdict
+
+
+@pytest.mark.parametrize(
+    "response",
+    ["(" * 100 + "5" + ")" * 100, "\\boxed{" + "(" * 3000 + "5" + ")" * 3000 + "}"],
+)
+def test_redundant_brackets_at_any_depth_are_read_as_what_they_hold(response):
+    """The parser is iterative: brackets that add nothing add no level, however many there are (a
+    bare answer is read up to 400 characters, a boxed one up to `max_answer_chars`)."""
+    verifier = MathVerifier(MathVerifierConfig(max_answer_chars=10_000))
+    assert verifier.verify(response, "5").passed
+    assert not verifier.verify(response, "2\\sqrt{3}").passed
+    verifier.close()
 
 
 def test_a_frac12_chain_is_parsed_in_linear_time():

@@ -1,0 +1,118 @@
+"""The trusted side of a code check, bounded in time and memory.
+
+The tests are task data, hostile like everything else: an expected value may be `3 ** Fraction(10**8)`,
+`'x' * 10**12` or a literal nested a million deep, and evaluating it in the trainer would hang or
+exhaust it. So every assert's trusted part is evaluated in a worker process of its own
+(`pool.HardTimeoutPool`) under a wall-clock limit (TRUSTED_TIMEOUT_S) and an address-space limit
+(TRUSTED_MEMORY_BYTES). Whose fault:
+
+- an expected value (a part of an assert that uses none of the program's values) past the size
+  guards, out of memory, too deep, or a job past the time limit: the tests cannot be checked, so
+  the task is unverifiable (stage 2 drops it) and no solution, right or wrong, is paid;
+- an operation on the program's values past the size guards: that assert fails (`code_trusted`)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import resource
+from typing import Any
+
+from stages.verifiers.code_tests import MissingEntryPoint, TestPlan, UnsupportedTests, plan
+from stages.verifiers.code_trusted import GUARDS, TRUSTED_BUILTINS, Refused, evaluate, local_names
+from stages.verifiers.code_values import CandidateError, decode
+
+TRUSTED_TIMEOUT_S = 10.0
+TRUSTED_MEMORY_BYTES = 2 * 1024**3
+_PLACEHOLDER = re.compile(r"_v\d+")  # a value the program returned
+_TOO_BIG = (Refused, MemoryError, RecursionError, OverflowError)
+Scored = tuple[
+    str, Any
+]  # ("scored", [index of each unit's first failed assert, or -1]) | ("unverifiable", why)
+
+
+def _limit_memory() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft > TRUSTED_MEMORY_BYTES:
+        resource.setrlimit(resource.RLIMIT_AS, (TRUSTED_MEMORY_BYTES, hard))
+
+
+def _independent(node: ast.AST, local: set[str]) -> bool:
+    """Whether `node` uses none of the program's values (no `_v<i>`, no lambda or loop variable)."""
+    return not any(
+        isinstance(n, ast.Name) and (_PLACEHOLDER.fullmatch(n.id) or n.id in local)
+        for n in ast.walk(node)
+    )
+
+
+def expected_parts(expr: ast.expr) -> list[ast.expr]:
+    """The largest parts of an assert that use none of the program's values and compute something
+    (a bare constant or name computes nothing)."""
+    local = local_names(expr)
+    found: list[ast.expr] = []
+    stack: list[ast.AST] = [expr]
+    while stack:  # iterative: a test nested deep must not recurse here
+        node = stack.pop()
+        if isinstance(node, ast.expr) and _independent(node, local):
+            if not isinstance(node, (ast.Constant, ast.Name, ast.Attribute, ast.Lambda)):
+                found.append(node)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _expected_problem(test_plan: TestPlan) -> str | None:
+    """Why an expected value of the tests cannot be computed within the bounds, or None."""
+    namespace: dict[str, Any] = {"__builtins__": TRUSTED_BUILTINS, **test_plan.modules, **GUARDS}
+    for unit in test_plan.units:
+        for expr in unit.asserts:
+            for part in expected_parts(expr):
+                code = compile(ast.fix_missing_locations(ast.Expression(part)), "<test>", "eval")
+                try:
+                    eval(code, dict(namespace))  # noqa: S307 - the task's own expected value
+                except _TOO_BIG as e:
+                    shown = ast.unparse(part)[:80]
+                    return f"the expected value {shown} is past the trusted evaluator's bounds ({type(e).__name__})"
+                except Exception:  # noqa: S110 - a type error or the like: the assert decides
+                    pass
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _checked_plan(tests: str, defines: frozenset[str]) -> TestPlan | str:
+    test_plan = plan(tests, defines)
+    return _expected_problem(test_plan) or test_plan
+
+
+def _first_failure(asserts: list[ast.expr], values: list[Any], modules: dict[str, Any]) -> int:
+    for k, expr in enumerate(asserts):
+        used = [
+            values[int(n.id[2:])]
+            for n in ast.walk(expr)
+            if isinstance(n, ast.Name) and _PLACEHOLDER.fullmatch(n.id)
+        ]
+        if any(isinstance(v, CandidateError) for v in used):
+            return k
+        if not evaluate(expr, values, modules):
+            return k
+    return -1
+
+
+def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
+    """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
+    `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
+    _limit_memory()
+    values = [decode(v) for v in tagged]  # the caller decoded them once already: they decode
+    try:
+        checked = _checked_plan(tests, frozenset(defines))
+        if isinstance(checked, str):
+            return ("unverifiable", checked)
+        return (
+            "scored",
+            [_first_failure(u.asserts, values, checked.modules) for u in checked.units],
+        )
+    except (UnsupportedTests, MissingEntryPoint) as e:
+        return ("unverifiable", str(e))
+    except (MemoryError, RecursionError) as e:
+        return ("unverifiable", f"the trusted evaluation ran out of bounds ({type(e).__name__})")

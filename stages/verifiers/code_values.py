@@ -1,0 +1,130 @@
+"""The program's values as they come back from the sandbox: tagged JSON decoded into plain values of
+exactly the builtin types (and a few stand-ins: a call that raised, a function of the program, the
+items a generator yielded). Nothing from the sandbox is unpickled or evaluated."""
+
+from __future__ import annotations
+
+import decimal
+import fractions
+from typing import Any
+
+from stages.verifiers.code_trusted import MAX_SIZE
+
+
+class CandidateError:
+    """A candidate call that raised or returned something not plain data: fails every assert."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"<error {self.message[:60]}>"
+
+
+class ProgramFunction:
+    """A function or class of the program, named by the tests: callable, never called out here."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self.name} runs only in the sandbox")
+
+    def __repr__(self) -> str:
+        return f"<program function {self.name}>"
+
+
+class _Replay:
+    """The values a candidate's generator yielded; reading past those sent fails the assert."""
+
+    def __init__(self, items: list[Any], more: bool) -> None:
+        self.items, self.more, self.next = items, more, 0
+
+    def __iter__(self) -> _Replay:
+        return self
+
+    def __next__(self) -> Any:
+        if self.next < len(self.items):
+            self.next += 1
+            return self.items[self.next - 1]
+        if self.more:
+            raise ValueError("read past the generator values sent back")
+        raise StopIteration
+
+
+_SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
+_MAX_HEX = 250_000  # hex digits of a returned int (a million bits); more is refused
+_NUMPY_DTYPES = frozenset(
+    [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ]
+)
+
+
+def decode(obj: Any) -> Any:
+    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed).
+    Nothing from the sandbox is unpickled or evaluated."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if type(obj) is int:  # JSON's own integers (small ones)
+        return obj
+    if not isinstance(obj, dict) or len(obj) not in (1, 2):
+        raise ValueError(f"malformed value {str(obj)[:60]}")
+    tag, raw = next(iter(obj.items()))
+    if tag == "it" and isinstance(raw, list):
+        return _Replay([decode(x) for x in raw], bool(obj.get("more")))
+    if len(obj) != 1:
+        raise ValueError(f"malformed value {str(obj)[:60]}")
+    if tag == "e":
+        return CandidateError(str(raw)[:200])
+    if tag == "fn":
+        return ProgramFunction(str(raw)[:100])
+    if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
+        return int(raw, 16)
+    if tag == "f":
+        return float(str(raw))
+    if tag == "c":
+        return complex(float(raw[0]), float(raw[1]))
+    if tag in ("b", "ba"):
+        return (bytes if tag == "b" else bytearray).fromhex(str(raw))
+    if tag in _SEQUENCES and isinstance(raw, list):
+        return _SEQUENCES[tag](decode(x) for x in raw)
+    if tag == "d" and isinstance(raw, list):
+        return {decode(k): decode(v) for k, v in raw}
+    if tag in ("dk", "dv", "di") and isinstance(raw, list):
+        items = [decode(x) for x in raw]
+        if tag == "dk":
+            return dict.fromkeys(items).keys()
+        return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
+    if tag == "r" and isinstance(raw, list) and len(raw) == 3:
+        value = range(*(int(str(x)[:41], 16) for x in raw))
+        if max(len(str(x)) for x in raw) > 40 or len(value) > MAX_SIZE:  # sum() would never end
+            raise ValueError("a returned range past the size limit")
+        return value
+    if tag == "fr" and isinstance(raw, list) and len(raw) == 2:
+        parts = [str(x) for x in raw]
+        if max(len(x) for x in parts) <= _MAX_HEX // 10:  # gcd is quadratic: smaller parts
+            return fractions.Fraction(int(parts[0], 16), int(parts[1], 16))
+    if tag == "dec" and isinstance(raw, str) and len(raw) < 10_000:
+        value = decimal.Decimal(raw)
+        if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
+            return value
+    if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
+        import numpy as np
+
+        dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
+        return np.array(decode(raw[1]), dtype=dtype)
+    raise ValueError(f"malformed value tag {tag!r} (or a value past the size limits)")
