@@ -272,6 +272,9 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
             return Extraction(
                 None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
             )
+    for final in finals:  # "$\boxed{5}!$" is 120: a "!" inside math is a factorial
+        if final.kind == "boxed" and body[final.end : final.end + 8].lstrip(" \t").startswith("!"):
+            return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the box")
     last = finals[-1]
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)

@@ -33,18 +33,22 @@ import re
 
 from stages.verifiers.math_unicode import unify
 
+_WORD = r"(?:[a-z][a-z'-]*|m|\d+(?:\.\d+)?)"
 _CONNECTIVE = (
     r"(?:and\s+)?(?:so|thus|therefore|hence|finally|overall|altogether|in\s+total|in\s+conclusion"
     r"|in\s+summary|in\s+short|to\s+summarize|to\s+conclude|as\s+a\s+result|consequently|then"
     r"|clearly|now|here|putting\s+(?:it|this|these|everything)(?:\s+all)?\s+together"
     r"|combining\s+(?:these|everything|both|the\s+results)|this\s+means(?:\s+that)?"
-    r"|which\s+means(?:\s+that)?|that\s+is|i\.e\.|\\therefore)"
+    r"|which\s+means(?:\s+that)?|that\s+is|i\.e\.|\\therefore"
+    # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
+    rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
+    rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding)(?:\s+{_WORD}){{0,6}}\s*,)"
 )
 _ADJECTIVE = (
     r"(?:final|correct|total|exact|required|desired|requested|resulting|sought|minimum|maximum"
     r"|minimal|maximal|smallest|largest|greatest|least|biggest|highest|lowest|positive|negative"
     r"|nonnegative|real|integer|whole|simplified|numerical|numeric|overall|combined|net"
-    r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal"
+    r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
     r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
 )
 _NOUN = (
@@ -57,15 +61,16 @@ _NOUN = (
     r"|share|fraction|proportion|percent|factor|coefficient|term|digit|digits|payment|income"
     r"|salary|revenue|fee|tax|budget|debt|expression|equation|polynomial|limit|integral"
     r"|derivative|coordinates?|point|pair|triple|tuple|matrix|vector|set|interval|roots?|zeros?"
-    r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|x|y|z|n|k)"
+    r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|integers?"
+    r"|numbers|pairs|points|x|y|z|n|k|m)"
 )
-_WORD = r"(?:[a-z][a-z'-]*|m|\d+(?:\.\d+)?)"
 # "of the first 10 terms", "for $x$", "to the problem": a short complement of the subject noun
 _COMPLEMENT = (
-    rf"(?:\s+(?:of|for|that|in\s+terms\s+of)\s+{_WORD}(?:\s+{_WORD}){{0,7}}"
+    rf"(?:\s+(?:of|for|that|such\s+that|between|where|satisfying|in\s+terms\s+of)\s+{_WORD}"
+    rf"(?:\s+{_WORD}|\s+=){{0,24}}"
     r"|\s+to\s+(?:the|this)\s+(?:question|problem|exercise|task))"
 )
-_SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}{_COMPLEMENT}?|m)"
+_SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m)"
 _VERB = (
     r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"
     r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
@@ -80,15 +85,30 @@ _CLAUSE = (
     r"|(?:this|which|that|it)\s+(?:is|gives|yields|equals|becomes|works\s+out\s+to|comes\s+to"
     r"|simplifies\s+to|evaluates\s+to)(?:\s+us)?"
     r"|la\s+respuesta\s+es|la\s+r[ée]ponse\s+est|die\s+antwort\s+ist|la\s+risposta\s+[èe]"
-    r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:)"
+    r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:"
+    r"|there\s+(?:is|are)|[a-z]\s*(?:=|\\in)|(?:for\s+|making\s+(?:for\s+)?|giving\s+)?an?\s+(?:total|sum)\s+of"
+    rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB})"
 )
-_LABEL = r"(?:(?:final\s+)?answer\s*:\s*|####\s*)"
+_LABEL = r"(?:(?:final\s+)?answer\s*:?\s*|####\s*)"
 _COMMITMENT = re.compile(
     rf"{_LABEL}?(?:{_CONNECTIVE}\s*[,:]?\s*)*(?:{_CLAUSE})?",
     re.IGNORECASE,
 )
 # A clause of working, then a connective that starts the committing clause.
-_JOINED = re.compile(r"[,;]\s+(?P<rest>(?:and\s+)?(?:so|thus|therefore|hence)\b.*)$")
+_JOINED = re.compile(
+    r"[,;]\s+(?P<rest>(?:and\s+)?(?:so|thus|therefore|hence|making|giving|which\s+gives)\b.*)$"
+)
+# A complement is open text: it may not name someone else's answer or a modal, past or negation.
+_COMPLEMENT_WORDS = re.compile(
+    r"(?<![\w'])(?:classmate|student|team|teacher|textbook|book|friend|someone|they|he|she|i|we"
+    r"|you|my|your|his|her|their|not|never|no|draft|old"
+    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate)(?![\w'])"
+)
+_COMPLEMENT_INTRO = re.compile(r"(?<![\w'])(?:of|for|that|between|where|satisfying)(?![\w'])")
+# The last display environment or one closed with "$$" ends the working before a sentence.
+_DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")
+# A relative clause in parentheses describes the subject ("the degree of $p(x)$ (which is 1)").
+_RELATIVE = re.compile(r"\((?:which|that|where|i\.e\.)[^()]{0,80}\)")
 # Second line: a scale or base stated with the answer changes its value ("In thousands, ...").
 _SCALE = re.compile(
     r"(?<![\w])(?:in|of|as)\s+(?:base\s*\d+|(?:units\s+of\s+)?(?:tens|hundreds|thousands|millions"
@@ -96,8 +116,8 @@ _SCALE = re.compile(
 )
 # Markdown emphasis, list bullets and blockquotes around a sentence carry no words.
 _MARKDOWN = re.compile(r"\*\*|__|(?<![\w\\])[*_](?![\w])|^\s*(?:[-*>]|\d{1,2}[.)])\s+")
-_INLINE_MATH = re.compile(r"\$[^$]{1,80}\$|\\\([^()]{1,80}\\\)")
-_DELIMITER = re.compile(r"\\\$|\$\$?|\\[()\[\]]")
+_INLINE_MATH = re.compile(r"\$[^$]{1,80}\$|\\\((?:[^\\]|\\[^)]){1,80}\\\)")
+_DELIMITER = re.compile(r"\\\$|\$\$?|\\[()\[\]]|\\(?:begin|end)\s*\{[a-z]+\*?\}")
 
 
 def _open_math(text: str) -> int | None:
@@ -108,37 +128,52 @@ def _open_math(text: str) -> int | None:
         token = m.group()
         if token == "\\$":
             continue
-        if opened is None and token in ("$", "$$", "\\(", "\\["):
-            opened, closer = m.start(), {"\\(": "\\)", "\\[": "\\]"}.get(token, token)
+        if token.startswith("\\begin"):
+            token = "\\begin"
+        elif token.startswith("\\end"):
+            token = "\\end"
+        if opened is None and token in ("$", "$$", "\\(", "\\[", "\\begin"):
+            opened = m.start()
+            closer = {"\\(": "\\)", "\\[": "\\]", "\\begin": "\\end"}.get(token, token)
         elif opened is not None and token == closer:
             opened = None
     return opened
 
 
 # The math before a box in its own environment: "x =", "4 \\times 9 =", "f(2) =", never "\\text".
-_MATH_LEFT = re.compile(r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*=\s*)*")
+_MATH_LEFT = re.compile(
+    r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*(?:=|\\in\b)\s*)*"
+)
 
 
 def commitment_problem(prefix: str) -> str | None:
     """Why the sentence text before an answer is not a plain commitment, or None when it is."""
     text = unify(prefix)
+    ends = [m.end() for m in _DISPLAY_END.finditer(text)]
     opened = _open_math(text)
+    if ends and (opened is None or ends[-1] <= opened):
+        cut = ends[-1]
+        text = text[cut:]
+        opened = None if opened is None else opened - cut
     if opened is not None:  # the answer sits in a math environment opened in this sentence
         math = _DELIMITER.sub("", text[opened:], count=1)
         if not _MATH_LEFT.fullmatch(math):
             return f"math before the answer is not one left side ({_shown(math)})"
         text = text[:opened]
-    words = _INLINE_MATH.sub(" m ", _MARKDOWN.sub(" ", text))
+    words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
     words = " ".join(words.replace("\\,", " ").split()).lower().rstrip()
     scale = _SCALE.search(words)
     if scale:
         return f"a scale or base changes the answer ({scale.group()!r})"
-    if _COMMITMENT.fullmatch(words):
-        return None
     # "The length is $5$ per side, so the perimeter is": a working clause, then a connective
     joined = _JOINED.search(words)
-    if joined and _COMMITMENT.fullmatch(words[joined.start("rest") :]):
-        return None
+    for clause in (words, words[joined.start("rest") :] if joined else None):
+        if clause is not None and _COMMITMENT.fullmatch(clause):
+            intro = _COMPLEMENT_INTRO.search(clause, clause.rfind(",") + 1)
+            other = _COMPLEMENT_WORDS.search(clause, intro.end()) if intro else None
+            if other:
+                return f"not a plain commitment ({other.group()!r} in {_shown(prefix)})"
+            return None
     return f"not a plain commitment ({_shown(prefix)})"
 
 
@@ -150,7 +185,7 @@ def is_bare(prefix: str) -> bool:
     return not _LABEL_ONLY.sub("", words).strip()
 
 
-_LABEL_ONLY = re.compile(r"(?i)(?:final\s+)?answer\s*:|####|[#\s]+")
+_LABEL_ONLY = re.compile(r"(?i)(?:final\s+)?answer\s*:?|####|[#\s]+")
 
 
 def is_label_line(line: str) -> bool:
