@@ -158,7 +158,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
             continue  # "The answer is $\boxed{5}$.": the box is the final
         own = sentence_start(body, m.start())
-        cue = _grammar_problem(body, own, body[own : m.end()]) or doubt_before(body, m.end())
+        cue = doubt_before(body, m.end()) or _grammar_problem(body, own, body[own : m.end()])
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
@@ -187,12 +187,10 @@ def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | No
     own = sentence_start(body, final.start)
     prefix = body[own : final.start]
     listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
-    return (
-        (None if listed else _grammar_problem(body, own, prefix))
-        or doubt_before(body, final.start)
-        or left_context_problem(prefix, listed)
-        or _false_equation(prefix, final.text)
-    )
+    grammar = None if listed else _grammar_problem(body, own, prefix)
+    # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
+    second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
+    return second or grammar or _false_equation(prefix, final.text)
 
 
 _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")

@@ -74,7 +74,7 @@ _SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}
 _VERB = (
     r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"
     r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
-    r"|must\s+be|has\s+to\s+be|will\s+be|totals)"
+    r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals)"
     r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|hence))?"
     r"(?:\s*:)?"
 )
