@@ -1,8 +1,9 @@
 """The trusted side of a code check, bounded in time and memory.
 
 The tests are task data, hostile like everything else: an expected value may be `3 ** Fraction(10**8)`,
-`'x' * 10**12` or a literal nested a million deep, and evaluating it in the trainer would hang or
-exhaust it. So every assert's trusted part is evaluated in a worker process of its own
+`'x' * 10**12` or a literal nested a million deep, and a test file may hold twenty thousand calls:
+taking them apart or evaluating them in the trainer would hang or exhaust it. So the tests are
+planned (`code_tests.plan`) and every assert's trusted part is evaluated in a worker process of its own
 (`pool.HardTimeoutPool`) under a wall-clock limit (TRUSTED_TIMEOUT_S) and an address-space limit
 (TRUSTED_MEMORY_BYTES). Whose fault:
 
@@ -17,6 +18,7 @@ import ast
 import functools
 import re
 import resource
+from dataclasses import dataclass
 from typing import Any
 
 from stages.verifiers.code_tests import MissingEntryPoint, TestPlan, UnsupportedTests, plan
@@ -85,13 +87,61 @@ def _checked_plan(tests: str, defines: frozenset[str]) -> TestPlan | str:
     return _expected_problem(test_plan) or test_plan
 
 
+@dataclass(frozen=True)
+class PlanSummary:
+    """What the verifier needs of a plan, as plain data: what goes into the sandbox, and for each
+    unit its name and the call indices (`_v<i>`) each assert reads, in order."""
+
+    imports: list[str]
+    calls: list[str]
+    own: list[str]
+    program_modules: list[str]
+    originals: list[str]
+    bindings: list[list[str]]
+    units: list[tuple[str, list[list[int]]]]
+
+
+def _placeholders(expr: ast.expr) -> list[int]:
+    return [
+        int(n.id[2:])
+        for n in ast.walk(expr)
+        if isinstance(n, ast.Name) and _PLACEHOLDER.fullmatch(n.id)
+    ]
+
+
+def _summary(test_plan: TestPlan) -> PlanSummary:
+    return PlanSummary(
+        test_plan.imports, test_plan.calls, test_plan.own, test_plan.program_modules,
+        test_plan.originals, test_plan.bindings,
+        [(u.name, [_placeholders(a) for a in u.asserts]) for u in test_plan.units],
+    )  # fmt: skip
+
+
+def plan_job(tests: str, defines: list[str]) -> tuple[str, Any]:
+    """Runs in the worker: ("plan", PlanSummary), or ("unsupported" | "missing", why)."""
+    try:
+        checked = _checked_plan(tests, frozenset(defines))
+    except UnsupportedTests as e:
+        return ("unsupported", str(e))
+    except MissingEntryPoint as e:
+        return ("missing", str(e))
+    except (MemoryError, RecursionError) as e:
+        return ("unsupported", f"the tests are past the trusted side's bounds ({type(e).__name__})")
+    if isinstance(checked, str):
+        return ("unsupported", checked)
+    return ("plan", _summary(checked))
+
+
+def job(kind: str, *args: Any) -> Any:
+    """The worker's one entry point (`pool.HardTimeoutPool` takes one function); only here, in the
+    worker process, is the address space limited."""
+    _limit_memory()
+    return plan_job(*args) if kind == "plan" else score_job(*args)
+
+
 def _first_failure(asserts: list[ast.expr], values: list[Any], modules: dict[str, Any]) -> int:
     for k, expr in enumerate(asserts):
-        used = [
-            values[int(n.id[2:])]
-            for n in ast.walk(expr)
-            if isinstance(n, ast.Name) and _PLACEHOLDER.fullmatch(n.id)
-        ]
+        used = [values[i] for i in _placeholders(expr)]
         if any(isinstance(v, CandidateError) for v in used):
             return k
         if not evaluate(expr, values, modules):
@@ -102,7 +152,6 @@ def _first_failure(asserts: list[ast.expr], values: list[Any], modules: dict[str
 def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
     """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
     `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
-    _limit_memory()
     values = [decode(v) for v in tagged]  # the caller decoded them once already: they decode
     try:
         checked = _checked_plan(tests, frozenset(defines))

@@ -5,8 +5,10 @@ The tests never enter the sandbox. `code_tests.plan` splits each assert into the
 receives the program and the calls on stdin, evaluates each call and writes back its value as
 plain tagged JSON (ints, floats, strings, bools, None, lists, tuples, dicts, sets, bytes): an object
 with its own `__eq__`, a patched `json`, a forged report or a rewritten test file can only change
-what the candidate claims its values are, which this process then compares with values the
-candidate never saw. The reward is the fraction of test units passed; `passed` needs all of them."""
+what the candidate claims its values are, which the trusted side then compares with values the
+candidate never saw. The tests are hostile data too: planning and scoring run in a bounded worker
+process (`code_scoring`), never in this one. The reward is the fraction of test units passed;
+`passed` needs all of them."""
 
 from __future__ import annotations
 
@@ -16,14 +18,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S
-from stages.verifiers.code_tests import (
-    MissingEntryPoint,
-    TestPlan,
-    UnsupportedTests,
-    plan,
-    program_names,
-)
+from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
+from stages.verifiers.code_tests import program_names
 from stages.verifiers.code_values import CandidateError, decode
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
@@ -157,7 +153,7 @@ class CodeVerifier:
         )
         # The expected values and comparisons are evaluated in a worker process of their own, under
         # a wall-clock and a memory limit (`code_scoring`): the tests are hostile data too.
-        self.trusted = HardTimeoutPool("stages.verifiers.code_scoring:score_job", workers=1)
+        self.trusted = HardTimeoutPool("stages.verifiers.code_scoring:job", workers=1)
         self.trusted_timeout_s = TRUSTED_TIMEOUT_S
 
     def close(self) -> None:
@@ -170,13 +166,15 @@ class CodeVerifier:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
         code = extract_code(response)
         names = program_names(code) if code.strip() else frozenset()
-        try:
-            test_plan = plan(tests, names or frozenset())
-        except UnsupportedTests as e:
-            return fail("parse_error", f"unverifiable task: {e}")
-        except MissingEntryPoint as e:
-            test_plan = None
-            missing = str(e)
+        defines = sorted(names or ())
+        planned = self._trusted_run(("plan", tests, defines))
+        if isinstance(planned, str):
+            return fail("parse_error", planned)
+        kind, found = planned
+        if kind == "unsupported":
+            return fail("parse_error", f"unverifiable task: {str(found)[:300]}")
+        test_plan: PlanSummary | None = found if kind == "plan" else None
+        missing = "" if kind == "plan" else str(found)
         if test_plan is not None and not test_plan.units:
             return fail("parse_error", "unverifiable task: the tests define no checks")
         if not code.strip():
@@ -217,13 +215,13 @@ class CodeVerifier:
                 raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:
             return fail("failed", f"malformed values from the program: {str(e)[:200]}", **details)
-        job = (tests, sorted(names or ()), report["values"])
+        job = ("score", tests, defines, report["values"])
         return self._score(test_plan, job, values, details)
 
-    def _trusted_failures(self, job: tuple[str, list[str], list[Any]]) -> list[int] | str:
-        """Each unit's first failed assert (-1: none), from the trusted worker (the job is the tests,
-        the program's names and its values as the sandbox tagged them: plain JSON data); a string
-        says why the tests cannot be checked."""
+    def _trusted_run(self, job: tuple[Any, ...]) -> tuple[str, Any] | str:
+        """One job on the trusted worker (`code_scoring.job`: the tests, the program's names and,
+        to score, its values as the sandbox tagged them: plain JSON data); a string says why there
+        is no result."""
         try:
             [(status, result)] = self.trusted.run([job], self.trusted_timeout_s)
         except (RecursionError, ValueError, TypeError) as e:  # values too deep or odd to send
@@ -232,26 +230,26 @@ class CodeVerifier:
             return f"unverifiable task: the tests' trusted part ran past {self.trusted_timeout_s} s"
         if status == "error":
             return f"unverifiable task: the trusted evaluator failed ({str(result)[:200]})"
-        kind, found = result
-        return found if kind == "scored" else f"unverifiable task: {str(found)[:300]}"
+        return result
 
-    def _score(self, test_plan: TestPlan, job: tuple[str, list[str], list[Any]], values: list[Any],
+    def _score(self, test_plan: PlanSummary, job: tuple[Any, ...], values: list[Any],
                details: dict[str, Any]) -> Verdict:  # fmt: skip
-        failures = self._trusted_failures(job)
-        if isinstance(failures, str):
-            status = "parse_error" if failures.startswith("unverifiable") else "failed"
-            return fail(status, failures, **details)
+        scored = self._trusted_run(job)
+        if isinstance(scored, str) or scored[0] != "scored":
+            why = (
+                scored if isinstance(scored, str) else f"unverifiable task: {str(scored[1])[:300]}"
+            )
+            status = "parse_error" if why.startswith("unverifiable") else "failed"
+            return fail(status, why, **details)
         failed = []
-        for unit, k in zip(test_plan.units, failures, strict=True):
+        for (name, asserts), k in zip(test_plan.units, scored[1], strict=True):
             if k < 0:
                 continue
-            expr = unit.asserts[k]
-            used = [values[int(n.id[2:])] for n in _placeholders(expr)]
-            errors = [v.message for v in used if isinstance(v, CandidateError)]
-            first = _placeholders(expr)[:1]
-            got = "".join(f" ({test_plan.calls[int(n.id[2:])][:60]} returned "
-                          f"{_short_repr(values[int(n.id[2:])])})" for n in first)  # fmt: skip
-            failed.append(f"{unit.name}: " + (errors[0] if errors else "assert failed" + got))
+            used = asserts[k]
+            errors = [values[i].message for i in used if isinstance(values[i], CandidateError)]
+            got = "".join(f" ({test_plan.calls[i][:60]} returned {_short_repr(values[i])})"
+                          for i in used[:1])  # fmt: skip
+            failed.append(f"{name}: " + (errors[0] if errors else "assert failed" + got))
         units = len(test_plan.units)
         details["failed_tests"] = failed
         if failed:
@@ -264,12 +262,6 @@ class CodeVerifier:
         self.sandbox.command()  # refuse once, before any thread starts, when nothing isolates
         with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
             return list(pool.map(lambda item: self.verify(*item), items))
-
-
-def _placeholders(expr: Any) -> list[Any]:
-    import ast
-
-    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and re.fullmatch(r"_v\d+", n.id)]
 
 
 def _short_repr(value: Any) -> str:

@@ -36,6 +36,7 @@ from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs
     unboxed,
 )
 from stages.verifiers.math_values import eval_rational
+from stages.verifiers.math_weak import weak_finals
 
 _MARKER = re.compile(
     r"(?im)(?P<line>^[ \t>*_#-]*(?:final[ \t]+)?answer(?:[ \t*_]*[:：]|[ \t]+(?=\$|\\\(|\\\[)))"
@@ -220,6 +221,14 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
         if isinstance(marked, str):
             return marked
         found += marked
+        weak = weak_finals(body)
+        if isinstance(weak, str):
+            return weak
+        found += [
+            _Final(start, end, text, "answer_line")
+            for start, end, text in weak
+            if not any(f.start <= start < f.end for f in found)
+        ]
     if "boxed" in modes:
         boxes = bounded_boxes(body, max_chars)
         if isinstance(boxes, str):
@@ -274,6 +283,10 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
         if final.kind == "boxed" and body[final.end : final.end + 8].lstrip(" \t").startswith("!"):
             return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the box")
     last = finals[-1]
+    if any(body.startswith("!", f.end) for f in finals):  # "\boxed{5}!", "is 5!": 5 or 120?
+        return Extraction(
+            None, mode, "not_one_answer", "a '!' right after the answer (a factorial?)"
+        )
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)

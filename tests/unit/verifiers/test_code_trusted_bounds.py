@@ -56,3 +56,29 @@ def test_a_huge_value_the_program_returns_fails_the_assert_rather_than_the_task(
 def test_expected_parts_are_the_parts_that_use_no_returned_value():
     expr = ast.parse("_v0 == 3 ** 5 and all(y > 2 * 4 for y in _v1)", mode="eval").body
     assert sorted(ast.unparse(p) for p in expected_parts(expr)) == ["2 * 4", "3 ** 5"]
+
+
+def test_taking_a_huge_test_file_apart_is_bounded_too(verifier):
+    """The plan (ast splitting of twenty thousand calls) runs in the bounded worker as well: the
+    trainer never parses the tests itself."""
+    tests = "assert f(1) == 2" + " and f(1) == 2" * 20_000
+    verdict = verifier.verify(RIGHT, tests)
+    assert not verdict.passed and verdict.reason.startswith("unverifiable task"), verdict
+
+
+def test_a_test_file_nested_past_the_parser_is_unverifiable(verifier):
+    verdict = verifier.verify(RIGHT, "assert f(1) == " + "1+" * 100_000 + "1")
+    assert not verdict.passed and verdict.reason.startswith("unverifiable task"), verdict
+
+
+def test_an_expected_value_past_the_memory_limit_is_refused_by_the_worker_not_the_trainer():
+    """Forty lists of ten million items (3.2 GB) pass every size guard one by one; the worker's
+    2 GiB address-space limit stops them with a MemoryError, and the task is unverifiable."""
+    verifier = CodeVerifier(CodeVerifierConfig(timeout_s=5.0))
+    verifier.trusted_timeout_s = 60.0
+    try:
+        verdict = verifier.verify(RIGHT, "assert f(1) == len([[0] * 9_999_999 for _ in range(40)])")
+    finally:
+        verifier.close()
+    assert not verdict.passed and verdict.reason.startswith("unverifiable task"), verdict
+    assert "MemoryError" in verdict.reason
