@@ -74,7 +74,9 @@ _INTRODUCERS = frozenset(
      "answers", "so", "thus", "therefore", "hence", "then", "finally", "as", "that", "becomes",
      "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
-     "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong")
+     "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
+     # the fixed "the answer is" of other languages (`math_grammar` admits only those phrases)
+     "es", "ist", "est", "è", "é")
 )  # fmt: skip
 # "X to \boxed{}" and "a Y of \boxed{}" introduce an answer only after these.
 _BEFORE_TO = frozenset(
