@@ -33,7 +33,8 @@ import re
 
 from stages.verifiers.math_unicode import unify
 
-_WORD = r"(?:[a-z][a-z'-]*|m|\d+(?:\.\d+)?)"
+MAX_WORDS = 40  # a committing sentence is short; the longest seen in Math-Verify's suite is ~35
+_WORD = r"(?:[a-z][a-z'-]*|\d+(?:\.\d+)?)"
 _CONNECTIVE = (
     r"(?:and\s+)?(?:so|thus|therefore|hence|finally|overall|altogether|in\s+total|in\s+conclusion"
     r"|in\s+summary|in\s+short|to\s+summarize|to\s+conclude|as\s+a\s+result|consequently|then"
@@ -67,7 +68,7 @@ _NOUN = (
 # "of the first 10 terms", "for $x$", "to the problem": a short complement of the subject noun
 _COMPLEMENT = (
     rf"(?:\s+(?:of|for|that|such\s+that|between|where|satisfying|in\s+terms\s+of)\s+{_WORD}"
-    rf"(?:\s+{_WORD}|\s+=){{0,24}}"
+    rf"(?:\s+{_WORD}|\s+=){{0,20}}"
     r"|\s+to\s+(?:the|this)\s+(?:question|problem|exercise|task))"
 )
 _SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m)"
@@ -162,6 +163,8 @@ def commitment_problem(prefix: str) -> str | None:
         text = text[:opened]
     words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
     words = " ".join(words.replace("\\,", " ").split()).lower().rstrip()
+    if words.count(" ") >= MAX_WORDS:  # also bounds the grammar's backtracking
+        return f"not a plain commitment (more than {MAX_WORDS} words before the answer)"
     scale = _SCALE.search(words)
     if scale:
         return f"a scale or base changes the answer ({scale.group()!r})"

@@ -87,3 +87,9 @@ def test_round3_cases_are_labelled_and_come_out_as_labelled():
     assert wrong == []
     for c, v in zip(ROUND3, verdicts, strict=True):
         assert c["expected"] or v.reason, c["id"]  # every failure says why
+
+
+def test_a_sentence_past_max_words_is_no_commitment():
+    """The grammar reads at most MAX_WORDS words (which also bounds its backtracking)."""
+    assert commitment_problem("So the value of " + "x and " * 10 + "y is $") is None
+    assert "more than" in commitment_problem("So the value of " + "x and " * 30 + "y is $")
