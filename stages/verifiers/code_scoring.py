@@ -23,7 +23,7 @@ from typing import Any
 
 from stages.verifiers.code_tests import MissingEntryPoint, TestPlan, UnsupportedTests, plan
 from stages.verifiers.code_trusted import GUARDS, TRUSTED_BUILTINS, Refused, evaluate, local_names
-from stages.verifiers.code_values import CandidateError, decode
+from stages.verifiers.code_values import CandidateError, UnsupportedValue, decode
 
 TRUSTED_TIMEOUT_S = 10.0
 TRUSTED_MEMORY_BYTES = 2 * 1024**3
@@ -157,6 +157,9 @@ def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
         checked = _checked_plan(tests, frozenset(defines))
         if isinstance(checked, str):
             return ("unverifiable", checked)
+        unsupported = next((v for v in values if isinstance(v, UnsupportedValue)), None)
+        if unsupported is not None:
+            return ("unverifiable", unsupported.message)
         return (
             "scored",
             [_first_failure(u.asserts, values, checked.modules) for u in checked.units],

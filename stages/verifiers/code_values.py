@@ -4,6 +4,7 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 
 from __future__ import annotations
 
+import collections
 import decimal
 import fractions
 from typing import Any
@@ -19,6 +20,11 @@ class CandidateError:
 
     def __repr__(self) -> str:
         return f"<error {self.message[:60]}>"
+
+
+class UnsupportedValue(CandidateError):
+    """A value of the program's own class: Python would compare it, the trusted side cannot, so the
+    check is unverifiable (never a failed right program)."""
 
 
 class ProgramFunction:
@@ -90,6 +96,10 @@ def decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
+    if tag == "u":
+        return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
+    if tag == "dq" and isinstance(raw, list):
+        return collections.deque(decode(x) for x in raw)
     if tag == "fn":
         return ProgramFunction(str(raw)[:100])
     if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:

@@ -33,14 +33,14 @@ _REPORT = "RLVR-VALUES "
 # a private copy of stdout, the candidate's own prints to stderr. The job holds the program, the
 # tests' imports and the calls (inputs only): no expected value, no comparison.
 HARNESS = r"""
-import json, os, sys
+import json, os, re, sys
 def _main():
     job = json.loads(sys.stdin.buffer.read())
     sys.stdin = open(os.devnull)
     report_fd = os.dup(1)
     os.dup2(2, 1)
     _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
-    _callable, _getattr, _isinstance = callable, getattr, isinstance
+    _callable, _getattr, _isinstance, _search, _escape = callable, getattr, isinstance, re.search, re.escape
     def enc(v, depth=0):
         t = _type(v)
         if depth > 50:
@@ -63,8 +63,8 @@ def _main():
         if t in views:
             return {views[t]: [enc(x, depth + 1) for x in v]}
         kind = (_getattr(t, "__module__", ""), t.__name__)
-        if kind == ("collections", "deque"):
-            return {"l": [enc(x, depth + 1) for x in v]}
+        if kind == ("collections", "deque"):  # a deque is not a list: deque([1]) != [1]
+            return {"dq": [enc(x, depth + 1) for x in v]}
         for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
             if _isinstance(v, base) and t is not base:
                 return enc(base(v.items()) if base is dict else base(v), depth + 1)
@@ -87,8 +87,10 @@ def _main():
                     return {"it": items, "more": True}
                 items.append(enc(x, depth + 1))
             return {"it": items, "more": False}
-        raise TypeError("unsupported return type " + t.__name__)
+        raise _Unsupported(t.__name__)
     views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
+    class _Unsupported(Exception):
+        pass
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
     import builtins, types
@@ -115,12 +117,20 @@ def _main():
         ns["__rlvr_" + name + "__"] = originals[name]
     for alias in job["modules"]:
         ns[alias] = module
-    for name, literal in job["bindings"]:  # inputs the tests read back after the calls
-        exec(name + " = " + literal, ns)
+    # Inputs the tests pass to the program and read back after the calls: one object each, as in
+    # Python, but bound where the calls are evaluated, never in the program's globals, and only
+    # from the first call that names them (an expected value is not there for the program to read).
+    bound, pending = {}, list(job["bindings"])
     values = []
     for call in job["calls"]:
+        for name, literal in list(pending):
+            if _search(r"(?<![\w.])" + _escape(name) + r"(?!\w)", call):
+                exec(name + " = " + literal, {"__builtins__": originals}, bound)
+                pending.remove([name, literal])
         try:
-            values.append(enc(eval(call, ns)))
+            values.append(enc(eval(call, ns, bound)))
+        except _Unsupported as e:
+            values.append({"u": _str(e)[:100]})
         except BaseException as e:
             values.append({"e": _type(e).__name__ + ": " + _str(e)[:200]})
     report({"values": values})

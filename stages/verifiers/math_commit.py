@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler
+from stages.verifiers.math_disown import disowned
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -78,10 +79,13 @@ _INTRODUCERS = frozenset(
      # the fixed "the answer is" of other languages (`math_grammar` admits only those phrases)
      "es", "ist", "est", "è", "é")
 )  # fmt: skip
+_BEFORE_UP = frozenset(
+    ("adds", "add", "added", "sums", "sum", "summed", "totals", "comes", "works")
+)
 # "X to \boxed{}" and "a Y of \boxed{}" introduce an answer only after these.
 _BEFORE_TO = frozenset(
     ("equal", "equals", "comes", "simplifies", "evaluates", "amounts", "reduces", "sums", "adds",
-     "totals", "rounds", "corresponds", "goes", "works", "converts", "answer", "solution", "up",
+     "totals", "corresponds", "works", "converts", "answer", "solution", "up",
      "out", "simplify", "evaluate", "amount", "reduce")
 )  # fmt: skip
 _NOUNS_BEFORE_OF = frozenset(
@@ -131,7 +135,10 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
         previous, _ = _word_before(before)
         return None if previous.isalpha() else "',' right before the answer"
     if token == "to" and _word_before(before)[0] in _BEFORE_TO:
-        return None
+        previous, earlier = _word_before(before)
+        # "adds up to \\boxed{}" states a total; "goes up to \\boxed{}" a bound
+        if previous != "up" or _word_before(earlier)[0] in _BEFORE_UP:
+            return None
     if token == "of" and _word_before(before)[0] in _NOUNS_BEFORE_OF:
         return None
     if token == "in" and before.endswith("\\"):
@@ -152,7 +159,10 @@ def doubt_before(body: str, start: int) -> str | None:
         return None
     previous = body[sentence_start(body, before - 1) : before].replace("?", " ")
     doubt = _PERSONAL_DOUBT.search(unify(previous)) or _PERSONAL_DOUBT.search(previous)
-    return f"{doubt.group()!r} in the sentence before the answer" if doubt else None
+    if doubt:
+        return f"{doubt.group()!r} in the sentence before the answer"
+    words = disowned(unify(previous)) or disowned(previous)
+    return f"{words!r} in the sentence before the answer" if words else None
 
 
 def doubt_problem(prefix: str) -> str | None:
@@ -166,6 +176,9 @@ def doubt_problem(prefix: str) -> str | None:
     )
     if doubt:
         return f"{doubt.group()!r} before the answer"
+    words = disowned(sentence) or disowned(prefix[-WINDOW:])
+    if words:
+        return f"{words!r} before the answer"
     clause = sentence[max(sentence.rfind(","), sentence.rfind(";")) + 1 :]
     negation = _NEGATION.search(clause)
     return f"{negation.group()!r} before the answer" if negation else None

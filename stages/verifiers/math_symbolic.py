@@ -101,16 +101,18 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
             ok = sympy.simplify(ea - er) == 0
             return ok, "equal" if ok else "different value"
         value = eval_rational(a)
-        if value is not None and not may_round(r, opts):
-            # a rational answer equals an exact reference only exactly: 1.7320508 is not sqrt(3)
-            ok = sympy.simplify(ea - er) == 0
-            return ok, "equal" if ok else "a decimal approximation of an exact reference"
         if not may_round(r, opts):
-            # an exact reference is met only exactly: \pi + 10^{-12} and \sqrt{2.0000000001}
-            # are not it; equal at 60 digits stands for exactly equal (a symbolic proof may stall)
+            # An exact reference is equalled only exactly: 1.7320508 is not sqrt(3), and neither is
+            # sqrt(3) + 10^{-12} (a tolerance would pay any perturbation below it).
+            ok = sympy.simplify(ea - er) == 0
+            if ok or value is not None:
+                return ok, "equal" if ok else "a decimal approximation of an exact reference"
+            # simplify may stall on a true identity: equal at 60 digits stands for exactly equal,
+            # while \pi + 10^{-12} and \sqrt{2.0000000001} differ there
             exact_diff = abs(sympy.N(ea - er, 60))
-            ok = bool(exact_diff <= sympy.Float(10) ** -45 * max(1, abs(vr)))
-            return ok, "equal" if ok else "an approximation of an exact reference"
+            if exact_diff <= sympy.Float(10) ** -45 * max(1, abs(vr)):
+                return True, "equal"
+            return False, "different value (an exact reference is matched only exactly)"
         diff = abs(float(va) - float(vr))
         if diff <= opts.rel_tolerance * max(1.0, abs(float(vr))):
             return True, "numerically equal"

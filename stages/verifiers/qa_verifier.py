@@ -33,7 +33,8 @@ _CITE_LINE = re.compile(r"(?im)^\s*(?:supporting paragraphs?|citations?|sources?
 _BRACKET_REF = re.compile(r"\[(?:paragraph\s*)?(\d+)\]", re.IGNORECASE)
 _QUOTES = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
-     "\u2032": "'", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2212": "-"}
+     "\u2032": "'", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2212": "-", "\uff0d": "-",
+     "\u2013": "-", "\u2010": "-", "\u2011": "-", "\u207b": "-", "\ufe63": "-"}
 )  # fmt: skip
 # A number, read whole before punctuation is dropped: a sign only where no word precedes it ("-5",
 # never the "-3" of "4-3"), thousands separators only in groups of three ("1,500" but "1,2" is two).
@@ -69,10 +70,40 @@ def _number_token(m: re.Match[str]) -> str:
     return f" num{'m' if value < 0 else ''}{abs(value.numerator)}d{value.denominator} "
 
 
+# Punctuation that carries meaning is kept as a token of its own: `C#` is not `C`, `B-` not `B+`,
+# `11/2/2020` not `1/12/2020`, `3.11.0` not `3.1.10`. A hyphen between letters separates words
+# (`Jean-Paul` is `Jean Paul`, and `re-sign` is not `resign`).
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+_MEANINGFUL = re.compile(r"[#+/&%-]|(?<=\d)\.(?=\d)")
+_SYMBOLS = {"#": "sharp", "+": "plus", "/": "slash", "&": "and", "%": "percent", "-": "minus",
+            ".": "dot"}  # fmt: skip
+# Words that change what the rest names: "anti <gold>", "except <gold>", "<gold> or PETA".
+_MODIFIERS = frozenset(
+    ("anti", "except", "excluding", "non", "not", "no", "without", "or", "nor", "either",
+     "neither", "ex", "former", "pseudo", "fake", "minus", "versus", "vs", "and", "but")
+)  # fmt: skip
+# After the final answer, words that take it back ("Wait, no. It is Sydney.").
+_RETRACTION = re.compile(
+    r"(?i)(?<![\w'])(?:wait|actually|correction|scratch|hmm|oops|instead|rather|mistake|wrong"
+    r"|sorry|never\s*mind|second\s+thought|nope|typo|erratum|i\s+mean|make\s+that)(?![\w'])"
+)
+
+
 def strict_tokens(text: str) -> list[str]:
-    """SQuAD's tokens with each number kept as its value: `12.5` and `12.50` are one token, `125`
-    another."""
-    return normalize_answer(_NUMBER.sub(_number_token, text.translate(_QUOTES))).split()
+    """SQuAD's tokens with each number kept as its value (`12.5` and `12.50` are one token, `125`
+    another) and meaningful punctuation kept as tokens."""
+    text = _NUMBER.sub(_number_token, text.translate(_QUOTES))
+    text = _MEANINGFUL.sub(lambda m: f" sym{_SYMBOLS[m.group()]} ", _WORD_HYPHEN.sub(" ", text))
+    return normalize_answer(text).split()
+
+
+def _answer_tail(response: str) -> str:
+    """The text after the final answer (after the last answer tag or answer line)."""
+    tags = list(_ANSWER_TAG.finditer(response))
+    if tags:
+        return response[tags[-1].end() :]
+    lines = list(_ANSWER_LINE.finditer(response))
+    return response[lines[-1].end() :] if lines else ""
 
 
 def _as_written(text: str) -> str:
@@ -154,6 +185,11 @@ class QAVerifier:
         negated = _NEGATION.search(answer.translate(_QUOTES))
         if negated and not any(_NEGATION.search(g) for g in golds):
             strict_em = hedge_proof = complete = 0.0  # "not Kahar": the gold's tokens, not meaning
+        extras = set(strict_tokens(answer)) - {t for g in golds for t in strict_tokens(g)}
+        modifier = sorted(extras & _MODIFIERS)
+        retracted = _RETRACTION.search(_answer_tail(response))
+        if modifier or retracted:
+            strict_em = hedge_proof = complete = 0.0
         score = strict_em if self.config.metric == "em" else hedge_proof
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
         cited = extract_citations(response)
@@ -173,6 +209,10 @@ class QAVerifier:
         passed = bool(strict_em) or complete >= self.config.f1_threshold
         if strict_em:
             reason = "exact match"
+        elif retracted:
+            reason = f"text after the answer takes it back ({retracted.group()!r})"
+        elif modifier:
+            reason = f"a word that changes what the gold names ({modifier[0]!r})"
         elif negated and not passed:
             reason = f"the answer negates the gold ({negated.group()!r})"
         elif hedge_proof >= self.config.f1_threshold and not passed:
