@@ -172,8 +172,9 @@ def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
     problem = commitment_problem(prefix)
     if problem:
         return problem
-    line_start = body.rfind("\n", 0, own) + 1
-    heading = body[body.rfind("\n", 0, max(line_start - 1, 0)) + 1 : line_start].lstrip()
+    lo = max(0, own - WINDOW)  # a heading is read within a bounded window
+    line_start = body.rfind("\n", lo, own) + 1
+    heading = body[max(lo, body.rfind("\n", lo, max(line_start - 1, 0)) + 1) : line_start].lstrip()
     if heading.startswith("#") and previous_problem(heading.lstrip("# ")):
         return f"a heading before the answer disowns it ({heading.strip()[:50]!r})"
     if not is_bare(prefix):
