@@ -68,7 +68,7 @@ _NOUN = (
 # "of the first 10 terms", "for $x$", "to the problem": a short complement of the subject noun
 _COMPLEMENT = (
     rf"(?:\s+(?:of|for|that|such\s+that|between|where|satisfying|in\s+terms\s+of)\s+{_WORD}"
-    rf"(?:\s+{_WORD}|\s+=){{0,20}}"
+    rf"(?:\s+{_WORD}|\s+=){{0,30}}"
     r"|\s+to\s+(?:the|this)\s+(?:question|problem|exercise|task))"
 )
 _SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m)"
