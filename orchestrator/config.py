@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import re
+import tempfile
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ from stages.distributed import DistributedConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
 from stages.verifiers.config import VerifierConfig
 from store.run_ids import MAX_RUN_NAME, name_problem
+from store.text_files import NotUTF8Error, read_utf8
 
 
 class RunConfig(BaseModel):
@@ -218,6 +220,8 @@ def _parse_value(raw: str) -> Any:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw  # a bare word such as `model_name=embedded` is a string
+    except RecursionError as e:
+        raise ConfigError(f"command line: {raw[:40]}...: nested too deeply") from e
 
 
 def override_path(item: str) -> tuple[str, ...]:
@@ -306,6 +310,23 @@ def override_paths(overrides: Sequence[str]) -> list[tuple[str, ...]]:
     return [_resolve_override_key(item.partition("=")[0].strip()) for item in overrides]
 
 
+def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
+    """A TOML file's text and data; `ConfigError` naming the file for what a person may hand us:
+    unreadable, not UTF-8, bad syntax, nested past what the parser can follow."""
+    try:
+        text = read_utf8(path)
+    except NotUTF8Error as e:
+        raise ConfigError(str(e)) from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    except RecursionError as e:  # tomllib recurses per level of nesting
+        raise ConfigError(f"{path}: nested too deeply (arrays or tables inside each other)") from e
+
+
 def load_config(path: Path | str | None, overrides: list[str] | None = None) -> RunConfig:
     """Read TOML (if given), apply overrides, validate; `ConfigError` names what is at fault."""
     text: str | None = None
@@ -316,27 +337,39 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
         source = str(path)
         if not path.is_file():
             raise ConfigError(f"{path}: no such config file")
-        text = path.read_text(encoding="utf-8")
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+        text, data = read_toml(path)
     overrides = overrides or []
     data = apply_overrides(data, overrides)
     return validate_config(data, source=source, text=text, overridden=override_paths(overrides))
 
 
 def check_data(config: RunConfig) -> None:
-    """Parse the task file in full before anything is written: a bad row is a ConfigError naming
-    the file, line and field, never a run that starts and then fails."""
-    from stages.services import load_task_file  # the task families: only when a run starts
+    """Parse the task file in full before anything is written: a bad row, or one too long for
+    the limits or the model's context, is a ConfigError naming the file, line and field, never a
+    run that starts and then fails (or crashes mlx)."""
+    from stages.services import check_task_file  # the task families: only when a run starts
 
     try:
-        load_task_file(config.data)
+        check_task_file(config)
     except ValueError as e:  # TaskFormatError (file, line, field) or a bad generator spec
         message = str(e)
         raise ConfigError(
             message if config.data.data_path in message else f"data.data_path: {message}"
+        ) from e
+
+
+def check_log_path(config: RunConfig) -> None:
+    """`log_path` is a folder this process can write (run directories, blobs, the default store
+    go there): a `ConfigError` naming it now, not a traceback once the run has started."""
+    folder = Path(config.log_path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-check-"):
+            pass
+    except OSError as e:
+        raise ConfigError(
+            f"log_path: cannot write to {config.log_path!r}: {e.strerror or e}"
+            + (f" ({e.filename})" if e.filename and str(e.filename) != config.log_path else "")
         ) from e
 
 

@@ -35,6 +35,21 @@ class DataConfig(BaseModel):
     max_heldout: int = Field(
         400, gt=0, le=1_000_000, description="Most held-out tasks evaluated at each eval."
     )
+    max_prompt_chars: int = Field(
+        16_384,
+        gt=0,
+        le=10_000_000,
+        description="Longest `prompt` a data row may have, in characters: a longer row is "
+        "refused with its file and line before any stage starts. Rows must also fit the model's "
+        "context in tokens (prompt through the chat template, answer and EOS).",
+    )
+    max_answer_chars: int = Field(
+        8_192,
+        gt=0,
+        le=10_000_000,
+        description="Longest `answer` a data row may have (a reference answer, a code "
+        "`solution`, a rubric `reference`), in characters; refused like a long prompt.",
+    )
     capability_benchmarks: list[Literal["reverse"]] = Field(
         default_factory=lambda: ["reverse"],
         description="Skills RL never trains, scored against their baseline (retention).",

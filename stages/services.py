@@ -136,6 +136,27 @@ def load_task_file(data: Any) -> list[Task] | None:
     return load_tasks(data.data_path, family.name if family.file_format else None)
 
 
+def check_task_file(config: RunConfig) -> None:
+    """Parse the task file in full and check every row's length, in characters
+    (`data.max_prompt_chars`, `data.max_answer_chars`) and in tokens against the model's context
+    (where its tokenizer is on this machine). `TaskFormatError` names the file and line."""
+    from stages.tasks.limits import check_row_lengths, check_row_tokens
+    from stages.training.context import model_context, row_tokens
+
+    data = config.data
+    tasks = load_task_file(data)
+    if not tasks:
+        return
+    check_row_lengths(str(data.data_path), tasks, data.max_prompt_chars, data.max_answer_chars)
+    context = model_context(config.model)
+    if context is None:
+        return
+    rows = [(t.prompt, t.answer or "") for t in tasks]
+    counts = row_tokens(config.model, rows, config.grpo.sampling.use_chat_template)
+    if counts is not None:
+        check_row_tokens(str(data.data_path), counts, *context)
+
+
 def task_suite(config: RunConfig) -> TaskSuite:
     data = config.data
     family = FAMILIES[data.task_family]

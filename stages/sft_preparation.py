@@ -70,7 +70,7 @@ class SFTPreparation:
         if ctx.state().baseline_seq is not None:
             return  # recorded before an interruption; the gate decides next
         from stages.training.checkpoint import save_model_to_blobs
-        from stages.training.errors import TrainingError, TrainingInterrupted
+        from stages.training.errors import CheckpointWriteError, TrainingError, TrainingInterrupted
         from stages.training.model import prepare_model
         from stages.training.sft import sft
 
@@ -105,7 +105,10 @@ class SFTPreparation:
                     seconds=last.get("elapsed_s", 0.0),
                 )
             )  # fmt: skip
-        digest = save_model_to_blobs(model, path, ctx.blobs)
+        try:
+            digest = save_model_to_blobs(model, path, ctx.blobs)
+        except CheckpointWriteError as e:  # a full disk: pause; a resume runs stage 1 again
+            raise StageInterrupted(f"the SFT'd model was not saved: {e}") from e
         rate, capability, n = evaluate(ctx.services, model, tokenizer)
         baseline = BaselineRecorded(
             verify_rate=rate, capability=capability, n_heldout=n, checkpoint=digest

@@ -54,7 +54,12 @@ class SQLiteBackend(Backend):
     def engine(self) -> sa.Engine:
         path = self.local_file()
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:  # a path through a file, a read-only or missing mount
+                raise StoreError(
+                    f"cannot create the event store {path}: {e.strerror or e} ({e.filename})"
+                ) from e
         engine = create_engine(self.url, connect_args={"timeout": self.busy_timeout_s})
         busy_ms = int(self.busy_timeout_s * 1000)
         sa_event.listen(

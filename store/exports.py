@@ -15,9 +15,14 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from store.errors import StoreError
+from store.events import EVENT_TYPES
 from store.keyed import Head
 from store.log import EventLog, StoredEvent
+from store.text_files import NotUTF8Error, read_utf8
+from store.upcasters import upcast
 
 
 def export_lines(log: EventLog, run_id: str) -> Iterator[str]:
@@ -39,13 +44,21 @@ def export_lines(log: EventLog, run_id: str) -> Iterator[str]:
 
 def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     """The rows of an export file, its head line (None when there is none), and the seqs marked
-    as ends of batches (none in older exports)."""
+    as ends of batches (none in older exports). Every row is checked against its event's schema
+    (the readers read payloads as stored), and a file with no row is refused: `StoreError` with
+    the file and line, before any store is written."""
     if not path.is_file():
         raise StoreError(f"{path}: no such file")
+    try:
+        text = read_utf8(path)
+    except NotUTF8Error as e:
+        raise StoreError(str(e)) from e
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror or e}") from e
     rows: list[StoredEvent] = []
     batch_ends: list[int] = []
     head: Head | None = None
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         if head is not None:
@@ -56,18 +69,55 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
                 part = data["head"]
                 head = Head(str(part["run_id"]), int(part["seq"]), str(part["hash"]), part["mac"])
                 continue
+            _check_schema(data)
             data["payload"] = json.dumps(data["payload"])
             if data.pop("batch_end", False) is True:
                 batch_ends.append(data["seq"])
             rows.append(StoredEvent(**data))
-        except (json.JSONDecodeError, TypeError, KeyError, ValueError) as e:
-            raise StoreError(f"{path}:{number}: not an exported event ({e})") from e
+        except RecursionError as e:  # the decoder recurses per level of nesting
+            raise StoreError(f"{path}:{number}: not an exported event (nested too deeply)") from e
+        except (json.JSONDecodeError, TypeError, KeyError, ValueError, StoreError) as e:
+            raise StoreError(f"{path}:{number}: not an exported event ({_first_line(e)})") from e
+    if not rows:
+        raise StoreError(f"{path}: no events to import (an empty export)")
     return rows, head, batch_ends
 
 
-def import_file(log: EventLog, path: Path) -> int:
-    """Import an export file into `log`; refused unless its rows end on its head line."""
-    rows, head, batch_ends = read_export(path)
+def _check_schema(data: dict) -> None:
+    """A row's payload as its event type and version say it must be: known type and version,
+    every field present (a reader takes them from the stored payload), each of its type."""
+    payload = data["payload"]
+    if not isinstance(payload, dict):
+        raise ValueError("its payload is not a JSON object")
+    kind, version = data["type"], data["schema_version"]
+    if not isinstance(kind, str) or type(version) is not int:
+        raise ValueError("its type must be a string and its schema_version an integer")
+    current = upcast(kind, version, dict(payload))
+    cls = EVENT_TYPES[kind]
+    missing = sorted(set(cls.model_fields) - set(current))
+    if missing:
+        raise ValueError(f"{kind} without {', '.join(missing)}")
+    try:
+        cls.model_validate(current)
+    except ValidationError as e:
+        problem = e.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"])
+        raise ValueError(f"{kind}.{where}: {problem['msg']}") from e
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def import_file(
+    log: EventLog,
+    path: Path,
+    export: tuple[list[StoredEvent], Head | None, list[int]] | None = None,
+) -> int:
+    """Import an export file into `log`; refused unless its rows end on its head line.
+    `export`: the file as `read_export` read it already (the CLI checks it before it opens, and
+    so creates, a store)."""
+    rows, head, batch_ends = export if export is not None else read_export(path)
     if rows and head is None:
         raise StoreError(
             f"import refused: {path} has no head line after seq {rows[-1].seq} "

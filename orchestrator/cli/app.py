@@ -128,7 +128,7 @@ def run(
     store: StoreOption = None,
 ) -> None:
     """Start a run from CONFIG and drive it through the seven stages."""
-    from orchestrator.config import check_data, load_config, run_store
+    from orchestrator.config import check_data, check_log_path, load_config, run_store
     from orchestrator.driver import distributed
     from orchestrator.driver.commands import start_run
     from orchestrator.driver.lifecycle import drive
@@ -143,6 +143,7 @@ def run(
         return  # under mlx.launch with several ranks: rank 0 drove, the others followed
     cfg = load_config(config, overrides)
     check_data(cfg)  # a bad task file: an error line, not a run that fails after starting
+    check_log_path(cfg)
     stages = _stages()
     log = EventLog(run_store(store, cfg))
     run_id, _ = start_run(

@@ -66,7 +66,7 @@ def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
     raw: Any = None
     try:
         data = tomllib.loads(Path(config_path).read_text(encoding="utf-8")) if config_path else {}
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return overrides  # load_config reports what is wrong with the file
     raw = data.get("grpo", {}).get("sampling", {}).get("batch_size")
     for item in overrides:

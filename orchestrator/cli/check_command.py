@@ -53,8 +53,10 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
             # A task file's own `solution` is checked when there is no response (stage 2's check).
             field = "solution" if "response" not in obj and "solution" in obj else "response"
             pairs.append((record_text(obj, field), family.check_reference(obj)))
-        except (json.JSONDecodeError, RecordError) as e:
+        except (json.JSONDecodeError, RecordError, RecursionError) as e:
             msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+            if isinstance(e, RecursionError):  # the decoder recurses per level of nesting
+                msg = "invalid JSON: nested too deeply (arrays or objects inside each other)"
             typer.echo(f"error: {file}:{number}: {msg}", err=True)
             raise typer.Exit(code=2) from e
     return pairs

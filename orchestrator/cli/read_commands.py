@@ -91,7 +91,15 @@ def report(
     events = heapq.merge(
         log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
     )
-    report_path = build_report(events, out, state=state, blobs=BlobStore(log_root / "blobs"))
+    # Read only: a blob store that is not there is not created (the rollout samples go blank).
+    blobs = BlobStore(log_root / "blobs") if (log_root / "blobs").is_dir() else None
+    try:
+        report_path = build_report(events, out, state=state, blobs=blobs)
+    except OSError as e:
+        raise OrchestratorError(
+            f"cannot write the report to {out}: {e.strerror or e}"
+            + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else "")
+        ) from e
     typer.echo(visible(report_path))
 
 
@@ -107,14 +115,15 @@ def events(
     store: StoreOption = None,
 ) -> None:
     """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
-    from store.exports import export_lines, import_file
+    from store.exports import export_lines, import_file, read_export
     from store.log import EventLog
 
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
+        export = read_export(Path(argument))  # a bad or empty file creates no store
         target_log = EventLog(store or DEFAULT_STORE)
-        n = import_file(target_log, Path(argument))
+        n = import_file(target_log, Path(argument), export)
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"
         err.print(plain(f"imported {n} events from {argument}; hash chain verified {keyed}"))
         return

@@ -19,18 +19,17 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from orchestrator.driver.references import ReferenceCache, References, references
 from orchestrator.logging import get_logger
 from policies.retention import staying_after_next
 from store.blobs import BlobStore, sha256_file
 from store.errors import StoreError
 from store.log import EventLog
 from store.projections import RunState
-from store.rewinds import Rewinds
 
 log_ = get_logger("rlvr.checkpoints")
 OPTIMIZER_FILE = "optimizer.safetensors"  # stages/training/checkpoint.py's name for it
@@ -70,82 +69,6 @@ def _tree_blobs(blobs: BlobStore, digests: Iterable[str]) -> set[str]:
     return held
 
 
-@dataclass
-class References:
-    """What the runs of a store name: trees (checkpoints, base models) kept whole, trees kept
-    without their optimizer state, trees pruned, and every other blob a row names (rollouts)."""
-
-    live: set[str] = field(default_factory=set)
-    weights_only: set[str] = field(default_factory=set)
-    pruned: set[str] = field(default_factory=set)
-    blobs: set[str] = field(default_factory=set)
-
-
-_TREE_ROWS = ["CheckpointSaved", "CheckpointsPruned", "BaselineRecorded", "RunCompleted"]
-
-
-def references(log: EventLog, *, rollouts: bool = False) -> References:
-    """Read only the rows that name blobs. A checkpoint is live for a run when a row the run
-    still counts saved it and no later counted row pruned it: one a rewind (`resume --from`)
-    abandoned is not (retention prunes it), while the base model and a final checkpoint count
-    wherever they appear. `rollouts`: also every rollout blob a row names, abandoned or not
-    (`events` and `why` still show those rows)."""
-    refs = References()
-    types = [*_TREE_ROWS, "RolloutsSampled", "VerdictsRecorded"] if rollouts else _TREE_ROWS
-    refs.live |= _needed_by_branches(log)
-    for run in log.runs():
-        rewinds = Rewinds.of(log.read(run.run_id, types=["RunRewound"]))
-        status: dict[str, str] = {}  # tree -> "live" | "weights" | "pruned", in log order
-        for row in log.read(run.run_id, types=types):
-            payload = row.event
-            if row.type in ("RolloutsSampled", "VerdictsRecorded"):
-                if payload.blob:
-                    refs.blobs.add(payload.blob)
-            elif row.type == "BaselineRecorded" and payload.checkpoint:
-                refs.live.add(payload.checkpoint)
-            elif row.type == "RunCompleted" and payload.final_checkpoint:
-                refs.live.add(payload.final_checkpoint)
-            elif rewinds.abandoned_by(row.seq) is not None:
-                continue
-            elif row.type == "CheckpointSaved":
-                status[payload.checkpoint] = "live"
-            elif row.type == "CheckpointsPruned":
-                for p in payload.pruned:
-                    status[p["checkpoint"]] = "pruned"
-                for p in payload.optimizer_dropped:
-                    if status.get(p["checkpoint"]) == "live":
-                        status[p["checkpoint"]] = "weights"
-        for tree, what in status.items():
-            {"live": refs.live, "weights": refs.weights_only, "pruned": refs.pruned}[what].add(tree)
-    refs.weights_only -= refs.live
-    refs.pruned -= refs.live | refs.weights_only
-    return refs
-
-
-def _needed_by_branches(log: EventLog) -> set[str]:
-    """Every checkpoint a branch's history names: those its parent saved up to the seq it was
-    cut at (and the grandparent's, up to the parent's cut), whether or not the parent pruned or
-    abandoned them since. A branch that copied those rows names them itself; one that points at
-    its parent's prefix needs this."""
-    cuts: dict[str, tuple[str, int]] = {}
-    for run in log.runs():
-        for row in log.read(run.run_id, types=["RunBranched"]):
-            cuts[run.run_id] = (row.event.parent_run_id, row.event.parent_seq)
-    needed: set[str] = set()
-    for child in cuts:
-        seen = {child}
-        parent, seq = cuts[child]
-        while parent not in seen:
-            seen.add(parent)
-            # A parent that cannot be read raises: the GC is skipped, nothing is deleted.
-            for row in log.read(parent, types=["CheckpointSaved"], to_seq=seq):
-                needed.add(row.event.checkpoint)
-            if parent not in cuts:
-                break
-            parent, seq = cuts[parent][0], min(seq, cuts[parent][1])
-    return needed
-
-
 def _optimizer_blobs(blobs: BlobStore, trees: Iterable[str]) -> set[str]:
     out = set()
     for tree in trees:
@@ -156,14 +79,19 @@ def _optimizer_blobs(blobs: BlobStore, trees: Iterable[str]) -> set[str]:
 
 
 def collect_garbage(
-    log: EventLog, blobs: BlobStore, *, orphans_older_than_s: float | None = None
+    log: EventLog,
+    blobs: BlobStore,
+    *,
+    orphans_older_than_s: float | None = None,
+    cache: ReferenceCache | None = None,
 ) -> tuple[int, int]:
     """Delete the blobs of pruned checkpoints, and the optimizer state of checkpoints kept for
     their weights only, that no run of the store references (a blob shared with a live
     checkpoint, e.g. of a branch, stays). Returns (blobs deleted, bytes freed).
     `orphans_older_than_s`: also sweep orphans, blobs no row of any run names (directly or
-    through a tree) and unwritten for that long (see `sweep_orphans`)."""
-    refs = references(log, rollouts=orphans_older_than_s is not None)
+    through a tree) and unwritten for that long (see `sweep_orphans`). `cache`: the runs' part
+    as of the last GC, so that only the runs whose log moved since are read again."""
+    refs = references(log, rollouts=orphans_older_than_s is not None, cache=cache)
     keep = _tree_blobs(blobs, refs.live)
     weights = _tree_blobs(blobs, refs.weights_only)
     keep |= weights - _optimizer_blobs(blobs, refs.weights_only)

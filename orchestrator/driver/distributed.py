@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from orchestrator.config import RunConfig, check_data, load_config, run_store
+from orchestrator.config import RunConfig, check_data, check_log_path, load_config, run_store
 from orchestrator.driver.commands import load_state, start_run, transition
 from orchestrator.driver.lease import release_held_leases
 from orchestrator.driver.lifecycle import config_of, drive
@@ -302,6 +302,7 @@ def run_launched(
     overrides = [*overrides, "distributed.enabled=true"]
     cfg = load_config(config_path, overrides)
     check_data(cfg)
+    check_log_path(cfg)
     world = launched_world(cfg.distributed)
     if world is None:
         return False

@@ -13,10 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from orchestrator.config import RunConfig
 from orchestrator.driver.checkpoints import ORPHAN_GRACE_S, claim, collect_garbage, over_budget
 from orchestrator.driver.commands import load_state, transition
 from orchestrator.driver.machine import STAGES
+from orchestrator.driver.references import ReferenceCache
 from orchestrator.errors import OrchestratorError
 from orchestrator.logging import bind, get_logger
 from policies.consequences import consequences
@@ -31,7 +34,7 @@ from store.errors import StoreError
 from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
-from store.retry import StoreUnavailable
+from store.retry import StoreUnavailable, with_retries
 from store.rewinds import Rewinds
 from store.snapshots import Snapshots, fold_run, maybe_snapshot
 
@@ -81,6 +84,7 @@ class Driver:
         self.snapshots = Snapshots(log)
         self.snapshot_seq = self.state.last_seq  # a fold just read up to here
         self.next_orphan_sweep = 0.0  # monotonic time; the first checkpoint sweeps
+        self.references = ReferenceCache()  # each run's blob references, for the GC
         try:
             claim(blobs, log)  # the orphan sweep's guard against another store's blobs
         except OSError as e:
@@ -171,6 +175,10 @@ class Driver:
             except StoreUnavailable as e:
                 self._pause_for_store(e)
                 break
+            except DBAPIError as e:  # a read outside any retry, or an error that is not transient
+                first = (str(e.orig).strip().splitlines() or [type(e.orig).__name__])[0]
+                self._pause_for_store(StoreUnavailable(f"a store error mid-stage: {first}"))
+                break
         return self.state
 
     def _pause_for_store(self, error: StoreUnavailable) -> None:
@@ -194,7 +202,8 @@ class Driver:
         """Apply checkpoint retention (`checkpoints.keep_last`, `keep_optimizer_last`): a
         `CheckpointsPruned` batch, then the GC of the blobs no run references any more; every
         ORPHAN_GRACE_S also of orphans (blobs no row names). Once the pruning is in the log a
-        failed GC loses nothing: the next pruning's GC retries."""
+        failed GC loses nothing: the next pruning's GC retries. A store that stays down through
+        the GC's retries, or fails it otherwise, pauses the run with the reason."""
         pruned = plan(self.state, self.config)
         if pruned is not None:
             self.emit([pruned])
@@ -204,10 +213,23 @@ class Driver:
         if sweep:
             self.next_orphan_sweep = time.monotonic() + ORPHAN_GRACE_S
         try:
-            count, freed = collect_garbage(
-                self.log, self.blobs, orphans_older_than_s=ORPHAN_GRACE_S if sweep else None
+            # The GC's reads ride out a store outage as an append does; all it deletes is
+            # unreferenced, so a repeat after a lost connection is safe.
+            count, freed = with_retries(
+                "blob GC (reading the runs' checkpoints)",
+                lambda: collect_garbage(
+                    self.log,
+                    self.blobs,
+                    orphans_older_than_s=ORPHAN_GRACE_S if sweep else None,
+                    cache=self.references,
+                ),
+                self.log.retry,
             )
-        except (StoreError, OSError) as e:
+        except StoreUnavailable:
+            raise  # the run loop pauses with the reason (`_pause_for_store`)
+        except DBAPIError as e:  # not transient (a dropped table, a refused login): pause too
+            raise StageInterrupted(f"blob GC: event store error: {e.orig}") from e
+        except (StoreError, OSError) as e:  # a blob unreadable or undeletable: nothing lost
             log_.warning("blob GC failed; the next pruning retries", error=str(e))
             return
         if count:

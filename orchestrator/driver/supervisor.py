@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,7 +18,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from orchestrator.config import line_of, non_finite
+from orchestrator.config import line_of, non_finite, read_toml
 from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
@@ -82,11 +81,7 @@ def load_supervisor_config(path: Path | None) -> SupervisorConfig:
         return SupervisorConfig()
     if not path.is_file():
         raise ConfigError(f"{path}: no such supervisor config")
-    text = path.read_text()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    text, data = read_toml(path)
     # Strict like a run config: "15" is not 15, inf is not a number of seconds.
     bad = non_finite(data)
     if bad is not None:
@@ -165,8 +160,12 @@ def _scan_run(
     if state.state not in live:
         return None
     attempt = state.supervisor_restarts + 1
+    reason = None
     if attempt > config.max_restarts:
         reason = f"supervisor gave up after {config.max_restarts} restarts"
+    elif attempt > 2:
+        reason = _crash_loop(log, summary.run_id, state.last_seq)
+    if reason is not None:
         stored = log.append(
             summary.run_id,
             [SupervisorActed(action="give_up", attempt=attempt, backoff_s=0, reason=reason)],
@@ -189,6 +188,39 @@ def _scan_run(
     launch(summary.run_id)
     log_.warning("restarted run", run_id=summary.run_id, attempt=attempt, reason=reason)
     return Action(summary.run_id, "restart", f"attempt {attempt}: {reason}")
+
+
+# What a restarted driver appends before it does any work: a run whose log grew by these only
+# since a restart crashed again at the point it crashed before.
+RESTART_ROWS = frozenset(
+    {"SupervisorActed", "LeaseAcquired", "StateChanged", "RunResumed", "StageStarted",
+     "IsolationWaived", "CheckpointFellBack"}
+)  # fmt: skip
+# At most this many rows follow two restarts that made no progress (the rows above, twice over);
+# a longer tail is progress, found without reading it.
+_RESTART_TAIL = 64
+
+
+def _crash_loop(log: EventLog, run_id: str, last_seq: int) -> str | None:
+    """Why restarting again is pointless, if the last two restarts each crashed at the point the
+    run had reached before them (no row of progress since the first of the two); else None."""
+    restarts = [
+        row.seq
+        for row in log.read(run_id, types=["SupervisorActed"])
+        if row.event.action == "restart"
+    ]
+    if len(restarts) < 2 or last_seq - restarts[-2] > _RESTART_TAIL:
+        return None
+    tail = log.read(run_id, from_seq=restarts[-2] + 1)
+    if any(row.type not in RESTART_ROWS for row in tail):
+        return None
+    point = restarts[-2] - 1
+    return (
+        f"supervisor gave up: the run crashed twice at the same point (after seq {point}; "
+        f"restarted at seq {restarts[-2]} and {restarts[-1]}, no progress either time): "
+        "a third restart would crash there too; the drivers' output is in the supervisor's log "
+        "folder"
+    )
 
 
 def subprocess_launcher(store_url: str, log_dir: Path) -> Callable[[str], None]:

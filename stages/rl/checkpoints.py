@@ -5,7 +5,6 @@ the log's (store/settings.py), the same whichever checkpoint a run restores."""
 
 from __future__ import annotations
 
-import errno
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import structlog
 from stages.errors import StageInterrupted
 from stages.rl.session import RLSession
 from stages.training.types import TrainerState
-from store.blobs import BlobWriteError
 from store.errors import StoreError
 from store.events import CheckpointFellBack
 from store.projections import CheckpointRef
@@ -174,9 +172,11 @@ def _fell_back(session: RLSession, step: int, digest: str, skipped: list[dict[st
 
 def save(session: RLSession) -> str:
     """Write the live trainer's checkpoint; its digest on every rank. A checkpoint over the disk
-    budget (`checkpoints.max_bytes`) or one the disk cannot hold is not written: every rank
-    raises `StageInterrupted` with the reason, and the driver pauses the run."""
+    budget (`checkpoints.max_bytes`) or one that cannot be written (a full disk, whatever the
+    exception) is not: every rank raises `StageInterrupted` with the reason, and the driver
+    pauses the run."""
     from stages.training.checkpoint import save_checkpoint
+    from stages.training.errors import CheckpointWriteError
 
     ctx, trainer = session.ctx, session.trainer
 
@@ -192,12 +192,8 @@ def save(session: RLSession) -> str:
             )}  # fmt: skip
         except _Refused as e:
             return {"refused": str(e)}
-        except BlobWriteError as e:
+        except CheckpointWriteError as e:  # a full disk, whatever type the library raised
             return {"refused": f"checkpoint of step {trainer.step} not saved: {e}"}
-        except OSError as e:  # the checkpoint's temp folder
-            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
-                raise
-            return {"refused": f"checkpoint of step {trainer.step} not saved: disk full ({e})"}
 
     result = session.on_leader(write, "checkpoint")
     if "refused" in result:

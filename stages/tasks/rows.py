@@ -12,9 +12,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from stages.tasks.types import Task, TaskFormatError
+from store.text_files import NotUTF8Error, read_utf8
 
 DECODER = json.JSONDecoder(strict=False)
 RowParser = Callable[[str, int, int, Any], Task]
+TOO_DEEP = "invalid JSON: nested too deeply (arrays or objects inside each other)"
 
 
 def _line_of(text: str, pos: int) -> int:
@@ -38,6 +40,8 @@ def json_array_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
             item, end = DECODER.raw_decode(text, pos)
         except json.JSONDecodeError as e:
             raise TaskFormatError(path, e.lineno, None, f"invalid JSON: {e.msg}") from e
+        except RecursionError as e:  # the decoder recurses per level of nesting
+            raise TaskFormatError(path, _line_of(text, pos), None, TOO_DEEP) from e
         yield _line_of(text, pos), item
         pos = end
 
@@ -47,18 +51,28 @@ def jsonl_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield number, DECODER.decode(line)
+            item = DECODER.decode(line)
         except json.JSONDecodeError as e:
             raise TaskFormatError(path, number, None, f"invalid JSON: {e.msg}") from e
+        except RecursionError as e:
+            raise TaskFormatError(path, number, None, TOO_DEEP) from e
+        yield number, item
 
 
 def read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_utf8(path)
     except OSError as e:
         raise TaskFormatError(str(path), None, None, f"cannot read: {e.strerror}") from e
-    except UnicodeDecodeError as e:
-        raise TaskFormatError(str(path), None, None, "not UTF-8 text") from e
+    except NotUTF8Error as e:
+        raise TaskFormatError(str(path), e.line, None, "not UTF-8 text") from e
+
+
+def item_lines(path: Path) -> list[int]:
+    """The line each item (task row) of a JSONL or JSON-array file starts on, in order."""
+    text = read_text(path)
+    items = json_array_items if text.lstrip().startswith("[") else jsonl_items
+    return [line for line, _ in items(str(path), text)]
 
 
 def unique(path: str, tasks: list[Task]) -> list[Task]:

@@ -17,9 +17,10 @@ renames it into place; restore loads the arrays straight from their (verified) b
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ import mlx.optimizers as optim
 from mlx.utils import tree_flatten, tree_unflatten
 
 from stages.training.config import GRPOConfig, ModelConfig
-from stages.training.errors import TrainingError
+from stages.training.errors import CheckpointWriteError, TrainingError
 from stages.training.model import load_model, make_trainable, save_model_dir, save_weights
 from stages.training.types import TrainerState
 from store.blobs import BlobStore
@@ -40,10 +41,21 @@ OPTIMIZER_FILE = "optimizer.safetensors"  # the AdamW state: retention may drop 
 
 
 def save_model_to_blobs(model: Any, base_path: Path | str, blobs: BlobStore) -> str:
-    """Store a full HF-layout model folder (e.g. the SFT'd embedded model); return its digest."""
-    with blobs.temp_dir() as folder:
+    """Store a full HF-layout model folder (e.g. the SFT'd embedded model); return its digest.
+    `CheckpointWriteError` when it cannot be written."""
+    with _writing("the model folder"), blobs.temp_dir() as folder:
         save_model_dir(model, base_path, folder)
         return blobs.put_tree(folder)
+
+
+@contextlib.contextmanager
+def _writing(what: str) -> Iterator[None]:
+    """Any failure to write `what` as one `CheckpointWriteError`: mlx reports a full disk as a
+    `RuntimeError`, the temp folder as an `OSError`, the blob store as a `BlobWriteError`."""
+    try:
+        yield
+    except (RuntimeError, OSError, StoreError) as e:
+        raise CheckpointWriteError(f"{what} could not be written: {e}") from e
 
 
 def materialise(
@@ -67,7 +79,9 @@ def save_checkpoint(
 ) -> str:
     """Write the checkpoint of `state` into `blobs`; return its manifest digest. `config` is the
     run's (its settings' start values, not those in force). `admit` sees the written folder
-    before anything reaches the blob store, and may refuse it by raising."""
+    before anything reaches the blob store, and may refuse it by raising (its exception passes
+    through unless it is one `_writing` translates). `CheckpointWriteError` when the checkpoint
+    cannot be written."""
     trainable = dict(tree_flatten(state.model.trainable_parameters()))
     reference = dict(tree_flatten(state.reference.parameters()))
     adapter = None
@@ -89,7 +103,7 @@ def save_checkpoint(
         "model_config": model_config.model_dump(mode="json"),
     }
     # Written on the blob store's disk, whose files `put_tree` then renames into place.
-    with blobs.temp_dir() as folder:
+    with _writing(f"the checkpoint of step {state.step}"), blobs.temp_dir() as folder:
         if adapter:
             save_weights(state.model, folder, adapter)
         else:

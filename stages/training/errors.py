@@ -7,3 +7,9 @@ class TrainingError(Exception):
 
 class TrainingInterrupted(TrainingError):
     """A stop was requested (SIGTERM, a pause) and training stopped between two steps."""
+
+
+class CheckpointWriteError(TrainingError):
+    """A checkpoint or model folder could not be written: a full disk, a quota, permissions,
+    whatever type the library raised it as (`mx.save_safetensors` raises `RuntimeError` on a full
+    disk). A runtime condition: the run pauses with this reason, and a resume writes it again."""

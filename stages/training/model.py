@@ -27,7 +27,7 @@ CHAT_TEMPLATE = (
 )
 
 
-def _write_tokenizer(vocab_chars: str, directory: Path) -> int:
+def write_tokenizer(vocab_chars: str, directory: Path) -> int:
     """A char-level tokenizer (tokenizers library) in HF layout; returns the vocabulary size."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
@@ -59,7 +59,7 @@ def build_embedded_model(config: ModelConfig, directory: Path | str) -> Path:
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    vocab_size = max(_write_tokenizer(config.vocab_chars, directory), config.vocab_size or 0)
+    vocab_size = max(write_tokenizer(config.vocab_chars, directory), config.vocab_size or 0)
     model_config = {
         "model_type": "llama",
         "hidden_size": config.hidden_size,

@@ -76,8 +76,9 @@ _INTRODUCERS = frozenset(
      "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
-     # the fixed "the answer is" of other languages (`math_grammar` admits only those phrases)
-     "es", "ist", "est", "è", "é")
+     # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
+     # `math_grammar` admits them only in its fixed "the answer is" phrases
+     "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
 )  # fmt: skip
 _BEFORE_UP = frozenset(
     ("adds", "add", "added", "sums", "sum", "summed", "totals", "comes", "works")

@@ -1,7 +1,7 @@
 """The attacker's labelled judge cases (data/judge_attack_cases.jsonl, written from the judge's code
 alone), each against a real 127.0.0.1 server answering in its `judge_mode`: a judge that obeys grade
-JSON (`obey_grade_json`, and `obey_loose`, which first reads through look-alikes as a capable model
-would), an honest one (`honest:<share>`), a scripted reply, an HTTP status, or no server at all."""
+JSON (`obey_grade_json`, and `obey_loose`, which first reads through every Unicode look-alike as a
+capable model would), an honest one (`honest:<share>`), a scripted reply, an HTTP status, or no server at all."""
 
 import ast
 import contextlib
@@ -14,7 +14,7 @@ import pytest
 from openai_server import ScriptedOpenAIServer
 
 from stages.tasks.families import FAMILIES
-from stages.verifiers.judge_fence import visible_form
+from stages.verifiers.judge_fence import skeleton
 from stages.verifiers.registry import build_verifier
 
 CASES = [
@@ -26,12 +26,13 @@ CASES = [
 # Exact control tokens of the five families: none may reach the judge as written.
 TOKENS = ["<|im_start|>", "<|im_end|>", "<|eot_id|>", "<|start_header_id|>", "<|end_header_id|>",
           "[INST]", "[/INST]", "<start_of_turn>", "<end_of_turn>", "<\uff5cUser\uff5c>",
-          "<\uff5cAssistant\uff5c>"]  # fmt: skip
+          "<\uff5cAssistant\uff5c>", "<reserved_107>", "<seed:eos>", "<seed:bos>", "[gMASK]",
+          "<sop>", "<AI>", "<\u7528\u6237>"]  # fmt: skip
 
 
 def _grades_objects(text: str, loose: bool):
     if loose:
-        text = visible_form(text)
+        text = skeleton(text)
     for start in [m.start() for m in re.finditer(r"\{", text)]:
         for end in range(len(text), start, -1):
             if text[end - 1] != "}":

@@ -1,0 +1,147 @@
+"""What the runs of a store name in the blob store, for the blob GC (orchestrator/driver/checkpoints.py).
+
+Blobs are content-addressed, so runs that share no lineage still share blobs: every run from the
+same base model holds the same reference weights, and a deterministic re-run writes the very
+checkpoints of the first. No run can be left out of the GC's reading, then; but a run's
+contribution depends only on its rows, so a `ReferenceCache` keeps each run's as of its last seq
+and a pruning reads again only the runs whose log moved since the last one (its own, and those
+other drivers are writing): one query for the runs' last seqs, not every run's rows. The orphan
+sweep (every ORPHAN_GRACE_S) reads every run's rollout blobs too and uses no cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from store.errors import StoreError
+from store.log import EventLog
+from store.rewinds import Rewinds
+
+
+@dataclass
+class References:
+    """What the runs of a store name: trees (checkpoints, base models) kept whole, trees kept
+    without their optimizer state, trees pruned, and every other blob a row names (rollouts)."""
+
+    live: set[str] = field(default_factory=set)
+    weights_only: set[str] = field(default_factory=set)
+    pruned: set[str] = field(default_factory=set)
+    blobs: set[str] = field(default_factory=set)
+
+
+@dataclass
+class RunReferences:
+    """One run's part, read from its history (a branch's includes its ancestors' rows up to the
+    cut): each tree's status in log order, the trees it names whatever a rewind did (base model,
+    final checkpoint), the checkpoints it saved with their seqs, and where it was branched from."""
+
+    last_seq: int
+    status: dict[str, str] = field(default_factory=dict)  # tree -> live | weights | pruned
+    always_live: set[str] = field(default_factory=set)
+    saved: list[tuple[int, str]] = field(default_factory=list)
+    branched_from: tuple[str, int] | None = None
+    blobs: set[str] = field(default_factory=set)  # rollout blobs, when asked for
+
+
+_TREE_ROWS = ["CheckpointSaved", "CheckpointsPruned", "BaselineRecorded", "RunCompleted"]
+_ROLLOUT_ROWS = ["RolloutsSampled", "VerdictsRecorded"]
+
+
+def read_run(log: EventLog, run_id: str, last_seq: int, *, rollouts: bool) -> RunReferences:
+    """Read only the rows that name blobs. A checkpoint is live for a run when a row the run
+    still counts saved it and no later counted row pruned it: one a rewind (`resume --from`)
+    abandoned is not (retention prunes it), while the base model and a final checkpoint count
+    wherever they appear."""
+    out = RunReferences(last_seq)
+    rewinds = Rewinds.of(log.read(run_id, types=["RunRewound"]))
+    types = [*_TREE_ROWS, "RunBranched", *(_ROLLOUT_ROWS if rollouts else [])]
+    for row in log.read(run_id, types=types):
+        payload = row.event
+        if row.type in _ROLLOUT_ROWS:
+            if payload.blob:
+                out.blobs.add(payload.blob)
+        elif row.type == "RunBranched":
+            out.branched_from = (payload.parent_run_id, payload.parent_seq)  # its own is last
+        elif row.type == "BaselineRecorded" and payload.checkpoint:
+            out.always_live.add(payload.checkpoint)
+        elif row.type == "RunCompleted" and payload.final_checkpoint:
+            out.always_live.add(payload.final_checkpoint)
+        elif row.type == "CheckpointSaved":
+            out.saved.append((row.seq, payload.checkpoint))  # abandoned or not: a branch's
+            if rewinds.abandoned_by(row.seq) is None:
+                out.status[payload.checkpoint] = "live"
+        elif rewinds.abandoned_by(row.seq) is not None:
+            continue
+        elif row.type == "CheckpointsPruned":
+            for p in payload.pruned:
+                out.status[p["checkpoint"]] = "pruned"
+            for p in payload.optimizer_dropped:
+                if out.status.get(p["checkpoint"]) == "live":
+                    out.status[p["checkpoint"]] = "weights"
+    return out
+
+
+class ReferenceCache:
+    """Each run's `RunReferences` as of its last seq (a driver keeps one for its prunings)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, RunReferences] = {}
+        self.reads = 0  # runs read since it was made (what a test counts)
+
+    def refresh(self, log: EventLog) -> dict[str, RunReferences]:
+        """Every run of the store, reading again only those whose last seq moved (or new)."""
+        current = {run.run_id: run.last_seq for run in log.runs()}
+        self.runs = {k: v for k, v in self.runs.items() if current.get(k) == v.last_seq}
+        for run_id, last_seq in current.items():
+            if run_id not in self.runs:
+                self.runs[run_id] = read_run(log, run_id, last_seq, rollouts=False)
+                self.reads += 1
+        return self.runs
+
+
+def references(
+    log: EventLog, *, rollouts: bool = False, cache: ReferenceCache | None = None
+) -> References:
+    """What every run of the store names (`rollouts`: also every rollout blob a row names,
+    abandoned or not: `events` and `why` still show those rows). With a `cache` (and no
+    rollouts), only the runs whose log moved since its last refresh are read."""
+    if cache is not None and not rollouts:
+        runs = cache.refresh(log)
+    else:
+        runs = {
+            r.run_id: read_run(log, r.run_id, r.last_seq, rollouts=rollouts) for r in log.runs()
+        }
+    refs = References()
+    refs.live |= _needed_by_branches(runs)
+    for run in runs.values():
+        refs.blobs |= run.blobs
+        refs.live |= run.always_live
+        for tree, what in run.status.items():
+            {"live": refs.live, "weights": refs.weights_only, "pruned": refs.pruned}[what].add(tree)
+    refs.weights_only -= refs.live
+    refs.pruned -= refs.live | refs.weights_only
+    return refs
+
+
+def _needed_by_branches(runs: dict[str, RunReferences]) -> set[str]:
+    """Every checkpoint a branch's history names: those its parent saved up to the seq it was
+    cut at (and the grandparent's, up to the parent's cut), whether or not the parent pruned or
+    abandoned them since. A branch that copied those rows names them itself; one that points at
+    its parent's prefix needs this."""
+    needed: set[str] = set()
+    for child, run in runs.items():
+        if run.branched_from is None:
+            continue
+        seen = {child}
+        parent, seq = run.branched_from
+        while parent not in seen:
+            seen.add(parent)
+            if parent not in runs:
+                # A parent that cannot be read: the GC is skipped, nothing is deleted.
+                raise StoreError(f"run {child} was branched from run {parent}, which is gone")
+            needed |= {checkpoint for at, checkpoint in runs[parent].saved if at <= seq}
+            cut = runs[parent].branched_from
+            if cut is None:
+                break
+            parent, seq = cut[0], min(seq, cut[1])
+    return needed
