@@ -282,6 +282,99 @@ class FaultPolicyConfig(BaseModel):
     )
 
 
+class RewardHealthPolicyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        True,
+        description="Act when the rewards or the responses look broken (a scorer bug, a degenerate policy).",
+    )
+    action: Literal["pause", "rollback"] = Field(
+        "pause",
+        description="What a finding does: pause (a person fixes the scorer; the reason names the "
+        "onset and the checkpoint before it) or roll back to that checkpoint.",
+    )
+    consecutive_steps: int = Field(
+        3,
+        ge=1,
+        le=METRICS_WINDOW,
+        description="A rule acts when its condition holds for this many consecutive steps.",
+    )
+    reference_steps: int = Field(
+        5,
+        ge=1,
+        le=METRICS_WINDOW,
+        description="The verify rate of up to this many steps before a run of equal rewards is "
+        "what a verdict shift is measured against.",
+    )
+    max_verdict_shift: float = Field(
+        0.25,
+        gt=0,
+        le=1,
+        description="Equal rewards are a scorer's fault (not a collapse) when the verify rate moved "
+        "by at least this much from the steps before, or any verification raised, failed or was "
+        "an injection.",
+    )
+    max_chance: float = Field(
+        1e-6,
+        gt=0,
+        lt=1,
+        description="Equal rewards are also a scorer's fault when every group of the run landing "
+        "without variance, at the zero-variance share of the steps before, had less than this "
+        "chance (what a weak model's rare passes all vanishing looks like).",
+    )
+    max_zero_variance_frac: float = Field(
+        0.95,
+        gt=0,
+        le=1,
+        description="With a verifier-side signal, more than this share of groups without reward "
+        "variance is a finding.",
+    )
+    max_length_ratio: float = Field(
+        4.0,
+        gt=1,
+        le=1000.0,
+        description="Mean response length above this multiple of its early mean is a blow-up.",
+    )
+    min_length_ratio: float = Field(
+        0.25,
+        gt=0,
+        lt=1,
+        description="Mean response length below this share of its early mean is a collapse.",
+    )
+    early_steps: int = Field(
+        5,
+        ge=1,
+        le=EARLY_METRICS,
+        description="The early mean length is over the run's first this many steps.",
+    )
+    max_repetition_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="More than this share of repetitive responses (repeated 4-grams or "
+        "highly compressible text: `repetition_share`) is a finding.",
+    )
+    max_rollbacks: int = Field(
+        2, ge=0, le=10_000, description="Reward-health rollbacks allowed; one more fails the run."
+    )
+    max_pauses: int = Field(
+        3, ge=0, le=10_000, description="Reward-health pauses allowed; one more fails the run."
+    )
+
+
+class OnsetConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    target: Literal["onset", "last_good"] = Field(
+        "onset",
+        description="Where a rollback on an excursion (capability drop, KL, entropy collapse, "
+        "reward health) lands: onset: the last retained checkpoint saved before the excursion's "
+        "change point in the window (policies/onset.py), or before its first crossing if that "
+        "is earlier; last_good: before the first crossing (the rule before issue 31).",
+    )
+
+
 class PolicyConfig(BaseModel):
     """Recovery policies the runner evaluates on every training step (see policies.engine)."""
 
@@ -299,4 +392,12 @@ class PolicyConfig(BaseModel):
     faults: FaultPolicyConfig = Field(
         default_factory=FaultPolicyConfig,
         description="Non-finite numbers, out of memory, judge errors, step retries.",
+    )
+    reward_health: RewardHealthPolicyConfig = Field(
+        default_factory=RewardHealthPolicyConfig,
+        description="Equal rewards with a verifier-side signal, zero-variance groups, response "
+        "length, repetition.",
+    )
+    onset: OnsetConfig = Field(
+        default_factory=OnsetConfig, description="Where rollbacks on an excursion land."
     )

@@ -2,7 +2,7 @@
 
 `decide_all(state, event, config)` is what the runner (and `rlvr replay`) calls for every appended
 event whose type is in `TRIGGER_TYPES`, with `state` folded through that event and nothing after
-it. Order: faults, rollback, kl, entropy. The first policy that voids the step or stops the run
+it. Order: faults, reward_health, rollback, kl, entropy. The first policy that voids the step or stops the run
 (`EXCLUSIVE_ACTIONS`) ends the evaluation of that event, and only the first rollback of an event is
 kept. Every policy has budgets (counted from `RunState.decisions`, i.e. from the `PolicyDecided`
 events in the log); a decision that would exceed one becomes a `fail` naming the budget, so an
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from policies import entropy, faults, kl, rollback
+from policies import entropy, faults, kl, reward_health, rollback
 from policies.config import PolicyConfig
 from policies.types import EXCLUSIVE_ACTIONS, Decision
 from store.events import Event
@@ -29,6 +29,8 @@ DecideFn = Callable[[RunState, StoredEvent, PolicyConfig], list[Decision]]
 
 POLICIES: tuple[tuple[str, DecideFn], ...] = (
     ("faults", faults.decide),
+    # Before the others: a scorer bug is not a regression, a KL excursion or a collapse.
+    ("reward_health", reward_health.decide),
     ("rollback", rollback.decide),
     ("kl", kl.decide),
     ("entropy", entropy.decide),
@@ -64,6 +66,15 @@ def budgets(config: PolicyConfig) -> list[Budget]:
             "faults.max_nonfinite_rollbacks",
         ),
         Budget("faults", ("pause",), config.faults.max_pauses, "faults.max_pauses"),
+        Budget(
+            "reward_health",
+            ("rollback",),
+            config.reward_health.max_rollbacks,
+            "reward_health.max_rollbacks",
+        ),
+        Budget(
+            "reward_health", ("pause",), config.reward_health.max_pauses, "reward_health.max_pauses"
+        ),
         Budget(
             "faults",
             ("retry_step", "retry_smaller_microbatch"),

@@ -8,17 +8,22 @@ below `floor_ratio` times the mean entropy of the run's first `early_steps` step
 `max_zero_variance_frac` of its groups carry no signal. After `consecutive_steps` collapsed steps
 (counted since the last rollback or entropy recovery), recover as configured: raise the sampling
 temperature, add an entropy bonus, shrink the group size, and roll back to the last checkpoint
-saved before the collapse began.
+saved before the collapse began (its onset, policies/onset.py).
+
+All-equal rewards that come with a verifier-side signal are the reward-health policy's
+(policies/reward_health.py): a scorer bug, not a collapse, so raising the temperature is the wrong
+remedy. Such steps never count towards a collapse here.
 """
 
 from __future__ import annotations
 
+from policies import reward_health
 from policies.config import EntropyPolicyConfig, PolicyConfig
+from policies.onset import excursion_target, onset_seq, window_onset
 from policies.signals import (
     describe_changes,
     hyperparameter,
     rollback_or_fail,
-    rollback_target,
     scaled,
     since,
     trailing_run,
@@ -55,6 +60,9 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
     run = trailing_run(window, lambda m: low_entropy(m) or no_signal(m))
     if len(run) < cfg.consecutive_steps:
         return []
+    run = run[reward_health.claimed_until(state, window, config, run) :]
+    if len(run) < cfg.consecutive_steps:
+        return []
     now = window[-1].metrics
     if low_entropy(now):
         metric, value, threshold = "entropy", now["entropy"], floor
@@ -66,14 +74,17 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
             cfg.max_zero_variance_frac,
         )
         what = f"{value:.0%} of groups without reward variance (ceiling {threshold:.0%})"
-    reason = f"entropy collapse for {len(run)} steps since step {run[0].step}: {what}"
+    onset = window_onset(window, metric, run[0].step, "down" if metric == "entropy" else "up")
+    reason = (
+        f"entropy collapse for {len(run)} steps since step {run[0].step}: {what}; "
+        f"the collapse {onset.describe()}"
+    )
     evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
+    evidence += [s for s in onset_seq(window, onset) if s not in evidence]
     changes = _changes(state, cfg)
     decisions: list[Decision] = []
     if cfg.rollback:
-        target = rollback_target(
-            state, run[0].step, config.rollback.max_capability_drop, require_passed=False
-        )
+        target = excursion_target(state, config, onset, require_passed=False)
         decisions.append(
             rollback_or_fail(
                 POLICY,
@@ -85,6 +96,7 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
                 threshold=threshold,
                 evidence=evidence,
                 reason=reason,
+                onset=onset.parameters(),
             )
         )
         if target is None:

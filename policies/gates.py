@@ -84,9 +84,18 @@ def false_positive_rate(state: RunState, config: GateConfig) -> list[GateEvaluat
         else ""
     )
     hacks = (result or {}).get("accepted_hack_kinds") or {}
+    examples = (result or {}).get("accepted_hack_examples") or {}
     hacked = config.zero_tolerance_hacks and bool(hacks)
+    if result and result.get("adversary_variants"):
+        rate = result.get("right_variant_pass_rate")
+        detail += f"; adversary: {result['adversary_variants']} wrong variants" + (
+            f", right variants passed {rate:.1%}" if rate is not None else ""
+        )
     if hacked:
-        kinds = ", ".join(f"{kind} x{n}" for kind, n in sorted(hacks.items()))
+        kinds = ", ".join(
+            f"{kind} x{n}" + (f" (e.g. {examples[kind][:80]!r})" if kind in examples else "")
+            for kind, n in sorted(hacks.items())
+        )
         detail += f"; known reward-hack probes accepted (zero tolerance): {kinds}"
     return [
         _verdict(

@@ -5,7 +5,8 @@ is moving the model too far per step: lower the learning rate and/or raise the K
 coefficient (`fixed`: by constant factors; `adaptive`: the coefficient scaled by KL / target, capped
 at `kl_coef_factor`), then leave `adjust_every_steps` steps for the change to take effect. If KL
 stays above `limit` for `rollback_after_steps` consecutive steps despite that, the run has already
-drifted: roll back to the last checkpoint saved before the excursion began whose own KL (measured
+drifted: roll back to the last checkpoint saved before the excursion began (its onset, located by
+policies/onset.py; with `onset.target = "last_good"`, its first crossing) whose own KL (measured
 on the first step trained from it) was within `limit`, and adjust again, scaling the learning rate
 from the lower of the current one and the one in force when that checkpoint was saved: going back
 to those weights with a learning rate that has since been raised (a branch override, a fault)
@@ -15,11 +16,11 @@ would only repeat the excursion.
 from __future__ import annotations
 
 from policies.config import KLPolicyConfig, PolicyConfig
+from policies.onset import excursion_target, onset_seq, window_onset
 from policies.signals import (
     describe_changes,
     hyperparameter,
     rollback_or_fail,
-    rollback_target,
     scaled,
     since,
 )
@@ -49,15 +50,17 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
     evidence = [event.seq, *sorted(cited - {event.seq}, reverse=True)]
     changes = _changes(state, kl, cfg)
     if len(run) >= cfg.rollback_after_steps:
+        onset = window_onset(window, "kl", run[0].step, "up")
         reason = (
             f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} for {len(run)} consecutive steps "
-            f"(since step {run[0].step})"
+            f"(since step {run[0].step}); the excursion {onset.describe()}"
         )
-        target = rollback_target(
-            state, run[0].step, config.rollback.max_capability_drop, require_passed=False,
+        target = excursion_target(
+            state, config, onset, require_passed=False,
             healthy=lambda ref: ref.metrics_after.get("kl") is None
             or ref.metrics_after["kl"] <= cfg.limit,
         )  # fmt: skip
+        evidence += [s for s in onset_seq(window, onset) if s not in evidence]
         decisions = [
             rollback_or_fail(
                 POLICY,
@@ -69,6 +72,7 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
                 threshold=cfg.limit,
                 evidence=evidence,
                 reason=reason,
+                onset=onset.parameters(),
             )
         ]
         why = "after the KL rollback"

@@ -6,16 +6,20 @@ Watches `EvalRecorded` during training: each capability benchmark's score agains
 `max_capability_drop` (relative) below baseline, restore the latest checkpoint of the live
 trajectory whose own evals stayed within that drop (else the baseline checkpoint), and continue with
 a lower learning rate (and, if configured, a higher KL coefficient) so the same slide is less likely.
+
+A slow slide passes several evals before one falls too far: with `onset.target = "onset"` the
+target is also saved before the slide's onset (policies/onset.py), located on the benchmark's
+scores (the baseline, then each eval since the last rollback within the fold's window).
 """
 
 from __future__ import annotations
 
 from policies.config import PolicyConfig
+from policies.onset import Onset, excursion_target, locate
 from policies.signals import (
     capability_drops,
     describe_changes,
     rollback_or_fail,
-    rollback_target,
     scaled,
     too_far,
 )
@@ -46,7 +50,9 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         f"{worst} scored {ev.capability[worst]:.3f} at step {ev.step}, {drop:.1%} below its "
         f"baseline {state.baseline_capability[worst]:.3f} (allowed: {cfg.max_capability_drop:.1%})"
     )
-    target = rollback_target(state, ev.step, cfg.max_capability_drop, require_passed=True)
+    onset = _onset(state, worst, ev.step, cfg.max_capability_drop)
+    reason += f"; the slide {onset.describe()}"
+    target = excursion_target(state, config, onset, require_passed=True)
     decisions = [
         rollback_or_fail(
             POLICY,
@@ -58,6 +64,7 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
             threshold=cfg.max_capability_drop,
             evidence=evidence,
             reason=reason,
+            onset=onset.parameters(),
         )
     ]
     changes = {
@@ -82,3 +89,20 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
             )
         )
     return decisions
+
+
+def _onset(state: RunState, benchmark: str, step: int, max_drop: float) -> Onset:
+    """Where `benchmark`'s slide began: its scores from the baseline on, over the evals since the
+    last rollback that the metrics window still covers; the first crossing is the first eval of
+    the trailing run of evals that fell too far."""
+    window = state.metrics_window
+    oldest = max(state.last_rollback_seq, window[0].seq if window else 0)
+    evals = [e for e in state.evals if e.seq > oldest and benchmark in e.capability]
+    base = state.baseline_capability[benchmark]
+    crossing = step
+    for e in reversed(evals):
+        if not too_far((base - e.capability[benchmark]) / base, max_drop):
+            break
+        crossing = e.step
+    steps = [0, *(e.step for e in evals)]
+    return locate(steps, [base, *(e.capability[benchmark] for e in evals)], crossing, "down")

@@ -25,13 +25,27 @@ _DECISION_THRESHOLDS: dict[tuple[str, str], str] = {
     ("faults", "verifier_error_rate"): "policies.faults.max_judge_error_rate",
     ("faults", "step_failures.oom"): "policies.faults.max_oom_retries",
     ("faults", "step_failures.exception"): "policies.faults.max_step_retries",
+    ("reward_health", "reward_std"): "policies.reward_health.max_verdict_shift",
+    ("reward_health", "zero_variance_frac"): "policies.reward_health.max_zero_variance_frac",
+    ("reward_health", "response_len"): "policies.reward_health.max_length_ratio",
+    ("reward_health", "repetition_share"): "policies.reward_health.max_repetition_share",
 }
 # Keys the policy reads besides its threshold (windows, how long a condition must last).
 _POLICY_WINDOWS: dict[str, tuple[str, ...]] = {
-    "kl": ("policies.kl.window", "policies.kl.rollback_after_steps"),
-    "entropy": ("policies.entropy.early_steps", "policies.entropy.consecutive_steps"),
-    "rollback": (),
+    "kl": ("policies.kl.window", "policies.kl.rollback_after_steps", "policies.onset.target"),
+    "entropy": (
+        "policies.entropy.early_steps",
+        "policies.entropy.consecutive_steps",
+        "policies.onset.target",
+    ),
+    "rollback": ("policies.onset.target",),
     "faults": (),
+    "reward_health": (
+        "policies.reward_health.consecutive_steps",
+        "policies.reward_health.reference_steps",
+        "policies.reward_health.action",
+        "policies.onset.target",
+    ),
 }
 
 
@@ -58,7 +72,9 @@ def readers_of(key: str) -> list[str]:
         elif key in others:
             readers.append(f"the {gate} gate")
     policy = key.split(".")[1] if key.startswith("policies.") and key.count(".") >= 2 else None
-    if policy is not None:
+    if policy == "onset":  # not a policy: where every policy's rollback on an excursion lands
+        readers += [f"the {name} policy" for name in ("rollback", "kl", "entropy", "reward_health")]
+    elif policy is not None:
         readers.append(f"the {policy} policy")
     return readers
 

@@ -107,8 +107,11 @@ def rollback_or_fail(
     threshold: float | None,
     evidence: list[int],
     reason: str,
+    onset: dict | None = None,
 ) -> Decision:
-    """A rollback from `step` to `target`, or a `fail` saying there is nothing safe to go back to."""
+    """A rollback from `step` to `target`, or a `fail` saying there is nothing safe to go back to.
+    `onset`: where the excursion began and first crossed (policies/onset.py), kept in the
+    parameters so `why` and `replay` show them."""
     if target is None:
         return Decision(
             policy=policy,
@@ -117,6 +120,7 @@ def rollback_or_fail(
             value=value,
             threshold=threshold,
             evidence_seqs=evidence,
+            parameters=dict(onset or {}),
             reason=f"{reason}; no checkpoint to roll back to",
         )
     return Decision(
@@ -131,6 +135,7 @@ def rollback_or_fail(
             "to_step": target.step,
             "from_step": step,
             "checkpoint_seq": target.seq,
+            **(onset or {}),
         },
         reason=f"{reason}; rolling back from step {step} to the checkpoint of step {target.step}",
     )

@@ -7,9 +7,16 @@ Training hyper-parameters live in `stages.training.config`, verifier settings in
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from stages.distributed import DistributedConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
@@ -138,12 +145,19 @@ class PipelineConfig(BaseModel):
         1, ge=0, le=1000, description="Stage 6: further rounds, each re-filtering the curriculum."
     )
     round_steps: int = Field(40, ge=1, le=10_000_000, description="Stage 6: GRPO steps per round.")
-    sample_rollouts: int = Field(
-        4,
-        ge=0,
-        le=4096,
-        description="Groups per step whose full text is kept in the RolloutsSampled event.",
+    sample_rollouts: int | Literal["all"] = Field(
+        "all",
+        description="Groups per step logged whole (prompt id, completions, verdicts with their "
+        "full reasons, rewards, advantages, lengths, truncation) in the step's compressed "
+        'rollout blob: "all" (what `rlvr rescore` re-verifies), or the first N groups (0: none).',
     )
+
+    @field_validator("sample_rollouts")
+    @classmethod
+    def _groups_logged(cls, value: int | str) -> int | str:
+        if value != "all" and not 0 <= int(value) <= 1_000_000:
+            raise ValueError(f'sample_rollouts must be "all" or 0..1000000, got {value!r}')
+        return value
 
     @model_validator(mode="after")
     def _bands_are_not_empty(self) -> PipelineConfig:
@@ -164,9 +178,13 @@ class PipelineConfig(BaseModel):
 class InjectedFault(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["learning_rate", "temperature", "capability_poison"] = Field(
-        description="learning_rate / temperature: set that knob (a bad setting a policy must undo); "
-        "capability_poison: SFT on corrupted labels of a capability skill (a regression to roll back)."
+    kind: Literal["learning_rate", "temperature", "capability_poison", "verdict_corruption"] = (
+        Field(
+            description="learning_rate / temperature: set that knob (a bad setting a policy must "
+            "undo); capability_poison: SFT on corrupted labels of a capability skill (a regression "
+            "to roll back); verdict_corruption: from this step on, the step's verdicts are "
+            "corrupted after the verifier's check (a scorer bug the log must let you find)."
+        )
     )
     step: int = Field(ge=0, le=10_000_000, description="Inject just before this GRPO step.")
     value: float | None = Field(
@@ -178,6 +196,35 @@ class InjectedFault(BaseModel):
     learning_rate: float = Field(
         3e-3, gt=0, le=1.0, description="capability_poison: SFT learning rate."
     )
+    mode: Literal["zero", "flip"] = Field(
+        "zero",
+        description="verdict_corruption: zero: a corrupted verdict fails with reward 0; flip: a "
+        "passed verdict fails and a failed one passes (reward 1 - reward).",
+    )
+    share: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="verdict_corruption: share of the rollouts corrupted, each drawn by a hash of "
+        "(seed, step, task, response) so a resume corrupts the same ones.",
+    )
+    silent: bool = Field(
+        False,
+        description="verdict_corruption, for tests: the fault logs nothing about itself (no "
+        "FaultInjected event, no log line, left out of the recorded config), so only re-verifying "
+        "the logged rollouts can find where it began. One process only: a resume or a branch "
+        "reads the recorded config and runs without it.",
+    )
+
+    @model_validator(mode="after")
+    def _corruption_settings_name_their_kind(self) -> InjectedFault:
+        if self.kind != "verdict_corruption" and (
+            self.silent or self.mode != "zero" or self.share != 1.0
+        ):
+            raise ValueError(
+                f"mode, share and silent are verdict_corruption's settings, not {self.kind!r}'s"
+            )
+        return self
 
 
 class ChaosConfig(BaseModel):
@@ -188,6 +235,12 @@ class ChaosConfig(BaseModel):
     faults: list[InjectedFault] = Field(
         default_factory=list, description="What to inject, and when."
     )
+
+    @field_serializer("faults")
+    def _recorded_faults(self, faults: list[InjectedFault]) -> list[dict[str, Any]]:
+        # A silent fault is left out of every dump, so the recorded config and its hash say
+        # nothing about it.
+        return [f.model_dump() for f in faults if not f.silent]
 
 
 class GateThresholds(Protocol):

@@ -157,21 +157,23 @@ def check_task_file(config: RunConfig) -> None:
         check_row_tokens(str(data.data_path), counts, *context)
 
 
-def task_suite(config: RunConfig) -> TaskSuite:
-    data = config.data
+def run_tasks(data: Any) -> list[Task]:
+    """Every task of the run's family, from `data.data_path` or generated, before the split."""
     family = FAMILIES[data.task_family]
     if data.data_path:
         try:
-            tasks = load_task_file(data) or []
+            return load_task_file(data) or []
         except (TaskFormatError, OSError) as e:
             raise StageError(str(e)) from e
-    else:
-        generated = family.generate(
-            {"difficulty": str(data.difficulty), "seed": str(data.data_seed)}
-        )
-        if generated is None:
-            raise StageError(f"task_family {data.task_family!r} needs data.data_path (a task file)")
-        tasks = generated
+    generated = family.generate({"difficulty": str(data.difficulty), "seed": str(data.data_seed)})
+    if generated is None:
+        raise StageError(f"task_family {data.task_family!r} needs data.data_path (a task file)")
+    return generated
+
+
+def task_suite(config: RunConfig) -> TaskSuite:
+    data = config.data
+    tasks = run_tasks(data)
     train, heldout = split_tasks(tasks, data.train_ratio, data.data_seed)
     cap_train, cap_heldout = {}, {}
     for name in data.capability_benchmarks:

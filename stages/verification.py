@@ -1,6 +1,9 @@
 """Stage 3, automated verification: calibrate the verifier on known-right and known-wrong answers
-(near misses, wrong sign, other tasks' answers, hedges, conflicting finals, echoed expressions).
-The event names every wrong answer that was accepted, so a failed gate can be explained."""
+(near misses, wrong sign, other tasks' answers, hedges, conflicting finals, echoed expressions),
+and run the built-in adversary on the run's own tasks (`stages.tasks.adversary`): wrong variants
+of each sampled reference that must all fail, right ones in other formats whose pass rate is
+recorded. The event names every wrong answer that was accepted, and an example of every accepted
+hack kind, so a failed gate can be explained."""
 
 from __future__ import annotations
 
@@ -41,6 +44,10 @@ class Verification:
                     accepted_hack_kinds=dict(
                         Counter(o.candidate.kind for o in report.accepted_hacks)
                     ),
+                    accepted_hack_examples=report.hack_examples(),
+                    adversary_variants=report.adversary_wrong,
+                    right_variant_pass_rate=report.right_variant_pass_rate,
+                    by_kind=report.by_kind,
                 )
             ]
         )

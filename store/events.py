@@ -56,6 +56,9 @@ class RunStarted(Event):
     hyperparameters: JSON = Field(default_factory=dict)
     config_path: str | None = None
     overrides: list[str] = Field(default_factory=list)
+    # sha256 of the task file (`data.data_path`) as the run read it; None: generated tasks (or a
+    # log from before it was recorded). `rlvr rescore` refuses a file that changed since.
+    data_digest: str | None = None
     parent_run_id: str | None = None
     parent_seq: int | None = None
 
@@ -148,6 +151,11 @@ class VerifierCalibrated(Event):
     rejected_right: list[JSON] = Field(default_factory=list)
     # Known reward-hack probes that passed, counted by kind (a dict: the fold keeps it for gates).
     accepted_hack_kinds: dict[str, int] = Field(default_factory=dict)
+    # Added with the built-in adversary; absent from older rows, whose defaults say "none made".
+    accepted_hack_examples: dict[str, str] = Field(default_factory=dict)  # kind -> first response
+    adversary_variants: int = 0  # the adversary's wrong variants judged
+    right_variant_pass_rate: float | None = None  # share of its right variants accepted
+    by_kind: dict[str, list[int]] = Field(default_factory=dict)  # kind -> [judged, disagreed]
 
 
 class TrainingSetBuilt(Event):
@@ -201,8 +209,14 @@ class BatchRefilled(Event):
 
 
 class VerdictsRecorded(Event):
+    """A step's verdicts in figures; their text is in the step's rollout blob. v2: `verifier` is
+    the verifier's provenance (stages/verifiers/provenance.py: kind, project version, digests of
+    its settings and code; a judge's model and prompt digest), not only its name."""
+
+    schema_version: ClassVar[int] = 2
+
     step: int
-    verifier: str
+    verifier: JSON
     n_passed: int
     n_total: int
     n_errors: int = 0
@@ -248,7 +262,8 @@ class CheckpointSaved(Event):
 class CheckpointsPruned(Event):
     """Checkpoints the retention rule let go (`checkpoints` config): each {step, checkpoint, seq},
     with `why` when it is not `reason` (a checkpoint a `resume --from` abandoned); `kept`: each
-    checkpoint still retained with why ({step, checkpoint, why: [...]}). `optimizer_dropped`:
+    checkpoint still retained with why ({step, checkpoint, why: [...]}); a pruned entry's
+    `rollouts`: the rollout blobs of the steps trained from it, which go with it. `optimizer_dropped`:
     retained checkpoints ({step, checkpoint, seq}) whose optimizer state goes, weights staying
     (`checkpoints.keep_optimizer_last`), said in `optimizer_reason`. Their blobs are deleted
     afterwards once no run of the store references them (a branch may)."""
@@ -386,3 +401,29 @@ class ModelExported(Event):
     which: str
     out: str
     layout: Literal["full", "lora", "lora-fused"]
+
+
+class RunRescored(Event):
+    """`rlvr rescore`: the run's logged rollouts re-verified by `verifier` (its provenance; the
+    run's recorded verifier config plus `overrides`), from `from_seq` on. An audit record: the
+    fold reads nothing of it, so the run's history is unchanged. `first_step` / `first_seq`:
+    the first step (and its `RolloutsSampled` row) whose rewards differ; `checkpoint`: the last
+    retained one before it ({step, digest, seq}); `branch_command` retrains from there.
+    `changed_steps`: each step with a change ({step, seq, rollouts, to_pass, to_fail, changed}),
+    the first 1,000."""
+
+    verifier: JSON
+    overrides: list[str] = Field(default_factory=list)
+    from_seq: int | None = None
+    steps: int
+    rollouts: int
+    to_pass: int
+    to_fail: int
+    changed: int
+    changed_since_first: int = 0
+    rollouts_since_first: int = 0
+    first_step: int | None = None
+    first_seq: int | None = None
+    checkpoint: JSON | None = None
+    branch_command: str | None = None
+    changed_steps: list[JSON] = Field(default_factory=list)

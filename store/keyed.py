@@ -64,6 +64,16 @@ class ChainKey:
         message = f"{run_id}\n{seq}\n{hash_}".encode()
         return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
 
+    def snapshot_mac(
+        self, run_id: str, seq: int, event_hash: str, fold_key: str, state: str
+    ) -> str:
+        """The MAC of a `RunState` snapshot (store/snapshots.py): the run, the seq and event hash
+        it folds up to, the fold version that made it, and its state text. A key of its own,
+        derived from the secret, so a snapshot's MAC can never pass for a head's."""
+        key = hmac.new(self.secret, b"rlvr snapshot", hashlib.sha256).digest()
+        message = f"{run_id}\n{seq}\n{event_hash}\n{fold_key}\n{state}".encode()
+        return hmac.new(key, message, hashlib.sha256).hexdigest()
+
     def signed(self, run_id: str, seq: int, hash_: str) -> Head:
         return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))
 
@@ -106,6 +116,23 @@ class ChainKey:
                 )
             found.append(head)
         return found[0], found[1]
+
+    def signed_runs(self) -> dict[str, int]:
+        """Every run with a head file here, and the seq its head (or pending batch) is at: the
+        runs some store written with this key file holds. Unreadable files are left out (reading
+        that run names them)."""
+        runs: dict[str, int] = {}
+        for path in sorted(self.heads_dir.glob("*.json")) if self.heads_dir.is_dir() else []:
+            try:
+                data = json.loads(path.read_text())
+                parts = [data.get("head"), data.get("pending")]
+                seq = max(part["seq"] for part in parts if part)
+                run_id = next(part["run_id"] for part in parts if part)
+            except (OSError, ValueError, KeyError, TypeError, StopIteration):
+                continue
+            if isinstance(run_id, str) and self._path(run_id) == path:
+                runs[run_id] = seq
+        return runs
 
     def sign(self, run_id: str, seq: int, hash_: str, *, pending: bool = False) -> None:
         """Record `seq`/`hash_` as the run's head (or as the batch about to commit)."""

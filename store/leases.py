@@ -8,6 +8,7 @@ exactly one winner on SQLite and PostgreSQL alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -74,8 +75,15 @@ class LeaseTable:
         with self.engine.connect() as conn:
             return {r.run_id: LeaseRow(**r._mapping) for r in conn.execute(sa.select(_LEASES))}
 
-    def acquire(self, run_id: str, owner: str, ttl_s: float) -> Lease:
-        """Take the lease if it is free, expired, or already ours; else raise `LeaseHeld`."""
+    def acquire(
+        self,
+        run_id: str,
+        owner: str,
+        ttl_s: float,
+        holder_gone: Callable[[str], bool] = lambda holder: False,
+    ) -> Lease:
+        """Take the lease if it is free, expired, already ours, or held by an owner
+        `holder_gone` says is provably dead (its process gone on this host); else `LeaseHeld`."""
         now = _now()
         expires = _iso(now + timedelta(seconds=ttl_s))
         current = self.get(run_id)
@@ -93,7 +101,7 @@ class LeaseTable:
                 if current is None:
                     raise
         live = datetime.fromisoformat(current.expires_at) > now
-        if live and current.owner != owner:
+        if live and current.owner != owner and not holder_gone(current.owner):
             raise LeaseHeld(run_id, current.owner, current.expires_at)
         # Compare-and-swap on the row we read: a concurrent taker changes it and we lose.
         with self.engine.begin() as conn:

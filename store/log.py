@@ -12,33 +12,34 @@ with its parent's, read where they are (`store.lineage`), and every read follows
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import orjson
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
-from sqlmodel import Field, SQLModel
+from sqlmodel import SQLModel
 
 from store import batches, lineage, requests
 from store.backends import backend_for
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
-from store.events import EVENT_TYPES, Event
+from store.events import Event
 from store.keyed import ChainKey, Head, check_export_head
 from store.retry import RetryPolicy, is_transient, with_retries
+from store.rows import COLUMNS, EVENTS_TABLE, EventRow, RunSummary, StoredEvent
 from store.run_ids import check_run_id
-from store.upcasters import decode, upcast
 from store.verification import (
     GENESIS_HASH,
     VERIFIED_TABLE,
     ChainBroken,
+    ChainWalk,
     PrefixRecord,
     VerifyReport,
     canonical_json,
@@ -54,90 +55,13 @@ _log = logging.getLogger("rlvr.store")
 __all__ = [
     "GENESIS_HASH",
     "EventLog",
+    "EventRow",
+    "RunSummary",
     "StoredEvent",
     "VerifyReport",
     "canonical_json",
     "chain_hash",
 ]
-
-
-class EventRow(SQLModel, table=True):
-    __tablename__ = "events"
-    __table_args__ = (sa.Index("ix_events_run_type", "run_id", "type"),)
-
-    run_id: str = Field(primary_key=True, max_length=200)
-    seq: int = Field(primary_key=True)
-    type: str = Field(max_length=100)
-    schema_version: int
-    payload: str
-    recorded_at: str
-    prev_hash: str = Field(max_length=64)
-    hash: str = Field(max_length=64)
-
-
-_TABLE = EventRow.__table__
-# StoredEvent's field order, so a selected row unpacks straight into it.
-_COLUMNS = [
-    "run_id",
-    "seq",
-    "type",
-    "schema_version",
-    "recorded_at",
-    "prev_hash",
-    "hash",
-    "payload",
-]
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    run_id: str
-    seq: int
-    type: str
-    schema_version: int
-    recorded_at: str
-    prev_hash: str
-    hash: str
-    payload: str
-
-    @property
-    def event(self) -> Event:
-        """The event as the current code knows it (old versions upcast on read)."""
-        return decode(self.type, self.schema_version, orjson.loads(self.payload))
-
-    def fields(self) -> dict[str, Any]:
-        """The payload as the current code knows it (upcast), as plain JSON values: the one way a
-        reader that wants a few fields decodes a row (building the pydantic event for every row is
-        the slow part of a long log). An unknown type is given as stored."""
-        payload = orjson.loads(self.payload)
-        known = EVENT_TYPES.get(self.type)
-        if known is not None and self.schema_version != known.schema_version:
-            payload = upcast(self.type, self.schema_version, payload)
-        return payload
-
-    def to_json(self) -> dict[str, Any]:
-        row = {name: getattr(self, name) for name in _COLUMNS}
-        row["payload"] = orjson.loads(self.payload)
-        return row
-
-    def export_line(self, batch_end: bool = False) -> bytes:
-        """`to_json` as one line of sorted-key JSON, the stored payload text spliced in as it is
-        (it is canonical JSON already): exporting a long run streams without re-parsing it.
-        `batch_end` marks the last row of an appended batch."""
-        row: dict[str, Any] = {name: getattr(self, name) for name in _COLUMNS}
-        row["payload"] = orjson.Fragment(self.payload)
-        if batch_end:
-            row["batch_end"] = True
-        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    run_id: str
-    n_events: int
-    last_seq: int
-    last_type: str
-    last_recorded_at: str
 
 
 def _now() -> str:
@@ -158,7 +82,7 @@ class EventLog:
             # without a pointer, branches copied by older versions included, read as before).
             SQLModel.metadata.create_all(
                 self.engine,
-                tables=[_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
+                tables=[EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
             )
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e
@@ -166,12 +90,14 @@ class EventLog:
         self._last_sql = (
             f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
         )
-        self._select_sql = f"SELECT {', '.join(_COLUMNS)} FROM events WHERE run_id = {mark}"
+        self._select_sql = f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark}"
         self._hash_sql = f"SELECT hash FROM events WHERE run_id = {mark} AND seq = {mark}"
         self._link_sql = f"SELECT prev_hash FROM events WHERE run_id = {mark} AND seq = {mark}"
-        marks = ", ".join([mark] * len(_COLUMNS))
-        self._insert_sql = f"INSERT INTO events ({', '.join(_COLUMNS)}) VALUES ({marks})"
+        marks = ", ".join([mark] * len(COLUMNS))
+        self._insert_sql = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({marks})"
         self._prefix = PrefixRecord(mark)
+        # Inside `walking_once`: run id -> (first seq, last seq, its hash) of the span walked last.
+        self._walked: dict[str, tuple[int, int, str]] | None = None
         # Called with each committed batch (a driver's live metric sinks): views, never the truth.
         self.observers: list[Callable[[list[StoredEvent]], None]] = []
 
@@ -351,37 +277,94 @@ class EventLog:
         batch: int = 5000,
     ) -> Iterator[StoredEvent]:
         """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`.
-        The chain is checked first (`ChainBroken` names the first bad seq) and each row handed out
-        is re-hashed; a transient error mid-stream resumes after the last row handed out."""
+        The chain's end is checked first (`check_chain`), then every row of the span is walked
+        (`ChainWalk`: seqs, links, each row re-hashed, the rows of other types too, never
+        decoded) from the row before `from_seq` to `to_seq`, and the link of the row after it
+        (with a key, every row to the log's end, which the keyed head vouches for). Inside
+        `walking_once`, a span walked already, still ending on the same row and hash, is not
+        walked again: only the rows handed out are re-hashed. `ChainBroken` names the first bad
+        seq; a transient error mid-stream resumes after the last row walked."""
         self.check_chain(run_id)
-        types = None if types is None else list(types)
-        if types == []:
+        wanted = None if types is None else sorted(set(types))
+        if wanted == []:
             return
-        expected, prev = from_seq, None
+        first = max(from_seq - 1, 1)
+        until = None if self.key is not None or to_seq is None else to_seq + 1
+        if self._walked_already(run_id, first, until):
+            yield from self._rehashed(run_id, from_seq, wanted, to_seq, batch)
+            return
+        walk = ChainWalk(run_id, first)
+        kinds = None if wanted is None else frozenset(wanted)
         delays = iter(self.retry.delays())
         while True:
             try:
-                for row in self._stream(run_id, expected, types, to_seq, batch):
-                    problem = row_problem(row)
-                    if types is None and row.seq != expected:
-                        problem = f"seq {expected} is missing (next is {row.seq})"
-                    elif (
-                        prev is not None and row.seq == prev.seq + 1 and row.prev_hash != prev.hash
-                    ):
-                        problem = "prev_hash does not match the previous event"
-                    if problem is not None:
-                        if row.run_id != run_id:
-                            problem += f" (in run {row.run_id}'s rows, shared by this branch)"
-                        raise ChainBroken(run_id, min(row.seq, expected), problem)
-                    yield row
-                    expected, prev = row.seq + 1, row
-                return
+                for row in self._stream(run_id, walk.expected, None, until, batch):
+                    # Past `to_seq` only the link back matters (an edit there is not handed out).
+                    past = to_seq is not None and row.seq > to_seq
+                    walk.step(row, link_only=past and self.key is None)
+                    if row.seq >= from_seq and not past and (kinds is None or row.type in kinds):
+                        yield row
+                break
             except DBAPIError as e:
                 delay = next(delays, None)
                 if delay is None or not is_transient(e):
                     raise StoreError(f"read of run {run_id} failed: {e.orig}") from e
                 _warn_retry(e, delay)
                 time.sleep(delay)
+        if walk.prev is not None and self._walked is not None:
+            self._walked[run_id] = (first, walk.expected - 1, walk.prev)
+
+    @contextlib.contextmanager
+    def walking_once(self) -> Iterator[None]:
+        """Reads inside walk each span of a run once (a command that reads one run several ways,
+        `rlvr report`, the blob GC's reading of one run); a long-lived reader stays outside, so that
+        each of its reads walks. Nested, the outermost decides."""
+        outer = self._walked
+        self._walked = {} if outer is None else outer
+        try:
+            yield
+        finally:
+            self._walked = outer
+
+    def _walked_already(self, run_id: str, first: int, until: int | None) -> bool:
+        """Whether, inside `walking_once`, `first..until` (None: to the end) of the run was walked,
+        and the row it ended on is still the log's last (for a walk to the end) with its hash."""
+        span = self._walked.get(run_id) if self._walked is not None else None
+        if span is None or span[0] > first:
+            return False
+        with self.engine.connect() as conn:
+            if until is None and self._last(conn, run_id)[0] != span[1]:
+                return False
+            if until is not None and span[1] < until:
+                return False
+            return self._hash_at(conn, run_id, span[1]) == span[2]
+
+    def _rehashed(
+        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
+    ) -> Iterator[StoredEvent]:
+        """The rows asked for, out of a span this process walked: each re-hashed as it goes."""
+        for row in self._stream(run_id, from_seq, types, to_seq, batch):
+            problem = row_problem(row)
+            if problem is not None:
+                raise ChainBroken(run_id, row.seq, problem)
+            yield row
+
+    def last_of(self, run_id: str, types: Sequence[str]) -> int | None:
+        """The seq of the run's last row of one of `types` (a branch's ancestors' rows included),
+        unchecked: a reader that wants only the latest reads from there (`read(from_seq=...)`
+        then walks only the rows after it)."""
+        mark = self.backend.mark
+        sql = (
+            f"SELECT max(seq) FROM events WHERE run_id = {mark} AND seq >= {mark} "
+            f"AND seq <= {mark} AND type IN ({', '.join([mark] * len(types))})"
+        )
+        with self.engine.connect() as conn:
+            for span in reversed(lineage.segments(conn, run_id)):
+                last = span.last if span.last is not None else self._last(conn, run_id)[0]
+                found = conn.exec_driver_sql(sql, (span.run_id, span.first, last, *types)).scalar()
+                if found is not None:
+                    return found
+        return None
 
     def _stream(
         self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
@@ -503,6 +486,15 @@ class EventLog:
     def require(self, run_id: str) -> int:
         """The run's last seq; `UnknownRunError` when the store has no such run."""
         last = self.last_seq(run_id)
+        if not last and self.key is not None:
+            head, pending = self.key.heads(run_id)
+            if head is not None or pending is not None:
+                where = self.key.heads_dir
+                raise ChainBroken(
+                    run_id, 1, f"the keyed head is at seq {(head or pending).seq} but this store "
+                    f"has no row of the run (deleted whole, or these heads are another store's: "
+                    f"{where})",
+                )  # fmt: skip
         if not last:
             known = ", ".join(r.run_id for r in self.runs()[-5:]) or "none"
             raise UnknownRunError(f"no run {run_id!r} in {self.url} (latest runs: {known})")
@@ -514,14 +506,14 @@ class EventLog:
         with self.engine.connect() as conn:
             # A branch's first own seq follows its shared prefix: count that too.
             own, first = conn.execute(
-                sa.select(sa.func.count(), sa.func.min(_TABLE.c.seq)).where(
-                    _TABLE.c.run_id == run_id
+                sa.select(sa.func.count(), sa.func.min(EVENTS_TABLE.c.seq)).where(
+                    EVENTS_TABLE.c.run_id == run_id
                 )
             ).one()
             n = own + first - 1
             type_name, at = conn.execute(
-                sa.select(_TABLE.c.type, _TABLE.c.recorded_at).where(
-                    (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == last)
+                sa.select(EVENTS_TABLE.c.type, EVENTS_TABLE.c.recorded_at).where(
+                    (EVENTS_TABLE.c.run_id == run_id) & (EVENTS_TABLE.c.seq == last)
                 )
             ).one()
         return RunSummary(run_id, n, last, type_name, at)
@@ -529,18 +521,27 @@ class EventLog:
     def runs(self) -> list[RunSummary]:
         last = (
             sa.select(
-                _TABLE.c.run_id,
-                sa.func.max(_TABLE.c.seq).label("last_seq"),
+                EVENTS_TABLE.c.run_id,
+                sa.func.max(EVENTS_TABLE.c.seq).label("last_seq"),
                 # a branch's own rows follow its shared prefix: count that too
-                (sa.func.count() + sa.func.min(_TABLE.c.seq) - 1).label("n"),
+                (sa.func.count() + sa.func.min(EVENTS_TABLE.c.seq) - 1).label("n"),
             )
-            .group_by(_TABLE.c.run_id)
+            .group_by(EVENTS_TABLE.c.run_id)
             .subquery()
         )
         query = (
-            sa.select(last.c.run_id, last.c.n, last.c.last_seq, _TABLE.c.type, _TABLE.c.recorded_at)
-            .join(_TABLE, (_TABLE.c.run_id == last.c.run_id) & (_TABLE.c.seq == last.c.last_seq))
-            .order_by(_TABLE.c.recorded_at)
+            sa.select(
+                last.c.run_id,
+                last.c.n,
+                last.c.last_seq,
+                EVENTS_TABLE.c.type,
+                EVENTS_TABLE.c.recorded_at,
+            )
+            .join(
+                EVENTS_TABLE,
+                (EVENTS_TABLE.c.run_id == last.c.run_id) & (EVENTS_TABLE.c.seq == last.c.last_seq),
+            )
+            .order_by(EVENTS_TABLE.c.recorded_at)
         )
 
         def query_runs() -> list[RunSummary]:

@@ -74,6 +74,7 @@ class RunState:
     step: int = 0
     config: dict = field(default_factory=dict)
     config_hash: str = ""
+    data_digest: str | None = None  # the task file's sha256 as RunStarted recorded it
     parent: tuple[str, int] | None = None
     hyperparameters: dict = field(default_factory=dict)
     baseline_verify_rate: float | None = None
@@ -116,6 +117,10 @@ class RunState:
     supervisor_restarts: int = 0
     last_supervisor_action_at: str | None = None
     finished: bool = False
+    # The provenance of the latest step's verifier (VerdictsRecorded.verifier), and each step
+    # where it differed from the step before: {"step", "seq", "from", "to"}.
+    verifier: dict = field(default_factory=dict)
+    verifier_changes: tuple[dict, ...] = ()
 
 
 _DIGEST = attrgetter("digest")
@@ -208,6 +213,7 @@ def _run_started(s: RunState, e: StoredEvent) -> None:
     s.config_hash = p["config_hash"]
     s.parent = (p["parent_run_id"], p["parent_seq"]) if p.get("parent_run_id") else None
     s.hyperparameters = dict(p["hyperparameters"])
+    s.data_digest = p.get("data_digest")
 
 
 def _state_changed(s: RunState, e: StoredEvent) -> None:
@@ -246,6 +252,15 @@ def _step_event(s: RunState, e: StoredEvent) -> None:
         s.step = step
 
 
+def _verdicts(s: RunState, e: StoredEvent) -> None:
+    p = decoded_payload(e)
+    s.step = max(s.step, p["step"])
+    if s.verifier and p["verifier"] != s.verifier:
+        change = {"step": p["step"], "seq": e.seq, "from": s.verifier, "to": p["verifier"]}
+        s.verifier_changes = (*s.verifier_changes, change)
+    s.verifier = p["verifier"]
+
+
 _STEP_MEMBER = ',"step":'
 
 
@@ -281,7 +296,7 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
             ref = replace(s.lineage[-1], metrics_after={**after, **first})
             s.lineage = (*s.lineage[:-1], ref)
     early = s.early_metrics
-    if metrics.keys() <= early.keys() and min(map(len, early.values())) >= EARLY_METRICS:
+    if metrics.keys() <= early.keys() and min(map(len, early.values()), default=0) >= EARLY_METRICS:
         return  # every metric has its early values (checked in C: this runs on every step)
     grown = {
         k: (*early.get(k, ()), v)
@@ -422,7 +437,7 @@ _HANDLERS = {
     "VerifierCalibrated": _stage_result,
     "TrainingSetBuilt": _stage_result,
     "RolloutsSampled": _step_event,
-    "VerdictsRecorded": _step_event,
+    "VerdictsRecorded": _verdicts,
     "MetricsRecorded": _metrics,
     "StepFailed": _step_failed,
     "EvalRecorded": _eval,

@@ -1,15 +1,21 @@
 """Periodic `RunState` snapshots, so that a fold starts from the newest one instead of seq 1.
 
 A snapshot is a cache of `project(events 1..seq)`, never the truth: it lives in its own table,
-keyed by `(run_id, seq)`, and carries the hash of the event it folds up to, so it can be tied to
-the verified prefix of the chain, and is ignored when that row's hash no longer matches. It is
-not used when:
-- a rewind later in the folded range abandoned its seq (the state it holds counts that span);
+keyed by `(run_id, seq)`, and carries the hash of the event it folds up to, so it is ignored when
+that row's hash no longer matches. It is not used when:
+- a rewind after its seq abandoned it (the state it holds counts that span);
 - it was written by another version of the fold (`FOLD_VERSION`, or RunState's fields changed).
+With a chain key (store/keyed.py) a snapshot also carries a MAC over its run id, seq, event hash,
+fold version and state: a fold refuses one whose MAC is missing or wrong, naming its seq (someone
+who can write the store but not read the key forged it), and a reader without the key writes no
+snapshot into a store whose snapshots are signed. Without a key, the event hash only ties a
+snapshot to the chain against careless edits: whoever can write the store can forge its state.
 Snapshots are written by the driver as it appends (`SNAPSHOT_EVERY` events apart) and by any
 fold that had to read more than that many events, so old logs gain them on first read.
 A branch's fold also uses its ancestors' snapshots within the prefix it shares with them
 (store/lineage.py), and a fold that ends in that prefix keeps its snapshot with the ancestor.
+(Snapshots live in `state_snapshots`; the unsigned `run_snapshots` of earlier versions is no
+longer read.)
 """
 
 from __future__ import annotations
@@ -17,14 +23,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-from typing import TYPE_CHECKING, Any
+import hmac
+from datetime import UTC, datetime
+from typing import Any
 
 import orjson
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Field, SQLModel
 
-from store.errors import StoreError
+from store.errors import IntegrityError, StoreError
 from store.log import EventLog
 from store.projections import (
     CheckpointRef,
@@ -34,9 +42,7 @@ from store.projections import (
     RunState,
     project,
 )
-
-if TYPE_CHECKING:
-    from store.rewinds import Rewinds
+from store.verification import ChainBroken
 
 SNAPSHOT_EVERY = 2000
 # Bump when a fold handler changes what it derives from the same events: older snapshots are
@@ -44,20 +50,44 @@ SNAPSHOT_EVERY = 2000
 FOLD_VERSION = 2  # 2: optimizer state pruned (CheckpointRef.optimizer)
 _FIELDS = tuple(f.name for f in dataclasses.fields(RunState))
 FOLD_KEY = hashlib.sha256(f"{FOLD_VERSION}:{','.join(_FIELDS)}".encode()).hexdigest()[:16]
+SIGNED_MARK = "snapshots_signed"  # set in a store once a reader with the key opened it
 
 
 class SnapshotRow(SQLModel, table=True):
-    __tablename__ = "run_snapshots"
+    __tablename__ = "state_snapshots"
 
     run_id: str = Field(primary_key=True, max_length=200)
     seq: int = Field(primary_key=True)
     event_hash: str = Field(max_length=64)  # the hash of the event at `seq` it folds up to
     fold_key: str = Field(max_length=16)
+    mac: str | None = Field(default=None, max_length=64)  # with a chain key: see the docstring
     state: str
 
 
+class StoreMark(SQLModel, table=True):
+    """Facts about a store as a whole: `snapshots_signed` (a keyed reader has used it)."""
+
+    __tablename__ = "store_marks"
+
+    name: str = Field(primary_key=True, max_length=100)
+    set_at: str
+
+
 _TABLE = SnapshotRow.__table__
+_MARKS = StoreMark.__table__
 _EVENTS = sa.table("events", sa.column("run_id"), sa.column("seq"), sa.column("hash"))
+
+
+class SnapshotRefused(ChainBroken):
+    """A keyed fold found a snapshot its key did not sign: nothing was folded from it."""
+
+    def __init__(self, run_id: str, seq: int, reason: str) -> None:
+        IntegrityError.__init__(
+            self,
+            f"run {run_id}: snapshot at seq {seq} refused: {reason} (a snapshot is only a cache: "
+            f"delete its row from {_TABLE.name} and the fold reads the events)",
+        )
+        self.run_id, self.seq, self.reason = run_id, seq, reason
 
 
 def state_to_json(state: RunState) -> str:
@@ -81,25 +111,54 @@ def state_from_json(text: str) -> RunState:
     data["parent"] = tuple(data["parent"]) if data["parent"] is not None else None
     data["config_overrides"] = tuple(data["config_overrides"])
     data["rolled_back_to"] = tuple(data["rolled_back_to"])
+    data["verifier_changes"] = tuple(data["verifier_changes"])
     data["early_metrics"] = {k: tuple(v) for k, v in data["early_metrics"].items()}
     return RunState(**data)
 
 
 class Snapshots:
-    """The snapshot table of one store."""
+    """The snapshot table of one store, signed with the store's chain key when it has one."""
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
+        self.key = log.key
+        self._signed_store: bool | None = None  # read once, when an unkeyed reader would save
         try:
-            SQLModel.metadata.create_all(log.engine, tables=[_TABLE])
+            SQLModel.metadata.create_all(log.engine, tables=[_TABLE, _MARKS])
         except DBAPIError as e:
             raise StoreError(f"cannot create the snapshot table in {log.url}: {e}") from e
+        if self.key is not None:
+            self._mark_signed()
+
+    def _mark_signed(self) -> None:
+        """Record that this store's snapshots are signed, so readers without the key write none
+        (a keyed fold would refuse them as forged)."""
+        with contextlib.suppress(DBAPIError):  # a read-only store: nobody writes snapshots there
+            if self._signs():
+                return
+            with self.log.engine.begin() as conn:
+                conn.execute(sa.insert(_MARKS), [{"name": SIGNED_MARK, "set_at": _now()}])
+
+    def _signs(self) -> bool:
+        with self.log.engine.connect() as conn:
+            query = sa.select(_MARKS.c.name).where(_MARKS.c.name == SIGNED_MARK)
+            return conn.execute(query).first() is not None
 
     def save(self, state: RunState, event_hash: str) -> None:
-        """Record `state` (folded up to `state.last_seq`, whose event has `event_hash`)."""
+        """Record `state` (folded up to `state.last_seq`, whose event has `event_hash`); signed
+        with a key; not at all by a reader without the key in a store whose snapshots are."""
+        text = state_to_json(state)
+        mac = None
+        if self.key is not None:
+            mac = self.key.snapshot_mac(state.run_id, state.last_seq, event_hash, FOLD_KEY, text)
+        else:
+            if self._signed_store is None:
+                self._signed_store = self._signs()
+            if self._signed_store:
+                return
         row = {
             "run_id": state.run_id, "seq": state.last_seq, "event_hash": event_hash,
-            "fold_key": FOLD_KEY, "state": state_to_json(state),
+            "fold_key": FOLD_KEY, "mac": mac, "state": text,
         }  # fmt: skip
         try:
             with self.log.engine.begin() as conn:
@@ -112,10 +171,9 @@ class Snapshots:
 
     def newest_usable(self, run_id: str, to_seq: int | None = None) -> RunState | None:
         """The newest snapshot at or before `to_seq` that no rewind up to `to_seq` abandoned,
-        whose event still has the hash it was folded from; None when there is none."""
-        from store.rewinds import Rewinds
-
-        rewinds = Rewinds.of(self.log.read(run_id, types=["RunRewound"], to_seq=to_seq))
+        whose event still has the hash it was folded from; None when there is none. With a key,
+        `SnapshotRefused` when that snapshot's MAC is missing or wrong."""
+        rewinds = _RewindsAfter(self.log, run_id, to_seq)
         # A branch's shared prefix is its ancestors' rows: their snapshots there are its own.
         for span in reversed(self.log.segments(run_id)):
             part = span.clip(1, to_seq)
@@ -127,7 +185,26 @@ class Snapshots:
                 return state
         return None
 
-    def _newest_of(self, run_id: str, to_seq: int | None, rewinds: Rewinds) -> RunState | None:
+    def check_signed(self, run_id: str) -> int:
+        """With a key, `rlvr verify`'s look at the run's own snapshots: every one a fold could
+        start from must carry its MAC (`SnapshotRefused` names the first that does not). The
+        number checked."""
+        if self.key is None:
+            return 0
+        query = self._usable(run_id, None).with_only_columns(
+            _TABLE.c.seq, _TABLE.c.event_hash, _TABLE.c.mac, _TABLE.c.state
+        )
+        n = 0
+        with self.log.engine.connect() as conn:
+            for seq, event_hash, mac, text in conn.execute(
+                query.order_by(None).order_by(_TABLE.c.seq)
+            ):
+                self._check_mac(run_id, seq, event_hash, mac, text)
+                n += 1
+        return n
+
+    def _usable(self, run_id: str, to_seq: int | None) -> sa.Select:
+        """The run's own snapshots of this fold version whose event still has their hash."""
         query = (
             sa.select(_TABLE.c.seq)
             .select_from(
@@ -143,23 +220,70 @@ class Snapshots:
         )
         if to_seq is not None:
             query = query.where(_TABLE.c.seq <= to_seq)
+        return query
+
+    def _newest_of(
+        self, run_id: str, to_seq: int | None, rewinds: _RewindsAfter
+    ) -> RunState | None:
         with self.log.engine.connect() as conn:
-            for seq in list(conn.execute(query).scalars()):
-                if rewinds.abandoned_by(seq) is None:
-                    text = conn.execute(
-                        sa.select(_TABLE.c.state).where(
-                            (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == seq)
-                        )
-                    ).scalar_one()
-                    return state_from_json(text)
+            candidates = list(conn.execute(self._usable(run_id, to_seq)).scalars())
+        for seq in candidates:
+            if rewinds.abandon(seq):
+                continue
+            with self.log.engine.connect() as conn:
+                event_hash, mac, text = conn.execute(
+                    sa.select(_TABLE.c.event_hash, _TABLE.c.mac, _TABLE.c.state).where(
+                        (_TABLE.c.run_id == run_id) & (_TABLE.c.seq == seq)
+                    )
+                ).one()
+            self._check_mac(run_id, seq, event_hash, mac, text)
+            return state_from_json(text)
         return None
+
+    def _check_mac(
+        self, run_id: str, seq: int, event_hash: str, mac: str | None, text: str
+    ) -> None:
+        if self.key is None:
+            return  # without a key nothing can tell a forged state from a real one
+        expected = self.key.snapshot_mac(run_id, seq, event_hash, FOLD_KEY, text)
+        if mac is None:
+            raise SnapshotRefused(run_id, seq, "it carries no MAC and the store's key is set")
+        if not hmac.compare_digest(mac, expected):
+            raise SnapshotRefused(
+                run_id,
+                seq,
+                "its MAC does not match the chain key (forged, or signed with another key)",
+            )
+
+
+class _RewindsAfter:
+    """The rewinds that could abandon a candidate snapshot: only those after its seq. Read
+    backwards in spans as older candidates come up, so a fold reads (and walks) no further back
+    than the snapshot it starts from."""
+
+    def __init__(self, log: EventLog, run_id: str, to_seq: int | None) -> None:
+        self.log, self.run_id, self.to_seq = log, run_id, to_seq
+        self.pairs: list[tuple[int, int]] = []  # (seq of a RunRewound, its to_seq)
+        self.read_from: int | None = None  # rows from here to `to_seq` have been read
+
+    def abandon(self, seq: int) -> bool:
+        """Whether a rewind after `seq` (and up to `to_seq`) abandoned it."""
+        from store.rewinds import Rewinds
+
+        if self.read_from is None or seq + 1 < self.read_from:
+            upper = self.to_seq if self.read_from is None else self.read_from - 1
+            rows = self.log.read(self.run_id, types=["RunRewound"], from_seq=seq + 1, to_seq=upper)
+            self.pairs += [(r.seq, orjson.loads(r.payload)["to_seq"]) for r in rows]
+            self.read_from = seq + 1
+        return Rewinds(self.pairs).abandoned_by(seq) is not None
 
 
 def fold_run(log: EventLog, run_id: str, to_seq: int | None = None) -> RunState:
     """The run's state as of `to_seq` (its end by default), folded from the newest usable
     snapshot; a rewind in the folded range starts again from the snapshot before its target."""
     snapshots = Snapshots(log)
-    return _fold(log, snapshots, run_id, to_seq)
+    with log.walking_once():  # the rewinds after the snapshot, then its tail: one walk of them
+        return _fold(log, snapshots, run_id, to_seq)
 
 
 def _fold(log: EventLog, snapshots: Snapshots, run_id: str, to_seq: int | None) -> RunState:
@@ -192,3 +316,7 @@ def maybe_snapshot(snapshots: Snapshots, state: RunState, last_saved: int, event
     with contextlib.suppress(StoreError):
         snapshots.save(state, event_hash)
     return state.last_seq
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")

@@ -93,6 +93,13 @@ def _gate_evaluated_v2_to_v3(payload: Payload) -> Payload:
     return {**payload, "judges_checkpoint": payload["gate"] in _V2_CHECKPOINT_GATES}
 
 
+# Before v2 a step's verdicts named their verifier only (its `name`: the kind); what else
+# produced them (version, settings, code) was not recorded and stays unknown.
+@upcaster("VerdictsRecorded", 1)
+def _verdicts_recorded_v1_to_v2(payload: Payload) -> Payload:
+    return {**payload, "verifier": {"kind": payload["verifier"]}}
+
+
 def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
     """The payload in the current version's shape (unchanged when already current)."""
     cls = EVENT_TYPES.get(type_name)

@@ -1,16 +1,17 @@
 """Checking the hash chain on every read, incrementally.
 
 A side table, `verified_prefix(run_id, seq, hash)`, records how far each run's chain has been walked
-and the hash it ended on. A read walks only the rows past that record (the writer advances it in
-the append transaction, so a driver's own reads walk nothing), checks that the recorded row still
-has the recorded hash and that the log has not become shorter, and re-hashes every row it hands
-out. A break raises `ChainBroken` naming the seq. The long-runs snapshots hang off this record.
+and the hash it ended on. A read walks the rows past that record (the writer advances it in the
+append transaction, so a driver's own reads walk nothing there), checks that the recorded row still
+has the recorded hash and that the log has not become shorter. Then `ChainWalk` walks every row of
+the span the read hands out, whatever types it asks for: each seq present, each link to the row
+before, each row's stored text re-hashed (never decoded). A break raises `ChainBroken` naming the
+first bad seq; a row rewritten with its own hash recomputed is named by its own seq (the row after
+it still records the hash it had).
 
-What this catches: accidental and careless edits (a changed payload, a deleted or truncated row).
-A row below the prefix rewritten with its own hash recomputed breaks only the link to its successor:
-a whole-run read (every fold) and `rlvr verify` see that; a read of some types alone does not.
-What it cannot catch without a key: someone who can write the store recomputing the chain and this
-record. That is `store.keyed`'s job.
+What this catches: accidental and careless edits (a changed payload, a deleted or truncated row, a
+row rewritten with its own hash recomputed). What it cannot catch without a key: someone who can
+write the store recomputing the chain and this record. That is `store.keyed`'s job.
 """
 
 from __future__ import annotations
@@ -99,25 +100,76 @@ def row_problem(row: Any) -> str | None:
     return "content does not match its hash (edited?)"
 
 
+def chain_problem(
+    row: Any,
+    expected: int,
+    prev: str | None,
+    *,
+    link_only: bool = False,
+    prev_run: str | None = None,
+) -> tuple[int, str] | None:
+    """What is wrong where `row` should continue a walk at seq `expected` (after a row whose hash
+    is `prev`; None: not known), as (the first bad seq, why), or None. A row that matches its own
+    hash but not the link to it names the row before: that one was edited and its hash recomputed
+    (the row after still records the hash it had). `link_only`: the row's own content is not
+    checked unless its link is broken (a row just past what a read hands out). `prev_run`: the
+    run that stores the row before; a broken link across a branch point names the branch's row."""
+    if row.seq != expected:
+        return expected, f"seq {expected} is missing (next is {row.seq})"
+    linked = prev is None or row.prev_hash == prev
+    if link_only and linked:
+        return None
+    own = row_problem(row)
+    if not linked and own is None and prev_run is not None and prev_run != row.run_id:
+        return row.seq, (
+            f"branched from run {prev_run} at seq {row.seq - 1}, whose row no longer has the hash "
+            "it chains from (the parent's history was changed)"
+        )
+    if not linked:
+        if own is None and row.seq > 1:
+            return row.seq - 1, (
+                f"its hash is not the one seq {row.seq} chains from (edited, its hash recomputed?)"
+            )
+        return row.seq, own or "prev_hash does not match the previous event"
+    return (row.seq, own) if own is not None else None
+
+
 def verify_rows(
     run_id: str, rows: Iterable[Any], *, first_seq: int = 1, prev: str = GENESIS_HASH
 ) -> VerifyReport:
     """Walk the chain: contiguous seqs from `first_seq`, each prev_hash the last hash (`prev` for
     the first), each hash recomputed."""
-    expected, n, last = first_seq, 0, (first_seq - 1, prev)
+    expected, n, last, prev_run = first_seq, 0, (first_seq - 1, prev), None
     for row in rows:
-        if row.seq != expected:
-            reason = f"seq {expected} is missing (next is {row.seq})"
-            return VerifyReport(run_id, n, expected, reason, *last)
-        if row.prev_hash != prev:
-            reason = "prev_hash does not match the previous event"
-            return VerifyReport(run_id, n, row.seq, reason, *last)
-        problem = row_problem(row)
+        problem = chain_problem(row, expected, prev, prev_run=prev_run)
         if problem is not None:
-            return VerifyReport(run_id, n, row.seq, problem, *last)
-        prev, expected, n = row.hash, expected + 1, n + 1
+            return VerifyReport(run_id, n, problem[0], problem[1], *last)
+        prev, expected, n, prev_run = row.hash, expected + 1, n + 1, row.run_id
         last = (row.seq, row.hash)
     return VerifyReport(run_id, n, None, "ok", *last)
+
+
+class ChainWalk:
+    """A read's check of every row it walks, handed out or skipped: each seq present, each link
+    to the row before, each row's own hash (its stored text re-hashed, never decoded). `step`
+    raises `ChainBroken` naming the first bad seq, with `shared` noted for an ancestor's rows."""
+
+    def __init__(self, run_id: str, first_seq: int) -> None:
+        self.run_id = run_id
+        self.expected = first_seq
+        self.prev: str | None = None  # the first row's link is checked by whoever knows it
+        self.prev_run: str | None = None
+
+    def step(self, row: Any, *, link_only: bool = False) -> None:
+        problem = chain_problem(
+            row, self.expected, self.prev, link_only=link_only, prev_run=self.prev_run
+        )
+        if problem is not None:
+            seq, reason = problem
+            if row.run_id != self.run_id:
+                reason += f" (in run {row.run_id}'s rows, shared by this branch)"
+            raise ChainBroken(self.run_id, seq, reason)
+        self.expected, self.prev, self.prev_run = row.seq + 1, row.hash, row.run_id
 
 
 def check_end(

@@ -77,3 +77,48 @@ def write_key(directory: Path) -> Path:
     path = directory / "chain.key"
     path.write_bytes(os.urandom(32).hex().encode())
     return path
+
+
+def forge_snapshot(log: EventLog, run_id: str, seq: int, change: dict, mac: str | None) -> None:
+    """A snapshot row nobody's fold wrote: the true state at `seq` with `change` applied, tied to
+    the real event hash there (copied from the row), inserted with `mac` (no key needed)."""
+    from dataclasses import replace
+
+    from store.projections import project
+    from store.snapshots import FOLD_KEY, SnapshotRow, state_to_json
+
+    table = SnapshotRow.__table__
+    state = replace(project(log.read(run_id, to_seq=seq)), **change)
+    event_hash = next(log.read(run_id, from_seq=seq, to_seq=seq)).hash
+    table.create(log.engine, checkfirst=True)
+    with log.engine.begin() as conn:
+        conn.execute(sa.delete(table).where((table.c.run_id == run_id) & (table.c.seq == seq)))
+        conn.execute(
+            sa.insert(table),
+            [{"run_id": run_id, "seq": seq, "event_hash": event_hash, "fold_key": FOLD_KEY,
+              "mac": mac, "state": state_to_json(state)}],
+        )  # fmt: skip
+
+
+def own_hash_edit(log: EventLog, run_id: str, seq: int, change: dict) -> None:
+    """Row `seq`'s payload updated with `change` and its own hash recomputed; the rows after it
+    left as they are (the next one still names the old hash)."""
+    row = next(log.read(run_id, from_seq=seq, to_seq=seq))
+    payload = orjson.loads(row.payload)
+    payload.update(change)
+    text = canonical_json(payload)
+    digest = chain_hash(
+        row.prev_hash, run_id, seq, row.type, row.schema_version, row.recorded_at, text
+    )
+    with log.engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE events SET payload = :p, hash = :h WHERE run_id = :r AND seq = :s"),
+            {"p": text, "h": digest, "r": run_id, "s": seq},
+        )
+
+
+def delete_row(log: EventLog, run_id: str, seq: int) -> None:
+    with log.engine.begin() as conn:
+        conn.execute(
+            sa.text("DELETE FROM events WHERE run_id = :r AND seq = :s"), {"r": run_id, "s": seq}
+        )

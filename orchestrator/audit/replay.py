@@ -28,6 +28,7 @@ from rich.table import Table
 
 from orchestrator.errors import ConfigError
 from orchestrator.terminal import plain
+from policies import reward_health
 from policies.config import PolicyConfig
 from policies.engine import TRIGGER_TYPES, decide_all
 from policies.types import Decision
@@ -68,10 +69,12 @@ def replay(
     events: Iterable[StoredEvent],
     config: PolicyConfig,
     state_at: Callable[[int], RunState] | None = None,
+    seen_metrics: set[str] | None = None,
 ) -> list[ReplayRow]:
     """Rows, in seq order, for every trigger event where `config` would decide something or the
     log holds a decision. `events` is a whole run's log from seq 1; `state_at(seq)` folds its
-    prefix again after a rewind (without it the events are kept in memory for that)."""
+    prefix again after a rewind (without it the events are kept in memory for that). The names of
+    every metric the log recorded go into `seen_metrics` (what a rule's inputs are checked on)."""
     state = RunState()
     history: list[StoredEvent] = []
     points: dict[int, tuple[str, int]] = {}  # trigger seq -> (type, step)
@@ -86,6 +89,8 @@ def replay(
         else:
             # The fold is private to this loop, and the policies keep no reference to a state.
             fold_in_place(state, stored)
+        if seen_metrics is not None and stored.type == "MetricsRecorded":
+            seen_metrics.update(state.last_metrics)
         if stored.type in TRIGGER_TYPES:
             points[stored.seq] = (stored.type, _step_of(stored, state))
             decisions = decide_all(state, stored, config)
@@ -183,10 +188,18 @@ def replay_command(
     """Print, step by step, what the settings would decide beside what the run decided."""
     console = console or Console()
     store.require(run_id)
-    recorded, branched = _recorded_config(store.read(run_id, types=["RunStarted", "RunBranched"]))
+    # Read up to the last RunBranched only: a read walks every row it spans, and the whole run
+    # is read below.
+    opening = store.read(
+        run_id,
+        types=["RunStarted", "RunBranched"],
+        to_seq=store.last_of(run_id, ["RunBranched"]) or 1,
+    )
+    recorded, branched = _recorded_config(opening)
     own = config is None and not overrides
     settings = policy_config_for(recorded, config, [*branched, *overrides])
-    rows = replay(store.read(run_id), settings, lambda seq: fold_run(store, run_id, seq))
+    seen: set[str] = set()
+    rows = replay(store.read(run_id), settings, lambda seq: fold_run(store, run_id, seq), seen)
 
     in_force = grpo_settings(recorded, branched)
     if in_force:
@@ -211,6 +224,10 @@ def replay_command(
             "same" if row.same else "[bold]differs[/]",
         )
     console.print(table)
+    if settings.reward_health.enabled and seen:
+        for rule, why in reward_health.inactive_rules(seen).items():
+            console.print(f"reward_health rule {rule} inactive on this log: {why}",
+                          highlight=False, markup=False)  # fmt: skip
     n_logged = sum(len(row.decided) for row in rows)
     if identical(rows):
         console.print(

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from orchestrator.audit.why_evidence import LogIndex, entries
 from store.blobs import BlobStore
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
+from store.rollouts import decode as decode_rollouts
 from store.settings import BY_NAME
 
 if TYPE_CHECKING:  # matplotlib takes about a second to import: only `rlvr report` loads it
@@ -310,7 +309,7 @@ def _rollout_text(
     digest = e.payload["blob"]
     if blobs is None or not blobs.exists(digest):
         return f"the rollout text is in blob {digest[:16]}, which is not in this store"
-    body = orjson.loads(blobs.get_bytes(digest))
+    body = decode_rollouts(blobs.get_bytes(digest))
     return body["samples"], body["verdicts"]
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.table import Table
 
+from orchestrator.audit.verifier_changes import verifier_lines
 from orchestrator.terminal import plain
 from store.leases import LeaseRow
 from store.log import RunSummary
@@ -97,6 +98,8 @@ def run_detail(
         "latest_checkpoint": {"step": latest.step, "digest": latest.digest} if latest else None,
         "last_good_checkpoint": {"step": good.step, "digest": good.digest} if good else None,
         "failure_reason": state.failure_reason,
+        "verifier": dict(state.verifier),
+        "verifier_changes": verifier_lines(state),
     }
 
 
@@ -129,6 +132,12 @@ def detail_table(detail: dict[str, Any]) -> Table:
     table.add_row(
         "last good checkpoint", plain(f"step {good['step']} {good['digest'][:12]}") if good else "-"
     )
+    if detail["verifier"]:
+        v = detail["verifier"]
+        code = str(v.get("code_digest") or "unrecorded")[:12]
+        table.add_row("verifier", plain(f"{v.get('kind')} {v.get('version', '')} code {code}"))
+    for line in detail["verifier_changes"]:
+        table.add_row("verifier changed", plain(line))
     if detail["failure_reason"]:
         table.add_row("failure", plain(detail["failure_reason"]))
     if detail.get("queued_requests"):

@@ -85,6 +85,18 @@ def _wrong_answer(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _hack_summary(p: dict[str, Any]) -> str:
+    """The known-hack and adversary kinds accepted (zero tolerance), each with an example."""
+    hacks, examples = p.get("accepted_hack_kinds") or {}, p.get("accepted_hack_examples") or {}
+    if not hacks:
+        return ""
+    kinds = ", ".join(
+        f"{kind} x{n}" + (f" (e.g. {examples[kind][:80]!r})" if kind in examples else "")
+        for kind, n in sorted(hacks.items())
+    )
+    return f"; known-hack kinds accepted (zero tolerance): {kinds}"
+
+
 def _benchmarks(capability: dict[str, float], baseline: dict[str, float]) -> list[dict[str, Any]]:
     rows = []
     for name in sorted(set(capability) | set(baseline)):
@@ -156,7 +168,7 @@ class LogIndex:
                 f"verifier {p['verifier']} accepted {len(wrong)} of {p['n_wrong']} known-wrong "
                 f"answers (false-positive rate {p['false_positive_rate']:.1%}); false-negative "
                 f"rate {p['false_negative_rate']:.1%} on {p['n_right']} right answers"
-            )
+            ) + _hack_summary(p)
             details = [
                 f"task {w['task_id']}: accepted {w['response']!r}"
                 + (f" (reference {w['reference']!r})" if w["reference"] is not None else "")
@@ -232,6 +244,9 @@ def _fault(p: dict[str, Any]) -> str:
     if p["kind"] == "capability_poison":
         what = (f"capability_poison ({params.get('steps')} SFT steps on corrupted labels at "
                 f"lr {num(params.get('learning_rate'))})")  # fmt: skip
+    elif p["kind"] == "verdict_corruption":
+        what = (f"verdict_corruption ({params.get('mode')} on a share {num(params.get('share'))} "
+                "of the verdicts from this step on)")  # fmt: skip
     else:
         what = f"{p['kind']} set to {num(params.get('value'))}"
     return f"fault injected on purpose before step {p['step'] + 1}: {what}"
@@ -267,7 +282,8 @@ def summary_of(t: str, p: dict[str, Any]) -> str:
         return f"checkpoint {p['checkpoint'][:12]} saved at step {p['step']}"
     if t == "VerdictsRecorded":
         return (
-            f"step {p['step']}: verifier {p['verifier']} passed {p['n_passed']} of {p['n_total']}"
+            f"step {p['step']}: verifier {p['verifier'].get('kind')} passed {p['n_passed']} of "
+            f"{p['n_total']}"
         )
     small = {k: v for k, v in p.items() if not isinstance(v, list | dict)}
     return f"{t} {json.dumps(small)[:160]}"

@@ -30,6 +30,7 @@ from orchestrator.cli.options import (
     out,
 )
 from orchestrator.cli.read_commands import COMMANDS
+from orchestrator.cli.rescore_command import rescore
 from orchestrator.cli.status_command import runs_app, status
 from orchestrator.errors import ConfigError, OrchestratorError, UsageError
 from orchestrator.terminal import plain
@@ -309,6 +310,7 @@ app.command("check")(check)
 app.command("calibrate")(calibrate_command)
 app.command("status")(status)
 app.command("export-model")(export_model)
+app.command("rescore")(rescore)
 app.add_typer(runs_app, name="runs")
 app.add_typer(config_app, name="config")
 for command in COMMANDS:

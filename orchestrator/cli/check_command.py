@@ -62,16 +62,55 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     return pairs
 
 
+def verifier_settings(
+    kind: str,
+    judge_model: str,
+    base_url: str | None,
+    api_key_env: str,
+    timeout_s: float | None,
+    sandbox: str,
+) -> dict[str, Any]:
+    """The verifier config `check`'s options give for verifier `kind` (warnings on stderr)."""
+    settings: dict[str, Any] = {"kind": kind}
+    if kind == "rubric":
+        settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)
+        typer.echo(f"judge: {base_url or 'OpenAI (https)'}, key from ${api_key_env}", err=True)
+    if timeout_s is not None and kind in ("math", "code", "rubric"):
+        settings["timeout_s"] = timeout_s
+    if kind == "code":
+        settings["sandbox"] = sandbox
+        if sandbox == "unisolated":
+            typer.echo(
+                "warning: --sandbox unisolated: untrusted code runs without isolation", err=True
+            )
+    return settings
+
+
 def check(
     verifier: Annotated[
-        str,
+        str | None,
         typer.Option(
-            help="Verifier kind: math, code, qa, rubric or exact (or a task family's name)."
+            help="Verifier kind: math, code, qa, rubric or exact (or a task family's name); "
+            "with --adversary, the task family of FILE (read from its rows when left out)."
         ),
-    ],
+    ] = None,
     file: Annotated[
-        Path, typer.Argument(help="JSONL of {response, reference} (+ tests / rubrics).")
-    ],
+        Path | None, typer.Argument(help="JSONL of {response, reference} (+ tests / rubrics).")
+    ] = None,
+    adversary: Annotated[
+        Path | None,
+        typer.Option(
+            help="A task file (as data.data_path reads it): run stage 3's calibration and "
+            "built-in adversary on its tasks, print a table per kind; exit 1 if a wrong "
+            "variant passes."
+        ),
+    ] = None,
+    tasks: Annotated[
+        int, typer.Option(help="With --adversary: tasks sampled from the file.", min=1)
+    ] = 100,
+    seed: Annotated[
+        int, typer.Option(help="With --adversary: the seed that samples tasks and variants.")
+    ] = 0,
     judge_model: Annotated[str, typer.Option(help="Rubric judge model.")] = "gpt-5-mini",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible judge endpoint.")] = None,
     api_key_env: Annotated[
@@ -84,33 +123,35 @@ def check(
         str, typer.Option(help="Code checks: isolated (bubblewrap) or unisolated (no isolation).")
     ] = "isolated",
 ) -> None:
-    """Run a verifier over response/reference pairs and print one verdict per line."""
+    """Run a verifier over response/reference pairs and print one verdict per line (or, with
+    --adversary, stage 3's adversary over a task file)."""
     from stages.tasks.families import FAMILIES, verifier_kinds
     from stages.verifiers.registry import build_verifier, parse_verifier_config
     from stages.verifiers.types import VerifierError
 
-    family = input_family(verifier)
-    if family is None:
-        typer.echo(
-            f"error: --verifier must be one of {', '.join(verifier_kinds())} "
-            f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
-            err=True,
-        )
+    if adversary is not None:
+        from orchestrator.cli.adversary_command import check_adversary
+
+        named = input_family(verifier) if verifier else None
+        check_adversary(
+            adversary, named.name if named else None, tasks, seed,
+            lambda kind: verifier_settings(kind, judge_model, base_url, api_key_env, timeout_s, sandbox),
+        )  # fmt: skip
+        return
+    family = input_family(verifier) if verifier else None
+    if family is None or file is None:
+        if verifier is None or family is None:
+            typer.echo(
+                f"error: --verifier must be one of {', '.join(verifier_kinds())} "
+                f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
+                err=True,
+            )
+        else:
+            typer.echo("error: missing FILE (or --adversary FILE)", err=True)
         raise typer.Exit(code=2)
     pairs = read_pairs(verifier, file)
     verifier = family.verifier_kind
-    settings: dict[str, Any] = {"kind": verifier}
-    if verifier == "rubric":
-        settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)
-        typer.echo(f"judge: {base_url or 'OpenAI (https)'}, key from ${api_key_env}", err=True)
-    if timeout_s is not None and verifier in ("math", "code", "rubric"):
-        settings["timeout_s"] = timeout_s
-    if verifier == "code":
-        settings["sandbox"] = sandbox
-        if sandbox == "unisolated":
-            typer.echo(
-                "warning: --sandbox unisolated: untrusted code runs without isolation", err=True
-            )
+    settings = verifier_settings(verifier, judge_model, base_url, api_key_env, timeout_s, sandbox)
     try:
         built = build_verifier(parse_verifier_config(settings))
     except VerifierError as e:

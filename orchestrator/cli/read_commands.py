@@ -59,16 +59,33 @@ def why(
     store: StoreOption = None,
 ) -> None:
     """Explain a gate, a policy decision or a rollback: evidence, setting, causes, consequences."""
+    from orchestrator.audit.verifier_changes import verifier_lines
     from orchestrator.audit.why import WHY_TYPES, explain, print_explanation
+    from orchestrator.rescore.words import summary_lines
 
     log, run_id = open_run(store, run_id)
     explanation = explain(
         log.read(run_id, types=WHY_TYPES), gate=gate, seq=seq, last_seq=log.last_seq(run_id)
     )
+    # Run-wide facts beside the items: where the verifier changed (the fold's) and the rescores
+    # of the run's rollouts (audit records: rows of their own type).
+    whole = gate is None and seq is None
+    changes = verifier_lines(readable_state(log, run_id)) if whole else []
+    rescores = (
+        [r.event.model_dump() for r in log.read(run_id, types=["RunRescored"])] if whole else []
+    )
     if as_json:
-        typer.echo(json.dumps(explanation.to_json()))
+        typer.echo(
+            json.dumps({**explanation.to_json(), "verifier_changes": changes, "rescores": rescores})
+        )
         return
-    print_explanation(explanation, Console(emoji=False), full=full)
+    console = Console(emoji=False)
+    print_explanation(explanation, console, full=full)
+    for line in changes:
+        console.print(plain(line), soft_wrap=True)
+    for record in rescores:
+        for line in summary_lines(record, run_id):
+            console.print(plain(line), soft_wrap=True)
 
 
 def report(
@@ -84,22 +101,23 @@ def report(
     from store.blobs import BlobStore
 
     log, run_id = open_run(store, run_id)
-    state = readable_state(log, run_id)
-    log_root = Path(state.config.get("log_path", "runs"))
-    out = out if out is not None else log_root / run_id / "report"
-    # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
-    events = heapq.merge(
-        log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
-    )
-    # Read only: a blob store that is not there is not created (the rollout samples go blank).
-    blobs = BlobStore(log_root / "blobs") if (log_root / "blobs").is_dir() else None
-    try:
-        report_path = build_report(events, out, state=state, blobs=blobs)
-    except OSError as e:
-        raise OrchestratorError(
-            f"cannot write the report to {out}: {e.strerror or e}"
-            + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else "")
-        ) from e
+    with log.walking_once():  # three reads of one run: its rows are walked by the first
+        state = readable_state(log, run_id)
+        log_root = Path(state.config.get("log_path", "runs"))
+        out = out if out is not None else log_root / run_id / "report"
+        # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
+        events = heapq.merge(
+            log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
+        )
+        # Read only: a blob store that is not there is not created (the rollout samples go blank).
+        blobs = BlobStore(log_root / "blobs") if (log_root / "blobs").is_dir() else None
+        try:
+            report_path = build_report(events, out, state=state, blobs=blobs)
+        except OSError as e:
+            raise OrchestratorError(
+                f"cannot write the report to {out}: {e.strerror or e}"
+                + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else "")
+            ) from e
     typer.echo(visible(report_path))
 
 
@@ -205,12 +223,20 @@ def sink(
 
 def verify(run_id: RunArgument, store: StoreOption = None) -> None:
     """Walk a run's hash chain; name the first bad seq."""
+    from store.snapshots import Snapshots
+
     log, run_id = open_run(store, run_id)
     report = log.verify(run_id)
     if report.ok:
         parent = log.parent(run_id)
         shared = f"; seqs 1..{parent.seq} shared with run {parent.run_id}" if parent else ""
-        out.print(plain(f"run {run_id}: hash chain intact ({report.n_events} events{shared})"))
+        # With a key, the snapshots a fold could start from are signed too (else none is checked).
+        snapshots = ""
+        if log.key is not None:
+            snapshots = f"; {Snapshots(log).check_signed(run_id)} signed snapshots"
+        out.print(
+            plain(f"run {run_id}: hash chain intact ({report.n_events} events{shared}{snapshots})")
+        )
         return
     err.print(
         plain(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")

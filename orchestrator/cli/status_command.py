@@ -81,8 +81,9 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
 
     hidden = RunLabels(log).hidden()
     leases = LeaseTable(log).all()
-    rows = []
-    for summary in log.runs():
+    summaries = log.runs()
+    rows = _deleted_rows(log, {s.run_id for s in summaries})
+    for summary in summaries:
         if summary.run_id in hidden and not show_all:
             continue
         try:
@@ -109,6 +110,27 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
                 "hidden": summary.run_id in hidden,
             }
         )
+    return rows
+
+
+def _deleted_rows(log: EventLog, listed: set[str]) -> list[dict]:
+    """With a chain key: runs whose keyed head is there but whose rows are not (a run deleted
+    whole), listed as unreadable instead of left out in silence."""
+    if log.key is None:
+        return []
+    rows = []
+    for run_id, seq in log.key.signed_runs().items():
+        if run_id in listed:
+            continue
+        error = (
+            f"the keyed head is at seq {seq} but this store has no row of the run (deleted "
+            f"whole, or these heads are another store's: {log.key.heads_dir})"
+        )
+        rows.append({
+            "run_id": run_id, "state": "unreadable", "step": None, "last_metrics": {},
+            "last_event": None, "last_event_at": None, "lease_holder": None, "health": "broken",
+            "parent": None, "error": error, "hidden": False,
+        })  # fmt: skip
     return rows
 
 

@@ -69,6 +69,26 @@ def _tree_blobs(blobs: BlobStore, digests: Iterable[str]) -> set[str]:
     return held
 
 
+def with_rollouts(log: EventLog, state: RunState, pruning: Any) -> Any:
+    """`pruning` (a `CheckpointsPruned`) with each pruned checkpoint's rollout blobs: those of
+    the steps trained from it, up to the next checkpoint saved (their seqs lie between the two
+    `CheckpointSaved` rows). Old rollout text follows checkpoint retention: what no retained
+    checkpoint could retrain goes. Reads only the rows of those spans."""
+    saved = sorted(c.seq for c in (*state.checkpoints, *state.abandoned_checkpoints))
+    entries = []
+    for entry in pruning.pruned:
+        later = [seq for seq in saved if seq > entry["seq"]]
+        if not later or entry.get("rollouts"):
+            entries.append(entry)
+            continue
+        rows = log.read(
+            state.run_id, types=["RolloutsSampled"], from_seq=entry["seq"] + 1, to_seq=later[0]
+        )
+        rollouts = sorted({r.event.blob for r in rows if r.event.blob})
+        entries.append({**entry, "rollouts": rollouts} if rollouts else entry)
+    return pruning.model_copy(update={"pruned": entries})
+
+
 def _optimizer_blobs(blobs: BlobStore, trees: Iterable[str]) -> set[str]:
     out = set()
     for tree in trees:
@@ -96,6 +116,10 @@ def collect_garbage(
     weights = _tree_blobs(blobs, refs.weights_only)
     keep |= weights - _optimizer_blobs(blobs, refs.weights_only)
     doomed = (_tree_blobs(blobs, refs.pruned) | weights) - keep
+    # A pruned checkpoint's rollouts go with it, unless a branch still needs that checkpoint.
+    doomed |= {
+        d for tree, ds in refs.rollouts_pruned.items() if tree not in refs.live for d in ds
+    } - keep
     manifests = doomed & refs.pruned
     # Files before their manifest: a GC cut short leaves a manifest the next GC still follows.
     freed = blobs.remove(sorted(doomed - manifests)) + blobs.remove(sorted(manifests))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 from orchestrator.config import RunConfig, config_hash
 from orchestrator.driver.machine import validate
@@ -38,6 +39,14 @@ def load_state(log: EventLog, run_id: str) -> RunState:
     return fold_run(log, run_id)
 
 
+def data_digest(config: RunConfig) -> str | None:
+    """sha256 of the run's task file (`data.data_path`), None for generated tasks."""
+    from store.blobs import sha256_file
+
+    path = config.data.data_path
+    return sha256_file(Path(path)) if path else None
+
+
 def start_run(
     log: EventLog,
     config: RunConfig,
@@ -56,6 +65,7 @@ def start_run(
         hyperparameters=config.grpo.start_settings().values(),
         config_path=config_path,
         overrides=[str(redact(o)) for o in overrides],
+        data_digest=data_digest(config),
     )
     return run_id, log.append(run_id, [started], expected_seq=0)
 

@@ -10,7 +10,9 @@ only briefly, since a lease left behind expires after its TTL anyway.
 A lease is released as soon as its run is paused (the driver's pause path), when the context
 exits, and on the paths that end the process with `os._exit` (a second SIGTERM/SIGINT, a collective
 timeout): `release_held_leases` drops every lease this process still holds. Only SIGKILL (or a
-machine lost) leaves a lease behind, and then it expires after `lease_ttl_s`.
+machine lost) leaves a lease behind, and then it expires after `lease_ttl_s`, unless its holder
+ran on this host: a lease whose process is provably gone here (`holder_is_dead`) is taken over at
+once, as an expired one is.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import secrets
 import socket
 import threading
+from pathlib import Path
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -39,6 +42,30 @@ def driver_identity() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(2)}"
 
 
+def holder_is_dead(owner: str) -> bool:
+    """Whether a lease holder (`driver_identity`'s HOST:PID:TOKEN) ran on this host and its
+    process is gone (or a zombie nobody reaped). Another host's, or an unparsable owner, is never
+    provably dead: its lease waits for its TTL."""
+    host, _, rest = owner.partition(":")
+    pid_text = rest.split(":", 1)[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid <= 1 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    try:  # alive, or a zombie: killed, not yet reaped by its parent
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in ("Z", "X")
+
+
 class LeaseKeeper:
     def __init__(
         self, log: EventLog, run_id: str, ttl_s: float = 30.0, owner: str | None = None
@@ -57,7 +84,7 @@ class LeaseKeeper:
             # Repeatable: a lease already ours is taken again (a commit whose reply was lost).
             lease = with_retries(
                 f"take the lease of run {self.run_id}",
-                lambda: self.table.acquire(self.run_id, self.owner, self.ttl_s),
+                lambda: self.table.acquire(self.run_id, self.owner, self.ttl_s, holder_is_dead),
                 self.log.retry, _warn_retry,
             )  # fmt: skip
         except LeaseHeld as e:

@@ -5,7 +5,8 @@ same base model holds the same reference weights, and a deterministic re-run wri
 checkpoints of the first. No run can be left out of the GC's reading, then; but a run's
 contribution depends only on its rows, so a `ReferenceCache` keeps each run's as of its last seq
 and a pruning reads again only the runs whose log moved since the last one (its own, and those
-other drivers are writing): one query for the runs' last seqs, not every run's rows. The orphan
+other drivers are writing), and of those only the rows after the seq it knew (the whole run when
+a rewind came since): one query for the runs' last seqs, not every run's rows. The orphan
 sweep (every ORPHAN_GRACE_S) reads every run's rollout blobs too and uses no cache.
 """
 
@@ -27,6 +28,8 @@ class References:
     weights_only: set[str] = field(default_factory=set)
     pruned: set[str] = field(default_factory=set)
     blobs: set[str] = field(default_factory=set)
+    # pruned checkpoint -> the rollout blobs of the steps trained from it (they go with it)
+    rollouts_pruned: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -41,44 +44,67 @@ class RunReferences:
     saved: list[tuple[int, str]] = field(default_factory=list)
     branched_from: tuple[str, int] | None = None
     blobs: set[str] = field(default_factory=set)  # rollout blobs, when asked for
+    rollouts_pruned: dict[str, set[str]] = field(default_factory=dict)  # with their checkpoint
 
 
 _TREE_ROWS = ["CheckpointSaved", "CheckpointsPruned", "BaselineRecorded", "RunCompleted"]
 _ROLLOUT_ROWS = ["RolloutsSampled", "VerdictsRecorded"]
 
 
-def read_run(log: EventLog, run_id: str, last_seq: int, *, rollouts: bool) -> RunReferences:
+def read_run(
+    log: EventLog,
+    run_id: str,
+    last_seq: int,
+    *,
+    rollouts: bool,
+    since: RunReferences | None = None,
+) -> RunReferences:
     """Read only the rows that name blobs. A checkpoint is live for a run when a row the run
     still counts saved it and no later counted row pruned it: one a rewind (`resume --from`)
     abandoned is not (retention prunes it), while the base model and a final checkpoint count
-    wherever they appear."""
-    out = RunReferences(last_seq)
-    rewinds = Rewinds.of(log.read(run_id, types=["RunRewound"]))
-    types = [*_TREE_ROWS, "RunBranched", *(_ROLLOUT_ROWS if rollouts else [])]
-    for row in log.read(run_id, types=types):
-        payload = row.event
-        if row.type in _ROLLOUT_ROWS:
-            if payload.blob:
-                out.blobs.add(payload.blob)
-        elif row.type == "RunBranched":
-            out.branched_from = (payload.parent_run_id, payload.parent_seq)  # its own is last
-        elif row.type == "BaselineRecorded" and payload.checkpoint:
-            out.always_live.add(payload.checkpoint)
-        elif row.type == "RunCompleted" and payload.final_checkpoint:
-            out.always_live.add(payload.final_checkpoint)
-        elif row.type == "CheckpointSaved":
-            out.saved.append((row.seq, payload.checkpoint))  # abandoned or not: a branch's
-            if rewinds.abandoned_by(row.seq) is None:
-                out.status[payload.checkpoint] = "live"
-        elif rewinds.abandoned_by(row.seq) is not None:
-            continue
-        elif row.type == "CheckpointsPruned":
-            for p in payload.pruned:
-                out.status[p["checkpoint"]] = "pruned"
-            for p in payload.optimizer_dropped:
-                if out.status.get(p["checkpoint"]) == "live":
-                    out.status[p["checkpoint"]] = "weights"
+    wherever they appear. `since`: the run's references as of an earlier seq; when no rewind
+    came after it, only the rows after it are read (a read walks every row it spans)."""
+    out, from_seq = RunReferences(last_seq), 1
+    grown = since is not None and not rollouts and since.last_seq < last_seq
+    if grown and (log.last_of(run_id, ["RunRewound"]) or 0) <= since.last_seq:
+        out, from_seq = _copy(since, last_seq), since.last_seq + 1
+    with log.walking_once():  # two reads of the run: its rows are walked by the first
+        rewinds = Rewinds.of(log.read(run_id, from_seq=from_seq, types=["RunRewound"]))
+        types = [*_TREE_ROWS, "RunBranched", *(_ROLLOUT_ROWS if rollouts else [])]
+        for row in log.read(run_id, from_seq=from_seq, types=types):
+            payload = row.event
+            if row.type in _ROLLOUT_ROWS:
+                if payload.blob:
+                    out.blobs.add(payload.blob)
+            elif row.type == "RunBranched":
+                out.branched_from = (payload.parent_run_id, payload.parent_seq)  # its own is last
+            elif row.type == "BaselineRecorded" and payload.checkpoint:
+                out.always_live.add(payload.checkpoint)
+            elif row.type == "RunCompleted" and payload.final_checkpoint:
+                out.always_live.add(payload.final_checkpoint)
+            elif row.type == "CheckpointSaved":
+                out.saved.append((row.seq, payload.checkpoint))  # abandoned or not: a branch's
+                if rewinds.abandoned_by(row.seq) is None:
+                    out.status[payload.checkpoint] = "live"
+            elif rewinds.abandoned_by(row.seq) is not None:
+                continue
+            elif row.type == "CheckpointsPruned":
+                for p in payload.pruned:
+                    out.status[p["checkpoint"]] = "pruned"
+                    if p.get("rollouts"):
+                        out.rollouts_pruned.setdefault(p["checkpoint"], set()).update(p["rollouts"])
+                for p in payload.optimizer_dropped:
+                    if out.status.get(p["checkpoint"]) == "live":
+                        out.status[p["checkpoint"]] = "weights"
     return out
+
+
+def _copy(known: RunReferences, last_seq: int) -> RunReferences:
+    return RunReferences(
+        last_seq, dict(known.status), set(known.always_live), list(known.saved),
+        known.branched_from, set(known.blobs),
+        {checkpoint: set(blobs) for checkpoint, blobs in known.rollouts_pruned.items()},
+    )  # fmt: skip
 
 
 class ReferenceCache:
@@ -91,11 +117,15 @@ class ReferenceCache:
     def refresh(self, log: EventLog) -> dict[str, RunReferences]:
         """Every run of the store, reading again only those whose last seq moved (or new)."""
         current = {run.run_id: run.last_seq for run in log.runs()}
-        self.runs = {k: v for k, v in self.runs.items() if current.get(k) == v.last_seq}
+        known, self.runs = self.runs, {}
         for run_id, last_seq in current.items():
-            if run_id not in self.runs:
-                self.runs[run_id] = read_run(log, run_id, last_seq, rollouts=False)
-                self.reads += 1
+            before = known.get(run_id)
+            if before is not None and before.last_seq == last_seq:
+                self.runs[run_id] = before
+                continue
+            # A run that moved: only its new rows are read, unless a rewind came among them.
+            self.runs[run_id] = read_run(log, run_id, last_seq, rollouts=False, since=before)
+            self.reads += 1
         return self.runs
 
 
@@ -116,6 +146,8 @@ def references(
     for run in runs.values():
         refs.blobs |= run.blobs
         refs.live |= run.always_live
+        for tree, rollouts in run.rollouts_pruned.items():
+            refs.rollouts_pruned.setdefault(tree, set()).update(rollouts)
         for tree, what in run.status.items():
             {"live": refs.live, "weights": refs.weights_only, "pruned": refs.pruned}[what].add(tree)
     refs.weights_only -= refs.live

@@ -16,7 +16,13 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError
 
 from orchestrator.config import RunConfig
-from orchestrator.driver.checkpoints import ORPHAN_GRACE_S, claim, collect_garbage, over_budget
+from orchestrator.driver.checkpoints import (
+    ORPHAN_GRACE_S,
+    claim,
+    collect_garbage,
+    over_budget,
+    with_rollouts,
+)
 from orchestrator.driver.commands import load_state, transition
 from orchestrator.driver.machine import STAGES
 from orchestrator.driver.references import ReferenceCache
@@ -206,7 +212,7 @@ class Driver:
         the GC's retries, or fails it otherwise, pauses the run with the reason."""
         pruned = plan(self.state, self.config)
         if pruned is not None:
-            self.emit([pruned])
+            self.emit([with_rollouts(self.log, self.state, pruned)])
         sweep = time.monotonic() >= self.next_orphan_sweep
         if pruned is None and not sweep:
             return

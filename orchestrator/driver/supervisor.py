@@ -114,8 +114,9 @@ def _parse(moment: str) -> datetime:
 def settled_state(log: EventLog, run_id: str) -> str | None:
     """The state a run's latest `StateChanged` moved it to, read without folding the run, when
     no later rewind could have undone it; None when only a fold can tell."""
-    last = None
-    for row in log.read(run_id, types=["StateChanged", "RunRewound"]):
+    types = ["StateChanged", "RunRewound"]
+    last = None  # read from the latest such row: only the rows after it are walked
+    for row in log.read(run_id, from_seq=log.last_of(run_id, types) or 1, types=types):
         last = row
     if last is None:
         return "created"
@@ -206,7 +207,10 @@ def _crash_loop(log: EventLog, run_id: str, last_seq: int) -> str | None:
     run had reached before them (no row of progress since the first of the two); else None."""
     restarts = [
         row.seq
-        for row in log.read(run_id, types=["SupervisorActed"])
+        # Only restarts within the tail can make a loop: the rows before it are not read.
+        for row in log.read(
+            run_id, from_seq=max(1, last_seq - _RESTART_TAIL), types=["SupervisorActed"]
+        )
         if row.event.action == "restart"
     ]
     if len(restarts) < 2 or last_seq - restarts[-2] > _RESTART_TAIL:

@@ -6,19 +6,22 @@ settings the step ran with, so policies (and readers) see what they would adjust
 from __future__ import annotations
 
 import math
+import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from stages.distributed import World
 from stages.rl.rewards import CORRECTNESS
+from stages.rl.rollout_log import logged_rollouts
 from stages.rl.types import Refilled, Rows, Sampled, Scored, StepFigures, Updated
 from stages.training.config import GRPOConfig
 from store.settings import Settings
 
 
 def gather_figures(
-    world: World, config: GRPOConfig, settings: Settings, attempt: int, keep_samples: int,
+    world: World, config: GRPOConfig, settings: Settings, attempt: int, keep_samples: int | None,
     sampled: Sampled, scored: Scored, refilled: Refilled, updated: Updated,
 ) -> StepFigures:  # fmt: skip
     """Every rank's report gathered on every rank, and the figures made from it."""
@@ -44,26 +47,22 @@ def gather_figures(
 
 
 def _report(
-    config: GRPOConfig, keep_samples: int, sampled: Sampled, scored: Scored, updated: Updated
-) -> dict[str, Any]:
-    """This rank's part of the figures, as JSON."""
+    config: GRPOConfig, keep_samples: int | None, sampled: Sampled, scored: Scored,
+    updated: Updated,
+) -> dict[str, Any]:  # fmt: skip
+    """This rank's part of the figures, as JSON. `keep_samples`: the step's first groups logged
+    whole (text, verdicts, advantages, lengths), None for every one."""
     groups, lo, n = sampled.groups, sampled.first_index, config.group_size
     rollouts = [r for g in groups for r in g.rollouts_N]
+    kept = len(groups) if keep_samples is None else max(0, min(len(groups), keep_samples - lo))
     return {
         "rewards": scored.rewards_GN,
         "components": scored.components,
-        "samples": [
-            {"task_id": g.prompt.task_id, "prompt": g.prompt_text,
-             "completions": [r.text for r in g.rollouts_N], "rewards": scored.rewards_GN[i]}
-            for i, g in enumerate(groups) if lo + i < keep_samples
-        ],
-        "verdicts": [
-            {"task_id": groups[j // n].prompt.task_id, "passed": v.passed, "status": v.status,
-             "reason": v.reason[:80]}
-            for j, v in enumerate(scored.verdicts) if lo * n + j < keep_samples * n
-        ],
+        **logged_rollouts(config, groups[:kept], scored.rewards_GN[:kept],
+                          scored.verdicts[: kept * n]),
         "lengths": [len(r.tokens) for r in rollouts],
         "truncated": sum(r.truncated for r in rollouts),
+        "repetitive": sum(repetitive(r.tokens, r.text) for r in rollouts),
         "verifier_errors": sum(v.status == "verifier_error" for v in scored.verdicts),
         "judge_injections": sum(bool(v.details.get("injection")) for v in scored.verdicts),
         "sample_s": updated.sample_s, "train_s": updated.train_s,
@@ -102,6 +101,7 @@ def _reward_figures(config: GRPOConfig, scored_GN: np.ndarray, trained: int) -> 
         "reward_std": float(scored_GN.std()),
         "verify_rate": float((scored_GN >= config.verified_threshold).mean()),
         "zero_variance_frac": float(1.0 - varied.mean()),
+        "scored_groups": float(len(scored_GN)),
         "trained_groups": float(
             trained if config.dynamic_sampling
             else varied.sum() if config.drop_zero_variance_groups else len(scored_GN)
@@ -127,6 +127,7 @@ def _batch_figures(ranks: list[dict], excluded: int) -> dict[str, float]:
         "judge_error_rate": excluded / max(len(lengths), 1),
         "verifier_error_rate": broken / max(len(lengths), 1),
         "judge_injection_rate": injections / max(len(lengths), 1),
+        "repetition_share": sum(r.get("repetitive", 0) for r in ranks) / max(len(lengths), 1),
     }  # fmt: skip
 
 
@@ -145,6 +146,26 @@ def _component_figures(
     if config.dynamic_sampling:
         values["refill_rounds"] = float(refill_rounds)
     return values
+
+
+# A response is repetitive when half its token 4-grams repeat an earlier one, or when its text
+# compresses below a fifth of its size (ordinary text: ~0.4-0.6 at these lengths); shorter
+# responses than these minimums are never called repetitive.
+NGRAM, MIN_NGRAM_TOKENS, MAX_REPEATED_NGRAMS = 4, 16, 0.5
+MIN_COMPRESS_BYTES, MIN_COMPRESSION_RATIO = 64, 0.2
+
+
+def repetitive(tokens: Sequence[int], text: str) -> bool:
+    """Whether a response loops (n-gram repetition) or is mostly one pattern (compression ratio):
+    what `repetition_share` counts, for the reward-health policy."""
+    if len(tokens) >= MIN_NGRAM_TOKENS:
+        grams = [tuple(tokens[i : i + NGRAM]) for i in range(len(tokens) - NGRAM + 1)]
+        if 1 - len(set(grams)) / len(grams) >= MAX_REPEATED_NGRAMS:
+            return True
+    data = text.encode("utf-8", "replace")
+    return len(data) >= MIN_COMPRESS_BYTES and (
+        len(zlib.compress(data, 6)) / len(data) < MIN_COMPRESSION_RATIO
+    )
 
 
 def finite(values: dict[str, Any]) -> dict[str, float | None]:

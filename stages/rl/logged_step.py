@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import orjson
-
+from stages.rl.chaos import corrupt
 from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
 from stages.rl.split import drift, plan_split
 from stages.rl.step import Rank, rl_step
 from stages.rl.types import Logged, StepResult
+from stages.services import verifier_config
 from stages.tasks.types import Task
+from stages.verifiers.provenance import provenance
+from stages.verifiers.types import Verdict
 from store.blobs import BlobStore
 from store.events import (
     BatchRefilled,
@@ -22,6 +24,7 @@ from store.events import (
     RolloutsSampled,
     VerdictsRecorded,
 )
+from store.rollouts import encode as encode_rollouts
 from store.settings import Settings
 
 
@@ -50,19 +53,29 @@ def step_events(
     if planned is not None:
         (out if replay is None else split.pending).append(planned)
     checker = session.services.verifier()
+    step, faults, seed = trainer.step, session.config.chaos.faults, session.config.seed
+
+    def score(records: list[Task], texts: list[str]) -> list[Verdict]:
+        verdicts = verify_tasks(checker, records, texts)
+        verdicts = corrupt(faults, seed, step, [t.task_id for t in records], texts, verdicts)
+        return weigh(verdicts, records, texts, config.reward_weights)
+
     result = rl_step(
-        trainer, prompts, config, settings,
-        lambda records, texts: weigh(
-            verify_tasks(checker, records, texts), records, texts, config.reward_weights
-        ),
+        trainer, prompts, config, settings, score,
         Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
-        keep_samples=session.config.pipeline.sample_rollouts, refill_pool=tasks,
+        keep_samples=logged_groups(session.config.pipeline.sample_rollouts), refill_pool=tasks,
     )  # fmt: skip
-    out += _described(session, result, attempt, checker.name, settings, replay is None)
+    verifier = provenance(verifier_config(session.config))
+    out += _described(session, result, attempt, verifier, settings, replay is None)
     drifted = drift(split, result.figures.groups_per_s, len(prompts), result.updated.metrics.step)
     if drifted is not None:
         (out if replay is None else split.pending).append(drifted)
     return out
+
+
+def logged_groups(setting: int | str) -> int | None:
+    """How many of a step's groups the log keeps whole: None for every one."""
+    return None if setting == "all" else int(setting)
 
 
 def logged_step(rows: Sequence[Event]) -> Logged:
@@ -78,7 +91,7 @@ def logged_step(rows: Sequence[Event]) -> Logged:
 
 
 def _described(
-    session: RLSession, result: StepResult, attempt: int, verifier: str, settings: Settings,
+    session: RLSession, result: StepResult, attempt: int, verifier: dict, settings: Settings,
     live: bool,
 ) -> list[Event]:  # fmt: skip
     step, figures = result.updated.metrics.step, result.figures
@@ -104,7 +117,7 @@ def rollout_events(
     step: int,
     attempt: int,
     group_size: int,
-    verifier: str,
+    verifier: dict,
     rewards_GN: list[list[float | None]],
     samples: list[dict],
     verdicts: list[dict],
@@ -114,11 +127,12 @@ def rollout_events(
     components: dict[str, list[list[float | None]]] | None = None,
 ) -> tuple[RolloutsSampled, VerdictsRecorded]:
     """The step's rollout and verdict events. The rows keep what policies, gates, catch-up (every
-    reward) and `why` read; the sampled groups' text and their verdicts go to one blob, which
-    both events name (`blobs` None: a catch-up step, whose events are not appended)."""
+    reward) and `why` read; the logged groups (`pipeline.sample_rollouts`: every one by default)
+    and their verdicts go to one compressed blob (store/rollouts.py), which both events name
+    (`blobs` None: a catch-up step, whose events are not appended)."""
     blob = None
     if blobs is not None and (samples or verdicts):
-        blob = blobs.put_bytes(orjson.dumps({"samples": samples, "verdicts": verdicts}))
+        blob = blobs.put_bytes(encode_rollouts(samples, verdicts))
     if n_total is None:
         n_total = sum(len(row) for row in rewards_GN)
     return (

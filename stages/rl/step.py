@@ -76,14 +76,15 @@ def rl_step(
     sampler: Sampler = batched,
     attempt: int = 0,
     logged: Logged | None = None,
-    keep_samples: int = 0,
+    keep_samples: int | None = 0,
     refill_pool: Sequence[Any] | None = None,
 ) -> StepResult:
     """Sample, score, refill and train step `trainer.step` on `prompts` (the whole step's, every
     rank the same list) with `settings` in force; the step's figures. `sampler`: how rollouts
     draw their tokens (`batched`, or the split-invariant `keyed`). With `logged` (a resume's
     catch-up) `score` is not called: the log's rewards are used. `refill_pool`: where dynamic
-    sampling draws fresh prompts (default: `prompts`)."""
+    sampling draws fresh prompts (default: `prompts`). `keep_samples`: the step's first groups
+    whose rollouts the figures carry whole for the log (None: every one)."""
     config = config.in_force(settings)
     if config.scale_rewards == "batch" and rank.world.size > 1:
         raise StageError("grpo.scale_rewards = 'batch' is not supported across ranks")

@@ -2,8 +2,9 @@
 wrong. Each task's family makes its candidates (`stages.tasks.families`): known-wrong ones are the
 ways a policy games a reward (near-miss numbers, the wrong sign, another task's answer, empty
 output, hedges ("3 or 4", "Paris London"), conflicting finals, the problem echoed back), known
-hacks are kinds that fooled a verifier before (one pass fails the gate), known-right ones are
-equivalent forms. The report names every accepted wrong candidate so the run log can say which
+hacks are kinds that fooled a verifier before and the built-in adversary's wrong variants of each
+task's reference (`stages.tasks.adversary`; one pass fails the gate), known-right ones are
+equivalent forms and the adversary's right variants (their pass rate is recorded). The report names every accepted wrong candidate so the run log can say which
 one passed."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from stages.tasks.adversary import PREFIX, is_right_variant
 from stages.tasks.families import FAMILIES, family
 from stages.tasks.references import reference_for
 from stages.tasks.types import Candidate, Task
@@ -44,6 +46,17 @@ class CalibrationReport(BaseModel):
         default_factory=dict,
         description="kind -> [candidates, verdicts that disagreed with the truth].",
     )
+    adversary_wrong: int = Field(0, description="The adversary's wrong variants judged.")
+    right_variant_pass_rate: float | None = Field(
+        None, description="Share of the adversary's right variants accepted (None: none made)."
+    )
+
+    def hack_examples(self, limit: int = 200) -> dict[str, str]:
+        """kind -> the first accepted known-hack response of that kind (cut to `limit`)."""
+        out: dict[str, str] = {}
+        for o in self.accepted_hacks:
+            out.setdefault(o.candidate.kind, o.candidate.text[:limit])
+        return out
 
 
 def wrong_candidates(task: Task, others: Sequence[Task], seed: int = 0) -> list[Candidate]:
@@ -96,6 +109,9 @@ def calibrate(
             if v.passed:
                 accepted_wrong.append(outcome)
                 tally[1] += 1
+    adversary = [(c, v) for c, v in zip(candidates, verdicts, strict=True)
+                 if c.kind.startswith(PREFIX) and not v.excluded]  # fmt: skip
+    right_variants = [v.passed for c, v in adversary if is_right_variant(c.kind)]
     return CalibrationReport(
         n_wrong=n_wrong,
         n_right=n_right,
@@ -106,4 +122,8 @@ def calibrate(
         accepted_hacks=[o for o in accepted_wrong if o.candidate.known_hack],
         errors=errors,
         by_kind=by_kind,
+        adversary_wrong=sum(not c.correct for c, _ in adversary),
+        right_variant_pass_rate=sum(right_variants) / len(right_variants)
+        if right_variants
+        else None,
     )

@@ -173,3 +173,25 @@ def program_names(program: str) -> frozenset[str] | None:
         if not isinstance(node, (ast.Lambda, *_SCOPES[1:5])):
             stack.extend(ast.iter_child_nodes(node))
     return frozenset(names)
+
+
+class Substitute(ast.NodeTransformer):
+    """Names replaced by copies of expressions (placeholders by the inputs as written)."""
+
+    def __init__(self, by_name: dict[str, ast.expr]) -> None:
+        self.by_name = by_name
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        found = self.by_name.get(node.id)
+        return node if found is None else ast.copy_location(copy.deepcopy(found), node)
+
+
+class SubstituteNodes(ast.NodeTransformer):
+    """These Name nodes (by id) replaced by copies of expressions."""
+
+    def __init__(self, by_node: dict[int, ast.expr]) -> None:
+        self.by_node = by_node
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        found = self.by_node.get(id(node))
+        return node if found is None else ast.copy_location(copy.deepcopy(found), node)

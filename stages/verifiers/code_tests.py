@@ -33,14 +33,23 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.verifiers.code_inputs import Fold, Inline, Originals, program_names
+from stages.verifiers.code_inputs import (
+    Fold,
+    Inline,
+    Originals,
+    Substitute,
+    SubstituteNodes,
+    program_names,
+)
+from stages.verifiers.code_parse import STATEMENT as _STATEMENT
+from stages.verifiers.code_parse import asserts_of as _asserts_of
+from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_trusted import (
     UnsupportedTests,
     check_trusted,
     evaluate,
     guard,
     local_names,
-    resolve_import,
 )
 
 __all__ = ["MissingEntryPoint", "TestPlan", "UnsupportedTests", "evaluate", "plan", "program_names"]
@@ -49,7 +58,13 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_ATTRIBUTES = frozenset(
     a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
 )
-_STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
+# Builtins that read an object through its own protocol (`__str__`, `__len__`, `__iter__`, ...):
+# applied to a program call alone, they run in the sandbox (as they were before the program ran),
+# so a correct program returning its own class's objects is read as Python reads it; only inputs
+# go in with them, never an expected value.
+_READERS = frozenset(["str", "repr", "format", "int", "float", "complex", "bool", "bytes", "abs",
+                      "round", "len", "list", "tuple", "set", "frozenset", "dict", "sorted",
+                      "reversed", "iter", "next", "min", "max", "sum"])  # fmt: skip
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
@@ -76,7 +91,7 @@ class TestPlan:
     originals: list[str] = field(default_factory=list)  # builtins bound as ORIGINAL names
     bindings: list[list[str]] = field(
         default_factory=list
-    )  # [name, literal] shared with the program
+    )  # [name, literal]: inputs held by the harness, passed only to the calls that name them
 
 
 def _line(node: ast.AST) -> str:
@@ -100,7 +115,9 @@ class _Splitter:
         self.calls: list[str] = []
         self.own: set[str] = set()
         self.originals: set[str] = set()  # builtins the calls that go in use, as they were
-        self.shared: set[str] = set()  # list/dict/set literals the program receives as objects
+        self.shared: dict[str, ast.expr] = {}  # list/dict/set literals the program receives
+        self.passed: set[str] = set()  # shared names a program call has received so far
+        self.mutable_reads: list[tuple[str, str]] = []  # (placeholder, shared name) in an assert
         self.early: dict[int, ast.Name] = {}  # reads placed before the calls of their comparison
 
     def _is_candidate(self, name: str) -> bool:
@@ -122,6 +139,8 @@ class _Splitter:
         self.own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
                      and n.id in _BUILTIN_NAMES and self._is_candidate(n.id)}  # fmt: skip
         self.own |= {n.func.id for n in ast.walk(node) if id(n) in self.shadow}  # type: ignore[attr-defined]
+        if isinstance(node, ast.Name) and node.id in self.shared:
+            self.mutable_reads.append((f"_v{len(self.calls)}", node.id))
         root = copy.deepcopy(node)
         own = root.func if id(node) in self.shadow and isinstance(root, ast.Call) else None
         source = ast.unparse(Originals(self, own).visit(Fold(self, root).visit(root)))
@@ -134,6 +153,44 @@ class _Splitter:
         comparison: `sorted("cba") == list("abc")` calls the program's `sorted` against the
         trusted `list`, and, where the program redefines `list` too, also the program's `list`
         against the trusted `sorted`."""
+        self.mutable_reads = []
+        node, passed = self._read_unpassed_as_written(node)
+        calls_before = len(self.calls)
+        trusted = self._split_assert(node)
+        self.passed |= passed
+        reads = dict(self.mutable_reads)
+        if reads and len(self.calls) - calls_before > len(reads):
+            # The assert also calls the program: an input read here after an earlier call could
+            # change it is the program's value, yet it serves as an expected value, so it must
+            # hold both as the program left it (Python) and as the tests wrote it (no answer key
+            # the program rewrote).
+            as_written = Substitute({k: self.shared[v] for k, v in reads.items()})
+            trusted = ast.BoolOp(ast.And(), [trusted, as_written.visit(copy.deepcopy(trusted))])
+        return trusted
+
+    def _program_call(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and any(
+            isinstance(n, ast.Name) and n.id in self.candidate and n.id not in self.shared
+            for n in ast.walk(node.func)
+        )
+
+    def _read_unpassed_as_written(self, node: ast.expr) -> tuple[ast.expr, set[str]]:
+        """A shared input no earlier program call received is read as the tests wrote it, out
+        here: only the calls that receive it send it in, and no read of it is the program's."""
+        arguments: dict[int, str] = {}
+        for call in ast.walk(node):
+            if self._program_call(call):
+                for arg in (*call.args, *(k.value for k in call.keywords)):  # type: ignore[attr-defined]
+                    if isinstance(arg, ast.Name) and arg.id in self.shared:
+                        arguments[id(arg)] = arg.id
+        unpassed = {
+            id(n): self.shared[n.id] for n in ast.walk(node)
+            if isinstance(n, ast.Name) and n.id in self.shared and id(n) not in arguments
+            and n.id not in self.passed
+        }  # fmt: skip
+        return SubstituteNodes(unpassed).visit(node), set(arguments.values())
+
+    def _split_assert(self, node: ast.expr) -> ast.expr:
         self.shadow = set()
         if self._mentions_candidate(node):
             return self.split(node)
@@ -222,6 +279,18 @@ class _Splitter:
             if isinstance(sub, ast.Name) and sub.id in passed.values() and id(sub) not in passed:
                 self.early[id(sub)] = self._placeholder(sub)
 
+    def _reads_program_object(self, node: ast.Call) -> bool:
+        """`str(Point(1, 2))`, `sorted(Deck(3), reverse=True)`, `list(reversed(Seq(3)))`: a reader
+        builtin over one program call (or over such a reader), with nothing but constants besides."""
+        inner = node.args[0] if len(node.args) == 1 else None
+        return (
+            isinstance(node.func, ast.Name) and node.func.id in _READERS
+            and not self._is_candidate(node.func.id) and inner is not None
+            and (self._program_call(inner)
+                 or (isinstance(inner, ast.Call) and self._reads_program_object(inner)))
+            and all(k.arg == "reverse" and isinstance(k.value, ast.Constant) for k in node.keywords)
+        )  # fmt: skip
+
     def _split_call(self, node: ast.Call) -> ast.expr:
         func = node.func
         if isinstance(func, ast.Name) and func.id == _STATEMENT:
@@ -230,6 +299,8 @@ class _Splitter:
             return ast.Subscript(ast.Tuple([done, ast.Constant(True)], ast.Load()),
                                  ast.Constant(1), ast.Load())  # fmt: skip
         if (isinstance(func, ast.Name) and self._is_candidate(func.id)) or id(node) in self.shadow:
+            return self._placeholder(node)
+        if self._reads_program_object(node):
             return self._placeholder(node)
         # A program function passed to map/filter or as a key: the call goes in (inputs only).
         as_function = [k.value for k in node.keywords if k.arg == "key"]
@@ -246,93 +317,6 @@ class _Splitter:
             args=[self.split(a) for a in node.args],
             keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
         )
-
-
-def _is_docstring_or_pass(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Pass) or (
-        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-    )
-
-
-def _assert_call(stmt: ast.stmt) -> ast.Assert | None:
-    """`np.testing.assert_allclose(a, b)` as a statement: an assert that the call returns."""
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        func = stmt.value.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name.startswith("assert_"):
-            test = ast.Compare(stmt.value, [ast.Is()], [ast.Constant(None)])
-            return ast.copy_location(ast.Assert(test=test, msg=None), stmt)
-    return None
-
-
-@dataclass
-class _Parsed:
-    imports: list[str] = field(default_factory=list)
-    imported: set[str] = field(default_factory=set)
-    bound: dict[str, Any] = field(default_factory=dict)  # trusted names the imports bind
-    entries: set[str] = field(default_factory=set)  # from solution import ... / check(entry)
-    program_modules: set[str] = field(default_factory=set)  # import solution [as s]
-    literals: dict[str, ast.expr] = field(default_factory=dict)
-    bare: list[ast.Assert] = field(default_factory=list)
-    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
-    checks: list[tuple[str, str]] = field(default_factory=list)  # (function, entry point)
-
-
-def _parse(tests: str) -> tuple[ast.Module, _Parsed]:
-    try:
-        module = ast.parse(tests)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-        raise UnsupportedTests(f"the tests do not parse: {e}") from e
-    p = _Parsed()
-    for stmt in module.body:
-        if isinstance(stmt, ast.ImportFrom) and stmt.module == "solution":
-            p.entries |= {a.asname or a.name for a in stmt.names}
-        elif isinstance(stmt, ast.Import) and any(a.name == "solution" for a in stmt.names):
-            p.program_modules |= {a.asname or a.name for a in stmt.names if a.name == "solution"}
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            p.imports.append(ast.unparse(stmt))
-            p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
-            p.bound.update(resolve_import(stmt))
-        elif isinstance(stmt, ast.Assert):
-            p.bare.append(stmt)
-        elif (call := _assert_call(stmt)) is not None:
-            p.bare.append(call)
-        elif (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-        ):
-            try:
-                ast.literal_eval(stmt.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError) as e:
-                raise UnsupportedTests(
-                    f"{_line(stmt)}: {stmt.targets[0].id} is not a literal"
-                ) from e
-            p.literals[stmt.targets[0].id] = stmt.value
-        elif isinstance(stmt, ast.FunctionDef):
-            body = [s for s in stmt.body if not _is_docstring_or_pass(s)]
-            if not all(isinstance(s, ast.Assert) or _assert_call(s) for s in body):
-                raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
-            p.functions[stmt.name] = stmt
-        elif (
-            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name) and len(stmt.value.args) == 1
-            and isinstance(stmt.value.args[0], ast.Name) and not stmt.value.keywords
-            and stmt.value.func.id in p.functions
-        ):  # fmt: skip
-            p.checks.append((stmt.value.func.id, stmt.value.args[0].id))
-        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            # `sort_in_place(xs)`: a call for its effect, which later asserts read
-            test = ast.Call(ast.Name(_STATEMENT, ast.Load()), [stmt.value], [])
-            p.bare.append(ast.copy_location(ast.Assert(test=test, msg=None), stmt))
-        elif not _is_docstring_or_pass(stmt):
-            raise UnsupportedTests(f"{_line(stmt)}: unsupported statement {type(stmt).__name__}")
-    return module, p
-
-
-def _asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
-    return [s if isinstance(s, ast.Assert) else _assert_call(s) for s in fn.body
-            if isinstance(s, ast.Assert) or _assert_call(s)]  # fmt: skip
 
 
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
@@ -357,6 +341,8 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
             )
     # A list/dict/set the tests pass to the program is one object, as in Python: the program may
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
+    # It is held by the harness, never in the program's globals; a read before any call received
+    # it is the literal as written, out here (`assert f(nums) == expected`).
     shared = {
         a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
         and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
@@ -367,7 +353,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
     splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
-    splitter.shared = shared
+    splitter.shared = {name: p.literals[name] for name in shared}
 
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
         inline = Inline({**literals, **bind})

@@ -132,6 +132,13 @@ def decode(obj: Any) -> Any:
         value = decimal.Decimal(raw)
         if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
             return value
+    if tag == "ns" and isinstance(raw, list) and len(raw) == 2:  # np.True_ is not True
+        value = decode(raw[1])
+        if str(raw[0]) not in _NUMPY_DTYPES or not isinstance(value, (bool, int, float, complex)):
+            return value
+        import numpy as np
+
+        return np.dtype(str(raw[0])).type(value)
     if tag == "nd" and isinstance(raw, list) and len(raw) == 2:
         import numpy as np
 

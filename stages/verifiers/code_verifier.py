@@ -33,14 +33,35 @@ _REPORT = "RLVR-VALUES "
 # a private copy of stdout, the candidate's own prints to stderr. The job holds the program, the
 # tests' imports and the calls (inputs only): no expected value, no comparison.
 HARNESS = r"""
-import json, os, re, sys
+import json, os, sys
 def _main():
-    job = json.loads(sys.stdin.buffer.read())
+    # The job comes in length-prefixed frames read only when needed: the program, imports and
+    # names first; each call (with the inputs it is the first to name) just before it runs, so
+    # later calls' inputs are still in the pipe, not in memory the program could walk.
+    _read, _int, _eval, _compile = os.read, int, eval, compile
+    def frame(fd):
+        size = b""
+        while not size.endswith(b"\n"):
+            byte = _read(fd, 1)
+            if not byte:
+                raise EOFError("the job ended early")
+            size += byte
+        left, chunks = _int(size), []
+        while left > 0:
+            chunk = _read(fd, min(left, 65536))
+            if not chunk:
+                raise EOFError("the job ended early")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8")
+    job = json.loads(frame(0))
+    feed = os.dup(0)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     sys.stdin = open(os.devnull)
     report_fd = os.dup(1)
     os.dup2(2, 1)
     _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
-    _callable, _getattr, _isinstance, _search, _escape = callable, getattr, isinstance, re.search, re.escape
+    _callable, _getattr, _isinstance = callable, getattr, isinstance
     def enc(v, depth=0):
         t = _type(v)
         if depth > 50:
@@ -63,7 +84,7 @@ def _main():
         if t in views:
             return {views[t]: [enc(x, depth + 1) for x in v]}
         kind = (_getattr(t, "__module__", ""), t.__name__)
-        if kind == ("collections", "deque"):  # a deque is not a list: deque([1]) != [1]
+        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
             return {"dq": [enc(x, depth + 1) for x in v]}
         for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
             if _isinstance(v, base) and t is not base:
@@ -77,7 +98,7 @@ def _main():
         if kind[0] == "numpy":
             if t.__name__ == "ndarray":
                 return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
-            return enc(v.item(), depth + 1)
+            return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
         if _callable(v):  # a program function or class named in the tests (callable(f))
             return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
         if _hasattr(v, "__next__"):  # a generator or iterator: its first values
@@ -88,12 +109,13 @@ def _main():
                 items.append(enc(x, depth + 1))
             return {"it": items, "more": False}
         raise _Unsupported(t.__name__)
-    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
-    class _Unsupported(Exception):
+    class _Unsupported(Exception):  # a value of the program's own class: no plain form
         pass
+    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
     def report(obj):
         os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
     import builtins, types
+    literal_names = {"__builtins__": {}, "set": set, "frozenset": frozenset}
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -117,18 +139,24 @@ def _main():
         ns["__rlvr_" + name + "__"] = originals[name]
     for alias in job["modules"]:
         ns[alias] = module
-    # Inputs the tests pass to the program and read back after the calls: one object each, as in
-    # Python, but bound where the calls are evaluated, never in the program's globals, and only
-    # from the first call that names them (an expected value is not there for the program to read).
-    bound, pending = {}, list(job["bindings"])
+    # Inputs the program receives as objects (and may change, as in Python) live here, never in
+    # the program's globals: a call sees only those it is passed, by its own local names.
+    # Frames are Python literals we wrote, read with the builtins as they were (never json or ast,
+    # which the program may have patched to watch what comes in).
+    inputs = {}
     values = []
-    for call in job["calls"]:
-        for name, literal in list(pending):
-            if _search(r"(?<![\w.])" + _escape(name) + r"(?!\w)", call):
-                exec(name + " = " + literal, {"__builtins__": originals}, bound)
-                pending.remove([name, literal])
+    for _ in range(job["calls"]):
         try:
-            values.append(enc(eval(call, ns, bound)))
+            call, binds = _eval(_compile(frame(feed), "<frame>", "eval"), {"__builtins__": {}})
+        except BaseException as e:
+            report({"error": "the job could not be read: " + _type(e).__name__})
+            return
+        try:
+            for name, text in binds:
+                inputs[name] = _eval(_compile(text, "<input>", "eval"), literal_names)
+            code = _compile(call, "<call>", "eval")
+            local = {n: inputs[n] for n in code.co_names if n in inputs}
+            values.append(enc(_eval(code, ns, local)))
         except _Unsupported as e:
             values.append({"u": _str(e)[:100]})
         except BaseException as e:
@@ -195,10 +223,9 @@ class CodeVerifier:
             return fail("failed", missing)
         if not test_plan.calls:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
-        job = {"solution": code, "imports": test_plan.imports, "calls": test_plan.calls,
-               "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
-               "bindings": test_plan.bindings}  # fmt: skip
-        result = self.sandbox.run(HARNESS, json.dumps(job).encode())
+        job = {"solution": code, "imports": test_plan.imports, "calls": len(test_plan.calls),
+               "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals}  # fmt: skip
+        result = self.sandbox.run(HARNESS, job_frames(job, test_plan.calls, test_plan.bindings))
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")
         details: dict[str, Any] = {
@@ -272,6 +299,23 @@ class CodeVerifier:
         self.sandbox.command()  # refuse once, before any thread starts, when nothing isolates
         with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
             return list(pool.map(lambda item: self.verify(*item), items))
+
+
+def _frame(text: str) -> bytes:
+    data = text.encode("utf-8", "backslashreplace")
+    return b"%d\n" % len(data) + data
+
+
+def job_frames(header: dict[str, Any], calls: list[str], bindings: list[list[str]]) -> bytes:
+    """The sandbox's stdin: the header as JSON, then per call `repr((call, [[name, literal]]))`
+    holding the shared inputs that call is the first to name (a later read of one is a call too)."""
+    pending = dict(bindings)
+    frames = [_frame(json.dumps(header))]
+    for call in calls:
+        names = compile(call, "<call>", "eval").co_names
+        binds = [[n, pending.pop(n)] for n in names if n in pending]
+        frames.append(_frame(repr((call, binds))))
+    return b"".join(frames)
 
 
 def _short_repr(value: Any) -> str:

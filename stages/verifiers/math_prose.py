@@ -41,6 +41,14 @@ _ANSWER_NOUN = re.compile(
     r"|expression|equation|polynomial|slope|determinant|minimum|maximum|limit|integral"
     r"|derivative|coordinates?|point|radius|diameter|circumference|weight|mass|profit|score)(?![\w])"
 )
+# A lead that bounds, negates or relates what follows ("at most x = 5", "\\neq x = 5"): the
+# sentence states no one answer.
+_BOUNDING_LEAD = re.compile(
+    r"(?i)(?<![\w'])(?:not|no|never|at least|at most|between|less than|more than|greater than"
+    r"|up to|under|over|above|below)(?![\w'])|\\(?:neq?|geq?|leq?|gtr|less|approx|sim)(?![a-z])"
+    r"|[<>\u2260\u2264\u2265\u2248]"
+)
+_LABEL = re.compile(r"\(?\s*[A-Za-z](?:_\w+)?(?:\s*,\s*[A-Za-z](?:_\w+)?)*\s*\)?")
 _LONE_UNKNOWN = re.compile(r"(?i)^\s*(?:the\s+)?(?:\$[^$]{1,20}\$|[a-z]|it|this|that)\s*$")
 
 
@@ -105,12 +113,15 @@ def stated_in_sentence(
         lead, answer = rest[: m.start()], rest[m.end() :]
         if _LEAD_VALUE.search(_DELIMITERS.sub("", lead)):
             continue  # "Four times nine is 37": the lead states values of its own
-        if doubt_problem(lead):
+        if doubt_problem(lead) or _BOUNDING_LEAD.search(lead):
             continue
         # first line: the words before the answer are a plain commitment (`math_grammar`)
         if commitment_problem(sentence[: offset + m.end()]):
             continue
         named = m.group("we") or _ANSWER_NOUN.search(lead) or _LONE_UNKNOWN.match(lead)
+        label = m.group().strip() in ("=", ":") and lead.strip()
+        if label and not (named or _LABEL.fullmatch(lead.strip())):
+            continue  # "in step x = 5": a marked sentence's "=" needs a label or an answer noun
         if not (marked or named or not lead.strip()):
             continue
         found = _stated(answer, modes)

@@ -17,6 +17,11 @@ _HEDGE = re.compile(
     r"|at most|to|between)(?![\w'])|\\approx(?![a-z])"
 )
 
+# The same words where the grammar did read the text: "not (p, q) = (3, 2)" parses as the product
+# n*o*t labelling a tuple. Words inside \text{} are the answer's own ("does not exist").
+_WORD_IN_PARSE = re.compile(r"(?i)(?<![\w'\\])(?:or|either|not|at least|at most|between)(?![\w'])")
+_TEXT_BODY = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\{[^{}]*\}")
+
 
 class ReadError(MathParseError):
     """The text is not one answer in the grammar (the message says why)."""
@@ -35,12 +40,16 @@ def read(text: str) -> Read:
     if unit == "conflict":
         raise ReadError("two different units on one answer")
     try:
-        return Read(parse_answer(normalised), unit)
+        node = parse_answer(normalised)
     except MathParseError as e:
         hedge = _HEDGE.search(normalised)
         if hedge:
             raise ReadError(f"hedged, a bound or a range ({hedge.group()!r})") from e
         raise ReadError(str(e)) from e
+    word = _WORD_IN_PARSE.search(_TEXT_BODY.sub(" ", normalised))
+    if word:
+        raise ReadError(f"hedged, a bound or a range ({word.group()!r})")
+    return Read(node, unit)
 
 
 def answer_key(text: str) -> object:

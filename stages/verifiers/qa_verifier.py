@@ -14,16 +14,20 @@ token F1 needs every word of a gold (`Republic of China` is not `People's Republ
 from __future__ import annotations
 
 import re
-import string
 from collections import Counter
 from collections.abc import Sequence
-from fractions import Fraction
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
+from stages.verifiers.judge_fence import CONTROL, visible_form
+from stages.verifiers.qa_strict import (
+    END_MARKERS,
+    QUOTES,
+    normalize_answer,
+    strict_tokens,
+    without_gloss,
+)
 from stages.verifiers.types import QAReference, Verdict, fail
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans("", "", string.punctuation)
 _ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
 _ANSWER_LINE = re.compile(r"(?im)^\s*[*_]*(?:final answer|answer)[*_]*\s*[:：][*_]*\s*(.+)$")
 _CITE_TAG = re.compile(
@@ -31,24 +35,7 @@ _CITE_TAG = re.compile(
 )
 _CITE_LINE = re.compile(r"(?im)^\s*(?:supporting paragraphs?|citations?|sources?)\s*[:：]\s*(.+)$")
 _BRACKET_REF = re.compile(r"\[(?:paragraph\s*)?(\d+)\]", re.IGNORECASE)
-_QUOTES = str.maketrans(
-    {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
-     "\u2032": "'", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2212": "-", "\uff0d": "-",
-     "\u2013": "-", "\u2010": "-", "\u2011": "-", "\u207b": "-", "\ufe63": "-"}
-)  # fmt: skip
-# A number, read whole before punctuation is dropped: a sign only where no word precedes it ("-5",
-# never the "-3" of "4-3"), thousands separators only in groups of three ("1,500" but "1,2" is two).
-_NUMBER = re.compile(
-    r"(?P<sign>(?<![\w.,/])-)?(?<![\w.,/])"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+/\d+|\d+)(?![\w]|[.,/]\d)"
-)
 _NEGATION = re.compile(r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none)(?![\w'])|n't(?!\w)")
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD normalisation: lower case, drop punctuation and articles, squeeze whitespace."""
-    text = text.lower().translate(_PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def token_f1(prediction: str, gold: str) -> float:
@@ -62,53 +49,9 @@ def token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _number_token(m: re.Match[str]) -> str:
-    text = m.group("num").replace(",", "")
-    value = Fraction(*map(int, text.split("/"))) if "/" in text else Fraction(text)
-    value = -value if m.group("sign") else value
-    # letters and digits only, so SQuAD's punctuation removal leaves it whole
-    return f" num{'m' if value < 0 else ''}{abs(value.numerator)}d{value.denominator} "
-
-
-# Punctuation that carries meaning is kept as a token of its own: `C#` is not `C`, `B-` not `B+`,
-# `11/2/2020` not `1/12/2020`, `3.11.0` not `3.1.10`. A hyphen between letters separates words
-# (`Jean-Paul` is `Jean Paul`, and `re-sign` is not `resign`).
-_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
-_MEANINGFUL = re.compile(r"[#+/&%-]|(?<=\d)\.(?=\d)")
-_SYMBOLS = {"#": "sharp", "+": "plus", "/": "slash", "&": "and", "%": "percent", "-": "minus",
-            ".": "dot"}  # fmt: skip
-# Words that change what the rest names: "anti <gold>", "except <gold>", "<gold> or PETA".
-_MODIFIERS = frozenset(
-    ("anti", "except", "excluding", "non", "not", "no", "without", "or", "nor", "either",
-     "neither", "ex", "former", "pseudo", "fake", "minus", "versus", "vs", "and", "but")
-)  # fmt: skip
-# After the final answer, words that take it back ("Wait, no. It is Sydney.").
-_RETRACTION = re.compile(
-    r"(?i)(?<![\w'])(?:wait|actually|correction|scratch|hmm|oops|instead|rather|mistake|wrong"
-    r"|sorry|never\s*mind|second\s+thought|nope|typo|erratum|i\s+mean|make\s+that)(?![\w'])"
-)
-
-
-def strict_tokens(text: str) -> list[str]:
-    """SQuAD's tokens with each number kept as its value (`12.5` and `12.50` are one token, `125`
-    another) and meaningful punctuation kept as tokens."""
-    text = _NUMBER.sub(_number_token, text.translate(_QUOTES))
-    text = _MEANINGFUL.sub(lambda m: f" sym{_SYMBOLS[m.group()]} ", _WORD_HYPHEN.sub(" ", text))
-    return normalize_answer(text).split()
-
-
-def _answer_tail(response: str) -> str:
-    """The text after the final answer (after the last answer tag or answer line)."""
-    tags = list(_ANSWER_TAG.finditer(response))
-    if tags:
-        return response[tags[-1].end() :]
-    lines = list(_ANSWER_LINE.finditer(response))
-    return response[lines[-1].end() :] if lines else ""
-
-
 def _as_written(text: str) -> str:
     """A gold that SQuAD normalises to nothing ("A", "The The") is compared as written."""
-    return " ".join(text.translate(_QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
+    return " ".join(text.translate(QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
 
 
 def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, float]:
@@ -138,13 +81,36 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, floa
 
 def extract_qa_answer(response: str) -> str:
     """<answer>..</answer>, else the last "Answer:" line, else the last non-empty line."""
-    tags = _ANSWER_TAG.findall(response)
+    return answer_and_rest(response)[0]
+
+
+def answer_and_rest(response: str) -> tuple[str, str]:
+    """The final answer (as `extract_qa_answer`) and the text that follows it."""
+    tags = list(_ANSWER_TAG.finditer(response))
     if tags:
-        return tags[-1].strip()
-    lines = _ANSWER_LINE.findall(response)
+        return tags[-1].group(1).strip(), response[tags[-1].end() :]
+    lines = list(_ANSWER_LINE.finditer(response))
     if lines:
-        return lines[-1].strip().strip("*_").strip()
-    return next((line.strip() for line in reversed(response.splitlines()) if line.strip()), "")
+        return lines[-1].group(1).strip().strip("*_").strip(), response[lines[-1].end() :]
+    return next((line.strip() for line in reversed(response.splitlines()) if line.strip()), ""), ""
+
+
+def after_answer(rest: str) -> str:
+    """What follows the final answer besides citations and punctuation: an answer taken back
+    (`<answer>Canberra</answer> Wait, no. It is Sydney.`) or explained away."""
+    rest = _CITE_LINE.sub(" ", _CITE_TAG.sub(" ", rest))
+    rest = END_MARKERS.sub(" ", _BRACKET_REF.sub(" ", rest))  # `</s>`, `<|im_end|>`
+    return " ".join(re.sub(r"[^\w]+", " ", rest).split())
+
+
+def control_problem(response: str) -> str | None:
+    """Chat-template control tokens end the turn where a chat would: what follows a forged
+    `<|im_end|>` is no answer a reader sees, so such a response has none."""
+    return (
+        "the response carries chat-template control tokens"
+        if CONTROL.search(visible_form(response))
+        else None
+    )
 
 
 def extract_citations(response: str) -> list[int] | None:
@@ -175,21 +141,20 @@ class QAVerifier:
 
     def verify(self, response: str, reference: QAReference | str) -> Verdict:
         ref = QAReference(answer=reference) if isinstance(reference, str) else reference
-        answer = extract_qa_answer(response)
+        control = control_problem(response)
+        if control:
+            return fail("parse_error", control)
+        answer, rest = answer_and_rest(response)
         if not _as_written(answer):
             return fail("parse_error", "no answer in the response")
+        trailing = after_answer(rest)
         golds = [ref.answer, *ref.aliases]
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
         strict_em, hedge_proof, complete = strict_scores(answer, golds)
-        negated = _NEGATION.search(answer.translate(_QUOTES))
+        negated = _NEGATION.search(answer.translate(QUOTES))
         if negated and not any(_NEGATION.search(g) for g in golds):
             strict_em = hedge_proof = complete = 0.0  # "not Kahar": the gold's tokens, not meaning
-        extras = set(strict_tokens(answer)) - {t for g in golds for t in strict_tokens(g)}
-        modifier = sorted(extras & _MODIFIERS)
-        retracted = _RETRACTION.search(_answer_tail(response))
-        if modifier or retracted:
-            strict_em = hedge_proof = complete = 0.0
         score = strict_em if self.config.metric == "em" else hedge_proof
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
         cited = extract_citations(response)
@@ -206,17 +171,23 @@ class QAVerifier:
             reward *= 1 + self.config.hop_weight_per_extra_hop * (ref.num_hops - 2)
         # A pass by F1 needs every word of a gold: "Republic of China" scores 0.96 against
         # "People's Republic of China" and is another country.
-        passed = bool(strict_em) or complete >= self.config.f1_threshold
-        if strict_em:
+        # ... and no word besides (in any order: `2 October 1990`), but for a one-word gloss:
+        # "anti Royal Society for the Prevention of Cruelty to Animals" scores 0.84 and says the
+        # opposite.
+        words = Counter(strict_tokens(without_gloss(answer)))
+        same_words = any(words == Counter(strict_tokens(g)) for g in golds)
+        passed = bool(strict_em) or (same_words and complete >= self.config.f1_threshold)
+        if trailing:
+            passed, reward = False, 0.0
+            reason = f"text follows the final answer: {trailing[:80]!r}"
+        elif strict_em:
             reason = "exact match"
-        elif retracted:
-            reason = f"text after the answer takes it back ({retracted.group()!r})"
-        elif modifier:
-            reason = f"a word that changes what the gold names ({modifier[0]!r})"
         elif negated and not passed:
             reason = f"the answer negates the gold ({negated.group()!r})"
         elif hedge_proof >= self.config.f1_threshold and not passed:
-            reason = f"token F1 x precision = {hedge_proof:.2f}, but a word of the gold is missing"
+            reason = f"token F1 x precision = {hedge_proof:.2f}, but " + (
+                "a word of the gold is missing" if not complete else "the answer adds words"
+            )
         else:
             reason = f"token F1 x precision = {hedge_proof:.2f}" + (
                 "" if passed else " below threshold"

@@ -70,11 +70,12 @@ class _RLSteps:
         return " ".join(self.rng.choices(WORDS, k=RESPONSE_TOKENS))
 
     def run(self, ctx) -> None:
-        from stages.rl.logged_step import rollout_events
+        from stages.rl.logged_step import logged_groups, rollout_events
         from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
 
         rng, config = self.rng, ctx.config
-        keep = config.pipeline.sample_rollouts
+        keep = logged_groups(config.pipeline.sample_rollouts)
+        keep = GROUPS if keep is None else min(keep, GROUPS)
         for step in range(ctx.state().step + 1, self.steps + 1):
             if self.stop_at is not None and step > self.stop_at:
                 raise _Orphaned  # the driver "dies": no lease row, state left in this stage
@@ -95,7 +96,7 @@ class _RLSteps:
             metrics.update(kl=0.02 + 0.01 * rng.random(), entropy=1.0 + 0.05 * rng.random())
             events = [
                 *rollout_events(
-                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier="math",
+                    ctx.blobs, step=step, attempt=0, group_size=GROUP_SIZE, verifier={"kind": "math"},
                     rewards_GN=rewards, samples=samples, verdicts=verdicts,
                     n_passed=sum(map(sum, rewards)), n_errors=0,
                 ),
@@ -175,14 +176,21 @@ def _measure(what: str, url: str, run_id: str, extra: str) -> None:
     from orchestrator.cli import read_commands as rc
 
     root = Path(extra)
+    gate = _a_gate(url, run_id) if what == "why" else None  # finding one is not part of `why`
     start, cpu = time.perf_counter(), time.process_time()
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         if what == "fold":
             fold_run(EventLog(url), run_id)
         elif what == "status":
-            rc.status(run_id, as_json=False, store=url)
+            from orchestrator.cli.status_command import status
+
+            status(run_id, as_json=False, store=url)
         elif what == "why":
-            rc.why(run_id, gate=_a_gate(url, run_id), seq=None, as_json=False, store=url)
+            rc.why(run_id, gate=gate, seq=None, as_json=False, store=url)
+        elif what == "why_all":  # every decision: the whole run's typed read, each row walked
+            rc.why(run_id, gate=None, seq=None, as_json=False, store=url)
+        elif what == "events_type":
+            rc.events(run_id, None, type_=["PolicyDecided"], as_json=False, store=url)
         elif what == "report":
             rc.report(run_id, out=root / "report", store=url)
         elif what == "verify":
@@ -322,7 +330,7 @@ def bench(url: str, root: Path, steps: int, label: str) -> dict:
         flush=True,
     )
     results: dict = {}
-    for what in ("fold", "status", "why", "report"):
+    for what in ("fold", "status", "why", "why_all", "events_type", "report"):
         results[what] = _child(what, url, run, str(root))
     for what in STREAMS:
         results[what] = _child(what, url, run, str(root))

@@ -4,7 +4,8 @@ Run: python tests/benchmarks/bench_read_checks.py [--steps 10000]
 Figures: a read of the whole run as rows come off the disk unchecked, the same read checked (the
 verified prefix already at the end, as after the driver's own appends: every row re-hashed), the
 first read of a run nothing has verified yet (an import, an old store: one walk, then the read),
-and a read of one event type (what most readers ask for: the prefix check, no walk). Ratios are
+and a read of one event type (what most readers ask for: every row walked and re-hashed, the
+others' payloads never decoded). Ratios are
 what to compare; absolute times depend on the machine and its load.
 """
 
@@ -30,7 +31,9 @@ def _step(step: int) -> list:
     verdicts = [{"passed": True, "reason": "equal"} for _ in range(8)]
     return [
         RolloutsSampled(step=step, n_groups=1, group_size=8, samples=samples),
-        VerdictsRecorded(step=step, verifier="math", n_passed=8, n_total=8, verdicts=verdicts),
+        VerdictsRecorded(
+            step=step, verifier={"kind": "math"}, n_passed=8, n_total=8, verdicts=verdicts
+        ),
         MetricsRecorded(step=step, metrics={"kl": 0.01, "reward_mean": 1.0}),
     ]
 

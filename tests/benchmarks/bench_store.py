@@ -33,7 +33,7 @@ def step_batch(step: int, rng: random.Random) -> list:
         batch.append(
             VerdictsRecorded(
                 step=step,
-                verifier="math",
+                verifier={"kind": "math"},
                 n_passed=rng.randint(0, 8),
                 n_total=8,
                 verdicts=[

@@ -266,3 +266,15 @@ def test_a_loop_of_branch_pointers_is_refused_with_the_reason(
         lineage.record(conn, run_id, lineage.Parent(child, 1))
     with pytest.raises(StoreError, match=f"run {child}: its branch pointers loop"):
         list(event_log.read(child))
+
+
+def test_the_last_row_of_some_types_is_found_in_a_branch_and_in_its_parents_prefix(
+    event_log: EventLog, run_id: str
+) -> None:
+    synthetic_run(event_log, run_id, 6)  # StateChanged at seq 2, metrics at 3..8
+    child = f"{run_id}-b"
+    _branch(event_log, run_id, child, 5)  # RunBranched at 6, metrics at 7, 8
+    assert event_log.last_of(child, ["MetricsRecorded"]) == 8
+    assert event_log.last_of(child, ["StateChanged"]) == 2  # in the parent's rows
+    assert event_log.last_of(child, ["RunBranched", "StateChanged"]) == 6
+    assert event_log.last_of(run_id, ["RunBranched"]) is None

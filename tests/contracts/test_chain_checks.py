@@ -3,6 +3,7 @@ cannot. Run against every backend (SQLite file, PostgreSQL)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,15 @@ from store.exports import export_lines, import_file
 from store.keyed import KEY_ENV, ChainKey
 from store.log import EventLog
 from store.verification import ChainBroken, walk_from
-from tests.tampering import edit_payload, forge_chain, synthetic_run, truncate, write_key
+from tests.tampering import (
+    delete_row,
+    edit_payload,
+    forge_chain,
+    own_hash_edit,
+    synthetic_run,
+    truncate,
+    write_key,
+)
 
 
 @pytest.fixture
@@ -226,3 +235,68 @@ def test_a_run_appended_to_while_it_is_read_does_not_look_truncated(
     assert [r.seq for r in reader.read(run_id)][-1] >= 6
     assert reader.verify(run_id).ok
     reader.close(), writer.close()
+
+
+@pytest.mark.parametrize("keyed", [False, True], ids=["unkeyed", "keyed"])
+@pytest.mark.parametrize("tamper", ["own-hash edit", "deleted row"])
+def test_a_typed_read_walks_the_rows_it_skips_and_names_the_first_bad_seq(
+    store_url: str, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed: bool,
+    tamper: str,
+) -> None:  # fmt: skip
+    if keyed:
+        monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    log = EventLog(store_url)
+    synthetic_run(log, run_id, 8)  # step n at seq n + 2
+    assert len(list(log.read(run_id))) == 10  # all of it verified: the prefix is at the end
+    if tamper == "own-hash edit":
+        own_hash_edit(log, run_id, 6, {"metrics": {"kl": 0.0}})
+        reason = "its hash is not the one seq 7 chains from (edited, its hash recomputed?)"
+    else:
+        delete_row(log, run_id, 6)
+        reason = "seq 6 is missing (next is 7)"
+    for read in (
+        lambda: list(log.read(run_id, types=["RunStarted"])),  # skips the edited row
+        lambda: list(log.read(run_id, types=["MetricsRecorded"])),
+        lambda: list(log.read(run_id, from_seq=4, to_seq=6)),  # the link of the row after it
+        lambda: list(log.read(run_id, from_seq=7)),  # the row before it: its link
+        lambda: list(log.read(run_id)),
+    ):
+        with pytest.raises(ChainBroken, match=f"broken at seq 6: {re.escape(reason)}") as e:
+            read()
+        assert e.value.seq == 6
+    assert log.verify(run_id).first_bad_seq == 6
+    if keyed:  # the head vouches for rows before it only through it: a keyed read walks to the end
+        with pytest.raises(ChainBroken, match="broken at seq 6"):
+            list(log.read(run_id, to_seq=4))
+    else:  # rows before it do not depend on it
+        assert [r.seq for r in log.read(run_id, to_seq=4)] == [1, 2, 3, 4]
+    log.close()
+
+
+def test_inside_walking_once_a_span_is_walked_once_and_outside_every_read_walks(
+    event_log: EventLog, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synthetic_run(event_log, run_id, 6)
+    walked: list[int] = []
+    stream = event_log._stream
+
+    def counting(run, from_seq, types, to_seq, batch):
+        for row in stream(run, from_seq, types, to_seq, batch):
+            walked.append(row.seq)
+            yield row
+
+    monkeypatch.setattr(event_log, "_stream", counting)
+    with event_log.walking_once():
+        assert len(list(event_log.read(run_id, types=["MetricsRecorded"]))) == 6
+        assert len(walked) == 8  # every row
+        assert [r.seq for r in event_log.read(run_id, types=["RunStarted"])] == [1]
+        assert len(walked) == 9  # only the row handed out, re-hashed
+        event_log.append(run_id, [MetricsRecorded(step=7, metrics={})], expected_seq=8)
+        list(event_log.read(run_id, types=["RunStarted"]))  # the log moved on: walked again
+        assert len(walked) == 18
+    walked.clear()
+    list(event_log.read(run_id, types=["RunStarted"]))
+    assert len(walked) == 9
+    own_hash_edit(event_log, run_id, 4, {"metrics": {"kl": 0.5}})
+    with pytest.raises(ChainBroken, match="broken at seq 4"):
+        list(event_log.read(run_id, types=["RunStarted"]))

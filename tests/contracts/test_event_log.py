@@ -207,3 +207,21 @@ def test_import_refuses_a_tampered_export(event_log: EventLog, run_id: str, tmp_
 def test_unknown_run_is_named(event_log: EventLog) -> None:
     with pytest.raises(UnknownRunError, match="no run 'nope'"):
         event_log.require("nope")
+
+
+def test_a_v1_verdicts_row_reads_with_its_verifier_kind_as_its_provenance(
+    event_log: EventLog,
+) -> None:
+    # v1 rows named their verifier only: the upcaster keeps that as the kind, nothing invented.
+    rows = [
+        StoredEvent(**{**row, "payload": json.dumps(row["payload"])})
+        for row in map(
+            json.loads, (FIXTURES / "verdicts_recorded_v1.jsonl").read_text().splitlines()
+        )
+    ]
+    with event_log.engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM events WHERE run_id = :r"), {"r": rows[0].run_id})
+    event_log.import_rows(rows)
+    row = next(event_log.read(rows[0].run_id, types=["VerdictsRecorded"]))
+    assert row.schema_version == 1 and row.event.verifier == {"kind": "math"}
+    assert event_log.verify(rows[0].run_id).ok

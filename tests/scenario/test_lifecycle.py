@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -12,7 +14,7 @@ import pytest
 
 from orchestrator.config import RunConfig
 from orchestrator.driver.commands import load_state, start_run
-from orchestrator.driver.lease import LeaseKeeper, release_held_leases
+from orchestrator.driver.lease import LeaseKeeper, holder_is_dead, release_held_leases
 from orchestrator.driver.lifecycle import branch, drive, resume
 from orchestrator.driver.runner import Driver
 from orchestrator.driver.signals import StopRequest
@@ -70,6 +72,51 @@ def test_an_expired_lease_is_taken_over_and_the_take_over_is_an_event(tmp_path: 
     assert state.state == "completed"
     taken = [e.event for e in log.read(run_id, types=["LeaseAcquired"])]
     assert taken[0].took_over_from == "dead-host:1"
+
+
+def _dead_pid() -> int:
+    done = subprocess.Popen(["true"])
+    done.wait()  # gone and reaped
+    return done.pid
+
+
+def test_a_live_lease_whose_process_is_gone_from_this_host_is_taken_over(tmp_path: Path) -> None:
+    """`rlvr resume` right after a SIGKILL: the holder's pid on this host is dead, so its lease
+    does not have to run out first."""
+    log, run_id, _ = _started(tmp_path)
+    holder = f"{socket.gethostname()}:{_dead_pid()}:beef"
+    LeaseTable(log).acquire(run_id, holder, ttl_s=3600)
+    state = resume(log, run_id, FakeStages().registry())
+    assert state.state == "completed"
+    taken = [e.event for e in log.read(run_id, types=["LeaseAcquired"])]
+    assert taken[0].took_over_from == holder
+
+
+def test_a_live_lease_whose_process_runs_or_ran_elsewhere_is_not_taken_over(
+    tmp_path: Path,
+) -> None:
+    log, run_id, _ = _started(tmp_path)
+    with subprocess.Popen(["sleep", "30"]) as alive:
+        for holder in (
+            f"{socket.gethostname()}:{alive.pid}:beef",  # alive here
+            f"another-{socket.gethostname()}:{_dead_pid()}:beef",  # another host: cannot tell
+        ):
+            LeaseTable(log).acquire(run_id, holder, ttl_s=3600)
+            with pytest.raises(LeaseHeldError, match=f"owned by driver {holder}"):
+                resume(log, run_id, FakeStages().registry())
+            LeaseTable(log).release(run_id, holder)
+        alive.kill()
+        alive.wait()
+
+
+def test_a_killed_holder_not_yet_reaped_counts_as_dead() -> None:
+    with subprocess.Popen(["sleep", "30"]) as zombie:
+        zombie.kill()
+        time.sleep(0.2)  # killed; its parent (this test) has not waited for it yet
+        assert holder_is_dead(f"{socket.gethostname()}:{zombie.pid}:beef")
+        zombie.wait()
+    assert not holder_is_dead(f"{socket.gethostname()}:{os.getpid()}:beef")  # this process
+    assert not holder_is_dead("host-a:1")
 
 
 def test_rewind_in_place_keeps_the_abandoned_span_but_folds_past_it(tmp_path: Path) -> None:

@@ -75,6 +75,11 @@ def assert_ran_end_to_end(events: list, verifier: str) -> None:
     assert sum(v["n_total"] for v in verdicts) > 0 and sum(v["n_passed"] for v in verdicts) > 0
     assert payloads(events, "TrainingSetBuilt")[0]["n_kept"] > 0
     assert payloads(events, "RunCompleted")
+    # Stage 3's adversary attacked the verifier with the run's own tasks and found no hole.
+    (calibrated,) = payloads(events, "VerifierCalibrated")
+    print(f"  adversary: {calibrated['adversary_variants']} wrong variants, right variants "
+          f"passed {calibrated['right_variant_pass_rate']}")  # fmt: skip
+    assert calibrated["adversary_variants"] > 0 and calibrated["accepted_hack_kinds"] == {}
 
 
 @pytest.mark.slow

@@ -39,3 +39,5 @@ def test_the_fractions_config_runs_as_shipped_with_a_held_out_gain(tmp_path: Pat
     assert gain >= MIN_GAIN and retention >= 0.95
     (calibrated,) = [json.loads(e.payload) for e in events(store, run_id, "VerifierCalibrated")]
     assert calibrated["false_positive_rate"] == 0.0, calibrated["accepted_wrong"]
+    # Stage 3's adversary made wrong variants of every sampled \\frac reference; none passed.
+    assert calibrated["adversary_variants"] > 0 and calibrated["accepted_hack_kinds"] == {}

@@ -46,6 +46,16 @@ def test_every_gate_cites_evidence_that_exists_in_the_log(quickstart) -> None:
         assert set(gate.event.evidence_seqs) <= seqs
 
 
+def test_stage_3s_adversary_attacked_the_verifier_and_found_no_hole(quickstart) -> None:
+    store, run_id, _, _ = quickstart
+    (calibrated,) = [e.event for e in events(store, run_id, "VerifierCalibrated")]
+    assert calibrated.adversary_variants > 1000 and calibrated.accepted_hack_kinds == {}
+    assert calibrated.right_variant_pass_rate == 1.0
+    assert {k for k in calibrated.by_kind if k.startswith("adversary:")} >= {
+        "adversary:hedge", "adversary:retraction", "adversary:unicode", "adversary:control_tokens"
+    }  # fmt: skip
+
+
 def test_status_json_reports_the_run(quickstart) -> None:
     store, run_id, _, _ = quickstart
     result = rlvr("status", run_id, "--json", "--store", str(store), cwd=store.parent, check=True)

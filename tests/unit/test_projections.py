@@ -211,7 +211,11 @@ def test_a_step_row_s_step_is_its_own_whatever_its_samples_and_verdicts_carry(
         [
             RolloutsSampled(step=3, n_groups=1, group_size=1, samples=[hostile], rewards=[[1.0]]),
             VerdictsRecorded(
-                step=4, verifier="math", n_passed=1, n_total=1, verdicts=[{"ok": 1, "step": 96}]
+                step=4,
+                verifier={"kind": "math"},
+                n_passed=1,
+                n_total=1,
+                verdicts=[{"ok": 1, "step": 96}],
             ),
         ],
         2,

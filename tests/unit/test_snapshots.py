@@ -101,9 +101,10 @@ def test_a_snapshot_whose_event_was_edited_is_not_used(tmp_path: Path) -> None:
         conn.execute(
             sa.text("UPDATE events SET hash = 'x' WHERE seq = :s"), {"s": tampered.last_seq}
         )
-    # The read layer refuses the edited run; a snapshot of it is never handed out either.
-    with pytest.raises(ChainBroken):
-        Snapshots(log).newest_usable("r")
+    # The snapshot no longer matches its event: not used; the fold from seq 1 refuses the run.
+    assert Snapshots(log).newest_usable("r") is None
+    with pytest.raises(ChainBroken, match=f"broken at seq {tampered.last_seq}"):
+        fold_run(log, "r")
 
 
 def test_a_fold_up_to_a_seq_uses_no_snapshot_past_it(tmp_path: Path) -> None:

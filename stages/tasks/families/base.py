@@ -74,9 +74,12 @@ class TaskFamily:
         """(kind, text) wrong responses specific to the family, after the empty one."""
         return []
 
-    def known_hacks(self, task: Task) -> list[tuple[str, str]]:
-        """(kind, text) wrong responses of kinds that fooled a verifier before: one pass fails
-        the gate under `gates.zero_tolerance_hacks`."""
+    def known_hacks(
+        self, task: Task, other_answers: Sequence[str], rng: random.Random
+    ) -> list[tuple[str, str]]:
+        """(kind, text) wrong responses of kinds that fooled a verifier before, and stage 3's
+        adversary's wrong variants of the task's reference (`stages.tasks.adversary`, drawn with
+        `rng`): one pass fails the gate under `gates.zero_tolerance_hacks`."""
         return []
 
     def same_answer(self, task: Task, other: str) -> bool:
@@ -87,6 +90,9 @@ class TaskFamily:
     ) -> list[Candidate]:
         """Known-wrong responses for `task` (others supply "another task's answer")."""
         other_answers = [o.answer for o in others if o.answer and o.task_id != task.task_id]
+        # Seeded from the state before any draw, consuming none: the adversary's draws do not
+        # move when a near miss changes, nor the near misses' when the adversary does.
+        adversary_rng = random.Random(hash(rng.getstate()))
         pairs = [("empty", ""), *self.near_misses(task, other_answers, rng)]
         if self.offers_other_answers:
             for other in rng.sample(other_answers, min(3, len(other_answers))):
@@ -97,17 +103,18 @@ class TaskFamily:
             for k, t in dict.fromkeys(pairs)
         ] + [
             Candidate(task_id=task.task_id, kind=k, text=t, correct=False, known_hack=True)
-            for k, t in dict.fromkeys(self.known_hacks(task))
+            for k, t in dict.fromkeys(self.known_hacks(task, other_answers, adversary_rng))
         ]
 
-    def right_forms(self, task: Task) -> list[str]:
-        """The reference in forms a sound verifier must accept."""
+    def right_forms(self, task: Task) -> list[tuple[str, str]]:
+        """(kind, text): the reference in forms a sound verifier must accept (`equivalent`), and
+        the adversary's right variants in other formats (their pass rate is recorded)."""
         return []
 
     def right_candidates(self, task: Task) -> list[Candidate]:
         return [
-            Candidate(task_id=task.task_id, kind="equivalent", text=f, correct=True)
-            for f in dict.fromkeys(self.right_forms(task))
+            Candidate(task_id=task.task_id, kind=k, text=t, correct=True)
+            for k, t in dict.fromkeys(self.right_forms(task))
         ]
 
     def hack_probes(self, tasks: Sequence[Task], seed: int, verifier: Any) -> list[Candidate]:

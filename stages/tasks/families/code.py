@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from stages.tasks import adversary
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_text, require
 from stages.tasks.types import Candidate, Task, TaskFormatError, record_text
@@ -69,9 +70,16 @@ class CodeFamily(TaskFamily):
     ) -> list[tuple[str, str]]:
         return [("trivial_program", code) for code in _TRIVIAL_PROGRAMS]
 
-    def right_forms(self, task: Task) -> list[str]:
+    def known_hacks(
+        self, task: Task, other_answers: Sequence[str], rng: random.Random
+    ) -> list[tuple[str, str]]:
+        return adversary.code_wrong(task)
+
+    def right_forms(self, task: Task) -> list[tuple[str, str]]:
         solution = task.metadata.get("solution")
-        return [solution] if isinstance(solution, str) else []
+        if not isinstance(solution, str):
+            return []
+        return [("equivalent", solution), *adversary.code_right(task)]
 
     def hack_probes(self, tasks: Sequence[Task], seed: int, verifier: Any) -> list[Candidate]:
         from stages.verifiers.code_probes import hack_responses

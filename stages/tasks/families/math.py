@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from stages.tasks import adversary_math
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_int, require
 from stages.tasks.types import Task
@@ -144,18 +145,20 @@ class MathFamily(TaskFamily):
         pairs.append(("injection", "__import__('os').system('true')"))
         return pairs
 
-    def known_hacks(self, task: Task) -> list[tuple[str, str]]:
+    def known_hacks(
+        self, task: Task, other_answers: Sequence[str], rng: random.Random
+    ) -> list[tuple[str, str]]:
         answer = task.answer or ""
         value = numeric(answer)
         # The same near miss `near_misses` hedges with: the reference plus one.
         wrong = _fmt(value + 1) if value is not None else None
-        return _hack_probes(answer, value, wrong)
+        return [*_hack_probes(answer, value, wrong), *adversary_math.wrong_variants(answer, rng)]
 
     def same_answer(self, task: Task, other: str) -> bool:
         value = numeric(task.answer or "")
         return super().same_answer(task, other) or (value is not None and numeric(other) == value)
 
-    def right_forms(self, task: Task) -> list[str]:
+    def right_forms(self, task: Task) -> list[tuple[str, str]]:
         answer = task.answer or ""
         forms = [answer, f"Answer: {answer}", f"\\boxed{{{answer}}}", f"The answer is {answer}."]
         value = numeric(answer)
@@ -164,7 +167,7 @@ class MathFamily(TaskFamily):
         echoes = EXPRESSION.findall(task.prompt)
         if echoes and value is not None:
             forms.append(f"{echoes[-1].strip()} = {answer}")
-        return forms
+        return [("equivalent", f) for f in forms] + adversary_math.right_variants(answer)
 
 
 MATH = MathFamily()

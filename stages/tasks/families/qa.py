@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from stages.tasks import adversary
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_bool, optional_int, require
 from stages.tasks.types import (
@@ -112,9 +113,15 @@ class QAFamily(TaskFamily):
             ("hedge", f"{answer} {other}"),
         ]
 
-    def right_forms(self, task: Task) -> list[str]:
+    def known_hacks(
+        self, task: Task, other_answers: Sequence[str], rng: random.Random
+    ) -> list[tuple[str, str]]:
+        return adversary.qa_wrong(task, other_answers, rng)
+
+    def right_forms(self, task: Task) -> list[tuple[str, str]]:
         answer = task.answer or ""
-        return [answer, answer.upper(), f"The {answer}.", f"Answer: {answer}", *task.aliases]
+        forms = [answer, answer.upper(), f"The {answer}.", f"Answer: {answer}", *task.aliases]
+        return [("equivalent", f) for f in forms] + adversary.qa_right(task)
 
 
 QA = QAFamily()

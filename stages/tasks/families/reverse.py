@@ -25,8 +25,8 @@ class ReverseFamily(TaskFamily):
         pairs.append(("perturbed", answer[:-1] + str((int(answer[-1]) + 1) % 10)))
         return pairs
 
-    def right_forms(self, task: Task) -> list[str]:
-        return [task.answer or "", f" {task.answer or ''}\n"]
+    def right_forms(self, task: Task) -> list[tuple[str, str]]:
+        return [("equivalent", task.answer or ""), ("equivalent", f" {task.answer or ''}\n")]
 
 
 REVERSE = ReverseFamily()

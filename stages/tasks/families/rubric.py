@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from stages.tasks import adversary
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_text, read_json_array, require
 from stages.tasks.types import RecordError, Task, TaskFormatError
@@ -79,6 +80,11 @@ class RubricFamily(TaskFamily):
         self, task: Task, other_answers: Sequence[str], rng: random.Random
     ) -> list[tuple[str, str]]:
         return [("refusal", "I cannot help with that."), ("echo", task.prompt)]
+
+    def known_hacks(
+        self, task: Task, other_answers: Sequence[str], rng: random.Random
+    ) -> list[tuple[str, str]]:
+        return adversary.rubric_wrong(task, rng)
 
 
 RUBRIC = RubricFamily()

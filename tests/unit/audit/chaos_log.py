@@ -63,7 +63,7 @@ class _Training:
             }  # fmt: skip
             batch = [
                 RolloutsSampled(step=step, n_groups=2, group_size=2, samples=samples),
-                VerdictsRecorded(step=step, verifier="math", n_passed=3, n_total=4, verdicts=verdicts),
+                VerdictsRecorded(step=step, verifier={"kind": "math"}, n_passed=3, n_total=4, verdicts=verdicts),
                 MetricsRecorded(step=step, metrics=metrics),
             ]  # fmt: skip
             metrics_seq = ctx.emit(batch)[-1].seq

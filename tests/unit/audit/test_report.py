@@ -96,7 +96,7 @@ def test_rollout_text_kept_in_a_blob_is_shown_and_a_missing_blob_is_named(tmp_pa
     verdicts = [{"task_id": "t0", "passed": True, "status": "ok", "reason": ""},
                 {"task_id": "t0", "passed": False, "status": "failed", "reason": "13 != 12"}]  # fmt: skip
     rollouts, judged = rollout_events(
-        blobs, step=1, attempt=0, group_size=2, verifier="math", rewards_GN=[[1.0, 0.0]],
+        blobs, step=1, attempt=0, group_size=2, verifier={"kind": "math"}, rewards_GN=[[1.0, 0.0]],
         samples=samples, verdicts=verdicts, n_passed=1, n_errors=0,
     )  # fmt: skip
     assert rollouts.samples == [] and judged.verdicts == [] and rollouts.blob == judged.blob

@@ -65,6 +65,30 @@ def test_why_flattens_the_calibration_reports_nested_candidates(tmp_path: Path) 
     assert item.then == []
 
 
+def test_why_on_an_adversary_variant_that_passed_names_its_kind_and_example(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.db")
+    outcome = {"task_id": "add-7", "kind": "adversary:hedge", "response": "Answer: 45 or 46",
+               "status": "ok", "reason": "last number matches"}  # fmt: skip
+    calibrated = VerifierCalibrated(
+        verifier="math", n_right=10, n_wrong=400, false_positive_rate=0.0025,
+        false_negative_rate=0.0, accepted_wrong=[outcome],
+        accepted_hack_kinds={"adversary:hedge": 1},
+        accepted_hack_examples={"adversary:hedge": "Answer: 45 or 46"},
+        adversary_variants=300, right_variant_pass_rate=1.0,
+    )  # fmt: skip
+    log.append("r", [calibrated], expected_seq=0)
+    gate = GateEvaluated(
+        gate="false_positive_rate", stage="verification", metric="false_positive_rate",
+        value=0.0025, threshold=0.05, comparator="<", passed=False, evidence_seqs=[1],
+    )  # fmt: skip
+    log.append("r", [gate], expected_seq=1)
+    [item] = explain(list(log.read("r"))).items
+    summary = item.evidence[0].summary
+    assert "known-hack kinds accepted (zero tolerance): adversary:hedge x1" in summary
+    assert "(e.g. 'Answer: 45 or 46')" in summary
+    assert "accepted 'Answer: 45 or 46' [adversary:hedge]" in item.evidence[0].details[0]
+
+
 def test_why_explains_a_rollback_with_its_benchmark_numbers(
     chaos_events: list[StoredEvent],
 ) -> None:

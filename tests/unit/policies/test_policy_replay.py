@@ -79,7 +79,7 @@ def _drive(log: EventLog, config: PolicyConfig, steps: int = 30) -> None:
             attempts.append([StepFailed(step=step, kind="oom", message="out of memory")])
         events: list[Event] = [
             RolloutsSampled(step=step, attempt=len(attempts), n_groups=4, group_size=8),
-            VerdictsRecorded(step=step, verifier="math", n_passed=16, n_total=32),
+            VerdictsRecorded(step=step, verifier={"kind": "math"}, n_passed=16, n_total=32),
             MetricsRecorded(step=step, metrics=_metrics(step)),
         ]
         if step % 5 == 0:

@@ -1,7 +1,9 @@
 """The calibration candidates of every family, on the shipped sample data, are the lists main
 made before task families became one class each (issue 17): same tasks, kinds, texts, truth and
 known-hack flags, in the same order. The fingerprints in data/calibration_candidates_main.json
-were computed at main 420409c with the if-chains in stages/tasks/calibration.py."""
+were computed at main 420409c with the if-chains in stages/tasks/calibration.py. The built-in
+adversary's variants (kinds `adversary:...`, issue 27) came later and are left out here; their
+determinism per run seed is tested in tests/unit/tasks/test_adversary.py."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from stages.tasks import generate_arithmetic, generate_reversal, load_tasks
+from stages.tasks.adversary import PREFIX as ADVERSARY
 from stages.tasks.calibration import hack_candidates, right_candidates, wrong_candidates
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -35,7 +38,11 @@ def _fingerprint(tasks: list) -> dict:
     for sandbox in ("isolated", "unisolated"):  # code's reward hacks differ by sandbox
         verifier = SimpleNamespace(config=SimpleNamespace(sandbox=sandbox))
         candidates += hack_candidates(tasks, 0, verifier)
-    rows = [(c.task_id, c.kind, c.text, c.correct, c.known_hack) for c in candidates]
+    rows = [
+        (c.task_id, c.kind, c.text, c.correct, c.known_hack)
+        for c in candidates
+        if not c.kind.startswith(ADVERSARY)
+    ]
     kinds: dict[str, int] = {}
     for row in rows:
         kinds[row[1]] = kinds.get(row[1], 0) + 1

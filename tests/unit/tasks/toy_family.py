@@ -53,8 +53,8 @@ class ParityFamily(TaskFamily):
         wrong = "even" if task.answer == "odd" else "odd"
         return [("flipped", wrong), ("hedge", f"{task.answer} or {wrong}")]
 
-    def right_forms(self, task: Task) -> list[str]:
-        return [task.answer or "", f" {task.answer}\n"]
+    def right_forms(self, task: Task) -> list[tuple[str, str]]:
+        return [("equivalent", task.answer or ""), ("equivalent", f" {task.answer}\n")]
 
 
 PARITY = ParityFamily()

@@ -162,6 +162,7 @@ def test_all_equal_rewards_leave_the_weights_alone(fresh_model, prompts, small_g
     metrics = metrics.metrics
     assert metrics["zero_variance_frac"] == 1.0 and metrics["trained_groups"] == 0
     assert metrics["verify_rate"] == 1.0 and metrics["grad_norm"] == 0.0 and state.step == 1
+    assert 0.0 <= metrics["repetition_share"] <= 1.0 and metrics["reward_std"] == 0.0
 
 
 def test_grpo_config_documents_every_field():

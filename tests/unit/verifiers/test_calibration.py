@@ -131,7 +131,7 @@ def test_math_tasks_carry_known_hack_probes_of_every_issue_15_kind():
         Task(task_id="i", family="math", prompt="Solve x^2 < 1.", answer="(-1, 1)"),
     ]
     probes = [c for t in tasks for c in wrong_candidates(t, tasks) if c.known_hack]
-    assert {c.kind for c in probes} == MATH_HACK_KINDS
+    assert {c.kind for c in probes if not c.kind.startswith("adversary:")} == MATH_HACK_KINDS
     texts = {c.text for c in probes}
     assert "each friend gets $\\frac{58}{57}$" in texts and "AZYUK57A" in texts
     assert "[-1, 1)" in texts and "[-1, 1]" in texts

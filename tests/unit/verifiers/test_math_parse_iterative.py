@@ -67,4 +67,6 @@ def test_the_verifier_gives_deep_answers_a_clean_verdict(response):
     verifier = MathVerifier(MathVerifierConfig(max_answer_chars=1_000_000))
     verdict = verifier.verify(response, "5")
     verifier.close()
-    assert not verdict.passed and verdict.status in ("failed", "parse_error"), verdict
+    # A loaded machine may run past the verifier's wall-clock limit: a timeout is a clean
+    # verdict too (never a pass, never an exception).
+    assert not verdict.passed and verdict.status in ("failed", "parse_error", "timeout"), verdict

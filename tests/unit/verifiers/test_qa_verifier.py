@@ -178,3 +178,61 @@ def test_a_pass_by_f1_needs_every_word_of_the_gold():
     verdict = QAVerifier().verify(gold.replace("People's ", ""), gold)
     assert not verdict.passed and "a word of the gold is missing" in verdict.reason
     assert QAVerifier().verify(f"Answer: the {gold}", gold).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "passes", "why"),
+    [
+        ("Answer: 11/2/2020", "1/12/2020", False, "a date's digits in another order"),
+        ("Answer: 2.12.1980", "21.2.1980", False, "a dotted date's digits in another order"),
+        ("Answer: 192.168.11", "192.168.1.1", False, "an address's digits regrouped"),
+        ("Answer: version 11.2", "version 1.1.2", False, "a version's digits regrouped"),
+        ("Answer: 1/1/2010", "1/01/2010", True, "a leading zero of a date part"),
+        ("Answer: 1990–91", "1990-91", True, "an en dash for a hyphen"),
+        ("Answer: C#", "C++", False, "a symbol that names another language"),
+        ("Answer: C", "C++", False, "a symbol dropped"),
+        ("Answer: B-", "B+", False, "a grade's sign"),
+        ("Answer: F#", "F", False, "a note's sharp"),
+        ("Answer: C++", "C++", True, "the same symbols"),
+        ("Answer: resign", "re-sign", False, "a hyphen that makes another word"),
+        ("Answer: coop", "co-op", False, "a hyphen that makes another word"),
+        ("Answer: Jean Paul Sartre", "Jean-Paul Sartre", True, "a hyphen between names"),
+        ("Answer: two", "2", True, "a number word"),
+        ("Answer: .5", "0.5", True, "a decimal without its zero"),
+        ("Answer: ½", "1/2", True, "a vulgar fraction"),
+        ("Answer: 1 thousand", "1000", True, "a scale word"),
+        ("Answer: 15 million", "1.5 million", False, "a scale word over another number"),
+        ("Answer: anti Royal Society for the Prevention of Cruelty to Animals",
+         "Royal Society for the Prevention of Cruelty to Animals", False, "a word added in front"),
+        ("Answer: Royal Society for the Prevention of Cruelty to Animals (RSPCA)",
+         "Royal Society for the Prevention of Cruelty to Animals", True, "a one-word gloss"),
+        ("Answer: 2 October 1990", "October 2, 1990", True, "the gold's words in another order"),
+        ("<answer>Canberra</answer>\nWait, no. It is Sydney.", "Canberra", False, "taken back"),
+        ("Answer: Mercury\nHmm, actually Venus.", "Mercury", False, "taken back"),
+        ("<answer>Paris</answer>\n<cite>1, 2</cite>", "Paris", True, "citations may follow"),
+        ("Answer: Paris\nSupporting paragraphs: 1, 3", "Paris", True, "citations may follow"),
+        ("I considered Sydney first, but no.\nAnswer: Canberra", "Canberra", True, "doubt before"),
+        ("Answer: v11.2", "v1.1.2", False, "a version's digits regrouped after a letter"),
+        ("Answer: 3.1.10rc1", "3.11.0rc1", False, "a version's digits regrouped before letters"),
+        ("Answer: 15kg", "1.5kg", False, "a number against a unit"),
+        ("Answer: Disney", "Disney+", False, "a plus on a longer name"),
+        ("Answer: Notepad", "Notepad++", False, "a double plus on a longer name"),
+        ("Answer: minus 3", "-3", True, "a sign in words"),
+        ("Answer: 1 / 2", "1/2", True, "a spaced fraction"),
+        ("Answer: twenty-one", "21", True, "a compound number word"),
+        ("Answer: COVID19", "COVID-19", True, "a name's hyphen before digits"),
+        ("Answer: Royal Society for the Prevention of Cruelty to Animals (former)",
+         "Royal Society for the Prevention of Cruelty to Animals", False, "a gloss not an acronym"),
+        ("<answer>Paris</answer></s>", "Paris", True, "an end-of-text marker after the answer"),
+    ],
+)  # fmt: skip
+def test_the_pass_rule_keeps_the_meaning_squad_normalisation_drops(response, gold, passes, why):
+    verdict = QAVerifier().verify(response, gold)
+    assert verdict.passed is passes, why
+    if not passes and "follows the final answer" in verdict.reason:
+        assert verdict.reward == 0.0
+
+
+def test_musique_em_and_f1_stay_in_the_details_where_the_pass_rule_departs():
+    verdict = QAVerifier().verify("Answer: 11/2/2020", "1/12/2020")
+    assert not verdict.passed and verdict.details["em"] == 1.0 and verdict.details["f1"] == 1.0

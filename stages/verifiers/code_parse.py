@@ -1,0 +1,103 @@
+"""The tests' statements sorted by shape (imports, literals, asserts, test functions, checks),
+before `code_tests` splits the asserts: nothing here runs the tests."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from stages.verifiers.code_trusted import UnsupportedTests, resolve_import
+
+STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
+
+
+def _line(node: ast.AST) -> str:
+    return f"line {getattr(node, 'lineno', '?')}"
+
+
+def is_docstring_or_pass(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Pass) or (
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+    )
+
+
+def assert_call(stmt: ast.stmt) -> ast.Assert | None:
+    """`np.testing.assert_allclose(a, b)` as a statement: an assert that the call returns."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name.startswith("assert_"):
+            test = ast.Compare(stmt.value, [ast.Is()], [ast.Constant(None)])
+            return ast.copy_location(ast.Assert(test=test, msg=None), stmt)
+    return None
+
+
+@dataclass
+class _Parsed:
+    imports: list[str] = field(default_factory=list)
+    imported: set[str] = field(default_factory=set)
+    bound: dict[str, Any] = field(default_factory=dict)  # trusted names the imports bind
+    entries: set[str] = field(default_factory=set)  # from solution import ... / check(entry)
+    program_modules: set[str] = field(default_factory=set)  # import solution [as s]
+    literals: dict[str, ast.expr] = field(default_factory=dict)
+    bare: list[ast.Assert] = field(default_factory=list)
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    checks: list[tuple[str, str]] = field(default_factory=list)  # (function, entry point)
+
+
+def parse(tests: str) -> tuple[ast.Module, _Parsed]:
+    try:
+        module = ast.parse(tests)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        raise UnsupportedTests(f"the tests do not parse: {e}") from e
+    p = _Parsed()
+    for stmt in module.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "solution":
+            p.entries |= {a.asname or a.name for a in stmt.names}
+        elif isinstance(stmt, ast.Import) and any(a.name == "solution" for a in stmt.names):
+            p.program_modules |= {a.asname or a.name for a in stmt.names if a.name == "solution"}
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            p.imports.append(ast.unparse(stmt))
+            p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            p.bound.update(resolve_import(stmt))
+        elif isinstance(stmt, ast.Assert):
+            p.bare.append(stmt)
+        elif (call := assert_call(stmt)) is not None:
+            p.bare.append(call)
+        elif (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            try:
+                ast.literal_eval(stmt.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError) as e:
+                raise UnsupportedTests(
+                    f"{_line(stmt)}: {stmt.targets[0].id} is not a literal"
+                ) from e
+            p.literals[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.FunctionDef):
+            body = [s for s in stmt.body if not is_docstring_or_pass(s)]
+            if not all(isinstance(s, ast.Assert) or assert_call(s) for s in body):
+                raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
+            p.functions[stmt.name] = stmt
+        elif (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name) and len(stmt.value.args) == 1
+            and isinstance(stmt.value.args[0], ast.Name) and not stmt.value.keywords
+            and stmt.value.func.id in p.functions
+        ):  # fmt: skip
+            p.checks.append((stmt.value.func.id, stmt.value.args[0].id))
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            # `sort_in_place(xs)`: a call for its effect, which later asserts read
+            test = ast.Call(ast.Name(STATEMENT, ast.Load()), [stmt.value], [])
+            p.bare.append(ast.copy_location(ast.Assert(test=test, msg=None), stmt))
+        elif not is_docstring_or_pass(stmt):
+            raise UnsupportedTests(f"{_line(stmt)}: unsupported statement {type(stmt).__name__}")
+    return module, p
+
+
+def asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
+    return [s if isinstance(s, ast.Assert) else assert_call(s) for s in fn.body
+            if isinstance(s, ast.Assert) or assert_call(s)]  # fmt: skip

@@ -1,0 +1,131 @@
+"""The QA pass rule's own tokens: SQuAD's normalisation with the meaning it drops kept.
+
+MuSiQue's EM and F1 (SQuAD normalisation) stay in every verdict's details; `passed` and the reward
+read these tokens instead, where dropping punctuation would pay for a wrong answer:
+
+- a number is its value: `125` is not `12.5`, `-5` not `5`, `1/2` not `12`; `.5`, `½`, `two` and
+  `1 thousand` are the numbers they name (on both sides, so `Formula One` is `Formula 1`);
+- digits with several separators (dates, versions, addresses) or one `-` or `:` (scores, ranges,
+  times) are one token, separators kept: `11/2/2020` is not `1/12/2020`, `2-1` not `21`;
+- `+`, `#` and a closing `-` on a short name are part of it: `C++`, `C#`, `C`, `B+`, `B-`, `F#`
+  are six answers;
+- a hyphen inside a word splits it: `re-sign` is two words, never `resign`."""
+
+from __future__ import annotations
+
+import re
+import string
+from fractions import Fraction
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans("", "", string.punctuation)
+QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"',
+     "\u2032": "'", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2212": "-", "\u2013": "-",
+     "\u2010": "-", "\u2011": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-"}
+)  # fmt: skip
+_VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅛": "1/8"}
+_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+          "eighteen", "nineteen", "twenty"]  # fmt: skip
+_TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}  # fmt: skip
+_NUMBER_WORD = re.compile(r"(?i)(?<![\w'-])(" + "|".join([*_WORDS, *_TENS]) + r")(?![\w'-])")
+_SCALE = re.compile(r"(?i)(?<![\w.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion)(?![\w'-])")
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+# Digits joined by separators: several of them, or one '-' or ':' (a single '.' is a decimal, a
+# single '/' a fraction: those are numbers, read below).
+_SEQUENCE = re.compile(r"(?<![\d.,/:-])\d+(?:[./:-]\d+)+(?!\d|[./:-]\d)")  # `v1.1.2`, `3.11.0rc1`
+_SEPARATORS = {".": "s", "/": "s", "-": "s", ":": "c"}  # day/month/year forms alike; ':' apart
+# A number, read whole before punctuation is dropped: a sign only where no word precedes it ("-5",
+# never the "-3" of "4-3"), thousands separators only in groups of three ("1,500" but "1,2" is two).
+_NUMBER = re.compile(
+    r"(?P<sign>(?<![\w.,/])-)?(?<![\d.,/])"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+/\d+|\d+|\.\d+)(?!\d|[.,/]\d)"
+)
+_SYMBOLS = re.compile(
+    r"(?i)(?<![\w+#-])([a-z]\w*)([+#]+)|(?<![\w+#-])([a-z]{1,2})(-)(?=\s|$|[.,;:!?)\"'])"
+)
+_MINUS_WORD = re.compile(r"(?i)(?<![\w-])(?:minus|negative)\s+(?=\.?\d)")
+_SPACED_SLASH = re.compile(r"(?<=\d)\s+/\s+(?=\d)")
+_COMPOUND = re.compile(r"(?i)(?<![\w'-])(" + "|".join(["twenty", "thirty", "forty", "fifty", "sixty",
+                       "seventy", "eighty", "ninety"]) + r")[\s-]+(one|two|three|four|five|six|"
+                       r"seven|eight|nine)(?![\w'-])")  # fmt: skip
+END_MARKERS = re.compile(r"<\|[^|<>]{1,40}\|>|</s>|<eos>|<end_of_turn>|<\|endoftext\|>")
+_INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, drop punctuation and articles, squeeze whitespace."""
+    text = text.lower().translate(_PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def _sequence_token(m: re.Match[str]) -> str:
+    text = m.group()
+    separators = re.findall(r"[./:-]", text)
+    if len(separators) == 1 and separators[0] in "./":
+        return text  # a decimal or a fraction: a number
+    parts = re.split(r"([./:-])", text)
+    spelled = "".join(
+        _SEPARATORS[p] if p in _SEPARATORS else str(int(p)) for p in parts if p
+    )  # leading zeros aside: `1/01/2010` is `1/1/2010`
+    sep = "x" if len(separators) > 1 else {"-": "h", ":": "c"}[separators[0]]
+    return f" seq{sep}{spelled.translate(_DIGIT_LETTERS)} "
+
+
+def _number_token(m: re.Match[str]) -> str:
+    text = m.group("num").replace(",", "")
+    value = Fraction(*map(int, text.split("/"))) if "/" in text else Fraction(text)
+    value = -value if m.group("sign") else value
+    # letters and digits only, so SQuAD's punctuation removal leaves it whole
+    return f" num{'m' if value < 0 else ''}{abs(value.numerator)}d{value.denominator} "
+
+
+def _scaled(m: re.Match[str]) -> str:
+    value = Fraction(m.group(1)) * _SCALES[m.group(2).lower()]
+    return str(value.numerator) if value.denominator == 1 else m.group()
+
+
+def _number_word(m: re.Match[str]) -> str:
+    word = m.group(1).lower()
+    return str(_TENS.get(word, _WORDS.index(word) if word in _WORDS else 0))
+
+
+def _symbol(m: re.Match[str]) -> str:
+    spelled = {"+": "plus", "#": "sharp", "-": "minus"}
+    word, marks = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return word + "".join(spelled[c] for c in marks)
+
+
+def _compound(m: re.Match[str]) -> str:
+    tens = m.group(1).lower()
+    return str(_TENS.get(tens, 20) + _WORDS.index(m.group(2).lower()))
+
+
+_DIGIT_LETTERS = str.maketrans("0123456789", "abcdefghij")  # a token no number rule reads again
+
+
+def strict_tokens(text: str) -> list[str]:
+    """SQuAD's tokens with numbers, digit sequences, symbols and inner hyphens kept as meaning:
+    `12.5` and `12.50` are one token, `125` another."""
+    text = END_MARKERS.sub(" ", text.translate(QUOTES))
+    text = _MINUS_WORD.sub("-", _SPACED_SLASH.sub("/", text))
+    text = _COMPOUND.sub(_compound, text)
+    for glyph, fraction in _VULGAR.items():
+        text = text.replace(glyph, f" {fraction}")
+    text = _INNER_HYPHEN.sub(" ", text)  # before number words: `three-time` is `three time`
+    text = _NUMBER_WORD.sub(_number_word, text)
+    text = _SCALE.sub(_scaled, text)
+    text = _SEQUENCE.sub(_sequence_token, text)
+    text = _NUMBER.sub(_number_token, text)
+    text = _SYMBOLS.sub(_symbol, text)
+    return normalize_answer(text).split()
+
+
+_TRAILING_GLOSS = re.compile(r"\s*\(\s*[A-Z0-9][A-Z0-9&.]+\s*\)\s*[.!?]?\s*$")
+
+
+def without_gloss(answer: str) -> str:
+    """The answer less one trailing parenthetical acronym or number: `… Animals (RSPCA)`."""
+    return _TRAILING_GLOSS.sub("", answer)

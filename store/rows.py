@@ -1,0 +1,94 @@
+"""The stored form of an event: the `events` table's row (`EventRow`), and `StoredEvent`, a row as
+the log hands it out (its payload text as stored, decoded only on request), plus a run's summary
+row. Split out of store/log.py, which re-exports them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from store.events import EVENT_TYPES, Event
+from store.upcasters import decode, upcast
+
+
+class EventRow(SQLModel, table=True):
+    __tablename__ = "events"
+    __table_args__ = (sa.Index("ix_events_run_type", "run_id", "type"),)
+
+    run_id: str = Field(primary_key=True, max_length=200)
+    seq: int = Field(primary_key=True)
+    type: str = Field(max_length=100)
+    schema_version: int
+    payload: str
+    recorded_at: str
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+
+
+EVENTS_TABLE = EventRow.__table__
+# StoredEvent's field order, so a selected row unpacks straight into it.
+COLUMNS = [
+    "run_id",
+    "seq",
+    "type",
+    "schema_version",
+    "recorded_at",
+    "prev_hash",
+    "hash",
+    "payload",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    run_id: str
+    seq: int
+    type: str
+    schema_version: int
+    recorded_at: str
+    prev_hash: str
+    hash: str
+    payload: str
+
+    @property
+    def event(self) -> Event:
+        """The event as the current code knows it (old versions upcast on read)."""
+        return decode(self.type, self.schema_version, orjson.loads(self.payload))
+
+    def fields(self) -> dict[str, Any]:
+        """The payload as the current code knows it (upcast), as plain JSON values: the one way a
+        reader that wants a few fields decodes a row (building the pydantic event for every row is
+        the slow part of a long log). An unknown type is given as stored."""
+        payload = orjson.loads(self.payload)
+        known = EVENT_TYPES.get(self.type)
+        if known is not None and self.schema_version != known.schema_version:
+            payload = upcast(self.type, self.schema_version, payload)
+        return payload
+
+    def to_json(self) -> dict[str, Any]:
+        row = {name: getattr(self, name) for name in COLUMNS}
+        row["payload"] = orjson.loads(self.payload)
+        return row
+
+    def export_line(self, batch_end: bool = False) -> bytes:
+        """`to_json` as one line of sorted-key JSON, the stored payload text spliced in as it is
+        (it is canonical JSON already): exporting a long run streams without re-parsing it.
+        `batch_end` marks the last row of an appended batch."""
+        row: dict[str, Any] = {name: getattr(self, name) for name in COLUMNS}
+        row["payload"] = orjson.Fragment(self.payload)
+        if batch_end:
+            row["batch_end"] = True
+        return orjson.dumps(row, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: str
+    n_events: int
+    last_seq: int
+    last_type: str
+    last_recorded_at: str
