@@ -36,10 +36,14 @@ def visible_text(response: str) -> tuple[str | None, str]:
     """(the text an answer is read from, why there is none). Only text after the last `</think>`
     counts, a `<think>` never closed holds no answer, and text after the end of the turn (a
     chat-template control token) is dropped unless it states a value, which makes it no answer."""
-    close = response.rfind(_THINK_CLOSE)
+    folded = response.lower() if len(response.lower()) == len(response) else response
+    close = folded.rfind(_THINK_CLOSE)  # <Think>, </THINK>: tags match in any case
     if close >= 0:
-        response = response[close + len(_THINK_CLOSE) :]
-    if _THINK_OPEN in response:  # never opened before, or opened again after the last close
+        response, folded = (
+            response[close + len(_THINK_CLOSE) :],
+            folded[close + len(_THINK_CLOSE) :],
+        )
+    if _THINK_OPEN in response.lower():  # never opened before, or opened again after the last close
         return None, "a <think> block is never closed: no answer"
     turn_end = _TURN_END.search(response)
     if turn_end:

@@ -22,6 +22,7 @@ from stages.verifiers.math_context import (
     strip_filler,
     visible_text,
 )
+from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
 from stages.verifiers.math_read import ReadError, answer_key, read
 from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs: public here too
@@ -157,21 +158,41 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         spans = boxed_spans(inner)
         if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
             continue  # "The answer is $\boxed{5}$.": the box is the final
-        cue = doubt_before(body, m.end())
+        own = sentence_start(body, m.start())
+        cue = doubt_before(body, m.end()) or _grammar_problem(body, own, body[own : m.end()])
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
     return finals
 
 
+def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
+    """The first line of defence (`math_grammar`): the answer's own sentence must be a plain
+    commitment, and a bare answer must not be labelled or disowned by the line before it."""
+    problem = commitment_problem(prefix)
+    if problem:
+        return problem
+    lo = max(0, own - WINDOW)  # a heading is read within a bounded window
+    line_start = body.rfind("\n", lo, own) + 1
+    heading = body[max(lo, body.rfind("\n", lo, max(line_start - 1, 0)) + 1) : line_start].lstrip()
+    if heading.startswith("#") and previous_problem(heading.lstrip("# ")):
+        return f"a heading before the answer disowns it ({heading.strip()[:50]!r})"
+    if not is_bare(prefix):
+        return None
+    before = len(body[:own].rstrip())
+    if before == 0:
+        return None
+    return previous_problem(body[sentence_start(body, before - 1) : before])
+
+
 def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
-    prefix = body[sentence_start(body, final.start) : final.start]
+    own = sentence_start(body, final.start)
+    prefix = body[own : final.start]
     listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
-    return (
-        doubt_before(body, final.start)
-        or left_context_problem(prefix, listed)
-        or _false_equation(prefix, final.text)
-    )
+    grammar = None if listed else _grammar_problem(body, own, prefix)
+    # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
+    second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
+    return second or grammar or _false_equation(prefix, final.text)
 
 
 _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")
@@ -259,6 +280,9 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
             return Extraction(
                 None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
             )
+    for final in finals:  # "$\boxed{5}!$" is 120: a "!" inside math is a factorial
+        if final.kind == "boxed" and body[final.end : final.end + 8].lstrip(" \t").startswith("!"):
+            return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the box")
     last = finals[-1]
     if any(body.startswith("!", f.end) for f in finals):  # "\boxed{5}!", "is 5!": 5 or 120?
         return Extraction(

@@ -38,6 +38,16 @@ _DOUBLE_BACKSLASH_CMD = re.compile(r"(?<!\\)\\\\(?=[a-zA-Z])")
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DELIMITERS = re.compile(r"^(?:\\\(|\\\[)\s*|\s*(?:\\\)|\\\])$")
 _SPACED_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+# TeX's "{1 \over 2}" is \frac{1}{2}; a leading "\frac{-2}{3}" is -\frac{2}{3}
+_OVER = re.compile(r"\{\s*([^{}\\]{1,40}?)\s*\\over(?![a-zA-Z])\s*([^{}\\]{1,40}?)\s*\}")
+_NEGATIVE_NUMERATOR = re.compile(r"(^|[(,=]\s*)\\frac\s*\{\s*-\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+_NUMBER_NAMES = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
+)  # fmt: skip
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate(_NUMBER_NAMES)}
 
 
 def normalise(text: str) -> str:
@@ -50,8 +60,14 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
     s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
     s = _THOUSANDS_LATEX.sub(",", s)  # 14{,}916 and 11,\!111 are MATH's thousands separators
+    if s.lower() in _NUMBER_WORDS:  # "Answer: five": one number word, the whole answer
+        s = _NUMBER_WORDS[s.lower()]
     only_text = _ONLY_TEXT.match(s)
-    if only_text:
+    bold = s.startswith(("\\textbf", "\\mathbf"))
+    if only_text and bold and _PLAIN_NUMBER.match(only_text.group(1).strip()):
+        # "\\textbf{45}" is 45 in bold; "\\text{13}" stays text (Math-Verify: it is not 13)
+        s = only_text.group(1).strip()
+    elif only_text:
         return "\\text{" + only_text.group(1).strip() + "}", None
     approx = s.find("\\approx")
     if approx > 0:  # "x = 1/3 \approx 0.33": the exact value is the answer; "x \approx 11": 11
@@ -60,12 +76,16 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s, unit = split_unit(s)
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
         s = s.replace(",", ".")
+    s = _OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s)
     s = (
         s.replace("\\$", "")
         .replace("\\%", "%")
         .replace("\\dfrac", "\\frac")
         .replace("\\tfrac", "\\frac")
         .replace("\\cfrac", "\\frac")
+    )
+    s = _NEGATIVE_NUMERATOR.sub(
+        lambda m: m.group(1) + "-\\frac{" + m.group(2) + "}{" + m.group(3) + "}", s
     )
     s = _QUAD.sub(" ", s)  # "\quadx_2" is how some references separate answers
     s = _RELATION_CMD.sub(lambda m: " " + _RELATIONS[m.group()] + " ", s)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from stages.verifiers.math_commit import doubt_problem
 from stages.verifiers.math_context import sentence_start
+from stages.verifiers.math_grammar import commitment_problem
 from stages.verifiers.math_read import ReadError, read
 from stages.verifiers.math_unicode import unify
 from stages.verifiers.math_values import is_plain_number
@@ -107,11 +108,15 @@ def stated_in_sentence(
     stated_as = _STATED_AS.fullmatch(rest)
     if stated_as:  # "$x \ge 5$ is the solution"
         return _stated(stated_as.group("ans"), modes)
+    offset = connective.end() if connective else 0
     for m in reversed(list(_COPULA.finditer(rest))):
         lead, answer = rest[: m.start()], rest[m.end() :]
         if _LEAD_VALUE.search(_DELIMITERS.sub("", lead)):
             continue  # "Four times nine is 37": the lead states values of its own
         if doubt_problem(lead) or _BOUNDING_LEAD.search(lead):
+            continue
+        # first line: the words before the answer are a plain commitment (`math_grammar`)
+        if commitment_problem(sentence[: offset + m.end()]):
             continue
         named = m.group("we") or _ANSWER_NOUN.search(lead) or _LONE_UNKNOWN.match(lead)
         label = m.group().strip() in ("=", ":") and lead.strip()

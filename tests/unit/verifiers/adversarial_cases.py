@@ -30,7 +30,8 @@ def _load(name: str) -> list[dict]:
 
 
 def math_cases() -> list[dict]:
-    return _load("adversarial_math.jsonl")
+    # round 3: the red team's shared cases against the commitment check (`math_grammar`)
+    return _load("adversarial_math.jsonl") + _load("adversarial_math_round3.jsonl")
 
 
 def qa_cases() -> list[dict]:

@@ -1,0 +1,224 @@
+"""The grammar of a plain commitment: the words that may stand before a final answer in its own
+sentence. This is the first line of defence, a closed list of GOOD forms; the hedge and negation
+lists of `math_commit` are only the second. A sentence commits to the answer that follows it when,
+after markdown and spacing are dropped, it is exactly
+
+    [label] {connective [, :]} [clause] [math left side]
+
+- label: "Answer:" or "Final answer:" (a heading an answer line may carry);
+- connective: so, thus, therefore, hence, finally, overall, altogether, in total, in conclusion,
+  in summary, as a result, consequently, then, clearly, putting it (all) together, ...;
+- clause, one of
+  - subject verb: the subject is "the"/"our" + adjectives from a closed list + a noun from a closed
+    list ("the total number", "the minimum value"), perhaps "of"/"for" and a short complement
+    ("the value of $x$", "the number of ways to choose them"), or a lone variable ("$x$"); the verb
+    is is / equals / = / : / comes to / works out to / simplifies to / ... (never a modal, a past or
+    a conditional: "could be", "was", "would be" state no answer);
+  - we/I + get / obtain / find / have / conclude (that);
+  - this / which / it + is / gives / yields / equals / works out to;
+  - a fixed "the answer is" in a few other languages ("la respuesta es", "die Antwort ist");
+- math left side: inside the answer's own math environment, an expression ending in "=" whose
+  other side `math_extract` checks ("$x = \\boxed{3}$", "$4 \\times 9 = \\boxed{36}$").
+
+Any other word, sign or symbol in that sentence (an emoji, "<s>", a scale or base prefix "In
+thousands,", "For even $n$,", "A lower bound for the answer is", "My classmate got", "The discarded
+root is", "Prove that the answer is") leaves no answer, with the reason. An empty sentence (a bare
+box, a bare "Answer:" line) commits only if the line before it is not a label (it ends with ":"
+and is not itself a plain commitment: "Incorrect:", "The following is wrong:") and the sentence
+before it holds no doubt, negation or disowning word (`previous_problem`)."""
+
+from __future__ import annotations
+
+import re
+
+from stages.verifiers.math_unicode import unify
+
+MAX_WORDS = 40  # a committing sentence is short; the longest seen in Math-Verify's suite is ~35
+_WORD = r"(?:[a-z][a-z'-]*|\d+(?:\.\d+)?)"
+_CONNECTIVE = (
+    r"(?:and\s+)?(?:so|thus|therefore|hence|finally|overall|altogether|in\s+total|in\s+conclusion"
+    r"|in\s+summary|in\s+short|to\s+summarize|to\s+conclude|as\s+a\s+result|consequently|then"
+    r"|clearly|now|here|putting\s+(?:it|this|these|everything)(?:\s+all)?\s+together"
+    r"|combining\s+(?:these|everything|both|the\s+results)|this\s+means(?:\s+that)?"
+    r"|which\s+means(?:\s+that)?|that\s+is|i\.e\.|\\therefore"
+    # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
+    rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
+    rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding)(?:\s+{_WORD}){{0,6}}\s*,)"
+)
+_ADJECTIVE = (
+    r"(?:final|correct|total|exact|required|desired|requested|resulting|sought|minimum|maximum"
+    r"|minimal|maximal|smallest|largest|greatest|least|biggest|highest|lowest|positive|negative"
+    r"|nonnegative|real|integer|whole|simplified|numerical|numeric|overall|combined|net"
+    r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
+    r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
+)
+_NOUN = (
+    r"(?:answers?|results?|solutions?|values?|total|sum|product|quotient|difference|remainder"
+    r"|area|volume|perimeter|length|width|height|depth|distance|speed|rate|cost|price"
+    r"|probability|average|mean|median|mode|ratio|score|count|number|measure|age|weight|mass"
+    r"|radius|diameter|circumference|slope|period|profit|balance|amount|percentage|population"
+    r"|temperature|time|range|degree|angle|side|determinant|trace|rank|dimension|norm|magnitude"
+    r"|velocity|acceleration|force|loss|gain|increase|decrease|change|discount|savings|interest"
+    r"|share|fraction|proportion|percent|factor|coefficient|term|digit|digits|payment|income"
+    r"|salary|revenue|fee|tax|budget|debt|expression|equation|polynomial|limit|integral"
+    r"|derivative|coordinates?|point|pair|triple|tuple|matrix|vector|set|interval|roots?|zeros?"
+    r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|integers?"
+    r"|numbers|pairs|points|x|y|z|n|k|m)"
+)
+# "of the first 10 terms", "for $x$", "to the problem": a short complement of the subject noun
+_COMPLEMENT = (
+    rf"(?:\s+(?:of|for|that|such\s+that|between|where|satisfying|in\s+terms\s+of)\s+{_WORD}"
+    rf"(?:\s+{_WORD}|\s+=){{0,30}}"
+    r"|\s+to\s+(?:the|this)\s+(?:question|problem|exercise|task))"
+)
+_SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m)"
+_VERB = (
+    r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"
+    r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
+    r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals)"
+    r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|hence))?"
+    r"(?:\s*:)?"
+)
+_CLAUSE = (
+    rf"(?:{_SUBJECT}\s*{_VERB}"
+    r"|(?:we|i)\s+(?:can\s+)?(?:get|obtain|find|have|conclude|arrive\s+at|end\s+up\s+with)"
+    rf"(?:\s+that)?(?:\s+{_SUBJECT}\s*{_VERB})?"
+    r"|(?:this|which|that|it)\s+(?:is|gives|yields|equals|becomes|works\s+out\s+to|comes\s+to"
+    r"|simplifies\s+to|evaluates\s+to)(?:\s+us)?"
+    r"|la\s+respuesta\s+es|la\s+r[ée]ponse\s+est|die\s+antwort\s+ist|la\s+risposta\s+[èe]"
+    r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:"
+    r"|there\s+(?:is|are)|[a-z]\s*(?:=|\\in)|(?:for\s+|making\s+(?:for\s+)?|giving\s+)?an?\s+(?:total|sum)\s+of"
+    rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB})"
+)
+_LABEL = r"(?:(?:final\s+)?answer\s*:?\s*|####\s*)"
+_COMMITMENT = re.compile(
+    rf"{_LABEL}?(?:{_CONNECTIVE}\s*[,:]?\s*)*(?:{_CLAUSE})?",
+    re.IGNORECASE,
+)
+# A clause of working, then a connective that starts the committing clause.
+_JOINED = re.compile(
+    r"[,;]\s+(?P<rest>(?:and\s+)?(?:so|thus|therefore|hence|making|giving|which\s+gives)\b.*)$"
+)
+# A complement is open text: it may not name someone else's answer or a modal, past or negation.
+_COMPLEMENT_WORDS = re.compile(
+    r"(?<![\w'])(?:classmate|student|team|teacher|textbook|book|friend|someone|they|he|she|i|we"
+    r"|you|my|your|his|her|their|not|never|no|draft|old"
+    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate)(?![\w'])"
+)
+_COMPLEMENT_INTRO = re.compile(r"(?<![\w'])(?:of|for|that|between|where|satisfying)(?![\w'])")
+# The last display environment or one closed with "$$" ends the working before a sentence.
+_DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")
+# A relative clause in parentheses describes the subject ("the degree of $p(x)$ (which is 1)").
+_RELATIVE = re.compile(r"\((?:which|that|where|i\.e\.)[^()]{0,80}\)")
+# Second line: a scale or base stated with the answer changes its value ("In thousands, ...").
+_SCALE = re.compile(
+    r"(?<![\w])(?:in|of|as)\s+(?:base\s*\d+|(?:units\s+of\s+)?(?:tens|hundreds|thousands|millions"
+    r"|billions|trillions|dozens|percent|binary|octal|hex|hexadecimal|scientific\s+notation))(?![\w])"
+)
+# Markdown emphasis, list bullets and blockquotes around a sentence carry no words.
+_MARKDOWN = re.compile(r"\*\*|__|(?<![\w\\])[*_](?![\w])|^\s*(?:[-*>]|\d{1,2}[.)])\s+")
+_INLINE_MATH = re.compile(r"\$[^$]{1,80}\$|\\\((?:[^\\]|\\[^)]){1,80}\\\)")
+_DELIMITER = re.compile(r"\\\$|\$\$?|\\[()\[\]]|\\(?:begin|end)\s*\{[a-z]+\*?\}")
+
+
+def _open_math(text: str) -> int | None:
+    """Where the math environment that is still open at the end of `text` starts, or None."""
+    opened: int | None = None
+    closer = ""
+    for m in _DELIMITER.finditer(text):
+        token = m.group()
+        if token == "\\$":
+            continue
+        if token.startswith("\\begin"):
+            token = "\\begin"
+        elif token.startswith("\\end"):
+            token = "\\end"
+        if opened is None and token in ("$", "$$", "\\(", "\\[", "\\begin"):
+            opened = m.start()
+            closer = {"\\(": "\\)", "\\[": "\\]", "\\begin": "\\end"}.get(token, token)
+        elif opened is not None and token == closer:
+            opened = None
+    return opened
+
+
+# The math before a box in its own environment: "x =", "4 \\times 9 =", "f(2) =", never "\\text".
+_MATH_LEFT = re.compile(
+    r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*(?:=|\\in\b)\s*)*"
+)
+
+
+def commitment_problem(prefix: str) -> str | None:
+    """Why the sentence text before an answer is not a plain commitment, or None when it is."""
+    text = unify(prefix)
+    ends = [m.end() for m in _DISPLAY_END.finditer(text)]
+    opened = _open_math(text)
+    if ends and (opened is None or ends[-1] <= opened):
+        cut = ends[-1]
+        text = text[cut:]
+        opened = None if opened is None else opened - cut
+    if opened is not None:  # the answer sits in a math environment opened in this sentence
+        math = _DELIMITER.sub("", text[opened:], count=1)
+        if not _MATH_LEFT.fullmatch(math):
+            return f"math before the answer is not one left side ({_shown(math)})"
+        text = text[:opened]
+    words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
+    words = " ".join(words.replace("\\,", " ").split()).lower().rstrip()
+    if words.count(" ") >= MAX_WORDS:  # also bounds the grammar's backtracking
+        return f"not a plain commitment (more than {MAX_WORDS} words before the answer)"
+    scale = _SCALE.search(words)
+    if scale:
+        return f"a scale or base changes the answer ({scale.group()!r})"
+    # "The length is $5$ per side, so the perimeter is": a working clause, then a connective
+    joined = _JOINED.search(words)
+    for clause in (words, words[joined.start("rest") :] if joined else None):
+        if clause is not None and _COMMITMENT.fullmatch(clause):
+            intro = _COMPLEMENT_INTRO.search(clause, clause.rfind(",") + 1)
+            other = _COMPLEMENT_WORDS.search(clause, intro.end()) if intro else None
+            if other:
+                return f"not a plain commitment ({other.group()!r} in {_shown(prefix)})"
+            return None
+    return f"not a plain commitment ({_shown(prefix)})"
+
+
+def is_bare(prefix: str) -> bool:
+    """The sentence before an answer holds no words at all (a bare box, a bare "Answer:" line)."""
+    text = unify(prefix)
+    opened = _open_math(text)
+    words = _MARKDOWN.sub(" ", text if opened is None else text[:opened])
+    return not _LABEL_ONLY.sub("", words).strip()
+
+
+_LABEL_ONLY = re.compile(r"(?i)(?:final\s+)?answer\s*:?|####|[#\s]+")
+
+
+def is_label_line(line: str) -> bool:
+    """A line that ends with ':' labels what follows it."""
+    return unify(line).rstrip(" \t*_$").endswith((":", "："))
+
+
+# The sentence before a bare answer may disown it ("The next line is wrong.", "Everything below is
+# a decoy.", "I don't know."): the second line of defence, a list of words.
+_DISOWNING = re.compile(
+    r"(?i)(?<![\w'])(?:not|no|never|none|n't|don't|cannot|can't|wrong|incorrect|error|errors"
+    r"|mistake|mistakes|decoy|decoys|bogus|guess|guessing|guessed|random|sure|unsure|idea|maybe"
+    r"|perhaps|probably|possibly|below|following|follows|next|reject|rejected|discard|discarded"
+    r"|avoid|typo|fake|false|invalid|ignore|draft|tentative|example|counterexample)(?![\w'])"
+)
+
+
+def previous_problem(previous: str) -> str | None:
+    """Why the sentence or line before a bare answer disowns it, or None."""
+    text = unify(previous).strip()
+    if not text:
+        return None
+    if is_label_line(text):
+        label = text.rstrip(" \t*_$")[:-1]
+        if commitment_problem(label + ":") is None:
+            return None  # "The final answer is:", "Putting it all together:"
+        return f"a label before the answer ({_shown(text)})"
+    cue = _DISOWNING.search(text)
+    return f"{cue.group()!r} in the sentence before the answer" if cue else None
+
+
+def _shown(text: str) -> str:
+    return repr(" ".join(text.split())[-50:])
