@@ -71,7 +71,8 @@ def assert_ran_end_to_end(events: list, verifier: str) -> None:
     assert list(dict.fromkeys(p["stage"] for p in payloads(events, "StageStarted"))) == STAGES
     assert {p["stage"] for p in payloads(events, "GateEvaluated")} == set(STAGES)
     verdicts = payloads(events, "VerdictsRecorded")
-    assert verdicts and {v["verifier"] for v in verdicts} == {verifier}
+    # v2 (issue 31): the verifier's provenance, its kind first.
+    assert verdicts and {v["verifier"]["kind"] for v in verdicts} == {verifier}
     assert sum(v["n_total"] for v in verdicts) > 0 and sum(v["n_passed"] for v in verdicts) > 0
     assert payloads(events, "TrainingSetBuilt")[0]["n_kept"] > 0
     assert payloads(events, "RunCompleted")
