@@ -1,6 +1,6 @@
-"""A deliberately loose verifier (the QA reward, token F1 x precision, passing at 0.1 on numeric
-answers accepts hedges such as "52 or 53": 0.5 x 1/3) fails the stage-3 gate, and `rlvr why` names
-the wrong answers it accepted."""
+"""A deliberately loose verifier (the QA verifier on arithmetic answers, passing at an F1 of 0.1)
+accepts wrong answers (conflicting finals, answers inside an unclosed <think>): it fails the stage-3
+gate, and `rlvr why` names the wrong answers it accepted."""
 
 from __future__ import annotations
 
@@ -37,9 +37,15 @@ def test_why_names_the_wrong_answers_a_loose_verifier_accepted(tmp_path: Path) -
         check=True,
     )
     (item,) = json.loads(why.stdout)["items"]
-    assert item["passed"] is False and item["value"] > 0.05
+    # It fails on its accepted wrong answers: above the 5% rate, or (with stage 3's adversary, whose
+    # variants dilute the rate) on a single accepted hack under zero tolerance, named in the detail.
+    assert item["passed"] is False and item["value"] > 0
+    assert item["value"] > 0.05 or "zero tolerance" in json.dumps(item)
     calibration = next(e for e in item["evidence"] if e["type"] == "VerifierCalibrated")
-    assert "accepted" in json.dumps(calibration) and " or " in json.dumps(calibration)  # hedges
+    # The wrong answers it accepted are named, each with its response and kind (a conflicting
+    # final such as '28\n27', an answer inside an unclosed <think>, ...).
+    named = json.dumps(calibration)
+    assert "accepted" in named and '"response"' in named and '"kind"' in named
     text = rlvr(
         "why",
         run_id,
