@@ -7,7 +7,7 @@ Training hyper-parameters live in `stages.training.config`, verifier settings in
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import (
     BaseModel,
@@ -145,19 +145,12 @@ class PipelineConfig(BaseModel):
         1, ge=0, le=1000, description="Stage 6: further rounds, each re-filtering the curriculum."
     )
     round_steps: int = Field(40, ge=1, le=10_000_000, description="Stage 6: GRPO steps per round.")
-    sample_rollouts: int | Literal["all"] = Field(
+    sample_rollouts: Annotated[int, Field(ge=0, le=1_000_000)] | Literal["all"] = Field(
         "all",
         description="Groups per step logged whole (prompt id, completions, verdicts with their "
         "full reasons, rewards, advantages, lengths, truncation) in the step's compressed "
         'rollout blob: "all" (what `rlvr rescore` re-verifies), or the first N groups (0: none).',
     )
-
-    @field_validator("sample_rollouts")
-    @classmethod
-    def _groups_logged(cls, value: int | str) -> int | str:
-        if value != "all" and not 0 <= int(value) <= 1_000_000:
-            raise ValueError(f'sample_rollouts must be "all" or 0..1000000, got {value!r}')
-        return value
 
     @model_validator(mode="after")
     def _bands_are_not_empty(self) -> PipelineConfig:
