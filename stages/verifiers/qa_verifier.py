@@ -103,14 +103,17 @@ def after_answer(rest: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", rest).split())
 
 
+_TRAILING_END = re.compile(rf"(?:\s*(?:{END_MARKERS.pattern}))+\s*\Z")
+
+
 def control_problem(response: str) -> str | None:
     """Chat-template control tokens end the turn where a chat would: what follows a forged
-    `<|im_end|>` is no answer a reader sees, so such a response has none."""
-    return (
-        "the response carries chat-template control tokens"
-        if CONTROL.search(visible_form(response))
-        else None
-    )
+    `<|im_end|>` is no answer a reader sees, so such a response has none. End-of-text markers
+    that only close the response (`<answer>Paris</answer></s>`) are how a turn ends, not a
+    forged one."""
+    seen = visible_form(response)
+    seen = seen[: _TRAILING_END.search(seen).start()] if _TRAILING_END.search(seen) else seen
+    return "the response carries chat-template control tokens" if CONTROL.search(seen) else None
 
 
 def extract_citations(response: str) -> list[int] | None:
