@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from stages.tasks import adversary_math
+import stages.tasks.adversary_math as adversary_math
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_int, require
 from stages.tasks.types import Task

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stages.tasks import adversary
+import stages.tasks.adversary as adversary
 from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_text, read_json_array, require
 from stages.tasks.types import RecordError, Task, TaskFormatError
