@@ -50,6 +50,7 @@ _ADJECTIVE = (
     r"|minimal|maximal|smallest|largest|greatest|least|biggest|highest|lowest|positive|negative"
     r"|nonnegative|real|integer|whole|simplified|numerical|numeric|overall|combined|net"
     r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
+    r"|identity|zero|ordered|distinct|different|possible|inverse|transpose|special"
     r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
 )
 _NOUN = (
@@ -88,7 +89,10 @@ _CLAUSE = (
     r"|la\s+respuesta\s+es|la\s+r[ée]ponse\s+est|die\s+antwort\s+ist|la\s+risposta\s+[èe]"
     r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:"
     r"|there\s+(?:is|are)|[a-z]\s*(?:=|\\in)|(?:for\s+|making\s+(?:for\s+)?|giving\s+)?an?\s+(?:total|sum)\s+of"
-    rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB})"
+    rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB}"
+    # a label naming what follows ("Special matrix:", "Matrix with fractions:", "Here is a zero
+    # matrix:"): closed adjectives and nouns, at most three plain words after "with"
+    rf"|(?:here\s+is\s+(?:the|an?)\s+)?(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+with(?:\s+[a-z]+){{1,3}})?\s*:)"
 )
 _LABEL = r"(?:(?:final\s+)?answer\s*:?\s*|####\s*)"
 _COMMITMENT = re.compile(
@@ -103,9 +107,9 @@ _JOINED = re.compile(
 _COMPLEMENT_WORDS = re.compile(
     r"(?<![\w'])(?:classmate|student|team|teacher|textbook|book|friend|someone|they|he|she|i|we"
     r"|you|my|your|his|her|their|not|never|no|draft|old"
-    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate)(?![\w'])"
+    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate|errors?|mistakes?|typos?)(?![\w'])"
 )
-_COMPLEMENT_INTRO = re.compile(r"(?<![\w'])(?:of|for|that|between|where|satisfying)(?![\w'])")
+_COMPLEMENT_INTRO = re.compile(r"(?<![\w'])(?:of|for|that|between|where|satisfying|with)(?![\w'])")
 # The last display environment or one closed with "$$" ends the working before a sentence.
 _DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")
 # A relative clause in parentheses describes the subject ("the degree of $p(x)$ (which is 1)").
@@ -143,7 +147,7 @@ def _open_math(text: str) -> int | None:
 
 # The math before a box in its own environment: "x =", "4 \\times 9 =", "f(2) =", never "\\text".
 _MATH_LEFT = re.compile(
-    r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*(?:=|\\in\b)\s*)*"
+    r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*(?:=|\\in\b|\\equiv\b)\s*)*"
 )
 
 
@@ -157,7 +161,7 @@ def commitment_problem(prefix: str) -> str | None:
         text = text[cut:]
         opened = None if opened is None else opened - cut
     if opened is not None:  # the answer sits in a math environment opened in this sentence
-        math = _DELIMITER.sub("", text[opened:], count=1)
+        math = _DELIMITER.sub("", text[opened:])  # a stray "$" inside ("\\($y = ") adds nothing
         if not _MATH_LEFT.fullmatch(math):
             return f"math before the answer is not one left side ({_shown(math)})"
         text = text[:opened]
