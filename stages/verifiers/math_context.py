@@ -27,9 +27,18 @@ _VALUE = re.compile(r"\d+|\\(?:[a-zA-Z]*box|frac|dfrac|tfrac|sqrt|pi|infty)(?![a
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Closing formulae that state nothing: the only sentences allowed after a final answer.
 FILLER = re.compile(
-    r"(?i)\s*(?:i hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|i hope (?:it|this)"
-    r" helps|hope (?:it|this) helps|thank you|thanks)\s*[.!]?\s*$"
+    r"(?i)\s*\[?\s*(?:i hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|i hope (?:it|this)"
+    r" helps|hope (?:it|this) helps|thank you|thanks"
+    # the sign-offs of chat models: an offer to explain, a reminder to double-check
+    r"|(?:if you have any (?:further |other |more )?questions(?: or need (?:any )?(?:further |more )?"
+    r"clarification)?,? (?:please )?(?:feel free to ask|let me know|don't hesitate to ask)"
+    r"|(?:please )?(?:feel free to ask|let me know) if you have any (?:further |other |more )?"
+    r"questions)"
+    r"|note: the solution (?:provided )?is correct, but it's always a good idea to double-check"
+    r" the calculations(?: and (?:the )?reasoning)?(?:, especially for (?:more )?complex problems)?"
+    r"|note:?)\s*[.!]?\s*\]?\s*$"  # "[Note" cut off at the end of a truncated response
 )
+MAX_FILLERS = 32
 
 
 def visible_text(response: str) -> tuple[str | None, str]:
@@ -121,9 +130,30 @@ def sentence_start(text: str, end: int, limit: int = 300) -> int:
 
 def strip_filler(text: str) -> str:
     """The text without closing formulae that state nothing ("I hope it is correct.")."""
-    while True:
-        lo = max(0, len(text) - 80)  # a formula is short: search only the end of the text
-        m = FILLER.search(text, lo)
-        if not m:
-            return text
-        text = text[: m.start()]
+    end = len(text)
+    for _ in range(MAX_FILLERS):  # bounded: a megabyte of "Thank you!" keeps most of its text
+        lo = max(0, end - 240)  # a formula is short: search only the end of the text
+        m = FILLER.search(text, lo, end)
+        if not m or m.start() == end:
+            break
+        end = m.start()
+    return text[:end]
+
+
+# A response stored as an escaped string ("\\\\boxed{\\\\frac{\\\\pi}{2}}", newlines as "\\n"): every
+# LaTeX command's backslash doubled and no single backslash but the string escapes \n \t \".
+_ODD_RUN = re.compile(r"(?<!\\)(?:\\\\)*\\(?!\\)(.)", re.DOTALL)
+_DOUBLED_COMMAND = re.compile(r"\\\\[A-Za-z]")
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPED = {"n": "\n", "t": "\t", '"': '"'}
+
+
+def unescaped(response: str) -> str:
+    """The response with one level of string escaping undone where it is escaped throughout
+    (commands written `\\\\frac`, no command written `\\frac`); otherwise the response as is. The
+    text is the same answer in another encoding, so every rule still applies to what it says."""
+    if not _DOUBLED_COMMAND.search(response):
+        return response
+    if any(m.group(1) not in _ESCAPED for m in _ODD_RUN.finditer(response)):
+        return response  # a single-backslash command: LaTeX as written ("\\\\" ends a row)
+    return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), response)

@@ -20,6 +20,7 @@ from stages.verifiers.math_context import (
     sentence_end,
     sentence_start,
     strip_filler,
+    unescaped,
     visible_text,
 )
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
@@ -291,7 +292,7 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)
-    problem = tail_problem(body[after:end], body[end:])
+    problem = tail_problem(body[after:end], body[end:], last.text if len(keys) == 1 else None)
     if problem:
         return Extraction(None, mode, "retracted", problem)
     if len(keys) == 1:
@@ -330,7 +331,7 @@ def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) ->
     unknown = set(modes) - {"boxed", "answer_line", "latex", "last_number", "whole"}
     if unknown:
         raise ValueError(f"unknown extraction mode {sorted(unknown)[0]!r}")
-    body, why = visible_text(response)
+    body, why = visible_text(unescaped(response))
     if body is None:
         return Extraction(None, "none", "think", why)
     finals = _finals(body, modes, max_chars)

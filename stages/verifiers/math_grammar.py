@@ -50,7 +50,8 @@ _ADJECTIVE = (
     r"|minimal|maximal|smallest|largest|greatest|least|biggest|highest|lowest|positive|negative"
     r"|nonnegative|real|integer|whole|simplified|numerical|numeric|overall|combined|net"
     r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
-    r"|identity|zero|ordered|distinct|different|possible|inverse|transpose|special"
+    r"|identity|zero|ordered|distinct|different|possible|inverse|transpose|special|polar"
+    r"|cartesian|rectangular|spherical|cylindrical"
     r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
 )
 _NOUN = (
@@ -82,6 +83,9 @@ _VERB = (
 )
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
+    # "We use the distance formula:" before the working that ends in the answer
+    r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
+    r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"
     r"|(?:we|i)\s+(?:can\s+)?(?:get|obtain|find|have|conclude|arrive\s+at|end\s+up\s+with)"
     rf"(?:\s+that)?(?:\s+{_SUBJECT}\s*{_VERB})?"
     r"|(?:this|which|that|it)\s+(?:is|gives|yields|equals|becomes|works\s+out\s+to|comes\s+to"
@@ -107,9 +111,11 @@ _JOINED = re.compile(
 _COMPLEMENT_WORDS = re.compile(
     r"(?<![\w'])(?:classmate|student|team|teacher|textbook|book|friend|someone|they|he|she|i|we"
     r"|you|my|your|his|her|their|not|never|no|draft|old"
-    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate|errors?|mistakes?|typos?)(?![\w'])"
+    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate|errors?|mistakes?|typos?|guess|rough)(?![\w'])"
 )
-_COMPLEMENT_INTRO = re.compile(r"(?<![\w'])(?:of|for|that|between|where|satisfying|with)(?![\w'])")
+_COMPLEMENT_INTRO = re.compile(
+    r"(?<![\w'])(?:of|for|that|between|where|satisfying|with|use|apply)(?![\w'])"
+)
 # The last display environment or one closed with "$$" ends the working before a sentence.
 _DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")
 # A relative clause in parentheses describes the subject ("the degree of $p(x)$ (which is 1)").
