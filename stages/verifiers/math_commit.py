@@ -16,7 +16,7 @@ import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler
 from stages.verifiers.math_disown import disowned
-from stages.verifiers.math_explain import MAX_CHARS, explanation_problem
+from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -77,6 +77,7 @@ _INTRODUCERS = frozenset(
      "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
+     "equivalently",
      # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
      # `math_grammar` admits them only in its fixed "the answer is" phrases
      "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
@@ -118,7 +119,8 @@ _COUNT_NOUN = (
 _CLOSING_REST = re.compile(
     r"(?i)(?:,?\s*(?:which|this|that)\s+)?(?:(?:is|was|would be|will be|are)\s+"
     r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
-    r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\))?"
+    r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\)"
+    r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether)?"  # "\boxed{18} dollars left"
 )
 _COUNT_REST = re.compile(rf"(?i){_COUNT_NOUN}")
 # Words that make a count's complement about something else ("values less than the answer").
@@ -216,7 +218,8 @@ def tail_problem(rest: str, later: str, answer: str | None = None) -> str | None
         counted = _COUNT_REST.match(rest)
         if counted and not _COUNT_OTHER.search(counted.group()):
             closing = counted
-    if not _CLOSERS.fullmatch(rest, closing.end() if closing else 0):
+    closed = _CLOSERS.fullmatch(rest, closing.end() if closing else 0)
+    if not closed and (answer is None or restatement_problem(rest, answer)):
         shown = " ".join(rest.split())[:40]
         return f"text after the final answer ({shown!r})"
     tail = strip_filler(later[: MAX_CHARS + WINDOW])

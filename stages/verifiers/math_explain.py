@@ -18,6 +18,7 @@ import re
 from stages.verifiers.math_context import has_value
 from stages.verifiers.math_read import ReadError, answer_key, read
 from stages.verifiers.math_unicode import unify
+from stages.verifiers.math_values import eval_rational
 
 MAX_SENTENCES = 4
 MAX_CHARS = 600
@@ -85,3 +86,39 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
     except ReadError:
         return "a value in text"
     return None if same else "another value in text"
+
+
+def same_value(texts: list[str]) -> bool:
+    """Every text reads to one exact value (`\\frac12`, `0.5`, `50\\%`), with no two different units:
+    restatements of one answer, not two answers."""
+    values, units = set(), set()
+    for text in texts:
+        try:
+            found = read(text)
+        except ReadError:
+            return False
+        value = eval_rational(found.node)
+        if value is None:
+            return False
+        values.add(value)
+        units.add(found.unit)
+    return len(values) == 1 and len(units - {None}) <= 1
+
+
+# ", or 50%", "(i.e. 0.5)", "= 0.5" after the final answer in its sentence: the same value again.
+_RESTATED = re.compile(
+    r"(?i)^\s*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
+    r"|,?\s*equivalently\s*,?|=|\(\s*(?:or|i\.e\.,?|=)?)\s*(?:\$|\\\()?\s*(?P<value>[^$()=]{1,60}?)"
+    r"\s*(?:\$|\\\))?\s*\)?\s*[.!]?\s*$"
+)
+
+
+def restatement_problem(rest: str, answer: str) -> str | None:
+    """None when `rest` (the remainder of the answer's sentence) restates `answer` as the same value
+    in another form ("\\boxed{\\frac12}, or 50%."); otherwise why not."""
+    m = _RESTATED.match(rest)
+    if m is None:
+        return "text after the final answer"
+    if not same_value([m.group("value"), answer]):
+        return "another value after the final answer"
+    return None

@@ -23,6 +23,7 @@ from stages.verifiers.math_context import (
     unescaped,
     visible_text,
 )
+from stages.verifiers.math_explain import same_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
 from stages.verifiers.math_read import ReadError, answer_key, read
@@ -61,6 +62,12 @@ _CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
 _LIST_GAP = re.compile(
     r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
     r"\s*,?\s*and\s*\})*$"
+)
+# Between two boxes that restate one answer ("\\boxed{\\frac12} or equivalently \\boxed{0.5}"): their
+# values must then be equal (`math_explain.same_value`), or they are two different finals.
+_EQUIV_GAP = re.compile(
+    r"^(?:\s|\$|\\[()\[\]])*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
+    r"|,?\s*equivalently\s*,?|=)(?:\s|\$|\\[()\[\]])*$"
 )
 MAX_BARE_CHARS = 400
 
@@ -189,7 +196,8 @@ def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
 def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
     own = sentence_start(body, final.start)
     prefix = body[own : final.start]
-    listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
+    gap = body[previous.end : final.start] if previous is not None else None
+    listed = gap is not None and bool(_LIST_GAP.match(gap) or _EQUIV_GAP.match(gap))
     grammar = None if listed else _grammar_problem(body, own, prefix)
     # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
     second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
@@ -246,7 +254,8 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
     # answer is 16386.16" is a clean final; the boxes of the last list are checked together.
     k = len(found) - 1
     while k > 0 and found[k].kind == found[k - 1].kind == "boxed":
-        if not _LIST_GAP.match(body[found[k - 1].end : found[k].start]):
+        gap = body[found[k - 1].end : found[k].start]
+        if not (_LIST_GAP.match(gap) or _EQUIV_GAP.match(gap)):
             break
         k -= 1
     for j in range(k, len(found)):
@@ -292,10 +301,11 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)
-    problem = tail_problem(body[after:end], body[end:], last.text if len(keys) == 1 else None)
+    one = len(keys) == 1 or same_value(list(keys.values()))
+    problem = tail_problem(body[after:end], body[end:], last.text if one else None)
     if problem:
         return Extraction(None, mode, "retracted", problem)
-    if len(keys) == 1:
+    if len(keys) == 1 or same_value(list(keys.values())):  # "\\boxed{\\frac12} or \\boxed{0.5}"
         return Extraction(last.text.strip(), mode, position=last.start)
     texts = tuple(keys.values())
     several = ()

@@ -83,6 +83,9 @@ _VERB = (
 )
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
+    # "She has \boxed{18} dollars left.", "It takes \boxed{6} hours.": a pronoun and a closed verb
+    r"|(?:he|she|they|it|we|you)\s+(?:will\s+)?(?:has|have|takes?|needs?|costs?|spends?|earns?"
+    r"|makes?|saves?|pays?|gets?|owes?|weighs?|receives?|sells?|buys?|uses?|collects?)"
     # "We use the distance formula:" before the working that ends in the answer
     r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
     r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"
