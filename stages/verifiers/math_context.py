@@ -15,6 +15,14 @@ _TURN_END = re.compile(
     r"<\|(?:im_end|im_start|eot_id|eom_id|endoftext|end|start_header_id|end_header_id|user"
     r"|assistant|system)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
 )
+# A macro (re)definition changes what the answer renders to (`\\renewcommand{\\pi}{3}`); a comment
+# environment or `\\iffalse` hides text from the page.
+_HIDDEN = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|DeclareMathOperator"
+    r"|(?:New|Renew|Provide|Declare)DocumentCommand|(?:re)?newenvironment|[gex]?def|let|futurelet"
+    r"|catcode|mathcode|mathchardef|chardef|csname|expandafter|iffalse|begin\s*\{\s*comment\s*\})"
+    r"(?![a-zA-Z])"
+)
 NUMBER_WORDS = re.compile(
     r"(?i)(?<![\w])(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
@@ -45,8 +53,13 @@ def visible_text(response: str) -> tuple[str | None, str]:
     """(the text an answer is read from, why there is none). Only text after the last `</think>`
     counts, a `<think>` never closed holds no answer, and text after the end of the turn (a
     chat-template control token) is dropped unless it states a value, which makes it no answer."""
+    hidden = _HIDDEN.search(response)
+    if hidden:  # the answer may then render as another value, or not at all
+        return None, f"a macro definition or text that is not typeset ({hidden.group()!r})"
     folded = response.lower() if len(response.lower()) == len(response) else response
     close = folded.rfind(_THINK_CLOSE)  # <Think>, </THINK>: tags match in any case
+    if close >= 0 and _between_thinking(response, folded, close):
+        return None, "a value stated between two thinking blocks (visible, another commitment)"
     if close >= 0:
         response, folded = (
             response[close + len(_THINK_CLOSE) :],
@@ -61,6 +74,19 @@ def visible_text(response: str) -> tuple[str | None, str]:
             return None, "a value follows the end of the turn (a chat-template control token)"
         response = response[: turn_end.start()]
     return response, ""
+
+
+def _between_thinking(response: str, folded: str, close: int) -> bool:
+    """Text between a `</think>` and the next `<think>` is visible: a value there is a commitment
+    made before the last block, so the response states more than its final part."""
+    end = folded.find(_THINK_CLOSE)
+    while 0 <= end < close:
+        start = end + len(_THINK_CLOSE)
+        reopen = folded.find(_THINK_OPEN, start, close)
+        if has_value(response[start : reopen if reopen >= 0 else close]):
+            return True
+        end = folded.find(_THINK_CLOSE, start)
+    return False
 
 
 def has_value(text: str) -> bool:

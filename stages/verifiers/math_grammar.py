@@ -43,7 +43,8 @@ _CONNECTIVE = (
     r"|which\s+means(?:\s+that)?|that\s+is|i\.e\.|\\therefore"
     # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
     rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
-    rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding)(?:\s+{_WORD}){{0,6}}\s*,)"
+    rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding|rationali[sz]ing"
+    rf"|comparing|combining|noting)(?:\s+{_WORD}){{0,6}}\s*,)"
 )
 _ADJECTIVE = (
     r"(?:final|correct|total|exact|required|desired|requested|resulting|sought|minimum|maximum"
@@ -83,6 +84,12 @@ _VERB = (
 )
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
+    # "Substituting gives", "Plugging in yields": a step of working that gives the answer
+    r"|(?:substituting|plugging\s+in|solving|simplifying|rationali[sz]ing|expanding|factoring"
+    r"|computing|calculating|evaluating|combining|adding|subtracting|multiplying|dividing)"
+    r"(?:\s+(?:the|this|these|both|it|them|[a-z]+s)){0,3}\s+(?:gives|yields)(?:\s+us)?"
+    # "Each box holds": each of the problem's things, and a closed verb
+    r"|each\s+[a-z]+\s+(?:holds|gets|has|costs|receives|contains|weighs|needs|takes|pays|is)"
     # "She has \boxed{18} dollars left.", "It takes \boxed{6} hours.": a pronoun and a closed verb
     r"|(?:he|she|they|it|we|you)\s+(?:will\s+)?(?:has|have|takes?|needs?|costs?|spends?|earns?"
     r"|makes?|saves?|pays?|gets?|owes?|weighs?|receives?|sells?|buys?|uses?|collects?)"

@@ -73,7 +73,10 @@ RULES = [
         "one variable's solutions joined by 'or'",
         "\\boxed{x = 3 \\text{ or } x = -3}",
         "\\pm 3",
-        ["\\boxed{x = 3 \\text{ or } x = 3 \\text{ or } x = 4}", "\\boxed{x = 3 \\text{ or } y = -3}"],
+        [
+            "\\boxed{x = 3 \\text{ or } x = 3 \\text{ or } x = 4}",
+            "\\boxed{x = 3 \\text{ or } y = -3}",
+        ],
     ),
     (
         "a pronoun and a closed verb",
