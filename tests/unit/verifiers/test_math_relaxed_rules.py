@@ -157,3 +157,23 @@ def test_only_a_response_escaped_throughout_is_unescaped():
     assert unescaped("$\\\\frac{1}{2}$\\n") == "$\\frac{1}{2}$\n"
     mixed = "a \\\\ b \\frac12 \\\\boxed{3}"  # a LaTeX row break next to a real command
     assert unescaped(mixed) == mixed
+
+
+def test_an_exact_answer_matches_only_a_float_reference_of_six_places(verifier):
+    assert verifier.verify("\\boxed{\\frac{1}{3}}", "0.333333").passed
+    assert not verifier.verify("\\boxed{\\frac{1}{3}}", "0.333").passed  # may be exact as written
+    assert not verifier.verify("\\boxed{\\frac{1}{3}}", "0.333334").passed
+    assert not verifier.verify("\\boxed{\\frac{355}{113}}", "\\pi").passed
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "\\renewcommand{\\pi}{3}\nSo the area is $\\boxed{\\pi}$.",
+        "\\iffalse \\fi The answer is $\\boxed{\\pi}$.",
+        "<think>a</think>\\boxed{4}<think>b</think>\\boxed{\\pi}",
+    ],
+)
+def test_redefined_hidden_or_earlier_visible_answers_leave_no_answer(verifier, response):
+    verdict = verifier.verify(response, "\\pi")
+    assert not verdict.passed and verdict.reason, verdict
