@@ -40,8 +40,8 @@ FILLER = re.compile(
     # the sign-offs of chat models: an offer to explain, a reminder to double-check
     r"|(?:if you have any (?:further |other |more )?questions(?: or need (?:any )?(?:further |more )?"
     r"clarification)?,? (?:please )?(?:feel free to ask|let me know|don't hesitate to ask)"
-    r"|(?:please )?(?:feel free to ask|let me know) if you have any (?:further |other |more )?"
-    r"questions)"
+    r"|(?:please )?(?:feel free to ask|let me know) if you (?:have any (?:further |other |more )?"
+    r"questions|need (?:any )?(?:further |more )?(?:help|clarification)))"
     r"|note: the solution (?:provided )?is correct, but it's always a good idea to double-check"
     r" the calculations(?: and (?:the )?reasoning)?(?:, especially for (?:more )?complex problems)?"
     r"|note:?)\s*[.!]?\s*\]?\s*$"  # "[Note" cut off at the end of a truncated response

@@ -26,11 +26,11 @@ _OPENER = re.compile(
     r"(?i)^(?:[*_#>\s-]*(?:explanation|reasoning|justification|check|verification|why)\s*[:：]"
     r"[*_\s]*)?(?:this\s+is\s+because|this\s+works\s+because|this\s+holds\s+because|because"
     r"|since|we\s+can\s+(?:check|verify|confirm)\s+(?:this|it|that)|to\s+(?:check|verify|confirm)"
-    r"(?:\s+(?:this|it))?\s*,|indeed\s*,|check\s*[:：]|verification\s*[:：]|(?=\$))(?![\w'])"
+    r"(?:\s+(?:this|it))?\s*[,:]|indeed\s*,|check\s*[:：]|verification\s*[:：]|(?=\$))(?![\w'])"
 )
 # Words that could revise, doubt or relate the answer: a justification never needs them.
 _REVISING = re.compile(
-    r"(?i)(?<![\w'])(?:not|no|never|but|however|though|although|actually|instead|rather|should"
+    r"(?i)(?<![\w'\\])(?:not|no|never|but|however|though|although|actually|instead|rather|should"
     r"|would|could|might|may|must|wrong|wrongly|mistakes?|errors?|oops|sorry|apologi[sz]e|correct"
     r"|corrected|correction|answers?|final|results?|really|true|real|actual|typo|meant|mean|revise"
     r"|revised|update|updated|change|changed|replace|ignore|disregard|swap|swapped|next|previous"
@@ -47,6 +47,7 @@ _REVISING = re.compile(
     r"|chosen|instead|then|so|thus|therefore|hence)(?![\w'])"
     r"|n't(?!\w)|[?]|\\(?:boxed|fbox|approx|neq|ne|pm)(?![a-zA-Z])"
 )
+_TICKS = re.compile("[\u2713\u2714\u2705]")  # a check mark after a check: "... = 42. \u2713"
 _SENTENCE = re.compile(r"(?<=[.!])\s+|\n+")
 _LAST_SIDE = re.compile(r"=\s*(?P<side>[^=]*?)\s*[.!]?\s*$")
 _DELIMITERS = re.compile(r"\$\$?|\\[()\[\]]|\*\*|__")
@@ -58,11 +59,11 @@ def explanation_problem(later: str, answer: str) -> str | None:
     text = later.strip()
     if len(text) > MAX_CHARS:
         return "text after the final answer"
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    sentences = [s for s in _SENTENCE.split(text) if _TICKS.sub("", s).strip()]
     if len(sentences) > MAX_SENTENCES:
         return "text after the final answer"
     for sentence in sentences:
-        problem = _sentence_problem(unify(sentence.strip()), answer)
+        problem = _sentence_problem(unify(_TICKS.sub("", sentence)).strip(), answer)
         if problem:
             return f"{problem} after the final answer ({' '.join(sentence.split())[:40]!r})"
     return None

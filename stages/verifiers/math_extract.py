@@ -56,6 +56,7 @@ _AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?P<word>\\?%|°|\\text\s
 _BOX_LABEL = re.compile(
     r"(?:(?<=[\s$(])|^)(?P<name>[A-Za-z](?:_\{?[A-Za-z0-9]{1,4}\}?)?)[ \t]*=[ \t]*$"
 )
+_OPERATORS = frozenset("+-*/^_=<>|")
 _CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
 # Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
 # \\boxed{3}").
@@ -97,6 +98,8 @@ def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
     """The final a box states, with a unit that follows it read as part of it and a label before
     it ("$y_1 = \\boxed{3}$" states y_1 = 3)."""
     label = _BOX_LABEL.search(body, max(0, start - 40), start)
+    if label and body[: label.start()].rstrip()[-1:] in _OPERATORS:
+        label = None  # "$a + b = \\boxed{7}$": b is an operand, not the answer's label
     if label:
         start, inner = label.start(), f"{label.group('name')} = {inner}"
     m = _AFTER_BOX.match(body, end)
@@ -164,14 +167,25 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
             return "an answer marker with nothing after it"
         inner = _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
-        if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
-            continue  # "The answer is $\boxed{5}$.": the box is the final
+        if len(spans) == 1 and spans[0][0] == 0 and _unit_only(inner[spans[0][1] :], spans[0][2]):
+            continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
         own = sentence_start(body, m.start())
         cue = doubt_before(body, m.end()) or _grammar_problem(body, own, body[own : m.end()])
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
     return finals
+
+
+def _unit_only(rest: str, inner: str) -> bool:
+    """What follows a box inside an answer line is nothing, or a unit read with it ("meters")."""
+    rest = rest.strip(" \t$")
+    if not rest:
+        return True
+    try:
+        return read(f"{inner} {rest}").unit is not None
+    except ReadError:
+        return False
 
 
 def _grammar_problem(body: str, own: int, prefix: str) -> str | None:

@@ -44,7 +44,10 @@ _CONNECTIVE = (
     # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
     rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
     rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding|rationali[sz]ing"
-    rf"|comparing|combining|noting)(?:\s+{_WORD}){{0,6}}\s*,)"
+    rf"|comparing|combining|noting|plugging)(?:\s+{_WORD}){{0,6}}\s*[,:]"
+    r"|after\s+(?:simplification|simplifying|substitution|substituting|rationali[sz]ation"
+    r"|rationali[sz]ing|expanding|expansion|factoring|cancell?ing|cancell?ation|combining|reduction"
+    r"|reducing|evaluation|evaluating)\s*[,:])"
 )
 _ADJECTIVE = (
     r"(?:final|correct|total|exact|required|desired|requested|resulting|sought|minimum|maximum"
