@@ -119,6 +119,33 @@ RULES = [
         ["So $\\\\boxed{\\\\left( 3, \\\\frac{\\\\pi}{2} \\\\right)}$. Oops, \\\\boxed{4}."],
     ),
     (
+        "a lead naming a step of working",
+        "After simplification: $\\boxed{\\frac{\\sqrt{3}}{3}}$",
+        "\\frac{1}{\\sqrt{3}}",
+        [
+            "After a mistake, $\\boxed{\\frac{\\sqrt{3}}{3}}$",
+            "After step 1, $\\boxed{\\frac{\\sqrt{3}}{3}}$",
+        ],
+    ),
+    (
+        "an operand before '=' is no label",
+        "So $a + b = \\boxed{7}$.",
+        "7",
+        ["So $a + b = \\boxed{7} + 1$.", "So $3 + 5 = \\boxed{7}$."],
+    ),
+    (
+        "a unit after a box in an answer line",
+        "The answer is $\\boxed{5}$ meters.",
+        "5",
+        ["The answer is $\\boxed{5}$ thousand.", "The answer is $\\boxed{5}$ or 6."],
+    ),
+    (
+        "a check with a check mark",
+        "The answer is $\\boxed{42}$.\n\nTo verify: $6 \\times 7 = 42$. \u2713",
+        "42",
+        ["The answer is $\\boxed{42}$.\n\nTo verify: $6 \\times 7 = 43$. \u2713"],
+    ),
+    (
         "working before an aligned chain",
         "We use the distance formula: \\begin{align*} d &= \\sqrt{117} = \\boxed{3\\sqrt{13}}."
         " \\end{align*}",
