@@ -77,7 +77,8 @@ _INTRODUCERS = frozenset(
      "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
-     "equivalently",
+     "equivalently", "conclude", "pays", "paid", "spent", "spends", "earns", "earned", "measures",
+     "saved", "saves", "bought", "sold",
      # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
      # `math_grammar` admits them only in its fixed "the answer is" phrases
      "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")

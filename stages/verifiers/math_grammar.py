@@ -44,7 +44,8 @@ _CONNECTIVE = (
     # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
     rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
     rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding|rationali[sz]ing"
-    rf"|comparing|combining|noting|plugging)(?:\s+{_WORD}){{0,6}}\s*[,:]"
+    rf"|comparing|combining|noting|plugging|converting|reducing|cross-multiplying)"
+    rf"(?:\s+{_WORD}){{0,6}}\s*[,:]"
     r"|after\s+(?:simplification|simplifying|substitution|substituting|rationali[sz]ation"
     r"|rationali[sz]ing|expanding|expansion|factoring|cancell?ing|cancell?ation|combining|reduction"
     r"|reducing|evaluation|evaluating)\s*[,:])"
@@ -81,6 +82,7 @@ _SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}
 _VERB = (
     r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"
     r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
+    r"|comes\s+out\s+to"
     r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals)"
     r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|hence))?"
     r"(?:\s*:)?"
@@ -89,13 +91,16 @@ _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
     # "Substituting gives", "Plugging in yields": a step of working that gives the answer
     r"|(?:substituting|plugging\s+in|solving|simplifying|rationali[sz]ing|expanding|factoring"
-    r"|computing|calculating|evaluating|combining|adding|subtracting|multiplying|dividing)"
-    r"(?:\s+(?:the|this|these|both|it|them|[a-z]+s)){0,3}\s+(?:gives|yields)(?:\s+us)?"
+    r"|computing|calculating|evaluating|combining|adding|subtracting|multiplying|dividing"
+    r"|converting|reducing|applying|using|setting|equating|summing|squaring|taking)"
+    rf"(?:\s+(?:{_WORD}|=)){{0,6}}\s+(?:gives|yields)(?:\s+us)?"
     # "Each box holds": each of the problem's things, and a closed verb
-    r"|each\s+[a-z]+\s+(?:holds|gets|has|costs|receives|contains|weighs|needs|takes|pays|is)"
+    r"|each\s+[a-z]+\s+(?:holds|gets|has|costs|receives|contains|weighs|needs|takes|pays|is"
+    r"|measures|spends|earns|saves|makes)"
     # "She has \boxed{18} dollars left.", "It takes \boxed{6} hours.": a pronoun and a closed verb
     r"|(?:he|she|they|it|we|you)\s+(?:will\s+)?(?:has|have|takes?|needs?|costs?|spends?|earns?"
-    r"|makes?|saves?|pays?|gets?|owes?|weighs?|receives?|sells?|buys?|uses?|collects?)"
+    r"|makes?|saves?|pays?|gets?|owes?|weighs?|receives?|sells?|buys?|uses?|collects?|spent|paid"
+    r"|earned|saved|made|bought|sold)"
     # "We use the distance formula:" before the working that ends in the answer
     r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
     r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"
@@ -127,7 +132,8 @@ _COMPLEMENT_WORDS = re.compile(
     r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate|errors?|mistakes?|typos?|guess|rough)(?![\w'])"
 )
 _COMPLEMENT_INTRO = re.compile(
-    r"(?<![\w'])(?:of|for|that|between|where|satisfying|with|use|apply)(?![\w'])"
+    r"(?<![\w'])(?:of|for|that|between|where|satisfying|with|use|apply|solving|evaluating"
+    r"|substituting|plugging|setting|using|applying|taking|dividing|multiplying)(?![\w'])"
 )
 # The last display environment or one closed with "$$" ends the working before a sentence.
 _DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")

@@ -146,6 +146,23 @@ RULES = [
         ["The answer is $\\boxed{42}$.\n\nTo verify: $6 \\times 7 = 43$. \u2713"],
     ),
     (
+        "a step of working that gives the answer",
+        "Evaluating at $x = 2$ gives $\\boxed{7}$.",
+        "7",
+        [
+            "Solving the wrong equation gives $\\boxed{7}$.",
+            "Using step 1 gives $\\boxed{7}$.",
+            "Setting x = 8 gives $\\boxed{7}$ less.",
+            "Taking the draft value gives $\\boxed{7}$.",
+        ],
+    ),
+    (
+        "each of the problem's things, or a pronoun, and a closed verb",
+        "In total she spent $\\boxed{\\$7}$. Each friend pays $\\boxed{\\$7}$.",
+        "7",
+        ["Each friend pays at least $\\boxed{7}$.", "She spent not $\\boxed{7}$."],
+    ),
+    (
         "working before an aligned chain",
         "We use the distance formula: \\begin{align*} d &= \\sqrt{117} = \\boxed{3\\sqrt{13}}."
         " \\end{align*}",
