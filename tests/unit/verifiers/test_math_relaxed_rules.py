@@ -221,3 +221,12 @@ def test_an_exact_answer_matches_only_a_float_reference_of_six_places(verifier):
 def test_redefined_hidden_or_earlier_visible_answers_leave_no_answer(verifier, response):
     verdict = verifier.verify(response, "\\pi")
     assert not verdict.passed and verdict.reason, verdict
+
+
+def test_hiding_commands_are_found_by_whole_name_and_bounded(verifier):
+    assert verifier.verify(
+        "So $\\left( 3, 5 \\right)$ is $\\boxed{\\left(3, 5\\right)}$.", "(3, 5)"
+    ).passed
+    assert not verifier.verify("\\gdef\\x{5} \\boxed{5}", "5").passed
+    flood = "\\lets" * 200_000 + "\\boxed{5}"  # "let" more than MAX_NAME_HITS times: no answer
+    assert not verifier.verify(flood, "5").passed
