@@ -154,9 +154,12 @@ def _decoded(literal: str) -> str:
 
 
 def _escape(match: re.Match[str]) -> str:
+    body = match.group()[1:]
     try:
-        return ast.literal_eval(f'"{match.group()}"')
-    except (ValueError, SyntaxError):
+        if body[0] == "N":
+            return unicodedata.lookup(body[2:-1])
+        return chr(int(body[1:], 16) if body[0] in "xU" else int(body, 8))
+    except (KeyError, ValueError):
         return match.group()
 
 
@@ -171,18 +174,29 @@ def literal_form(text: str) -> str:
     return _PY_ESCAPE.sub(_escape, _PARENTHESISED_WORD.sub(r"\1", text))
 
 
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z]", "", text.lower())
+
+
+def _literal_view(seen: str) -> str | None:
+    """`literal_form(seen)` where it can differ in what a detector reads: the text holds an escape
+    or spells `grades` across quotes or parentheses (evaluating a megabyte of literals is slow)."""
+    return literal_form(seen) if "\\" in seen or "grades" in _letters(seen) else None
+
+
 def names_reply_format(response: str) -> bool:
     """Whether the response spells `grades` at all, any characters between its letters
     (`'gra' 'des'`, `g-r-a-d-e-s`): where the judge's reply then is ambiguous, the response
     steered it, and the rollout scores 0 instead of leaving the update."""
-    views = (skeleton(response), literal_form(visible_form(response)))
-    return any("grades" in re.sub(r"[^a-z]", "", view.lower()) for view in views)
+    views = (skeleton(response), _literal_view(visible_form(response)) or "")
+    return any("grades" in _letters(view) for view in views)
 
 
 def injection_kinds(response: str) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json" (empty: none)."""
-    literal = literal_form(visible_form(response))
-    seen = (response, visible_form(response), skeleton(response), literal, skeleton(literal))
+    literal = _literal_view(visible_form(response))
+    seen = (response, visible_form(response), skeleton(response))
+    seen += (literal, skeleton(literal)) if literal is not None else ()
     kinds = []
     if any(CONTROL.search(t) for t in seen):
         kinds.append("control_tokens")
