@@ -59,7 +59,26 @@ class ReadsAndChecks:
     def _last(self, conn: sa.Connection, run_id: str) -> tuple[int, str]:
         """The run's last seq and hash (0 and the genesis hash for a run with no rows)."""
         last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
+        if last is not None and not _is_seq(last[0]):
+            # SQLite keeps text in an INTEGER column, and text sorts after every number.
+            raise ChainBroken(
+                run_id, self._first_gap(conn, run_id), f"a row's seq is stored as {last[0]!r}, "
+                "not a whole number (the store was edited)",
+            )  # fmt: skip
         return (last[0], last[1]) if last else (0, GENESIS_HASH)
+
+    def _first_gap(self, conn: sa.Connection, run_id: str) -> int:
+        """The first seq missing from the run's own whole-number seqs (where a row's seq was
+        overwritten with something else); past the last one when none is missing."""
+        sql = f"SELECT seq FROM events WHERE run_id = {self.backend.mark} ORDER BY seq"
+        expected = None
+        for (seq,) in conn.exec_driver_sql(sql, (run_id,)):
+            if not _is_seq(seq):
+                break
+            if expected is not None and seq != expected:
+                return expected
+            expected = seq + 1
+        return expected or 1
 
     def read(
         self,
@@ -182,8 +201,13 @@ class ReadsAndChecks:
             sql += f" AND type IN ({', '.join([mark] * len(types))})"
             params.extend(types)
         sql += " ORDER BY seq"
-        with self.engine.connect() as conn:
-            for row in self.backend.stream(conn, sql, params, batch):
+        # The stream is closed before the connection is: PostgreSQL's, left open mid-result,
+        # would make the connection's rollback wait on it for ever (a read refused or abandoned).
+        with (
+            self.engine.connect() as conn,
+            contextlib.closing(self.backend.stream(conn, sql, params, batch)) as rows,
+        ):
+            for row in rows:
                 yield StoredEvent(*row)
 
     def check_chain(self, run_id: str) -> None:
@@ -220,7 +244,8 @@ class ReadsAndChecks:
                     return None
                 sql = f"{self._select_sql} AND seq > {self.backend.mark} ORDER BY seq"
                 rows = self.backend.stream(conn, sql, [run_id, start[0]], 5000)
-                return walk_from(run_id, start, (StoredEvent(*r) for r in rows))
+                with contextlib.closing(rows):  # before the connection: see `_stream_own`
+                    return walk_from(run_id, start, (StoredEvent(*r) for r in rows))
 
         verified = with_retries(f"check run {run_id}", walk, self.retry, warn_retry)
         if verified is None:
@@ -282,3 +307,7 @@ class ReadsAndChecks:
 
 def warn_retry(error: BaseException, delay: float) -> None:
     _log.warning("transient store error, retrying in %.2f s: %s", delay, error)
+
+
+def _is_seq(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

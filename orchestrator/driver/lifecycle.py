@@ -281,8 +281,6 @@ def pruned_after_cut(
     rollback targets and its resume, know (a rollback restores such weights with a fresh AdamW
     state; a resume falls back to a checkpoint that has its state). From the branch's creation
     on the GC keeps everything its prefix names."""
-    from stages.rl.checkpoints import optimizer_missing
-
     known = {c.digest: c for c in state.checkpoints}
     if not known:
         return None
@@ -295,6 +293,10 @@ def pruned_after_cut(
             ref = known.get(entry["checkpoint"])
             if ref is not None and not blobs.exists(ref.digest):
                 pruned[ref.digest] = {"step": ref.step, "checkpoint": ref.digest, "seq": ref.seq}
+        if event.optimizer_dropped:
+            # Here, not at the top: it loads the RL stage (mlx-lm, transformers), ~2 s of a
+            # branch whose parent dropped no optimizer state.
+            from stages.rl.checkpoints import optimizer_missing
         for entry in event.optimizer_dropped:
             ref = known.get(entry["checkpoint"])
             if ref is not None and ref.optimizer and optimizer_missing(blobs, ref.digest):
