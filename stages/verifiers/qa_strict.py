@@ -6,8 +6,9 @@ read these tokens instead, where dropping punctuation would pay for a wrong answ
 - a number is its value within its written form class: `125` is not `12.5`, `-5` not `5`, `1/2` not
   `12`; `.5`, `1½`, `two`, `1,500` and `1 thousand` are the numbers they name (on both sides, so
   `Formula One` is `Formula 1`); but a fraction is never reduced (`6/8` is not `3/4`, `20/20` not
-  `1`), leading zeros are kept (`007` is not `7`) and so are trailing zeros after a point
-  (`3.10` is not `3.1`) except in a currency amount (`$12.50` is `$12.5`), as MuSiQue's EM has it;
+  `1`) and leading zeros are kept (`007` is not `7`), as MuSiQue's EM has it; but a decimal is its
+  value (`12.50` is `12.5`, `3.0` is `3`), so `3.10` also reads as `3.1` (a version written as a
+  decimal cannot be told from one);
 - digits with several separators (dates, versions, addresses) or one `-` or `:` (scores, ranges,
   times) are one token, separators kept: `11/2/2020` is not `1/12/2020`, `2-1` not `21`;
 - `+`, `#` and a closing `-` on a short name are part of it: `C++`, `C#`, `C`, `B+`, `B-`, `F#`
@@ -83,8 +84,9 @@ def _sequence_token(m: re.Match[str]) -> str:
 def _number_token(m: re.Match[str]) -> str:
     """A number in its written form class: values compare only where the form says nothing else.
     A fraction is its two numbers as written (`6/8` is a time signature, not `3/4`), leading zeros
-    make an identifier (`007`, ZIP `02139`), and the digits after a point are kept as written
-    (`3.10` is a version, not `3.1`) but for a currency amount's (`$12.50` is `$12.5`)."""
+    make an identifier (`007`, ZIP `02139`); a decimal is its value (`12.50` is `12.5`), so a version
+    written as a decimal (`3.10`) reads as `3.1`: the one divergence from MuSiQue's EM kept on purpose
+    (numbers compare as numbers, issue 27 item 5)."""
     raw, sign = m.group("num").replace(",", ""), "m" if m.group("sign") else ""
     if "/" in raw:
         top, bottom = raw.split("/")
@@ -92,8 +94,7 @@ def _number_token(m: re.Match[str]) -> str:
     whole, point, frac = raw.partition(".")
     if len(whole) > 1 and whole.startswith("0"):
         return f" numz{sign}{whole}{'p' + frac if point else ''} "
-    if m.start() > 0 and m.string[m.start() - 1] in _CURRENCY:
-        frac = frac.rstrip("0")
+    frac = frac.rstrip("0")  # a decimal is its value: issue 27 item 5, numbers compare as numbers
     # letters and digits only, so SQuAD's punctuation removal leaves it whole
     return f" num{sign}{int(whole or '0')}{'p' + frac if frac else ''} "
 
