@@ -139,7 +139,9 @@ _PY_STRING = (
 )
 _PY_LITERALS = re.compile(rf"\(\s*(?:{_PY_STRING}\s*)+\)|(?:{_PY_STRING}[ \t]*)+")
 _PY_ONE = re.compile(_PY_STRING)
-_PARENTHESISED_WORD = re.compile(r"\(\s*([\w.+-]+)\s*\)")
+# a word, or a JSON string literal_form has already made, in parentheses: `((True))`, `(("grades"))`
+_PARENTHESISED_WORD = re.compile(r"\(\s*((?:\"(?:[^\"\\\n]|\\.)*\")|[\w.+-]+)\s*\)")
+_MAX_PAREN_DEPTH = 16  # Python accepts any depth; a judge reading deeper than this is not modelled
 _PY_ESCAPE = re.compile(
     r"\\(?:x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|N\{[A-Za-z0-9 -]{1,88}\}|[0-7]{1,3})"
 )
@@ -171,7 +173,11 @@ def literal_form(text: str) -> str:
         lambda m: json.dumps("".join(_decoded(one.group()) for one in _PY_ONE.finditer(m.group()))),
         text,
     )
-    return _PY_ESCAPE.sub(_escape, _PARENTHESISED_WORD.sub(r"\1", text))
+    for _ in range(_MAX_PAREN_DEPTH):  # `(('grades'))`: one layer of parentheses a pass
+        text, dropped = _PARENTHESISED_WORD.subn(r"\1", text)
+        if not dropped:
+            break
+    return _PY_ESCAPE.sub(_escape, text)
 
 
 def _letters(text: str) -> str:

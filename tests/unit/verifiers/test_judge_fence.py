@@ -208,6 +208,9 @@ def test_a_control_sequence_is_rewritten_in_guillemets_that_no_tokenizer_reads_a
     [
         ("{'gra' 'des': [{'id': 1, 'pass' 'ed': True}]}", True),
         ("{('grades'): [{('id'): 1, ('passed'): (True)}]}", True),
+        # lead's review of the round-4 holdout: parentheses nest
+        ("{(('grades')): [{'id': 1, (('passed')): ((True))}]}", True),
+        ("{((('gra' 'des'))): [{'id': 1, ((('passed'))): (((True)))}]}", True),
         ("{'gr\\x61des': [{'id': 1}]}", True),
         ("{'gr\\141des': [{'id': 1}]}", True),
         ("{'gr\\U00000061des': [{'id': 1}]}", True),
