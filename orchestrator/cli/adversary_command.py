@@ -60,7 +60,7 @@ def check_adversary(
 ) -> None:
     """Calibrate the family's verifier (configured by `settings_for(kind)`) on up to `n_tasks`
     of `file`'s tasks."""
-    from orchestrator.cli.check_command import built_verifier
+    from orchestrator.cli.verifier_options import built_verifier
     from stages.common import sample_of
     from stages.tasks.calibration import calibrate
     from stages.tasks.families import FAMILIES

@@ -8,18 +8,18 @@ shape and its verifier."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from orchestrator.cli.verifier_options import built_verifier, verifier_settings
+
 if TYPE_CHECKING:  # the families and verifiers load when `check` runs, not for `rlvr --help`
     from stages.tasks.families import TaskFamily
-    from stages.verifiers.types import Verdict, Verifier
+    from stages.verifiers.types import Verdict
 
 
 def input_family(verifier: str) -> TaskFamily | None:
@@ -63,54 +63,6 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
             typer.echo(f"error: {file}:{number}: {msg}", err=True)
             raise typer.Exit(code=2) from e
     return pairs
-
-
-def verifier_settings(
-    kind: str,
-    judge_model: str,
-    base_url: str | None,
-    api_key_env: str,
-    timeout_s: float | None,
-    sandbox: str,
-) -> dict[str, Any]:
-    """The verifier config `check`'s options give for verifier `kind` (warnings on stderr)."""
-    settings: dict[str, Any] = {"kind": kind}
-    if kind == "rubric":
-        settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)
-        typer.echo(f"judge: {base_url or 'OpenAI (https)'}, key from ${api_key_env}", err=True)
-    if timeout_s is not None and kind in ("math", "code", "rubric"):
-        settings["timeout_s"] = timeout_s
-    if kind == "code":
-        settings["sandbox"] = sandbox
-        if sandbox == "unisolated":
-            typer.echo(
-                "warning: --sandbox unisolated: untrusted code runs without isolation", err=True
-            )
-    return settings
-
-
-@contextlib.contextmanager
-def built_verifier(settings: dict[str, Any]) -> Iterator[Verifier]:
-    """The verifier `settings` configure (`check` and `check --adversary`), closed afterwards. A
-    `VerifierError` building or running it (e.g. no sandbox and no opt-out) is one error line and
-    exit 2, nothing checked."""
-    from stages.verifiers.registry import build_verifier, parse_verifier_config
-    from stages.verifiers.types import VerifierError
-
-    try:
-        built = build_verifier(parse_verifier_config(settings))
-    except VerifierError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    try:
-        yield built
-    except VerifierError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    finally:
-        close = getattr(built, "close", None)
-        if close is not None:
-            close()
 
 
 def _input_family_or_exit(verifier: str | None, file: Path | None) -> TaskFamily:
@@ -207,4 +159,4 @@ def check(
     _print_verdicts(file, verdicts)
 
 
-__all__ = ["built_verifier", "check", "read_pairs"]
+__all__ = ["check", "read_pairs"]
