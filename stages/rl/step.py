@@ -78,21 +78,25 @@ def rl_step(
     logged: Logged | None = None,
     keep_samples: int | None = 0,
     refill_pool: Sequence[Any] | None = None,
+    draw: Draw | None = None,
 ) -> StepResult:
     """Sample, score, refill and train step `trainer.step` on `prompts` (the whole step's, every
     rank the same list) with `settings` in force; the step's figures. `sampler`: how rollouts
     draw their tokens (`batched`, or the split-invariant `keyed`). With `logged` (a resume's
     catch-up) `score` is not called: the log's rewards are used. `refill_pool`: where dynamic
     sampling draws fresh prompts (default: `prompts`). `keep_samples`: the step's first groups
-    whose rollouts the figures carry whole for the log (None: every one)."""
+    whose rollouts the figures carry whole for the log (None: every one). `draw`: where the
+    rollouts come from instead of the live policy (asynchronous rollouts, a world of one)."""
     config = config.in_force(settings)
     if config.scale_rewards == "batch" and rank.world.size > 1:
         raise StageError("grpo.scale_rewards = 'batch' is not supported across ranks")
     if config.dynamic_sampling and rank.world.size > 1:
         raise StageError("grpo.dynamic_sampling is not supported across ranks")
+    if config.max_staleness and rank.world.size > 1:
+        raise StageError("grpo.max_staleness > 0 is not supported across ranks")
     start = time.perf_counter()
     lo, mine = rank.split.slice_of(rank.world.rank, prompts)
-    draw = policy_draw(trainer, config, sampler, lo)
+    draw = draw or policy_draw(trainer, config, sampler, lo)
     sampled = sample(mine, lo, draw, step_seed(config, trainer.step, attempt))
     scored = score_groups(sampled, score, config.group_size, logged)
     refilled = refill_groups(
