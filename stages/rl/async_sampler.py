@@ -29,10 +29,10 @@ import contextlib
 import multiprocessing as mp
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from stages.errors import StageError
 from stages.rl.types import Draw
@@ -40,9 +40,6 @@ from stages.training.config import GRPOConfig, ModelConfig
 from stages.training.grpo import step_seed
 from stages.training.sampling import Sampler, default_prompt_text
 from stages.training.types import PolicyVersions, Rollout, RolloutGroup, TrainerState
-
-if TYPE_CHECKING:
-    from stages.rl.session import RLSession
 
 
 @dataclass(frozen=True)
@@ -87,15 +84,14 @@ def _serve(conn: Any, base_path: str, model_config: str, seed: int, sampler: Sam
 
 
 def stale_draw(
-    session: RLSession, tasks: Sequence[Any], config: GRPOConfig, prompts: Sequence[Any]
-) -> tuple[Draw, int]:
-    """Step `session.trainer.step`'s `Draw` under asynchronous rollouts, and the weights version
-    that samples it. Publishes this step's weights, then has steps t..t+k sampled ahead with the
-    prompts and settings in force now (`config`); the draw's first call takes step t's batch,
-    checked against its key; a later call (a dynamic-sampling round) is sampled now, with the
-    same version."""
-    rollouts, trainer = session.rollouts(), session.trainer
-    assert trainer is not None
+    rollouts: AsyncRollouts, trainer: TrainerState, config: GRPOConfig,
+    prompts_of: Callable[[int], Sequence[Any]],
+) -> tuple[Draw, int]:  # fmt: skip
+    """Step `trainer.step`'s `Draw` under asynchronous rollouts, and the weights version that
+    samples it. Publishes this step's weights, then has steps t..t+k sampled ahead with their
+    prompts (`prompts_of(step)`) and the settings in force now (`config`); the draw's first call
+    takes step t's batch, checked against its key; a later call (a dynamic-sampling round) is
+    sampled now, with the same version."""
     versions = rollouts.publish(trainer)
     t, k = trainer.step, config.max_staleness
 
@@ -105,7 +101,7 @@ def stale_draw(
         return rollouts.key(step, versions, texts, seed, config)
 
     for s in range(t, t + k + 1):
-        rollouts.ahead_of(key_of(s, session.prompts(tasks, s)), versions)
+        rollouts.ahead_of(key_of(s, prompts_of(s)), versions)
     taken = False
 
     def draw(records: list[Any], seed: int) -> tuple[list[RolloutGroup], dict[str, float]]:

@@ -63,7 +63,10 @@ def step_events(
 
     draw, version = None, step
     if config.max_staleness:
-        draw, version = stale_draw(session, tasks, config.in_force(settings), prompts)
+        draw, version = stale_draw(
+            session.rollouts(), trainer, config.in_force(settings),
+            lambda s: session.prompts(tasks, s),
+        )  # fmt: skip
     result = rl_step(
         trainer, prompts, config, settings, score,
         Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
