@@ -54,9 +54,13 @@ class BatchKey:
     group_size: int
 
 
-def _serve(conn: Any, base_path: str, model_config: str, seed: int, sampler: Sampler) -> None:
+def _serve(
+    conn: Any, base_path: str, model_config: str, seed: int, sampler: Sampler,
+    eos_token_ids: list[int] | None,
+) -> None:  # fmt: skip
     """The sampler process: load the base model once, then answer each request (a weights file,
-    prompts, seed, sampling config) with its groups, in order, until told to stop."""
+    prompts, seed, sampling config) with its groups, in order, until told to stop.
+    `eos_token_ids`: the trainer's tokenizer's, where it changed them (a fixed-length benchmark)."""
     import mlx.core as mx
 
     from stages.training.config import SamplingConfig
@@ -64,6 +68,8 @@ def _serve(conn: Any, base_path: str, model_config: str, seed: int, sampler: Sam
     from stages.training.sampling import sample_groups
 
     model, tokenizer = load_model(base_path)
+    if eos_token_ids is not None:
+        tokenizer.eos_token_ids = eos_token_ids
     make_trainable(model, ModelConfig.model_validate_json(model_config), seed=seed)
     loaded = None
     while (request := _next(conn)) is not None:
@@ -127,14 +133,18 @@ class AsyncRollouts:
     """The run's sampler process and its window of batches sampled ahead, by step."""
 
     def __init__(
-        self, staleness: int, base_path: Path, model: ModelConfig, seed: int, sampler: Sampler
-    ) -> None:
+        self, staleness: int, base_path: Path, model: ModelConfig, seed: int, sampler: Sampler,
+        eos_token_ids: list[int] | None = None,
+    ) -> None:  # fmt: skip
         self.staleness = staleness
-        self.folder = Path(tempfile.mkdtemp(prefix="rlvr-versions-"))
+        # In memory where there is a /dev/shm: a version is written and read once a step.
+        shm = "/dev/shm" if Path("/dev/shm").is_dir() else None
+        self.folder = Path(tempfile.mkdtemp(prefix="rlvr-versions-", dir=shm))
         ctx = mp.get_context("spawn")  # mlx is not fork-safe
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(
-            target=_serve, args=(child, str(base_path), model.model_dump_json(), seed, sampler),
+            target=_serve,
+            args=(child, str(base_path), model.model_dump_json(), seed, sampler, eos_token_ids),
             daemon=True, name="rlvr-sampler",
         )  # fmt: skip
         self.process.start()

@@ -314,6 +314,11 @@ def _substep(
     sums.trained_tokens += int(batch.ends_B[rows].sum())
 
 
+def _logprob_gap(sums: _Sums, reduce: Reduce) -> float:
+    """Mean |trainer - sampler| log-prob over the measured tokens of every rank."""
+    return reduce(sums.gap, 1.0).item() / max(reduce(mx.array(sums.gap_tokens), 1.0).item(), 1.0)
+
+
 def train_step(
     state: TrainerState,
     groups_G: Sequence[RolloutGroup],
@@ -356,13 +361,9 @@ def train_step(
     token_share = _shares(batch.mask_BT, np.arange(batch.mask_BT.shape[0]), reduce, "token-mean")[0]
     kl = reduce(sums.kl / tokens, token_share)
     entropy = reduce(sums.entropy / tokens, token_share)
-    gap = None
-    if uses_sampler_logprobs(config):
-        gap_tokens = reduce(mx.array(sums.gap_tokens), 1.0).item()
-        gap = reduce(sums.gap, 1.0).item() / max(gap_tokens, 1.0)
     state.step += 1
     return UpdateMetrics(
-        logprob_gap=gap,
+        logprob_gap=_logprob_gap(sums, reduce) if uses_sampler_logprobs(config) else None,
         step=state.step - 1,
         kl=kl.item(),
         entropy=entropy.item(),

@@ -8,7 +8,7 @@ import pytest
 
 from stages.rl.async_sampler import AsyncRollouts
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig
-from stages.training.grpo import new_trainer_state, train_step
+from stages.training.grpo import new_trainer_state, step_seed, train_step
 from stages.training.model import load_model, make_trainable
 from stages.training.sampling import batched, sample_groups
 from stages.training.types import PolicyVersions
@@ -89,3 +89,43 @@ def test_the_schedule_samples_step_s_with_the_weights_after_step_s_minus_1_minus
 def test_tis_weighs_one_update_per_batch_only() -> None:
     with pytest.raises(ValueError, match="grpo.tis_cap weighs one update per batch"):
         GRPOConfig(tis_cap=2.0, num_iterations=2)
+
+
+def test_tis_weighs_each_token_by_its_truncated_trainer_over_sampler_ratio() -> None:
+    import mlx.core as mx
+
+    from stages.training.grpo_loss import loss_from_logprobs
+
+    logp = mx.array([[-1.0, -2.0]])
+    sampler = mx.array([[-1.5, -0.5]])  # ratios e^0.5 = 1.65 and e^-1.5 = 0.22
+    mask, adv, ref = mx.ones((1, 2)), mx.array([1.0]), mx.zeros((1, 2))
+    config = GRPOConfig(tis_cap=1.2, kl_penalty_coef=0.0)
+
+    def loss(lp):
+        return loss_from_logprobs(lp, mx.zeros_like(lp), mask, adv, ref, sampler, 0.0, config)[0]
+
+    value, grad = mx.value_and_grad(loss)(logp)
+    weights = [1.2, float(mx.exp(mx.array(-1.5)))]  # the first truncated at the cap
+    assert value.item() == pytest.approx(-sum(weights) / 2, rel=1e-5)
+    assert grad.tolist()[0] == pytest.approx([-w / 2 for w in weights], rel=1e-5)
+
+
+def test_a_dynamic_sampling_round_samples_now_with_the_version_of_its_step(setup, prompts) -> None:
+    from stages.rl.async_sampler import stale_draw
+
+    trainer, config, rollouts = setup
+    texts = list(prompts[:8])
+    draw, version = stale_draw(rollouts, trainer, config, lambda s: texts[:4])
+    assert version == 0
+    first, _ = draw(texts[:4], 123)
+    assert _of(first) == _here(trainer, config, texts[:4], step_seed(config, 0, 0))
+    refill, _ = draw(texts[4:6], 99)  # a refill round: its own prompts and seed
+    assert _of(refill) == _here(trainer, config, texts[4:6], 99)
+
+
+def test_asynchronous_rollouts_across_ranks_are_refused_when_the_config_loads() -> None:
+    from orchestrator.config import load_config
+    from orchestrator.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="grpo.max_staleness: asynchronous rollouts are not"):
+        load_config(None, ["grpo.max_staleness=1", "distributed.enabled=true"])
