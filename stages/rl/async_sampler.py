@@ -228,7 +228,10 @@ class AsyncRollouts:
         while ticket not in self.replies:
             if not self.process.is_alive() and not self.conn.poll():
                 raise StageError(f"the sampler process died (exit code {self.process.exitcode})")
-            got, rollouts, stats, error = self.conn.recv()
+            try:
+                got, rollouts, stats, error = self.conn.recv()
+            except (EOFError, OSError) as e:
+                raise StageError(f"the sampler process died: {e}") from e
             live = {t for _, t in self.ahead.values()}
             if got == ticket or got in live:  # a discarded batch's reply is dropped
                 self.replies[got] = (rollouts, stats, error)
