@@ -56,7 +56,7 @@ class BatchKey:
 
 def _serve(
     conn: Any, base_path: str, model_config: str, seed: int, sampler: Sampler,
-    eos_token_ids: list[int] | None,
+    eos_token_ids: list[int] | None = None,
 ) -> None:  # fmt: skip
     """The sampler process: load the base model once, then answer each request (a weights file,
     prompts, seed, sampling config) with its groups, in order, until told to stop.
