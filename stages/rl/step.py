@@ -22,6 +22,9 @@ figures as `rank{r}_*_s` when there are several ranks.
   step's reward figures describe the batch as drawn (round 0), so a collapse of reward variance
   stays visible to the policies, and `trained_groups` / `refill_rounds` say what was trained on.
   Not supported across ranks.
+- `grpo.max_staleness` k > 0: the sample phase's `draw` is the asynchronous sampler's
+  (stages/rl/async_sampler.py): the batch the weights after step t-1-k sampled, in a second
+  process, while earlier steps trained. Not supported across ranks.
 - `reward_weights`: `score`'s verdicts carry their components (stages/rl/rewards.py); each
   component's mean is a figure `reward_<name>`, and `verify_rate` reads `correctness`.
 """
