@@ -129,3 +129,20 @@ def test_asynchronous_rollouts_across_ranks_are_refused_when_the_config_loads() 
 
     with pytest.raises(ConfigError, match="grpo.max_staleness: asynchronous rollouts are not"):
         load_config(None, ["grpo.max_staleness=1", "distributed.enabled=true"])
+
+
+def test_a_stale_batch_trains_with_num_iterations_and_reports_its_log_prob_gap(
+    setup, prompts
+) -> None:
+    trainer, config, rollouts = setup
+    texts = list(prompts[:4])
+    versions = rollouts.publish(trainer)
+    stale, _ = rollouts.take(rollouts.key(1, versions, texts, 3, config), versions, texts)
+    rewards = [[1.0, 0.0, 0.0, 1.0]] * 4
+    fresh = train_step(trainer, stale, rewards, config, ALONE)  # sampled by these very weights
+    assert fresh.logprob_gap is not None and fresh.logprob_gap < 1e-4
+    twice = config.model_copy(update={"num_iterations": 2})
+    moved = train_step(trainer, stale, rewards, twice, ALONE)  # one update old now
+    assert moved.logprob_gap > fresh.logprob_gap and moved.loss == moved.loss
+    on_policy = config.model_copy(update={"max_staleness": 0})
+    assert train_step(trainer, stale, rewards, on_policy, ALONE).logprob_gap is None
