@@ -8,8 +8,10 @@ shape and its verifier."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -17,6 +19,7 @@ import typer
 
 if TYPE_CHECKING:  # the families and verifiers load when `check` runs, not for `rlvr --help`
     from stages.tasks.families import TaskFamily
+    from stages.verifiers.types import Verdict, Verifier
 
 
 def input_family(verifier: str) -> TaskFamily | None:
@@ -86,6 +89,67 @@ def verifier_settings(
     return settings
 
 
+@contextlib.contextmanager
+def built_verifier(settings: dict[str, Any]) -> Iterator[Verifier]:
+    """The verifier `settings` configure (`check` and `check --adversary`), closed afterwards. A
+    `VerifierError` building or running it (e.g. no sandbox and no opt-out) is one error line and
+    exit 2, nothing checked."""
+    from stages.verifiers.registry import build_verifier, parse_verifier_config
+    from stages.verifiers.types import VerifierError
+
+    try:
+        built = build_verifier(parse_verifier_config(settings))
+    except VerifierError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=2) from e
+    try:
+        yield built
+    except VerifierError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=2) from e
+    finally:
+        close = getattr(built, "close", None)
+        if close is not None:
+            close()
+
+
+def _input_family_or_exit(verifier: str | None, file: Path | None) -> TaskFamily:
+    """The family `--verifier` names, with FILE given; else one error line and exit 2."""
+    from stages.tasks.families import FAMILIES, verifier_kinds
+
+    family = input_family(verifier) if verifier else None
+    if family is not None and file is not None:
+        return family
+    if verifier is None:  # optional only beside --adversary (which reads the file's family)
+        typer.echo("error: Missing option '--verifier' (or give --adversary FILE)", err=True)
+    elif family is None:
+        typer.echo(
+            f"error: --verifier must be one of {', '.join(verifier_kinds())} "
+            f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
+            err=True,
+        )
+    else:
+        typer.echo("error: missing FILE (or --adversary FILE)", err=True)
+    raise typer.Exit(code=2)
+
+
+def _print_verdicts(file: Path, verdicts: list[Verdict]) -> None:
+    """One JSON verdict a line on stdout; the summary on stderr."""
+    for v in verdicts:
+        typer.echo(
+            json.dumps(
+                {"passed": v.passed, "reward": v.reward, "status": v.status, "reason": v.reason}
+            )
+        )
+    statuses = Counter(v.status for v in verdicts)
+    passed = sum(v.passed for v in verdicts)
+    rate = passed / len(verdicts) if verdicts else 0.0
+    breakdown = ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()))
+    typer.echo(
+        f"{file}: {len(verdicts)} checked, {passed} passed ({rate:.1%}); {breakdown}", err=True
+    )
+
+
 def check(
     verifier: Annotated[
         str | None,
@@ -125,62 +189,22 @@ def check(
 ) -> None:
     """Run a verifier over response/reference pairs and print one verdict per line (or, with
     --adversary, stage 3's adversary over a task file)."""
-    from stages.tasks.families import FAMILIES, verifier_kinds
-    from stages.verifiers.registry import build_verifier, parse_verifier_config
-    from stages.verifiers.types import VerifierError
+
+    def settings_for(kind: str) -> dict[str, Any]:
+        return verifier_settings(kind, judge_model, base_url, api_key_env, timeout_s, sandbox)
 
     if adversary is not None:
         from orchestrator.cli.adversary_command import check_adversary
 
         named = input_family(verifier) if verifier else None
-        check_adversary(
-            adversary, named.name if named else None, tasks, seed,
-            lambda kind: verifier_settings(kind, judge_model, base_url, api_key_env, timeout_s, sandbox),
-        )  # fmt: skip
+        check_adversary(adversary, named.name if named else None, tasks, seed, settings_for)
         return
-    family = input_family(verifier) if verifier else None
-    if family is None or file is None:
-        if verifier is None:  # optional only beside --adversary (which reads the file's family)
-            typer.echo("error: Missing option '--verifier' (or give --adversary FILE)", err=True)
-        elif family is None:
-            typer.echo(
-                f"error: --verifier must be one of {', '.join(verifier_kinds())} "
-                f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
-                err=True,
-            )
-        else:
-            typer.echo("error: missing FILE (or --adversary FILE)", err=True)
-        raise typer.Exit(code=2)
+    family = _input_family_or_exit(verifier, file)
+    assert verifier is not None and file is not None  # _input_family_or_exit exits otherwise
     pairs = read_pairs(verifier, file)
-    verifier = family.verifier_kind
-    settings = verifier_settings(verifier, judge_model, base_url, api_key_env, timeout_s, sandbox)
-    try:
-        built = build_verifier(parse_verifier_config(settings))
-    except VerifierError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    try:
+    with built_verifier(settings_for(family.verifier_kind)) as built:
         verdicts = built.verify_batch(pairs) if pairs else []
-    except VerifierError as e:  # e.g. no sandbox and no opt-out: one line, nothing checked
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    finally:
-        close = getattr(built, "close", None)
-        if close is not None:
-            close()
-    for v in verdicts:
-        typer.echo(
-            json.dumps(
-                {"passed": v.passed, "reward": v.reward, "status": v.status, "reason": v.reason}
-            )
-        )
-    statuses = Counter(v.status for v in verdicts)
-    passed = sum(v.passed for v in verdicts)
-    rate = passed / len(verdicts) if verdicts else 0.0
-    breakdown = ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()))
-    typer.echo(
-        f"{file}: {len(verdicts)} checked, {passed} passed ({rate:.1%}); {breakdown}", err=True
-    )
+    _print_verdicts(file, verdicts)
 
 
-__all__ = ["check", "read_pairs"]
+__all__ = ["built_verifier", "check", "read_pairs"]

@@ -16,14 +16,17 @@ _TURN_END = re.compile(
     r"|assistant|system)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
 )
 # A macro (re)definition changes what the answer renders to (`\\renewcommand{\\pi}{3}`); a comment
-# environment or `\\iffalse` hides text from the page. Found by name (str.find), not by a regular
-# expression tried at every backslash: a megabyte of "\\(" took 0.26 s that way.
+# environment or `\\iffalse` hides text from the page, and verbatim shows it as characters, unread.
+# Found by name (str.find), not by a regular expression tried at every backslash: a megabyte of
+# "\\(" took 0.26 s that way.
 _HIDDEN_COMMANDS = (
     "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "DeclareMathOperator",
     "NewDocumentCommand", "RenewDocumentCommand", "ProvideDocumentCommand",
     "DeclareDocumentCommand", "newenvironment", "renewenvironment", "def", "gdef", "edef", "xdef",
     "let", "futurelet", "catcode", "mathcode", "mathchardef", "chardef", "csname", "expandafter",
     "iffalse", "begin{comment}",
+    # literal text typesets nothing: a box inside verbatim is characters on the page, not an answer
+    "verb", "begin{verbatim", "begin{Verbatim", "begin{lstlisting", "begin{minted", "lstinline",
 )  # fmt: skip
 MAX_NAME_HITS = 1000  # "let" and "def" occur in prose; a megabyte of them is not a response
 

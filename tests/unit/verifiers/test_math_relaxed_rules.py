@@ -216,6 +216,10 @@ def test_an_exact_answer_matches_only_a_float_reference_of_six_places(verifier):
         "\\renewcommand{\\pi}{3}\nSo the area is $\\boxed{\\pi}$.",
         "\\iffalse \\fi The answer is $\\boxed{\\pi}$.",
         "<think>a</think>\\boxed{4}<think>b</think>\\boxed{\\pi}",
+        # lead's review of the round-4 holdout: verbatim text is shown, never typeset
+        "\\begin{verbatim}\n\\boxed{\\pi}\n\\end{verbatim}",
+        "\\begin{lstlisting}\n\\boxed{\\pi}\n\\end{lstlisting}",
+        "The answer: \\verb|\\boxed{\\pi}|",
     ],
 )
 def test_redefined_hidden_or_earlier_visible_answers_leave_no_answer(verifier, response):
