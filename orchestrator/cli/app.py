@@ -29,6 +29,7 @@ from orchestrator.cli.options import (
     open_store,
     out,
 )
+from orchestrator.cli.pause_command import pause
 from orchestrator.cli.read_commands import COMMANDS
 from orchestrator.cli.rescore_command import rescore
 from orchestrator.cli.status_command import runs_app, status
@@ -311,6 +312,7 @@ app.command("calibrate")(calibrate_command)
 app.command("status")(status)
 app.command("export-model")(export_model)
 app.command("rescore")(rescore)
+app.command("pause")(pause)
 app.add_typer(runs_app, name="runs")
 app.add_typer(config_app, name="config")
 for command in COMMANDS:
