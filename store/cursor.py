@@ -6,19 +6,22 @@ is written to the run. `StateCursor` folds what a cursor reads onto the run's `R
 read starts from the newest snapshot (`store.snapshots.fold_run`), later ones fold only the new rows.
 `page` is a keyset page of a run's rows (by seq, never OFFSET), each row handed out re-hashed;
 `ChainState` says how far the chain is verified, walking only the rows past its last check.
+`fold_many` folds many runs at once, a lineage tree sharing its reads: each parent's history is
+walked once for all of its branches, and a branch then folds only its own rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from store.lineage import Parent
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
 from store.rows import COLUMNS
-from store.snapshots import fold_run
-from store.verification import ChainBroken, row_problem
+from store.snapshots import Snapshots, fold_run
+from store.verification import ChainBroken, ChainWalk, row_problem
 
 
 class LogCursor:
@@ -136,3 +139,113 @@ class ChainState:
         with self.log.engine.connect() as conn:
             row = conn.exec_driver_sql(sql, (run_id,)).first()
         return (row[0], row[1]) if row else (0, "")
+
+
+class _Until:
+    """One pass over a run's rows, handed out in spans that each end at a given seq."""
+
+    def __init__(self, rows: Iterator[StoredEvent]) -> None:
+        self.rows, self.ahead = rows, None
+        self.last: tuple[int, str] = (0, "")  # the seq and hash of the last row handed out
+
+    def until(self, seq: int | None) -> Iterator[StoredEvent]:
+        while True:
+            row = self.ahead if self.ahead is not None else next(self.rows, None)
+            self.ahead = None
+            if row is None:
+                return
+            if seq is not None and row.seq > seq:
+                self.ahead = row
+                return
+            self.last = (row.seq, row.hash)
+            yield row
+
+
+def fold_many(
+    log: EventLog, run_ids: Sequence[str], parents: dict[str, Parent]
+) -> dict[str, RunState]:
+    """Each run's state (as `fold_run` gives it). A parent's history is read once, from its newest
+    snapshot before its first branch point, with the state kept at each cut; each branch then
+    folds its own rows from its cut's state, walked from the parent's row it chains from.
+    `parents`: the store's branch pointers (store/lineage.py), read once by the caller."""
+    wanted = set(run_ids)
+    cuts: dict[str, set[int]] = {}
+    for run_id in wanted:
+        if run_id in parents:
+            cuts.setdefault(parents[run_id].run_id, set()).add(parents[run_id].seq)
+    at_cut: dict[tuple[str, int], tuple[RunState, str]] = {}
+    states: dict[str, RunState] = {}
+    for parent in sorted(
+        cuts, key=lambda run: _depth(run, parents)
+    ):  # a parent before its branches
+        end = _pass(log, parent, sorted(cuts[parent]), at_cut, parents.get(parent))
+        if parent in wanted:
+            states[parent] = end
+    for run_id in run_ids:
+        if run_id in states:
+            continue
+        pointer = parents.get(run_id)
+        if pointer is not None and (pointer.run_id, pointer.seq) in at_cut:
+            states[run_id] = _own_rows(log, run_id, pointer, *at_cut[pointer.run_id, pointer.seq])
+        else:
+            states[run_id] = fold_run(log, run_id)
+    return states
+
+
+def _depth(run_id: str, parents: dict[str, Parent]) -> int:
+    depth, seen = 0, {run_id}
+    while run_id in parents and parents[run_id].run_id not in seen:
+        run_id = parents[run_id].run_id
+        seen.add(run_id)
+        depth += 1
+    return depth
+
+
+def _pass(
+    log: EventLog,
+    run_id: str,
+    cuts: list[int],
+    at_cut: dict[tuple[str, int], tuple[RunState, str]],
+    pointer: Parent | None,
+) -> RunState:
+    """Fold `run_id`'s history once, keeping (state, row hash) at each of `cuts`: a branch whose
+    own branches are all cut after its branch point from its cut's state (only its own rows
+    read), any other run from its newest snapshot before the first cut."""
+    if pointer is not None and (pointer.run_id, pointer.seq) in at_cut and cuts[0] > pointer.seq:
+        state = at_cut[pointer.run_id, pointer.seq][0]
+    else:
+        state = Snapshots(log).newest_usable(run_id, cuts[0]) or RunState()
+    rows = _Until(iter(log.read(run_id, from_seq=state.last_seq + 1)))
+    state_at = lambda seq: fold_run(log, run_id, seq)  # noqa: E731  (a rewind's target)
+    for cut in [*cuts, None]:
+        state = project(rows.until(cut), state, state_at=state_at)
+        if cut is not None:
+            hash_ = rows.last[1] if rows.last[0] == cut else _hash_at(log, run_id, cut)
+            at_cut[run_id, cut] = (replace(state, run_id=run_id), hash_)
+    state.run_id = run_id
+    return state
+
+
+def _own_rows(
+    log: EventLog, run_id: str, pointer: Parent, start: RunState, junction: str
+) -> RunState:
+    """A branch's state: its cut's state, then its own rows, each walked from the junction."""
+    mark = log.backend.mark
+    sql = (
+        f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark} AND seq > {mark} "
+        "ORDER BY seq"
+    )
+    walk = ChainWalk(run_id, pointer.seq + 1)
+    walk.prev, walk.prev_run = junction, pointer.run_id
+    with log.engine.connect() as conn:
+        rows = [StoredEvent(*r) for r in conn.exec_driver_sql(sql, (run_id, pointer.seq))]
+    for row in rows:
+        walk.step(row)
+    state = project(rows, start, state_at=lambda seq: fold_run(log, run_id, seq))
+    state.run_id = run_id
+    return state
+
+
+def _hash_at(log: EventLog, run_id: str, seq: int) -> str:
+    rows = list(log.read(run_id, from_seq=seq, to_seq=seq))
+    return rows[0].hash if rows else ""

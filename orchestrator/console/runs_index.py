@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from orchestrator.audit.status_view import health, live_holder, short_health
 from orchestrator.driver.commands import BROKEN_RUN_ERRORS
 from store import lineage
-from store.cursor import StateCursor
+from store.cursor import StateCursor, fold_many
 from store.labels import RunLabels
 from store.leases import LeaseTable
 from store.log import EventLog, RunSummary
@@ -43,14 +43,29 @@ class RunsIndex:
             leases = LeaseTable(self.log).all()
             parents = self._parents()
             now = datetime.now(UTC)
+            summaries = self.log.runs()
+            self._fold_new([s.run_id for s in summaries], parents)
             rows = []
-            for summary in self.log.runs():
+            for summary in summaries:
                 if summary.run_id in hidden and not show_hidden:
                     continue
                 row = self._row(summary, leases.get(summary.run_id), parents, now)
                 row["hidden"] = summary.run_id in hidden
                 rows.append(row)
             return rows
+
+    def _fold_new(self, run_ids: list[str], parents: dict[str, lineage.Parent]) -> None:
+        """Runs seen for the first time, folded together (a lineage tree shares its reads); on a
+        run that does not read, each is folded alone below (and listed with its error)."""
+        new = [r for r in run_ids if r not in self._cursors]
+        try:
+            states = fold_many(self.log, new, parents)
+        except BROKEN_RUN_ERRORS:
+            return
+        for run_id, state in states.items():
+            cursor = StateCursor(self.log, run_id)
+            cursor.state = state
+            self._cursors[run_id] = cursor
 
     def heads(self) -> dict[str, int]:
         """Every run's last seq (one query): what the live stream compares between polls."""

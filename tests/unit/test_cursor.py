@@ -46,3 +46,26 @@ def test_keyset_pages_cover_the_log_once_in_order(event_log, run_id, limit):
     assert seqs == list(range(1, 10))
     metrics = page(event_log, run_id, 4, types=["MetricsRecorded"], limit=2)
     assert [r.seq for r in metrics] == [5, 6]
+
+
+def test_fold_many_gives_each_run_of_a_lineage_tree_what_fold_run_gives(event_log, run_id):
+    from store.cursor import fold_many
+    from store.lineage import Parent
+
+    synthetic_run(event_log, run_id, steps=8)
+    event_log.append(run_id, [RunRewound(to_seq=6, reason="test")], event_log.last_seq(run_id))
+    event_log.append(
+        run_id, [MetricsRecorded(step=9, metrics={"kl": 0.9})], event_log.last_seq(run_id)
+    )
+    kids = [f"{run_id}-b{i}" for i in range(4)]
+    event_log.branch(run_id, kids[0], 3, [MetricsRecorded(step=20, metrics={"kl": 2.0})])
+    event_log.branch(run_id, kids[1], 9, [MetricsRecorded(step=21, metrics={"kl": 2.1})])
+    event_log.branch(kids[1], kids[2], 10, [MetricsRecorded(step=22, metrics={"kl": 2.2})])
+    event_log.branch(kids[1], kids[3], 5, [MetricsRecorded(step=23, metrics={"kl": 2.3})])
+    parents = {k: event_log.parent(k) for k in kids}
+    assert all(isinstance(p, Parent) for p in parents.values())
+    runs = [run_id, *kids]
+    states = fold_many(event_log, runs, parents)
+    for run in runs:
+        assert asdict(states[run]) == asdict(fold_run(event_log, run)), run
+    assert states[kids[2]].last_metrics == {"kl": 2.2}
