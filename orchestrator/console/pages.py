@@ -29,7 +29,7 @@ def shell(request: Request, page: str, title: str, body: str, **data: str) -> HT
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="rlvr-read-only" content="{read_only}">{token}
 <title>{escape(title)} · rlvr console</title>
-<link rel="stylesheet" href="/static/console.css">
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/console.css">
 <script src="/static/console.js" defer></script>
 </head><body data-page="{escape(page)}" {attrs}>
 <header><strong>rlvr console</strong> <nav>{nav}</nav>
