@@ -1,0 +1,161 @@
+"""The run page in Chromium, opened from disk as `rlvr report` writes it: the gates it shows are
+`rlvr status --json`'s; clicking a decision marker draws the window the rule read against its
+threshold, clicking the rollback marker shows the evidence and what followed that `rlvr why
+--json` gives; clicking a step on a chart lists its rollouts with the rewards the log holds; and a
+run whose text is hostile runs no script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orchestrator.audit.report import build_report
+from orchestrator.console.run_data import step_data
+from tests.cli_runner import rlvr
+from tests.slow.test_report_browser import browser_page, open_run_page
+from tests.unit.audit.chaos_log import chaos_run
+from tests.unit.audit.hostile_log import HOSTILE, hostile_run
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def chaos_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    root = tmp_path_factory.mktemp("chaos")
+    log, run_id = chaos_run(root / "run")
+    index = build_report(log, run_id, root / "report")
+    return index, run_id, log.url.removeprefix("sqlite:///")
+
+
+def _click_step(page, chart: str, step: int) -> None:
+    """Click the chart `chart` where its x axis is at `step`."""
+    x = page.evaluate(
+        """([id, step]) => { const c = window.rlvrRunCharts.find(c => c.spec.id === id);
+        return c.u.valToPos(step, 'x'); }""",
+        [chart, step],
+    )
+    box = page.locator(f"#chart-{chart} .u-over").bounding_box()
+    page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + x, box["y"] + box["height"] / 2)
+
+
+def test_the_gates_on_the_page_are_rlvr_status_gates(
+    chaos_report, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index, run_id, store = chaos_report
+    status = json.loads(rlvr(capsys, "status", run_id, "--json", "--store", store).out)
+    with browser_page(tmp_path / "profile") as (page, seen):
+        open_run_page(page, index.as_uri())
+        shown = page.eval_on_selector_all(
+            ".gate",
+            """bs => bs.map(b => ({name: b.dataset.gate, seq: +b.dataset.seq,
+                value: JSON.parse(b.dataset.value), threshold: JSON.parse(b.dataset.threshold),
+                passed: b.dataset.passed === 'true'}))""",
+        )
+    expected = [{k: g[k] for k in ("name", "seq", "value", "threshold", "passed")}
+                for g in status["gates"]]  # fmt: skip
+    assert sorted(shown, key=lambda g: g["seq"]) == sorted(expected, key=lambda g: g["seq"])
+    assert seen["errors"] == []
+
+
+def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
+    chaos_report, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index, run_id, store = chaos_report
+    with browser_page(tmp_path / "profile") as (page, seen):
+        open_run_page(page, index.as_uri())
+        # The KL policy's decision at step 4, clicked on the KL chart: its window and threshold.
+        page.locator("#chart-kl .marker.decision[data-step='4']").click()
+        window = page.locator("#detail .window")
+        window.wait_for()
+        decision_seq = int(page.get_attribute("#detail", "data-why-seq"))
+        drawn = {
+            k: json.loads(window.get_attribute(f"data-{k}"))
+            for k in ("steps", "values", "threshold")
+        }
+        assert window.locator("canvas").count() == 1
+        # The rollback marker: the rollback policy's evidence (an eval against the baseline).
+        page.locator("#chart-kl .marker.rollback").click()
+        page.locator("#detail .why-item").wait_for()
+        rollback_seq = int(page.get_attribute("#detail", "data-why-seq"))
+        item = page.locator("#detail .why-item").first
+        evidence = [
+            int(s)
+            for s in item.locator(".evidence li").evaluate_all("ls => ls.map(l => l.dataset.seq)")
+        ]
+        then = [
+            int(s)
+            for s in item.locator(".then li").evaluate_all("ls => ls.map(l => l.dataset.seq)")
+        ]
+        threshold = json.loads(item.get_attribute("data-threshold"))
+        text = page.inner_text("#detail")
+    assert seen["errors"] == []
+    [kl] = json.loads(
+        rlvr(capsys, "why", run_id, "--seq", str(decision_seq), "--json", "--store", store).out
+    )["items"]
+    assert drawn == {
+        "steps": kl["window"]["steps"],
+        "values": kl["window"]["values"],
+        "threshold": kl["threshold"],
+    }
+    assert drawn == {"steps": [4], "values": [0.16], "threshold": 0.1}
+    [rb] = json.loads(
+        rlvr(capsys, "why", run_id, "--seq", str(rollback_seq), "--json", "--store", store).out
+    )["items"]
+    assert evidence == [e["seq"] for e in rb["evidence"]] and then == [e["seq"] for e in rb["then"]]
+    assert threshold == rb["threshold"] == 0.95
+    assert "rolled back from step 20 to step 10" in text
+
+
+def test_clicking_a_step_lists_its_rollouts_with_the_logged_rewards(
+    chaos_report, tmp_path: Path
+) -> None:
+    index, run_id, store = chaos_report
+    from store.log import EventLog
+
+    logged = step_data(EventLog(store), run_id, 20)
+    with browser_page(tmp_path / "profile") as (page, seen):
+        open_run_page(page, index.as_uri())
+        _click_step(page, "reward", 20)
+        page.locator("#detail[data-step='20'] .rollout").first.wait_for()
+        rewards = page.eval_on_selector_all(
+            "#detail .rollout", "rs => rs.map(r => JSON.parse(r.dataset.reward))"
+        )
+        failed = page.eval_on_selector_all(
+            "#detail .rollout.fail pre", "ps => ps.map(p => p.textContent)"
+        )
+        page.select_option("#f-verdict", "fail")
+        only_failed = page.eval_on_selector_all("#detail .rollout", "rs => rs.length")
+        page.select_option("#f-verdict", "all")
+        page.fill("#f-search", "20 + 1")
+        searched = page.eval_on_selector_all(
+            "#detail .group .prompt", "ps => ps.map(p => p.textContent)"
+        )
+    assert seen["errors"] == []
+    expected = [r["reward"] for a in logged["attempts"] for g in a["groups"] for r in g["rollouts"]]
+    assert rewards == expected == [1.0, 1.0, 1.0, 0.0]
+    assert failed == ["23"] and only_failed == 1 and searched == ["20 + 1 ="]
+
+
+def test_a_hostile_run_runs_no_script(tmp_path: Path) -> None:
+    log, run_id, blobs = hostile_run(tmp_path / "run")
+    index = build_report(log, run_id, tmp_path / "report", blobs=blobs)
+    with browser_page(tmp_path / "profile") as (page, seen):
+        open_run_page(page, index.as_uri())
+        page.fill("#step-input", "1")
+        page.click("#step-go")
+        page.locator("#detail .rollout").first.wait_for()
+        shown = page.inner_text("#detail")
+        pwned = page.evaluate("() => window.__pwned === undefined ? null : window.__pwned")
+        injected = page.evaluate(
+            "() => document.querySelectorAll('#detail script, #detail img, #detail a[href^=\"javascript\"], #detail [onerror]').length"
+        )
+        prompts = page.eval_on_selector_all("#detail .prompt", "ps => ps.map(p => p.textContent)")
+    assert pwned is None and injected == 0
+    assert seen["errors"] == []
+    assert prompts[0] == HOSTILE[0] and prompts[1] == HOSTILE[2]
+    # ANSI and bidi controls are shown as code points, never passed to the page as text
+    assert "\x1b" not in shown and "\u202e" not in shown and "\u27e8U+001B\u27e9[31m" in shown
+    assert "\u27e8U+202E\u27e9evil" in shown
