@@ -30,19 +30,20 @@ def main() -> None:
             page.screenshot(path=str(out / "run_page.png"), clip=_clip(page, 1200, 1450))
             page.locator("#chart-kl .marker.decision[data-step='4']").click()
             page.locator("#detail .window canvas").wait_for()
-            page.screenshot(path=str(out / "why_panel.png"), clip=_clip(page, 1200, 900, "#detail"))
+            page.screenshot(path=str(out / "why_panel.png"), clip=_clip(page, 620, 900, "#detail"))
             page.fill("#step-input", "20")
             page.click("#step-go")
             page.locator("#detail .rollout").first.wait_for()
-            page.screenshot(path=str(out / "step_view.png"), clip=_clip(page, 1200, 700, "#detail"))
+            page.screenshot(path=str(out / "step_view.png"), clip=_clip(page, 620, 700, "#detail"))
         if seen["errors"]:
             raise SystemExit(f"the page logged errors: {seen['errors']}")
     print(f"wrote {out}/run_page.png, why_panel.png, step_view.png")
 
 
 def _clip(page, width: int, height: int, selector: str | None = None) -> dict:
-    top = page.locator(selector).bounding_box()["y"] - 10 if selector else 0
-    return {"x": 0, "y": max(top, 0), "width": width, "height": height}
+    """The top `width` x `height` of the page, or of the element `selector` (the drawer)."""
+    left = page.locator(selector).bounding_box()["x"] if selector else 0
+    return {"x": left, "y": 0, "width": width, "height": height}
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def browser_page(profile: Path) -> Iterator[tuple[Any, dict[str, list[str]]]]:
             executable_path=CHROMIUM,
             args=[f for f in FLAGS if f != "--headless"],
             headless=True,
-            viewport={"width": 1200, "height": 1600},
+            viewport={"width": 1280, "height": 1600},
         )
         try:
             page = browser.new_page()

@@ -129,6 +129,9 @@ def test_clicking_a_step_lists_its_rollouts_with_the_logged_rewards(
         page.select_option("#f-verdict", "fail")
         only_failed = page.eval_on_selector_all("#detail .rollout", "rs => rs.length")
         page.select_option("#f-verdict", "all")
+        page.fill("#f-reward", "1")
+        rewarded = page.eval_on_selector_all("#detail .rollout", "rs => rs.length")
+        page.fill("#f-reward", "")
         page.fill("#f-search", "20 + 1")
         searched = page.eval_on_selector_all(
             "#detail .group .prompt", "ps => ps.map(p => p.textContent)"
@@ -136,7 +139,30 @@ def test_clicking_a_step_lists_its_rollouts_with_the_logged_rewards(
     assert seen["errors"] == []
     expected = [r["reward"] for a in logged["attempts"] for g in a["groups"] for r in g["rollouts"]]
     assert rewards == expected == [1.0, 1.0, 1.0, 0.0]
-    assert failed == ["23"] and only_failed == 1 and searched == ["20 + 1 ="]
+    assert failed == ["23"] and only_failed == 1 and rewarded == 3 and searched == ["20 + 1 ="]
+
+
+def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
+    chaos_report, tmp_path: Path
+) -> None:
+    index, _run_id, _store = chaos_report
+    scales = "() => window.rlvrRunCharts.map(c => [c.u.scales.x.min, c.u.scales.x.max])"
+    with browser_page(tmp_path / "profile") as (page, seen):
+        open_run_page(page, index.as_uri())
+        before = page.evaluate(scales)
+        box = page.locator("#chart-reward .u-over").bounding_box()
+        left, right = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.5
+        page.mouse.move(left, box["y"] + 40)
+        page.mouse.down()
+        page.mouse.move(right, box["y"] + 40, steps=5)
+        page.mouse.up()
+        zoomed = page.evaluate(scales)
+        page.mouse.dblclick(left, box["y"] + 40)
+        back = page.evaluate(scales)
+    assert seen["errors"] == []
+    assert len({tuple(s) for s in zoomed}) == 1 and zoomed[0] != before[0]
+    assert before[0][0] < zoomed[0][0] < zoomed[0][1] < before[0][1]
+    assert back == before
 
 
 def test_a_hostile_run_runs_no_script(tmp_path: Path) -> None:

@@ -259,6 +259,18 @@
     });
   }
 
+  // A zoom on one chart (drag) or back out (double-click) moves every chart's step axis.
+  var zooming = false;
+  function syncZoom(u, key) {
+    if (key !== "x" || zooming) return;
+    zooming = true;
+    var min = u.scales.x.min, max = u.scales.x.max;
+    state.charts.forEach(function (c) {
+      if (c.u !== u && (c.u.scales.x.min !== min || c.u.scales.x.max !== max)) c.u.setScale("x", { min: min, max: max });
+    });
+    zooming = false;
+  }
+
   function renderCharts() {
     var data = state.data, grid = state.grid = buildGrid(data);
     var holder = document.getElementById("charts");
@@ -283,9 +295,12 @@
       var u = new uPlot({
         width: width, height: spec.settings ? 200 : 180, series: made.series, axes: axes,
         scales: scales, cursor: { sync: { key: "run-" + runId, setSeries: false }, drag: { x: true, y: false } },
-        hooks: { draw: [function (uu) { drawOverlay(uu, spec); }] }
+        hooks: { draw: [function (uu) { drawOverlay(uu, spec); }], setScale: [syncZoom] }
       }, made.cols, box);
-      u.over.addEventListener("click", function () {
+      var downAt = null;
+      u.over.addEventListener("mousedown", function (ev) { downAt = ev.clientX; });
+      u.over.addEventListener("click", function (ev) {
+        if (downAt !== null && Math.abs(ev.clientX - downAt) > 3) return;  // the end of a zoom drag
         var idx = u.cursor.idx;
         if (idx !== null && idx !== undefined) showStep(state.grid.x[idx]);
       });
@@ -301,6 +316,9 @@
   function panel(title) {
     var p = clear(document.getElementById("detail"));
     p.hidden = false;
+    var close = el("button", { type: "button", cls: "close", "aria-label": "close", text: "\u00d7" });
+    close.addEventListener("click", function () { p.hidden = true; });
+    p.appendChild(close);
     p.appendChild(el("h2", { text: title }));
     return p;
   }
