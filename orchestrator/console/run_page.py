@@ -71,7 +71,8 @@ def render_run_html(run_id: str, *, data: dict | None, inline: bool, api_base: s
         scripts = (
             f'<script src="/static/{VENDOR_JS}"></script><script src="/static/run.js"></script>'
         )
-        return (f'<!DOCTYPE html>\n<html lang="en"><head>{head}<title>{title}</title>{links}</head>'
+        return (f'<!DOCTYPE html>\n<html lang="en"><head>{head}<link rel="icon" href="data:,">'
+                f"<title>{title}</title>{links}</head>"
                 f"<body>{body}{scripts}</body></html>\n")  # fmt: skip
     if data is None:
         raise ValueError("an inline run page needs its data")

@@ -1,18 +1,25 @@
-"""The run page in Chromium, opened from disk as `rlvr report` writes it: the gates it shows are
+"""The run page in Chromium, opened from disk as `rlvr report` writes it and served by `rlvr
+console` (its real app on 127.0.0.1, data fetched from its API): the gates it shows are
 `rlvr status --json`'s; clicking a decision marker draws the window the rule read against its
 threshold, clicking the rollback marker shows the evidence and what followed that `rlvr why
 --json` gives; clicking a step on a chart lists its rollouts with the rewards the log holds; and a
-run whose text is hostile runs no script."""
+run whose text is hostile runs no script. Served, a step appended to the log reaches the open page
+without a reload."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from orchestrator.audit.report import build_report
 from orchestrator.console.run_data import step_data
+from store.log import EventLog
 from tests.cli_runner import rlvr
 from tests.slow.test_report_browser import browser_page, open_run_page
 from tests.unit.audit.chaos_log import chaos_run
@@ -21,12 +28,22 @@ from tests.unit.audit.hostile_log import HOSTILE, hostile_run
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def chaos_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+@pytest.fixture(scope="module", params=["report", "console"])
+def chaos_report(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, str]]:
+    """The chaos run's page: (its URL, the run id, the store's path)."""
     root = tmp_path_factory.mktemp("chaos")
     log, run_id = chaos_run(root / "run")
-    index = build_report(log, run_id, root / "report")
-    return index, run_id, log.url.removeprefix("sqlite:///")
+    store = log.url.removeprefix("sqlite:///")
+    if request.param == "report":
+        yield build_report(log, run_id, root / "report").as_uri(), run_id, store
+        return
+    pytest.importorskip("starlette")
+    from tests.unit.console.serve import serving
+
+    with serving(log) as served:
+        yield f"{served.base}/runs/{run_id}", run_id, store
 
 
 def _click_step(page, chart: str, step: int) -> None:
@@ -47,7 +64,7 @@ def test_the_gates_on_the_page_are_rlvr_status_gates(
     index, run_id, store = chaos_report
     status = json.loads(rlvr(capsys, "status", run_id, "--json", "--store", store).out)
     with browser_page(tmp_path / "profile") as (page, seen):
-        open_run_page(page, index.as_uri())
+        open_run_page(page, index)
         shown = page.eval_on_selector_all(
             ".gate",
             """bs => bs.map(b => ({name: b.dataset.gate, seq: +b.dataset.seq,
@@ -65,7 +82,7 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
 ) -> None:
     index, run_id, store = chaos_report
     with browser_page(tmp_path / "profile") as (page, seen):
-        open_run_page(page, index.as_uri())
+        open_run_page(page, index)
         # The KL policy's decision at step 4, clicked on the KL chart: its window and threshold.
         page.locator("#chart-kl .marker.decision[data-step='4']").click()
         window = page.locator("#detail .window")
@@ -117,7 +134,7 @@ def test_clicking_a_step_lists_its_rollouts_with_the_logged_rewards(
 
     logged = step_data(EventLog(store), run_id, 20)
     with browser_page(tmp_path / "profile") as (page, seen):
-        open_run_page(page, index.as_uri())
+        open_run_page(page, index)
         _click_step(page, "reward", 20)
         page.locator("#detail[data-step='20'] .rollout").first.wait_for()
         rewards = page.eval_on_selector_all(
@@ -148,7 +165,7 @@ def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
     index, _run_id, _store = chaos_report
     scales = "() => window.rlvrRunCharts.map(c => [c.u.scales.x.min, c.u.scales.x.max])"
     with browser_page(tmp_path / "profile") as (page, seen):
-        open_run_page(page, index.as_uri())
+        open_run_page(page, index)
         before = page.evaluate(scales)
         box = page.locator("#chart-reward .u-over").bounding_box()
         left, right = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.5
@@ -165,11 +182,27 @@ def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
     assert back == before
 
 
-def test_a_hostile_run_runs_no_script(tmp_path: Path) -> None:
+@contextmanager
+def page_of(kind: str, log: EventLog, run_id: str, out: Path, **report: Any) -> Iterator[str]:
+    """The URL of `run_id`'s page: its report written under `out`, or the console serving `log`."""
+    if kind == "report":
+        yield build_report(log, run_id, out, **report).as_uri()
+        return
+    pytest.importorskip("starlette")
+    from tests.unit.console.serve import serving
+
+    with serving(log) as served:
+        yield f"{served.base}/runs/{run_id}"
+
+
+@pytest.mark.parametrize("kind", ["report", "console"])
+def test_a_hostile_run_runs_no_script(kind: str, tmp_path: Path) -> None:
     log, run_id, blobs = hostile_run(tmp_path / "run")
-    index = build_report(log, run_id, tmp_path / "report", blobs=blobs)
-    with browser_page(tmp_path / "profile") as (page, seen):
-        open_run_page(page, index.as_uri())
+    with (
+        page_of(kind, log, run_id, tmp_path / "report", blobs=blobs) as url,
+        browser_page(tmp_path / "profile") as (page, seen),
+    ):
+        open_run_page(page, url)
         page.fill("#step-input", "1")
         page.click("#step-go")
         page.locator("#detail .rollout").first.wait_for()
@@ -185,3 +218,26 @@ def test_a_hostile_run_runs_no_script(tmp_path: Path) -> None:
     # ANSI and bidi controls are shown as code points, never passed to the page as text
     assert "\x1b" not in shown and "\u202e" not in shown and "\u27e8U+001B\u27e9[31m" in shown
     assert "\u27e8U+202E\u27e9evil" in shown
+
+
+def test_a_step_appended_to_the_log_reaches_the_open_console_page(tmp_path: Path) -> None:
+    from store.events import MetricsRecorded
+
+    log, run_id, _blobs = hostile_run(tmp_path / "run")
+    steps = "() => window.rlvrRunCharts[0].u.data[0]"
+    with (
+        page_of("console", log, run_id, tmp_path) as url,
+        browser_page(tmp_path / "profile") as (page, seen),
+    ):
+        open_run_page(page, url)
+        before = page.evaluate(steps)
+        page.wait_for_timeout(300)  # the page's stream is open
+        log.append(run_id, [MetricsRecorded(step=2, metrics={"reward_mean": 0.75, "kl": 0.02})],
+                   log.last_seq(run_id))  # fmt: skip
+        start = time.monotonic()
+        page.wait_for_function("() => window.rlvrRunCharts[0].u.data[0].includes(2)", timeout=5000)
+        seen_after_s = time.monotonic() - start
+        rewards = page.evaluate("() => window.rlvrRunCharts[0].u.data[1]")
+    assert seen["errors"] == []
+    assert before == [1] and rewards == [0.5, 0.75]
+    assert seen_after_s < 2.0  # the stream's target is 1 s; a shared CI machine gets slack
