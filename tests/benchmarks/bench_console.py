@@ -96,7 +96,7 @@ def _run_pages(timed, run_id: str) -> dict:
         return {"run_page_s": None, "step_page_s": None}
     run_page_s, data = timed(f"/api/runs/{run_id}/data")
     step = 5000
-    step_page_s, _ = timed(f"/api/runs/{run_id}/steps/{step}")
+    step_page_s, _ = timed(f"/api/runs/{run_id}/step/{step}")
     return {
         "run_page_s": run_page_s,
         "step_page_s": step_page_s,
