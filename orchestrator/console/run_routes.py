@@ -62,6 +62,6 @@ async def why(request: Request) -> Response:
 routes: list[BaseRoute] = [
     Route("/runs/{run_id}", run_page),
     Route("/api/runs/{run_id}/data", run_data),
-    Route("/api/runs/{run_id}/steps/{step:int}", step),
+    Route("/api/runs/{run_id}/step/{step:int}", step),
     Route("/api/runs/{run_id}/why/{seq:int}", why),
 ]

@@ -9,7 +9,7 @@ is the server's answer as a browser would wait for it and its RSS is the console
   399 branches of it added (a lineage tree of 400 runs), cold; the `_warm` figures are a second
   request (only what moved is read);
 - `run_page_s`, `step_page_s`: the run page's data (`/api/runs/RUN/data`) and one step's rollouts
-  (`/api/runs/RUN/steps/N`), when the run page is in the build;
+  (`/api/runs/RUN/step/N`), when the run page is in the build;
 - `live_latency_s`: from a writer process's commit to the run's stream announcing it (worst of 5);
 - `rss_mb`: the console process's peak RSS after all of that; `assets_kb`: the pages' HTML, JS and
   CSS (vendored chart library included) without data.
@@ -96,7 +96,7 @@ def _run_pages(timed, run_id: str) -> dict:
         return {"run_page_s": None, "step_page_s": None}
     run_page_s, data = timed(f"/api/runs/{run_id}/data")
     step = 5000
-    step_page_s, _ = timed(f"/api/runs/{run_id}/steps/{step}")
+    step_page_s, _ = timed(f"/api/runs/{run_id}/step/{step}")
     return {
         "run_page_s": run_page_s,
         "step_page_s": step_page_s,
