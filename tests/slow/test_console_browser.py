@@ -127,6 +127,9 @@ def test_compare_overlays_a_branch_and_its_parent_and_marks_the_branch_point(sto
         assert page.input_value("#a") == parent and page.input_value("#b") == child
         assert f"branch point: seq {cut}" in page.locator("#status").inner_text()
         assert page.locator("#compare tr.branch-point").count() == 1
+        # reward, verify rate and KL drawn by the vendored uPlot, both runs on one step axis
+        assert page.locator("#charts .uplot").count() == 3
+        assert page.locator("#charts .uplot .u-legend").first.inner_text().count("chaos") >= 2
     assert problems == []
 
 
