@@ -109,7 +109,8 @@ def _int(request: Request, name: str, default: int, low: int, high: int) -> int 
 async def runs(request: Request) -> JSON:
     show_hidden = request.query_params.get("hidden") == "1"
     rows = await run_in_threadpool(services(request).runs.rows, show_hidden=show_hidden)
-    return JSON({"runs": rows, "read_only": request.app.state.read_only})
+    state = request.app.state
+    return JSON({"runs": rows, "read_only": state.read_only, "actions": state.actions})
 
 
 async def events(request: Request) -> JSON:
