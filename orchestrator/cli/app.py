@@ -19,6 +19,7 @@ import typer
 from orchestrator.cli.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.cli.check_command import check
 from orchestrator.cli.config_command import config_app
+from orchestrator.cli.console_command import console
 from orchestrator.cli.export_command import export_model
 from orchestrator.cli.options import (
     DEFAULT_STORE,
@@ -313,6 +314,7 @@ app.command("status")(status)
 app.command("export-model")(export_model)
 app.command("rescore")(rescore)
 app.command("pause")(pause)
+app.command("console")(console)
 app.add_typer(runs_app, name="runs")
 app.add_typer(config_app, name="config")
 for command in COMMANDS:
