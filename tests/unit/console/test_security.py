@@ -81,6 +81,7 @@ def test_a_request_that_changes_something_needs_the_consoles_own_origin(small_lo
         assert evil.status_code == 403
         own = client.post("/api/runs", headers={"origin": served.base})
         assert own.status_code == 405  # past the guard: this route only reads
+        assert client.get("/api/runs").json()["actions"] is True  # the runs list links forms
 
 
 def test_the_printed_url_sets_an_httponly_cookie_and_the_token_leaves_the_url(small_log):
@@ -119,7 +120,8 @@ def test_on_another_host_every_request_needs_the_token(small_log):
 
 def test_a_read_only_console_says_so_to_its_pages(small_log):
     with serving(small_log, read_only=True) as served, served.client() as client:
-        assert client.get("/api/runs").json()["read_only"] is True
+        listed = client.get("/api/runs").json()
+        assert listed["read_only"] is True and listed["actions"] is False  # no branch links
         assert '<meta name="rlvr-read-only" content="true">' in client.get("/").text
         assert served.binding.token  # actions check app.state.read_only before the token
 
