@@ -33,14 +33,16 @@ class RunsList:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
+        # Built once: each constructor makes sure its table exists (a round trip per table).
+        self.labels, self.leases = RunLabels(log), LeaseTable(log)
         self._cursors: dict[str, StateCursor] = {}
         self._pauses: dict[str, tuple[int, str | None]] = {}  # run -> (last seq, reason)
         self._lock = threading.Lock()
 
     def rows(self, *, show_hidden: bool = False) -> list[dict[str, Any]]:
         with self._lock:
-            hidden = RunLabels(self.log).hidden()
-            leases = LeaseTable(self.log).all()
+            hidden = self.labels.hidden()
+            leases = self.leases.all()
             parents = self._parents()
             now = datetime.now(UTC)
             summaries = self.log.runs()
