@@ -141,6 +141,11 @@ class RunConfig(BaseModel):
         if self.grpo.dynamic_sampling and self.distributed.enabled:
             raise _field_error(("grpo", "dynamic_sampling"), True,
                                "not supported across ranks (distributed.enabled)")  # fmt: skip
+        if self.grpo.max_staleness and self.distributed.enabled:
+            # Each rank would need its own sampler process and version ring: not built.
+            raise _field_error(("grpo", "max_staleness"), self.grpo.max_staleness,
+                               "asynchronous rollouts are not supported across ranks "
+                               "(distributed.enabled): set grpo.max_staleness = 0")  # fmt: skip
         return self
 
 

@@ -166,32 +166,9 @@ def configure(
         structlog.processors.format_exc_info,
         _redact_processor,
     ]
-    console: logging.Handler = logging.StreamHandler(sys.stderr) if as_json else _TerminalHandler()
-    on_console = (
-        [structlog.processors.JSONRenderer()]
-        if as_json
-        else [
-            _console_safe,
-            _without_run_id,
-            structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
-        ]
-    )
-    console.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *on_console],
-            foreign_pre_chain=shared,
-        )
-    )
-    handlers: list[logging.Handler] = [console]
+    handlers = [_console_handler(as_json, shared)]
     if json_file is not None:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        file_handler = _RunFileHandler(json_file, encoding="utf-8")
-        file_handler.setFormatter(
-            structlog.stdlib.ProcessorFormatter(
-                processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared
-            )
-        )
-        handlers.append(file_handler)
+        handlers.append(_run_file_handler(json_file, shared))
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
@@ -213,6 +190,39 @@ def configure(
             cache_logger_on_first_use=True,
         )
         _configured = True
+
+
+def _console_handler(as_json: bool, shared: list) -> logging.Handler:
+    """stderr: JSON lines when it is not a terminal (or asked), else the terminal's rendering."""
+    console: logging.Handler = logging.StreamHandler(sys.stderr) if as_json else _TerminalHandler()
+    on_console = (
+        [structlog.processors.JSONRenderer()]
+        if as_json
+        else [
+            _console_safe,
+            _without_run_id,
+            structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()),
+        ]
+    )
+    console.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *on_console],
+            foreign_pre_chain=shared,
+        )
+    )
+    return console
+
+
+def _run_file_handler(json_file: Path, shared: list) -> logging.Handler:
+    """The run directory's JSON-lines log (its folder made)."""
+    json_file.parent.mkdir(parents=True, exist_ok=True)
+    file_handler = _RunFileHandler(json_file, encoding="utf-8")
+    file_handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=structlog.processors.JSONRenderer(), foreign_pre_chain=shared
+        )
+    )
+    return file_handler
 
 
 def bind(**values: Any) -> None:

@@ -95,7 +95,14 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
     if not changes:
         return []  # every knob is at its bound: persistence will roll back
     reason = f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} at step {window[-1].step}"
-    return [_adjust(state, kl, cfg, changes, evidence, reason)]
+    return [_adjust(state, kl, cfg, changes, evidence, reason + _off_policy(window[-1]))]
+
+
+def _off_policy(step) -> str:
+    """Asynchronous rollouts: how far the sampler's weights were from the trainer's on the step
+    (`logprob_gap`), so a reader can tell drift of the policy from staleness of its samples."""
+    gap = step.metrics.get("logprob_gap")
+    return "" if gap is None else f"; sampler-trainer log-prob gap {gap:.3g} on that step"
 
 
 def _smoothed(window: tuple, width: int) -> list[float | None]:

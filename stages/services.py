@@ -46,6 +46,8 @@ class RLState:
 
     split: Split
     trainer: TrainerState | None = None
+    rollouts: Any = None  # asynchronous rollouts' sampler process (stages/rl/async_sampler.py)
+    discarded: list = field(default_factory=list)  # batches sampled ahead a rollback dropped
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 JSON = dict[str, Any]
 
@@ -179,9 +179,14 @@ class SFTCompleted(Event):
 
 class RolloutsSampled(Event):
     """One step's rollout batch. The sampled groups' text lives in the blob `blob` names (JSON
-    `{"samples": [...], "verdicts": [...]}`); logs written before that keep it in `samples`."""
+    `{"samples": [...], "verdicts": [...]}`); logs written before that keep it in `samples`.
+    v2: `policy_version`, the step whose starting weights sampled the batch (the step itself
+    on-policy; `grpo.max_staleness` k: max(step - k, the first step after the last rollback))."""
+
+    schema_version: ClassVar[int] = 2
 
     step: int
+    policy_version: int = -1  # -1: not given, read as `step` (on-policy)
     attempt: int = 0
     n_groups: int
     group_size: int
@@ -193,6 +198,23 @@ class RolloutsSampled(Event):
     # With `grpo.reward_weights`: every rollout's value of each reward component, by name (the
     # rewards above are their weighted sum), so a resume replays the `reward_<name>` metrics too.
     components: dict[str, list[list[float | None]]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _on_policy_unless_told(self) -> RolloutsSampled:
+        if self.policy_version < 0:
+            object.__setattr__(self, "policy_version", self.step)
+        return self
+
+
+class RolloutsDiscarded(Event):
+    """Asynchronous rollouts (`grpo.max_staleness`): batches sampled ahead for `steps` that will
+    not be trained as sampled, because a rollback restored other weights (`reason`). They were
+    never logged; each of those steps samples its batch again, with the same prompts, from the
+    weights the schedule then names."""
+
+    steps: list[int]
+    policy_versions: list[int]
+    reason: str
 
 
 class BatchRefilled(Event):

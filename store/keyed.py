@@ -101,14 +101,15 @@ class ChainKey:
         path = self._path(run_id)
         try:
             data = json.loads(path.read_text())
+            parts = [_head_of(run_id, data, name) for name in ("head", "pending")]
         except FileNotFoundError:
             return None, None
-        except (OSError, ValueError) as e:
-            raise IntegrityError(f"run {run_id}: keyed head {path} is unreadable: {e}") from e
+        except (OSError, ValueError, RecursionError) as e:
+            # RecursionError: deeply nested JSON, which the decoder recurses into.
+            why = "nested too deeply" if isinstance(e, RecursionError) else str(e)
+            raise IntegrityError(f"run {run_id}: keyed head {path} is unreadable: {why}") from e
         found = []
-        for name in ("head", "pending"):
-            part = data.get(name)
-            head = Head(run_id, part["seq"], part["hash"], part["mac"]) if part else None
+        for head in parts:
             if head is not None and not self.authentic(head):
                 raise IntegrityError(
                     f"run {run_id}: keyed head {path} does not match the key (edited, or signed "
@@ -128,9 +129,9 @@ class ChainKey:
                 parts = [data.get("head"), data.get("pending")]
                 seq = max(part["seq"] for part in parts if part)
                 run_id = next(part["run_id"] for part in parts if part)
-            except (OSError, ValueError, KeyError, TypeError, StopIteration):
+            except (OSError, ValueError, KeyError, TypeError, StopIteration, RecursionError):
                 continue
-            if isinstance(run_id, str) and self._path(run_id) == path:
+            if isinstance(run_id, str) and _is_seq(seq) and self._path(run_id) == path:
                 runs[run_id] = seq
         return runs
 
@@ -220,6 +221,26 @@ class ChainKey:
                 f"seqs {signed_seq + 1}..{last_seq} are not covered by the keyed head "
                 "(appended without the key?)",
             )
+
+
+def _is_seq(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _head_of(run_id: str, data: object, name: str) -> Head | None:
+    """Part `name` ("head" or "pending") of a head file, its fields checked for type (a seq
+    written as text would still pass the MAC, which covers its decimal form); ValueError if not."""
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    part = data.get(name)
+    if not part:
+        return None
+    if not isinstance(part, dict):
+        raise ValueError(f"{name}: not a JSON object")
+    seq, hash_, mac = part.get("seq"), part.get("hash"), part.get("mac")
+    if not _is_seq(seq) or not isinstance(hash_, str) or not isinstance(mac, str):
+        raise ValueError(f"{name}: seq must be a whole number, hash and mac strings")
+    return Head(run_id, seq, hash_, mac)
 
 
 def _pending_is_last(

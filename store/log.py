@@ -12,11 +12,8 @@ with its parent's, read where they are (`store.lineage`), and every read follows
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -32,22 +29,19 @@ from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
 from store.keyed import ChainKey, Head, check_export_head
-from store.retry import RetryPolicy, is_transient, with_retries
+from store.log_reads import ReadsAndChecks, warn_retry
+from store.retry import RetryPolicy, with_retries
 from store.rows import COLUMNS, EVENTS_TABLE, EventRow, RunSummary, StoredEvent
 from store.run_ids import check_run_id
 from store.verification import (
     GENESIS_HASH,
     VERIFIED_TABLE,
     ChainBroken,
-    ChainWalk,
     PrefixRecord,
     VerifyReport,
     canonical_json,
     chain_hash,
-    check_end,
-    row_problem,
     verify_rows,
-    walk_from,
 )
 
 _log = logging.getLogger("rlvr.store")
@@ -68,7 +62,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-class EventLog:
+class EventLog(ReadsAndChecks):
     """A store of many runs' logs. `url`: a path / `sqlite:///...` file or `postgresql://...`."""
 
     def __init__(self, url: str | Path, retry: RetryPolicy | None = None) -> None:
@@ -155,7 +149,7 @@ class EventLog:
             return rows
 
         try:
-            rows = with_retries(f"append to run {run_id}", attempt, self.retry, _warn_retry)
+            rows = with_retries(f"append to run {run_id}", attempt, self.retry, warn_retry)
         except SAIntegrityError as e:
             # Another writer inserted the same (run_id, seq) between our read and our insert.
             raise ConcurrencyError(f"run {run_id}: a concurrent writer appended first") from e
@@ -256,207 +250,7 @@ class EventLog:
 
     # --- reading ---------------------------------------------------------------------------
 
-    def last_seq(self, run_id: str) -> int:
-        def query() -> int:
-            with self.engine.connect() as conn:
-                return self._last(conn, run_id)[0]
-
-        return with_retries(f"read run {run_id}", query, self.retry, _warn_retry)
-
-    def _last(self, conn: sa.Connection, run_id: str) -> tuple[int, str]:
-        """The run's last seq and hash (0 and the genesis hash for a run with no rows)."""
-        last = conn.exec_driver_sql(self._last_sql, (run_id,)).first()
-        return (last[0], last[1]) if last else (0, GENESIS_HASH)
-
-    def read(
-        self,
-        run_id: str,
-        from_seq: int = 1,
-        types: Iterable[str] | None = None,
-        to_seq: int | None = None,
-        batch: int = 5000,
-    ) -> Iterator[StoredEvent]:
-        """Stream a run's events in `seq` order, optionally only some types or up to `to_seq`.
-        The chain's end is checked first (`check_chain`), then every row of the span is walked
-        (`ChainWalk`: seqs, links, each row re-hashed, the rows of other types too, never
-        decoded) from the row before `from_seq` to `to_seq`, and the link of the row after it
-        (with a key, every row to the log's end, which the keyed head vouches for). Inside
-        `walking_once`, a span walked already, still ending on the same row and hash, is not
-        walked again: only the rows handed out are re-hashed. `ChainBroken` names the first bad
-        seq; a transient error mid-stream resumes after the last row walked."""
-        self.check_chain(run_id)
-        wanted = None if types is None else sorted(set(types))
-        if wanted == []:
-            return
-        first = max(from_seq - 1, 1)
-        until = None if self.key is not None or to_seq is None else to_seq + 1
-        if self._walked_already(run_id, first, until):
-            yield from self._rehashed(run_id, from_seq, wanted, to_seq, batch)
-            return
-        walk = ChainWalk(run_id, first)
-        kinds = None if wanted is None else frozenset(wanted)
-        delays = iter(self.retry.delays())
-        while True:
-            try:
-                for row in self._stream(run_id, walk.expected, None, until, batch):
-                    # Past `to_seq` only the link back matters (an edit there is not handed out).
-                    past = to_seq is not None and row.seq > to_seq
-                    walk.step(row, link_only=past and self.key is None)
-                    if row.seq >= from_seq and not past and (kinds is None or row.type in kinds):
-                        yield row
-                break
-            except DBAPIError as e:
-                delay = next(delays, None)
-                if delay is None or not is_transient(e):
-                    raise StoreError(f"read of run {run_id} failed: {e.orig}") from e
-                _warn_retry(e, delay)
-                time.sleep(delay)
-        if walk.prev is not None and self._walked is not None:
-            self._walked[run_id] = (first, walk.expected - 1, walk.prev)
-
-    @contextlib.contextmanager
-    def walking_once(self) -> Iterator[None]:
-        """Reads inside walk each span of a run once (a command that reads one run several ways,
-        `rlvr report`, the blob GC's reading of one run); a long-lived reader stays outside, so that
-        each of its reads walks. Nested, the outermost decides."""
-        outer = self._walked
-        self._walked = {} if outer is None else outer
-        try:
-            yield
-        finally:
-            self._walked = outer
-
-    def _walked_already(self, run_id: str, first: int, until: int | None) -> bool:
-        """Whether, inside `walking_once`, `first..until` (None: to the end) of the run was walked,
-        and the row it ended on is still the log's last (for a walk to the end) with its hash."""
-        span = self._walked.get(run_id) if self._walked is not None else None
-        if span is None or span[0] > first:
-            return False
-        with self.engine.connect() as conn:
-            if until is None and self._last(conn, run_id)[0] != span[1]:
-                return False
-            if until is not None and span[1] < until:
-                return False
-            return self._hash_at(conn, run_id, span[1]) == span[2]
-
-    def _rehashed(
-        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
-    ) -> Iterator[StoredEvent]:
-        """The rows asked for, out of a span this process walked: each re-hashed as it goes."""
-        for row in self._stream(run_id, from_seq, types, to_seq, batch):
-            problem = row_problem(row)
-            if problem is not None:
-                raise ChainBroken(run_id, row.seq, problem)
-            yield row
-
-    def last_of(self, run_id: str, types: Sequence[str]) -> int | None:
-        """The seq of the run's last row of one of `types` (a branch's ancestors' rows included),
-        unchecked: a reader that wants only the latest reads from there (`read(from_seq=...)`
-        then walks only the rows after it)."""
-        mark = self.backend.mark
-        sql = (
-            f"SELECT max(seq) FROM events WHERE run_id = {mark} AND seq >= {mark} "
-            f"AND seq <= {mark} AND type IN ({', '.join([mark] * len(types))})"
-        )
-        with self.engine.connect() as conn:
-            for span in reversed(lineage.segments(conn, run_id)):
-                last = span.last if span.last is not None else self._last(conn, run_id)[0]
-                found = conn.exec_driver_sql(sql, (span.run_id, span.first, last, *types)).scalar()
-                if found is not None:
-                    return found
-        return None
-
-    def _stream(
-        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
-    ) -> Iterator[StoredEvent]:
-        """The run's history as stored, unchecked: a branch's ancestors' rows (store/lineage.py),
-        then its own."""
-        for span in self.segments(run_id):
-            part = span.clip(from_seq, to_seq)
-            if part is not None:
-                yield from self._stream_own(span.run_id, part[0], types, part[1], batch)
-
-    def _stream_own(
-        self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
-    ) -> Iterator[StoredEvent]:
-        mark = self.backend.mark
-        sql = f"{self._select_sql} AND seq >= {mark}"
-        params: list = [run_id, from_seq]
-        if to_seq is not None:
-            sql += f" AND seq <= {mark}"
-            params.append(to_seq)
-        if types is not None:
-            sql += f" AND type IN ({', '.join([mark] * len(types))})"
-            params.extend(types)
-        sql += " ORDER BY seq"
-        with self.engine.connect() as conn:
-            for row in self.backend.stream(conn, sql, params, batch):
-                yield StoredEvent(*row)
-
-    def check_chain(self, run_id: str) -> None:
-        """Walk the rows past the verified prefix, check the prefix's end still holds and the
-        keyed head (with a key); then record the new prefix. `ChainBroken` on a break.
-        A branch's history starts with its ancestors' rows: their chains are checked first."""
-        for span in self.segments(run_id):  # the run's own segment is the last
-            self._check_own_chain(span.run_id)
-
-    def _check_own_chain(self, run_id: str) -> None:
-        with self.engine.connect() as conn:
-            parent = lineage.parent_of(conn, run_id)
-
-        def walk() -> tuple[int, str] | None:
-            # The claims first, then the rows' end (see check_end): a run being written while it
-            # is read (`rlvr status` on a live run) must not look truncated.
-            heads = self.key.heads(run_id) if self.key is not None else None
-            with self.engine.connect() as conn:
-                record = self._prefix.get(conn, run_id)
-                last_seq = self._last(conn, run_id)[0]
-                check_end(
-                    run_id,
-                    last_seq,
-                    record,
-                    lambda s: self._hash_at(conn, run_id, s),
-                    self.key,
-                    heads,
-                )
-                start = (0, GENESIS_HASH)
-                if parent is not None:
-                    start = (parent.seq, self._junction(conn, run_id, parent))
-                start = record or start
-                if last_seq <= start[0]:
-                    return None
-                sql = f"{self._select_sql} AND seq > {self.backend.mark} ORDER BY seq"
-                rows = self.backend.stream(conn, sql, [run_id, start[0]], 5000)
-                return walk_from(run_id, start, (StoredEvent(*r) for r in rows))
-
-        verified = with_retries(f"check run {run_id}", walk, self.retry, _warn_retry)
-        if verified is None:
-            return
-        try:
-            with self.engine.begin() as conn:
-                self._prefix.advance(conn, run_id, *verified)
-        except DBAPIError as e:  # a read-only store is still readable: the next read walks again
-            _log.warning("could not record the verified prefix of %s: %s", run_id, e.orig)
-
-    def _junction(self, conn: sa.Connection, run_id: str, parent: lineage.Parent) -> str:
-        """The hash of the parent's row a branch starts from, once the branch's first row is
-        checked to chain from it (a rewritten or deleted parent prefix fails here)."""
-        junction = self._hash_at(conn, parent.run_id, parent.seq)
-        first = conn.exec_driver_sql(self._link_sql, (run_id, parent.seq + 1)).first()
-        if junction is None or first is None or first[0] != junction:
-            missing = "is missing" if junction is None else "no longer has the hash it chains from"
-            raise ChainBroken(
-                run_id,
-                parent.seq + 1,
-                f"branched from run {parent.run_id} at seq {parent.seq}, whose row {missing} "
-                "(the parent's history was changed)",
-            )
-        return junction
-
-    def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
-        owner = lineage.owner_of(lineage.segments(conn, run_id), seq)
-        row = conn.exec_driver_sql(self._hash_sql, (owner, seq)).first()
-        return row[0] if row else None
+    # Reads, chain checks and verify: store/log_reads.py (ReadsAndChecks).
 
     def cut_at(self, run_id: str, seq: int) -> batches.Cut:
         """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py.
@@ -477,11 +271,6 @@ class EventLog:
         """The run and seq a branch points at (None for a run with no pointer)."""
         with self.engine.connect() as conn:
             return lineage.parent_of(conn, run_id)
-
-    def segments(self, run_id: str) -> list[lineage.Segment]:
-        """The stored runs whose rows make up `run_id`'s history, oldest first."""
-        with self.engine.connect() as conn:
-            return lineage.segments(conn, run_id)
 
     def require(self, run_id: str) -> int:
         """The run's last seq; `UnknownRunError` when the store has no such run."""
@@ -548,30 +337,7 @@ class EventLog:
             with self.engine.connect() as conn:
                 return [RunSummary(*row) for row in conn.execute(query)]
 
-        return with_retries("list runs", query_runs, self.retry, _warn_retry)
-
-    def verify(self, run_id: str) -> VerifyReport:
-        """Walk the whole chain from genesis (not only past the verified prefix), then the
-        verified prefix's and the keyed head's claims about where the log ends."""
-        with self.engine.connect() as conn:  # the claims before the rows' end (see check_end)
-            record = self._prefix.get(conn, run_id)
-        heads = self.key.heads(run_id) if self.key is not None else None
-        last = self.require(run_id)
-        report = verify_rows(run_id, self._stream(run_id, 1, None, None, 5000))
-        if not report.ok:
-            with self.engine.connect() as conn:
-                owner = lineage.owner_of(lineage.segments(conn, run_id), report.first_bad_seq)
-            if owner != run_id:
-                shared = f" (in run {owner}'s rows, which this branch's history shares)"
-                report = replace(report, reason=report.reason + shared)
-            return report
-        try:
-            with self.engine.connect() as conn:
-                hash_at = lambda s: self._hash_at(conn, run_id, s)  # noqa: E731
-                check_end(run_id, last, record, hash_at, self.key, heads)
-        except ChainBroken as e:
-            return replace(report, first_bad_seq=e.seq, reason=e.reason)
-        return report
+        return with_retries("list runs", query_runs, self.retry, warn_retry)
 
 
 def _chained(
@@ -585,10 +351,6 @@ def _chained(
         rows.append(StoredEvent(run_id, seq, type_name, version, at, prev, digest, payload))
         prev = digest
     return rows
-
-
-def _warn_retry(error: BaseException, delay: float) -> None:
-    _log.warning("transient store error, retrying in %.2f s: %s", delay, error)
 
 
 def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:

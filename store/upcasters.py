@@ -100,6 +100,12 @@ def _verdicts_recorded_v1_to_v2(payload: Payload) -> Payload:
     return {**payload, "verifier": {"kind": payload["verifier"]}}
 
 
+# Before v2 every rollout batch was sampled on-policy: by the weights of its own step.
+@upcaster("RolloutsSampled", 1)
+def _rollouts_sampled_v1_to_v2(payload: Payload) -> Payload:
+    return {**payload, "policy_version": payload["step"]}
+
+
 def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
     """The payload in the current version's shape (unchanged when already current)."""
     cls = EVENT_TYPES.get(type_name)

@@ -211,6 +211,17 @@ def replay_command(
     source = "the run's own settings" if own else f"{config or 'the recorded config'}"
     if overrides:
         source += " with " + " ".join(overrides)
+    console.print(_table(run_id, source, rows))
+    if settings.reward_health.enabled and seen:
+        for rule, why in reward_health.inactive_rules(seen).items():
+            console.print(f"reward_health rule {rule} inactive on this log: {why}",
+                          highlight=False, markup=False)  # fmt: skip
+    _print_verdict(rows, console)
+    return rows
+
+
+def _table(run_id: str, source: str, rows: list[ReplayRow]) -> Table:
+    """Each event decided on: what the settings would decide beside what was decided."""
     table = Table(title=plain(f"run {run_id}: policy decisions under {source}"))
     for column in ("seq", "step", "event", "would decide", "decided", ""):
         table.add_column(column)
@@ -223,26 +234,25 @@ def replay_command(
             "\n".join(plain(d.brief()) for d in row.decided) or "-",
             "same" if row.same else "[bold]differs[/]",
         )
-    console.print(table)
-    if settings.reward_health.enabled and seen:
-        for rule, why in reward_health.inactive_rules(seen).items():
-            console.print(f"reward_health rule {rule} inactive on this log: {why}",
-                          highlight=False, markup=False)  # fmt: skip
+    return table
+
+
+def _print_verdict(rows: list[ReplayRow], console: Console) -> None:
+    """`identical` (every logged decision reproduced) or where the first difference is."""
     n_logged = sum(len(row.decided) for row in rows)
     if identical(rows):
         console.print(
             f"identical: these settings reproduce all {n_logged} logged decisions "
             f"({len(rows)} events decided on)"
         )
-    else:
-        differing = [row for row in rows if not row.same]
-        first = differing[0]
-        console.print(
-            f"different: {len(differing)} of {len(rows)} events decided on differ, the first at "
-            f"seq {first.seq} (step {first.step})"
-        )
-        console.print(CAVEAT)
-    return rows
+        return
+    differing = [row for row in rows if not row.same]
+    first = differing[0]
+    console.print(
+        f"different: {len(differing)} of {len(rows)} events decided on differ, the first at "
+        f"seq {first.seq} (step {first.step})"
+    )
+    console.print(CAVEAT)
 
 
 def _recorded_config(events: Iterable[StoredEvent]) -> tuple[dict[str, Any], list[str]]:

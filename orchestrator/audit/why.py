@@ -120,19 +120,8 @@ def _item(idx: LogIndex, e: Entry, run_id: str) -> Item:
         headline = idx.render(e).summary
         detail = p.get("reason", "")
         rule_metric = None
-    window = None
-    if rule_metric is not None:
-        rule = (kind, p["gate"] if kind == "gate" else p["policy"])
-        window = window_of(
-            idx, evidence_seqs, rule_metric, "mean" if rule in _MEAN_RULES else "each"
-        )
-    evidence = [
-        idx.render(idx.by_seq[s])
-        for s in evidence_seqs
-        if window is None or idx.by_seq[s].type != "MetricsRecorded"
-    ]
-    window_rows = [idx.render(idx.by_seq[s]) for s in evidence_seqs
-                   if window is not None and idx.by_seq[s].type == "MetricsRecorded"]  # fmt: skip
+    rule = None if rule_metric is None else (kind, p["gate"] if kind == "gate" else p["policy"])
+    window, evidence, window_rows = _evidence(idx, evidence_seqs, rule, rule_metric)
     since = max(since, _evidence_floor(idx, evidence_seqs, window))
     causes = idx.faults_between(since, e.seq) if kind in ("gate", "policy") else []
     then = idx.consequences(e)
@@ -142,6 +131,25 @@ def _item(idx: LogIndex, e: Entry, run_id: str) -> Item:
         [*window_rows, *evidence] if window is not None else evidence, then,
         idx.rewinds.abandoned_by(e.seq), window, causes, settings, branch_command,
     )  # fmt: skip
+
+
+def _evidence(
+    idx: LogIndex, evidence_seqs: list[int], rule: tuple[str, str] | None, rule_metric: str | None
+) -> tuple[Window | None, list[Evidence], list[Evidence]]:
+    """The window of step values `rule` judged (None for a row no rule judged over steps), the
+    cited rows outside it, and the window's own rows."""
+    window = None
+    if rule is not None and rule_metric is not None:
+        how = "mean" if rule in _MEAN_RULES else "each"
+        window = window_of(idx, evidence_seqs, rule_metric, how)
+    in_window = [
+        window is not None and idx.by_seq[s].type == "MetricsRecorded" for s in evidence_seqs
+    ]
+    evidence = [idx.render(idx.by_seq[s]) for s, inside in zip(evidence_seqs, in_window, strict=True)
+                if not inside]  # fmt: skip
+    window_rows = [idx.render(idx.by_seq[s]) for s, inside in zip(evidence_seqs, in_window, strict=True)
+                   if inside]  # fmt: skip
+    return window, evidence, window_rows
 
 
 def _evidence_floor(idx: LogIndex, evidence_seqs: list[int], window: Window | None) -> int:

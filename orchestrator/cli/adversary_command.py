@@ -60,28 +60,15 @@ def check_adversary(
 ) -> None:
     """Calibrate the family's verifier (configured by `settings_for(kind)`) on up to `n_tasks`
     of `file`'s tasks."""
+    from orchestrator.cli.verifier_options import built_verifier
     from stages.common import sample_of
     from stages.tasks.calibration import calibrate
     from stages.tasks.families import FAMILIES
-    from stages.verifiers.registry import build_verifier, parse_verifier_config
-    from stages.verifiers.types import VerifierError
 
     tasks = sample_of(_load(file, family), n_tasks, seed)
     kind = FAMILIES[tasks[0].family].verifier_kind
-    try:
-        verifier = build_verifier(parse_verifier_config(settings_for(kind)))
-    except VerifierError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    try:
+    with built_verifier(settings_for(kind)) as verifier:
         report = calibrate(verifier, tasks, seed=seed)
-    except VerifierError as e:  # no sandbox and no opt-out: one line, nothing checked
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    finally:
-        close = getattr(verifier, "close", None)
-        if close is not None:
-            close()
     for row in table(report):
         typer.echo(row)
     rate = report.right_variant_pass_rate

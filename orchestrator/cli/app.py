@@ -326,11 +326,15 @@ def main() -> None:
 
     rlvr_logging.configure(level=os.environ.get("RLVR_LOG_LEVEL", "WARNING"))
     try:
-        # Without standalone mode click returns an `Exit`'s code instead of exiting with it.
-        code = app(standalone_mode=False)
+        try:
+            # Without standalone mode click returns an `Exit`'s code instead of exiting with it.
+            code = app(standalone_mode=False)
+        except typer.Exit as e:
+            code = e.exit_code
+        # Here, not in the interpreter's last flush: stdout on a full disk (`> /dev/full`) is an
+        # error line and exit 1, not "Exception ignored" and exit 120.
+        sys.stdout.flush()
         sys.exit(code if isinstance(code, int) else 0)
-    except typer.Exit as e:
-        sys.exit(e.exit_code)
     except (ConfigError, UsageError, InvalidRunIdError, UnknownRunError) as e:
         _fail(e, 2)  # bad input: nothing was written
     except (OrchestratorError, StoreError, StageError) as e:
@@ -339,6 +343,10 @@ def main() -> None:
         sys.exit(EXIT_INTERRUPTED)
     except BrokenPipeError:
         _quiet_on_closed_pipe()
+    except OSError as e:  # what a command left uncaught: the output it could not write, mostly
+        _stdout_to_devnull()  # what stdout still buffers cannot be written either
+        where = e.filename or "standard output"
+        _fail(OrchestratorError(f"cannot write {where}: {e.strerror or e}"), 1)
     except Exception as e:  # click's usage errors and the like
         kinds = {kind.__name__ for kind in type(e).__mro__}
         # By name: typer >= 0.2x raises its vendored copy (`typer._click`), older ones click's.
@@ -360,6 +368,10 @@ def _fail(error: Exception, code: int) -> None:
 def _quiet_on_closed_pipe() -> None:
     """`rlvr status | head`: the reader went away; that is not an error. Point stdout at
     /dev/null so the interpreter's last flush cannot complain either."""
+    _stdout_to_devnull()
+    sys.exit(0)
+
+
+def _stdout_to_devnull() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(0)

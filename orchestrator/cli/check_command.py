@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from orchestrator.cli.verifier_options import built_verifier, verifier_settings
+
 if TYPE_CHECKING:  # the families and verifiers load when `check` runs, not for `rlvr --help`
     from stages.tasks.families import TaskFamily
+    from stages.verifiers.types import Verdict
 
 
 def input_family(verifier: str) -> TaskFamily | None:
@@ -62,28 +65,41 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     return pairs
 
 
-def verifier_settings(
-    kind: str,
-    judge_model: str,
-    base_url: str | None,
-    api_key_env: str,
-    timeout_s: float | None,
-    sandbox: str,
-) -> dict[str, Any]:
-    """The verifier config `check`'s options give for verifier `kind` (warnings on stderr)."""
-    settings: dict[str, Any] = {"kind": kind}
-    if kind == "rubric":
-        settings.update(judge_model=judge_model, base_url=base_url, api_key_env=api_key_env)
-        typer.echo(f"judge: {base_url or 'OpenAI (https)'}, key from ${api_key_env}", err=True)
-    if timeout_s is not None and kind in ("math", "code", "rubric"):
-        settings["timeout_s"] = timeout_s
-    if kind == "code":
-        settings["sandbox"] = sandbox
-        if sandbox == "unisolated":
-            typer.echo(
-                "warning: --sandbox unisolated: untrusted code runs without isolation", err=True
+def _input_family_or_exit(verifier: str | None, file: Path | None) -> TaskFamily:
+    """The family `--verifier` names, with FILE given; else one error line and exit 2."""
+    from stages.tasks.families import FAMILIES, verifier_kinds
+
+    family = input_family(verifier) if verifier else None
+    if family is not None and file is not None:
+        return family
+    if verifier is None:  # optional only beside --adversary (which reads the file's family)
+        typer.echo("error: Missing option '--verifier' (or give --adversary FILE)", err=True)
+    elif family is None:
+        typer.echo(
+            f"error: --verifier must be one of {', '.join(verifier_kinds())} "
+            f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
+            err=True,
+        )
+    else:
+        typer.echo("error: missing FILE (or --adversary FILE)", err=True)
+    raise typer.Exit(code=2)
+
+
+def _print_verdicts(file: Path, verdicts: list[Verdict]) -> None:
+    """One JSON verdict a line on stdout; the summary on stderr."""
+    for v in verdicts:
+        typer.echo(
+            json.dumps(
+                {"passed": v.passed, "reward": v.reward, "status": v.status, "reason": v.reason}
             )
-    return settings
+        )
+    statuses = Counter(v.status for v in verdicts)
+    passed = sum(v.passed for v in verdicts)
+    rate = passed / len(verdicts) if verdicts else 0.0
+    breakdown = ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()))
+    typer.echo(
+        f"{file}: {len(verdicts)} checked, {passed} passed ({rate:.1%}); {breakdown}", err=True
+    )
 
 
 def check(
@@ -125,62 +141,22 @@ def check(
 ) -> None:
     """Run a verifier over response/reference pairs and print one verdict per line (or, with
     --adversary, stage 3's adversary over a task file)."""
-    from stages.tasks.families import FAMILIES, verifier_kinds
-    from stages.verifiers.registry import build_verifier, parse_verifier_config
-    from stages.verifiers.types import VerifierError
+
+    def settings_for(kind: str) -> dict[str, Any]:
+        return verifier_settings(kind, judge_model, base_url, api_key_env, timeout_s, sandbox)
 
     if adversary is not None:
         from orchestrator.cli.adversary_command import check_adversary
 
         named = input_family(verifier) if verifier else None
-        check_adversary(
-            adversary, named.name if named else None, tasks, seed,
-            lambda kind: verifier_settings(kind, judge_model, base_url, api_key_env, timeout_s, sandbox),
-        )  # fmt: skip
+        check_adversary(adversary, named.name if named else None, tasks, seed, settings_for)
         return
-    family = input_family(verifier) if verifier else None
-    if family is None or file is None:
-        if verifier is None:  # optional only beside --adversary (which reads the file's family)
-            typer.echo("error: Missing option '--verifier' (or give --adversary FILE)", err=True)
-        elif family is None:
-            typer.echo(
-                f"error: --verifier must be one of {', '.join(verifier_kinds())} "
-                f"(or a task family: {', '.join(FAMILIES)}), got {verifier!r}",
-                err=True,
-            )
-        else:
-            typer.echo("error: missing FILE (or --adversary FILE)", err=True)
-        raise typer.Exit(code=2)
+    family = _input_family_or_exit(verifier, file)
+    assert verifier is not None and file is not None  # _input_family_or_exit exits otherwise
     pairs = read_pairs(verifier, file)
-    verifier = family.verifier_kind
-    settings = verifier_settings(verifier, judge_model, base_url, api_key_env, timeout_s, sandbox)
-    try:
-        built = build_verifier(parse_verifier_config(settings))
-    except VerifierError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    try:
+    with built_verifier(settings_for(family.verifier_kind)) as built:
         verdicts = built.verify_batch(pairs) if pairs else []
-    except VerifierError as e:  # e.g. no sandbox and no opt-out: one line, nothing checked
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(code=2) from e
-    finally:
-        close = getattr(built, "close", None)
-        if close is not None:
-            close()
-    for v in verdicts:
-        typer.echo(
-            json.dumps(
-                {"passed": v.passed, "reward": v.reward, "status": v.status, "reason": v.reason}
-            )
-        )
-    statuses = Counter(v.status for v in verdicts)
-    passed = sum(v.passed for v in verdicts)
-    rate = passed / len(verdicts) if verdicts else 0.0
-    breakdown = ", ".join(f"{k} {n}" for k, n in sorted(statuses.items()))
-    typer.echo(
-        f"{file}: {len(verdicts)} checked, {passed} passed ({rate:.1%}); {breakdown}", err=True
-    )
+    _print_verdicts(file, verdicts)
 
 
 __all__ = ["check", "read_pairs"]

@@ -299,13 +299,15 @@ def run_launched(
     finish: Callable[[str, RunState, EventLog], None], observers: Observers = UNOBSERVED,
 ) -> bool:  # fmt: skip
     """`rlvr run` on every rank of an mlx.launch job; False when not launched with several ranks."""
+    world = launched_world(load_config(config_path, overrides).distributed)
+    if world is None:
+        return False
+    # Launched: the config as a distributed run records it (refused here, at start, with one
+    # line naming the field, when it asks for what ranks do not support: grpo.max_staleness).
     overrides = [*overrides, "distributed.enabled=true"]
     cfg = load_config(config_path, overrides)
     check_data(cfg)
     check_log_path(cfg)
-    world = launched_world(cfg.distributed)
-    if world is None:
-        return False
     if not world.leader:
         _exit_follower(Follower(world, stages).follow())
     log = EventLog(run_store(store, cfg))

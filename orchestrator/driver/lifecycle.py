@@ -35,6 +35,7 @@ from store.batches import CutError
 from store.blobs import BlobStore
 from store.events import (
     CheckpointsPruned,
+    Event,
     HyperparametersChanged,
     RunBranched,
     RunResumed,
@@ -90,29 +91,11 @@ def drive(
         graceful_signals(stop),
         LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease,
     ):
-        marks: list = []
-        if rewind_to is not None:
-            marks.append(RunRewound(to_seq=rewind_to, reason=f"resume --from {rewind_to}"))
-        if resumed_from_step is not None:
-            marks.append(RunResumed(owner=lease.owner, from_step=resumed_from_step))
-        if overrides:
-            marks.append(
-                SettingsOverridden(
-                    overrides=list(overrides), reason=f"rlvr resume {' '.join(overrides)}"
-                )
-            )
+        marks = _resume_marks(rewind_to, resumed_from_step, overrides, lease.owner)
         if marks:
             log.append(run_id, marks, expected_seq=log.last_seq(run_id))
         if state is not None:
-            # The caller's fold plus what was appended since (the lease, the marks): one fold. A
-            # rewind's target state is the one the caller passed.
-            known = state
-
-            def state_at(seq: int) -> RunState:
-                return replace(known) if seq == known.last_seq else fold_run(log, run_id, seq)
-
-            since = log.read(run_id, from_seq=state.last_seq + 1)
-            state = project(since, state, state_at=state_at)
+            state = _caught_up(log, run_id, state)
         driver = driver_factory(
             log,
             run_id,
@@ -127,6 +110,36 @@ def drive(
             on_stage=on_stage,
         )
         return driver.run()
+
+
+def _resume_marks(
+    rewind_to: int | None, resumed_from_step: int | None, overrides: Sequence[str], owner: str
+) -> list[Event]:
+    """What a resume appends under the new lease before the driver starts: the rewind, the
+    resume and the operational overrides, as asked."""
+    marks: list[Event] = []
+    if rewind_to is not None:
+        marks.append(RunRewound(to_seq=rewind_to, reason=f"resume --from {rewind_to}"))
+    if resumed_from_step is not None:
+        marks.append(RunResumed(owner=owner, from_step=resumed_from_step))
+    if overrides:
+        marks.append(
+            SettingsOverridden(
+                overrides=list(overrides), reason=f"rlvr resume {' '.join(overrides)}"
+            )
+        )
+    return marks
+
+
+def _caught_up(log: EventLog, run_id: str, known: RunState) -> RunState:
+    """The caller's fold plus what was appended since (the lease, the marks): one fold. A
+    rewind's target state is the one the caller passed."""
+
+    def state_at(seq: int) -> RunState:
+        return replace(known) if seq == known.last_seq else fold_run(log, run_id, seq)
+
+    since = log.read(run_id, from_seq=known.last_seq + 1)
+    return project(since, known, state_at=state_at)
 
 
 # Settings a resume may change (`rlvr resume RUN key=value`): how the run is kept, never what it
@@ -277,8 +290,6 @@ def pruned_after_cut(
     rollback targets and its resume, know (a rollback restores such weights with a fresh AdamW
     state; a resume falls back to a checkpoint that has its state). From the branch's creation
     on the GC keeps everything its prefix names."""
-    from stages.rl.checkpoints import optimizer_missing
-
     known = {c.digest: c for c in state.checkpoints}
     if not known:
         return None
@@ -291,6 +302,10 @@ def pruned_after_cut(
             ref = known.get(entry["checkpoint"])
             if ref is not None and not blobs.exists(ref.digest):
                 pruned[ref.digest] = {"step": ref.step, "checkpoint": ref.digest, "seq": ref.seq}
+        if event.optimizer_dropped:
+            # Here, not at the top: it loads the RL stage (mlx-lm, transformers), ~2 s of a
+            # branch whose parent dropped no optimizer state.
+            from stages.rl.checkpoints import optimizer_missing
         for entry in event.optimizer_dropped:
             ref = known.get(entry["checkpoint"])
             if ref is not None and ref.optimizer and optimizer_missing(blobs, ref.digest):

@@ -143,9 +143,29 @@ class TensorBoardSink:
     def __init__(self, logdir: Path, hparams: Mapping[str, Any] | None = None) -> None:
         tensorboardx = _import("tensorboardX", "tensorboard")
         self.logdir = Path(logdir)
-        self.writer = tensorboardx.SummaryWriter(logdir=str(self.logdir), flush_secs=5)
+        try:  # tensorboardX would leave an unwritable folder to its writer thread, which says nothing
+            self.logdir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SinkError(
+                f"cannot write TensorBoard files into {self.logdir}: {e.strerror or e}"
+            ) from e
+        _watch_writer_threads()
+        self.failures_before = len(_WRITER_FAILURES)
+        # A queue that does not fill while this process checks the writer thread between rows:
+        # tensorboardX's default (10) blocks for ever once that thread has died.
+        self.writer = tensorboardx.SummaryWriter(
+            logdir=str(self.logdir), flush_secs=5, max_queue=100_000
+        )
         if hparams:
             self._write_hparams(hparams)
+
+    def _check_writer(self) -> None:
+        """SinkError once the writer thread failed (a full disk): its events are not on disk."""
+        if len(_WRITER_FAILURES) > self.failures_before:
+            error = _WRITER_FAILURES[-1]
+            raise SinkError(
+                f"cannot write TensorBoard files into {self.logdir}: {getattr(error, 'strerror', None) or error}"
+            )
 
     def _write_hparams(self, hparams: Mapping[str, Any]) -> None:
         # Into this run's own event file: tensorboardX's `add_hparams` would open a sub-folder,
@@ -157,13 +177,46 @@ class TensorBoardSink:
             self.writer.file_writer.add_summary(summary)
 
     def log(self, row: StepScalars) -> None:
+        self._check_writer()
         for tag, value in row.scalars.items():
             self.writer.add_scalar(tag, value, global_step=row.step, walltime=row.walltime)
         for tag, text in row.texts:
             self.writer.add_text(tag, text, global_step=row.step, walltime=row.walltime)
 
     def close(self) -> None:
-        self.writer.close()
+        try:
+            self.writer.close()  # its final flush runs here, in this thread
+        except OSError as e:
+            # Given up: else tensorboardX's exit hook flushes again and prints a traceback.
+            for file_writer in (self.writer.all_writers or {}).values():
+                file_writer.event_writer._closed = True
+            raise SinkError(
+                f"cannot write TensorBoard files into {self.logdir}: {e.strerror or e}"
+            ) from e
+        self._check_writer()
+
+
+# What tensorboardX's writer threads died of: a thread cannot raise into the one that feeds it.
+_WRITER_FAILURES: list[BaseException] = []
+
+
+def _watch_writer_threads() -> None:
+    """Record (instead of printing a traceback for) the exception a TensorBoard writer thread
+    dies of; other threads' exceptions go to the hook that was there."""
+    import threading
+
+    previous = threading.excepthook
+    if getattr(previous, "rlvr_tensorboard", False):
+        return
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if type(args.thread).__name__ == "_EventLoggerThread" and args.exc_value is not None:
+            _WRITER_FAILURES.append(args.exc_value)
+            return
+        previous(args)
+
+    hook.rlvr_tensorboard = True  # type: ignore[attr-defined]
+    threading.excepthook = hook
 
 
 class WandbSink:

@@ -12,6 +12,7 @@ import structlog
 from stages.errors import StageError
 from stages.rl.checkpoints import restore
 from stages.rl.session import RLSession
+from store.events import Event, RolloutsDiscarded
 from store.log import StoredEvent
 
 log_ = structlog.get_logger("rlvr.rl")
@@ -29,6 +30,21 @@ def apply(session: RLSession, stored: Sequence[StoredEvent]) -> None:
                 fresh_optimizer=row.event.fresh_optimizer,
             )  # fmt: skip
             log_.warning("rolled back", to_step=row.event.to_step, reason=row.event.reason)
+            if session.config.grpo.max_staleness:  # the batches sampled ahead: other weights
+                session.services.rl.discarded += session.rollouts().rolled_back(trainer)
+
+
+def discarded_events(session: RLSession) -> list[Event]:
+    """The `RolloutsDiscarded` of the batches sampled ahead that rollbacks applied since the
+    last call dropped (none on-policy)."""
+    rl = session.services.rl
+    dropped, rl.discarded = rl.discarded, []
+    if not dropped:
+        return []
+    return [RolloutsDiscarded(
+        steps=[k.step for k in dropped], policy_versions=[k.version for k in dropped],
+        reason="rolled back: sampled by weights the run has left",
+    )]  # fmt: skip
 
 
 def voided(stored: Sequence[StoredEvent]) -> bool:

@@ -76,6 +76,8 @@ def _metrics(
 ) -> dict[str, float | None]:  # fmt: skip
     update = updated.metrics
     values: dict[str, Any] = update.model_dump(exclude={"step", "train_tokens", "train_s"})
+    if values["logprob_gap"] is None:  # on-policy: the sampler's log-probs are not read
+        del values["logprob_gap"]
     scored = np.array([row for row in rewards_GN if None not in row], dtype=np.float64)
     if not len(scored):  # nothing of the batch as drawn was scored: what the update trained on
         scored = np.array([row for row in refilled.rewards_GN if None not in row], np.float64)

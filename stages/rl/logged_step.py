@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from stages.rl.async_sampler import stale_draw
 from stages.rl.chaos import corrupt
 from stages.rl.rewards import weigh
 from stages.rl.session import RLSession
@@ -60,13 +61,20 @@ def step_events(
         verdicts = corrupt(faults, seed, step, [t.task_id for t in records], texts, verdicts)
         return weigh(verdicts, records, texts, config.reward_weights)
 
+    draw, version = None, step
+    if config.max_staleness:
+        draw, version = stale_draw(
+            session.rollouts(), trainer, config.in_force(settings),
+            lambda s: session.prompts(tasks, s),
+        )  # fmt: skip
     result = rl_step(
         trainer, prompts, config, settings, score,
         Rank(session.world, split), sampler=session.sampler, attempt=attempt, logged=replay,
         keep_samples=logged_groups(session.config.pipeline.sample_rollouts), refill_pool=tasks,
+        draw=draw,
     )  # fmt: skip
     verifier = provenance(verifier_config(session.config))
-    out += _described(session, result, attempt, verifier, settings, replay is None)
+    out += _described(session, result, attempt, verifier, settings, replay is None, version)
     drifted = drift(split, result.figures.groups_per_s, len(prompts), result.updated.metrics.step)
     if drifted is not None:
         (out if replay is None else split.pending).append(drifted)
@@ -92,11 +100,12 @@ def logged_step(rows: Sequence[Event]) -> Logged:
 
 def _described(
     session: RLSession, result: StepResult, attempt: int, verifier: dict, settings: Settings,
-    live: bool,
+    live: bool, policy_version: int,
 ) -> list[Event]:  # fmt: skip
     step, figures = result.updated.metrics.step, result.figures
     rollouts, judged = rollout_events(
         session.ctx.blobs if live else None, step=step, attempt=attempt,
+        policy_version=policy_version,
         group_size=settings.group_size, verifier=verifier,
         rewards_GN=figures.rewards_GN, samples=figures.samples, verdicts=figures.verdicts,
         n_passed=figures.n_passed, n_total=figures.n_total, n_errors=figures.n_errors,
@@ -125,6 +134,7 @@ def rollout_events(
     n_errors: int,
     n_total: int | None = None,
     components: dict[str, list[list[float | None]]] | None = None,
+    policy_version: int | None = None,
 ) -> tuple[RolloutsSampled, VerdictsRecorded]:
     """The step's rollout and verdict events. The rows keep what policies, gates, catch-up (every
     reward) and `why` read; the logged groups (`pipeline.sample_rollouts`: every one by default)
@@ -138,6 +148,7 @@ def rollout_events(
     return (
         RolloutsSampled(
             step=step, attempt=attempt, n_groups=len(rewards_GN), group_size=group_size,
+            policy_version=step if policy_version is None else policy_version,
             rewards=rewards_GN, components=components or {}, blob=blob,
         ),
         VerdictsRecorded(

@@ -18,7 +18,7 @@ from stages.common import evaluate
 from stages.errors import StageInterrupted
 from stages.rl.chaos import inject
 from stages.rl.checkpoints import save
-from stages.rl.decisions import apply, retry, voided
+from stages.rl.decisions import apply, discarded_events, retry, voided
 from stages.rl.logged_step import step_events
 from stages.rl.resume import open_trainer, owes_schedule
 from stages.rl.session import RLSession, session_of
@@ -26,6 +26,7 @@ from stages.tasks.types import Task
 from stages.training.types import TrainerState
 from stages.types import StageContext
 from store.events import CheckpointSaved, EvalRecorded, Event, StepFailed
+from store.log import StoredEvent
 
 
 class RLLoop:
@@ -68,7 +69,7 @@ class RLLoop:
                     attempt = retry(ctx.emit([failed]), attempt, e)
                     continue
                 stored = ctx.emit(events)
-                apply(session, stored)
+                self._apply(stored)
                 last_step = trainer.step == until_step
                 if self._due(trainer.step, until_step) and (last_step or not voided(stored)):
                     self._emit_scheduled(last_step)
@@ -79,7 +80,12 @@ class RLLoop:
 
     def _emit_scheduled(self, last_step: bool) -> None:
         if events := self.scheduled(last_step):
-            apply(self.session, self.session.ctx.emit(events))
+            self._apply(self.session.ctx.emit(events))
+
+    def _apply(self, stored: Sequence[StoredEvent]) -> None:
+        apply(self.session, stored)
+        if discarded := discarded_events(self.session):
+            self.session.ctx.emit(discarded)
 
     def _due(self, done: int, until_step: int) -> bool:
         config = self.session.config

@@ -97,6 +97,7 @@ def catch_up(
             apply(session, [row])
         elif row.type == "FaultInjected" and row.event.kind == "capability_poison":
             poison(session, row.event.parameters)
+    session.services.rl.discarded = []  # the log holds their `RolloutsDiscarded` already
     if replayed:
         log_.info("caught up from checkpoint", steps=replayed, now_at=trainer.step)
 

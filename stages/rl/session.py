@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from stages.config import RunConfig
 from stages.distributed import World
@@ -21,6 +21,9 @@ from stages.training.types import TrainerState
 from stages.types import StageContext
 from store.projections import RunState
 from store.settings import Settings
+
+if TYPE_CHECKING:
+    from stages.rl.async_sampler import AsyncRollouts
 
 T = TypeVar("T")
 
@@ -62,6 +65,18 @@ class RLSession:
     @property
     def sampler(self) -> Sampler:
         return keyed if self.keyed else batched
+
+    def rollouts(self) -> AsyncRollouts:
+        """The run's sampler process (`grpo.max_staleness` > 0), started on first use."""
+        from stages.rl.async_sampler import AsyncRollouts
+
+        rl = self.services.rl
+        if rl.rollouts is None:
+            rl.rollouts = AsyncRollouts(
+                self.config.grpo.max_staleness, self.base_model_path(), self.config.model,
+                self.config.seed, self.sampler,
+            )  # fmt: skip
+        return rl.rollouts
 
     def grpo_config(self) -> GRPOConfig:
         """The run's GRPO config, seeded by the run's seed. Its settings that a run changes while

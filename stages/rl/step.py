@@ -22,6 +22,9 @@ figures as `rank{r}_*_s` when there are several ranks.
   step's reward figures describe the batch as drawn (round 0), so a collapse of reward variance
   stays visible to the policies, and `trained_groups` / `refill_rounds` say what was trained on.
   Not supported across ranks.
+- `grpo.max_staleness` k > 0: the sample phase's `draw` is the asynchronous sampler's
+  (stages/rl/async_sampler.py): the batch the weights after step t-1-k sampled, in a second
+  process, while earlier steps trained. Not supported across ranks.
 - `reward_weights`: `score`'s verdicts carry their components (stages/rl/rewards.py); each
   component's mean is a figure `reward_<name>`, and `verify_rate` reads `correctness`.
 """
@@ -78,21 +81,25 @@ def rl_step(
     logged: Logged | None = None,
     keep_samples: int | None = 0,
     refill_pool: Sequence[Any] | None = None,
+    draw: Draw | None = None,
 ) -> StepResult:
     """Sample, score, refill and train step `trainer.step` on `prompts` (the whole step's, every
     rank the same list) with `settings` in force; the step's figures. `sampler`: how rollouts
     draw their tokens (`batched`, or the split-invariant `keyed`). With `logged` (a resume's
     catch-up) `score` is not called: the log's rewards are used. `refill_pool`: where dynamic
     sampling draws fresh prompts (default: `prompts`). `keep_samples`: the step's first groups
-    whose rollouts the figures carry whole for the log (None: every one)."""
+    whose rollouts the figures carry whole for the log (None: every one). `draw`: where the
+    rollouts come from instead of the live policy (asynchronous rollouts, a world of one)."""
     config = config.in_force(settings)
     if config.scale_rewards == "batch" and rank.world.size > 1:
         raise StageError("grpo.scale_rewards = 'batch' is not supported across ranks")
     if config.dynamic_sampling and rank.world.size > 1:
         raise StageError("grpo.dynamic_sampling is not supported across ranks")
+    if config.max_staleness and rank.world.size > 1:
+        raise StageError("grpo.max_staleness > 0 is not supported across ranks")
     start = time.perf_counter()
     lo, mine = rank.split.slice_of(rank.world.rank, prompts)
-    draw = policy_draw(trainer, config, sampler, lo)
+    draw = draw or policy_draw(trainer, config, sampler, lo)
     sampled = sample(mine, lo, draw, step_seed(config, trainer.step, attempt))
     scored = score_groups(sampled, score, config.group_size, logged)
     refilled = refill_groups(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from mlx.utils import tree_flatten, tree_unflatten
 from stages.training.config import GRPOConfig, ModelConfig
 from stages.training.errors import CheckpointWriteError, TrainingError
 from stages.training.model import load_model, make_trainable, save_model_dir, save_weights
-from stages.training.types import TrainerState
+from stages.training.types import PolicyVersions, TrainerState
 from store.blobs import BlobStore
 from store.errors import StoreError
 
@@ -116,6 +117,8 @@ def save_checkpoint(
         mx.save_safetensors(
             str(folder / "reference.safetensors"), {k: reference[k] for k in sorted(trainable)}
         )
+        if state.versions is not None:
+            record["policy_versions"] = _save_versions(state.versions, state.step, folder)
         (folder / "state.json").write_text(json.dumps(record, indent=2, sort_keys=True))
         if admit is not None:
             admit(folder)
@@ -169,9 +172,38 @@ def restore_checkpoint(
     mx.eval(model.parameters(), reference.parameters(), adamw.state)
     state = TrainerState(
         model=model, tokenizer=tokenizer, reference=reference, optimizer=adamw,
-        step=int(record["step"]),
+        step=int(record["step"]), versions=_restored_versions(record, manifest, blobs),
     )  # fmt: skip
     return state, config, model_config
+
+
+def _version_file(step: int) -> str:
+    return f"policy_version_{step}.safetensors"
+
+
+def _save_versions(versions: PolicyVersions, step: int, folder: Path) -> dict[str, Any]:
+    """Asynchronous rollouts: the older weight versions the next steps still sample with (the
+    current one is the checkpoint's own weights)."""
+    kept = sorted(v for v in versions.files if v < step)
+    for v in kept:
+        shutil.copyfile(versions.files[v], folder / _version_file(v))
+    return {"reset": versions.reset, "steps": kept}
+
+
+def _restored_versions(
+    record: dict[str, Any], manifest: dict[str, str], blobs: BlobStore
+) -> PolicyVersions | None:
+    """The checkpoint's weight versions, read in place from their (verified) blobs."""
+    kept = record.get("policy_versions")
+    if kept is None:
+        return None
+    try:
+        files = {}
+        for v in kept["steps"]:
+            files[int(v)] = str(blobs.path(manifest[_version_file(v)]))
+    except (StoreError, KeyError, OSError) as e:
+        raise TrainingError(f"checkpoint's policy versions are unreadable: {e}") from e
+    return PolicyVersions(reset=int(kept["reset"]), files=files)
 
 
 # The trainer's own adaptive KL controller, gone (the KL policy owns the coefficient): older

@@ -264,6 +264,26 @@ class GRPOConfig(BaseModel):
         "optimizer step each (PPO epochs; TRL num_iterations, verl ppo_epochs). Above 1 the "
         "ratio's base is the sampler's log-probs.",
     )
+    max_staleness: int = Field(
+        0,
+        ge=0,
+        le=8,
+        description="Asynchronous rollouts: batches for steps t+1..t+k are sampled while step t "
+        "trains, by a sampler process holding its own copy of the weights; the batch for step s "
+        "is always the one the weights after step s-1-k sample (stages/rl/async_sampler.py), so "
+        "runs and resumes are exact. 0: on-policy, each step samples with its own weights (TRL "
+        "AsyncGRPOTrainer max_staleness, verl one-step-off-policy). Above 0 the ratio's base is "
+        "the sampler's log-probs. Not supported across ranks.",
+    )
+    tis_cap: float | None = Field(
+        None,
+        ge=1,
+        le=1e6,
+        description="Truncated importance sampling: each token's policy-gradient term weighted "
+        "by min(pi_trainer / pi_sampler, tis_cap), not differentiated (Yao et al. 2025, 'Your "
+        "efficient RL framework secretly brings you off-policy RL training'; verl "
+        "tis_imp_ratio_cap). Needs num_iterations = num_substeps = 1. None disables it.",
+    )
     overlong_filter: bool = Field(
         False,
         description="Leave truncated completions (no EOS within max_tokens) out of the loss "
@@ -332,6 +352,15 @@ class GRPOConfig(BaseModel):
     sampling: SamplingConfig = Field(
         default_factory=SamplingConfig, description="How completions are sampled."
     )
+
+    @model_validator(mode="after")
+    def _check_off_policy(self) -> GRPOConfig:
+        if self.tis_cap is not None and (self.num_iterations > 1 or self.num_substeps > 1):
+            raise ValueError(
+                "grpo.tis_cap weighs one update per batch: set grpo.num_iterations = 1 and "
+                f"grpo.num_substeps = 1 (got {self.num_iterations} and {self.num_substeps})"
+            )
+        return self
 
     def __hash__(self) -> int:
         # Configs key the compiled-loss cache; `reward_weights` (a dict) has no hash of its own.

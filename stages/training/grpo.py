@@ -228,6 +228,8 @@ class _Sums:
 
     kl: mx.array
     entropy: mx.array
+    gap: mx.array = field(default_factory=lambda: mx.array(0.0))  # over the measured rows
+    gap_tokens: float = 0.0
     losses: list[float] = field(default_factory=list)
     clip_fracs: list[float] = field(default_factory=list)
     grad_norms: list[float] = field(default_factory=list)
@@ -244,7 +246,7 @@ def _accumulate(
     parts = split_rows(rows, config.micro_batches)
     grads, loss, clipped = None, mx.array(0.0), mx.array(0.0)
     # past the first update the sampler's log-probs are the PPO ratio's base
-    has_old = config.num_substeps > 1 or config.num_iterations > 1
+    has_old = uses_sampler_logprobs(config)
     loss_and_grad = micro_loss_and_grad(
         state, config, config.kl_penalty_coef, with_metrics, has_old
     )
@@ -261,7 +263,7 @@ def _accumulate(
             share = float(batch.completion_B[part].sum()) / chunk_tokens
         else:
             share = len(part) / len(rows)
-        (part_loss, part_clipped, part_kl, part_entropy), part_grads = loss_and_grad(
+        (part_loss, part_clipped, part_kl, part_entropy, part_gap), part_grads = loss_and_grad(
             sub_tokens_BT, sub_mask_BT, adv_B, ref_BT[rows_mx][:, : width - 1], old_BT,
             share if len(parts) > 1 else 1.0,
         )  # fmt: skip
@@ -269,11 +271,21 @@ def _accumulate(
         loss, clipped = loss + part_loss, clipped + part_clipped
         if with_metrics:
             sums.kl, sums.entropy = sums.kl + part_kl, sums.entropy + part_entropy
+            sums.gap = sums.gap + part_gap
         if len(parts) > 1:
-            mx.eval(grads, loss, clipped, sums.kl, sums.entropy)
+            mx.eval(grads, loss, clipped, sums.kl, sums.entropy, sums.gap)
     if len(parts) > 1:
         mx.clear_cache()  # the micro-batches' buffers, before the update allocates its own
     return grads, loss, clipped / chunk_tokens
+
+
+def uses_sampler_logprobs(config: GRPOConfig) -> bool:
+    """Whether the loss reads the sampler's log-probs: past the first update of a batch
+    (substeps, iterations), for stale batches (`max_staleness`) and for TIS (`tis_cap`)."""
+    return (
+        config.num_substeps > 1 or config.num_iterations > 1 or config.max_staleness > 0
+        or config.tis_cap is not None
+    )  # fmt: skip
 
 
 def _substep(
@@ -284,6 +296,8 @@ def _substep(
     token_share, loss_share = _shares(batch.mask_BT, rows, reduce, config.loss_agg)
     if loss_share is None:
         return  # no rank has rows in this chunk
+    if with_metrics:
+        sums.gap_tokens = float(batch.completion_B[rows].sum()) if len(rows) else 0.0
     rows = rows if len(rows) else np.array([0])  # nothing here: a stand-in, weighted 0
     grads, loss, clip_frac = _accumulate(state, batch, rows, ref_BT, config, with_metrics, sums)
     loss, clip_frac = reduce(loss, loss_share), reduce(clip_frac, token_share)
@@ -298,6 +312,11 @@ def _substep(
     sums.clip_fracs.append(clip_frac.item())
     sums.grad_norms.append(grad_norm.item())
     sums.trained_tokens += int(batch.ends_B[rows].sum())
+
+
+def _logprob_gap(sums: _Sums, reduce: Reduce) -> float:
+    """Mean |trainer - sampler| log-prob over the measured tokens of every rank."""
+    return reduce(sums.gap, 1.0).item() / max(reduce(mx.array(sums.gap_tokens), 1.0).item(), 1.0)
 
 
 def train_step(
@@ -344,6 +363,7 @@ def train_step(
     entropy = reduce(sums.entropy / tokens, token_share)
     state.step += 1
     return UpdateMetrics(
+        logprob_gap=_logprob_gap(sums, reduce) if uses_sampler_logprobs(config) else None,
         step=state.step - 1,
         kl=kl.item(),
         entropy=entropy.item(),

@@ -83,7 +83,7 @@ def grpo_loss(
     config: GRPOConfig,
 ) -> tuple[mx.array, mx.array]:
     """The loss of the module docstring and the fraction of completion tokens that were clipped."""
-    loss, clipped, _, _ = _micro_loss(
+    loss, clipped, _, _, _ = _micro_loss(
         model, tokens_BT, mask_BT, adv_B, ref_BT, old_BT, kl_penalty_coef, config, 1.0, False
     )
     return loss, clipped / mx.maximum(mask_BT.sum(), 1.0)
@@ -100,11 +100,12 @@ def _micro_loss(
     config: GRPOConfig,
     share: float | mx.array,
     with_metrics: bool,
-) -> tuple[mx.array, mx.array, mx.array, mx.array]:
+) -> tuple[mx.array, mx.array, mx.array, mx.array, mx.array]:
     """`share` (of its substep's loss) times the loss of the module docstring over one
-    micro-batch; its count of clipped tokens; with `with_metrics`, its sums of k3 KL and entropy
-    over completion tokens (from the same forward, not differentiated). `kl_penalty_coef` and `share`
-    may be arrays (the compiled path: their values must not be looked at while tracing)."""
+    micro-batch; its count of clipped tokens; with `with_metrics`, its sums of k3 KL, entropy and
+    (with `old_BT`) |trainer - sampler| log-prob gap over completion tokens (from the same
+    forward, not differentiated). `kl_penalty_coef` and `share` may be arrays (the compiled path:
+    their values must not be looked at while tracing)."""
     bonus = config.entropy_coef > 0
     logp_BT, entropy_BT = token_logprobs(
         model, tokens_BT, with_entropy=bonus or with_metrics, entropy_grad=bonus
@@ -113,11 +114,14 @@ def _micro_loss(
         logp_BT, entropy_BT, mask_BT, adv_B, ref_BT, old_BT, kl_penalty_coef, config
     )
     loss = loss * share if isinstance(share, mx.array) or share != 1.0 else loss
-    kl_sum = entropy_sum = mx.array(0.0)
+    kl_sum = entropy_sum = gap_sum = mx.array(0.0)
     if with_metrics:
         kl_sum = k3(ref_BT, mx.stop_gradient(logp_BT), mask_BT).sum()
         entropy_sum = mx.where(mask_BT > 0, mx.stop_gradient(entropy_BT), 0.0).sum()
-    return loss, clipped, kl_sum, entropy_sum
+        if old_BT is not None:
+            gap_BT = mx.abs(mx.stop_gradient(logp_BT) - old_BT)
+            gap_sum = mx.where(mask_BT > 0, gap_BT, 0.0).sum()
+    return loss, clipped, kl_sum, entropy_sum, gap_sum
 
 
 def loss_from_logprobs(
@@ -134,6 +138,13 @@ def loss_from_logprobs(
     and its count of clipped completion tokens. Padded slots (mask 0) never reach an `exp`:
     their log-ratios are set to 0 first, so neither the loss nor its gradient can be NaN."""
     on_BT = mask_BT > 0
+    tis_BT = None
+    if config.tis_cap is not None and old_BT is not None:
+        # TIS (Yao et al. 2025): the sampler's tokens weighted by min(pi_trainer / pi_sampler,
+        # cap), not differentiated; the ratio is then the trainer's own (value 1, one update).
+        gap_BT = mx.where(on_BT, mx.stop_gradient(logp_BT) - old_BT, 0.0)
+        tis_BT = mx.minimum(mx.exp(gap_BT), config.tis_cap)
+        old_BT = None
     old_BT = mx.stop_gradient(logp_BT) if old_BT is None else old_BT
     log_ratio_BT = mx.where(on_BT, logp_BT - old_BT, 0.0)
     if config.importance_level == "sequence":  # GSPO: one ratio per completion, [B, 1]
@@ -147,6 +158,8 @@ def loss_from_logprobs(
         mx.clip(ratio_BT, 1.0 - config.clip_eps_low, 1.0 + config.clip_eps_high) * adv_B[:, None]
     )
     per_token_BT = -mx.minimum(unclipped_BT, clipped_BT)
+    if tis_BT is not None:
+        per_token_BT = per_token_BT * tis_BT
     if isinstance(kl_penalty_coef, mx.array) or kl_penalty_coef > 0:
         kl_BT = k3(ref_BT, logp_BT, mask_BT)
         if config.kl_estimator == "k3-bias-corrected":

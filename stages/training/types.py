@@ -56,6 +56,28 @@ class UpdateMetrics(BaseModel):
     trained_groups: int = Field(description="Groups used for the update after dropping.")
     train_tokens: int = Field(description="Prompt+completion tokens of the trained rows.")
     train_s: float = Field(description="Seconds spent in the update.")
+    logprob_gap: float | None = Field(
+        None,
+        description="Mean per-token |log pi_trainer - log pi_sampler| over the first "
+        "minibatch's completion tokens before the update: how far the weights that sampled the "
+        "batch are from those it trains (staleness, or numerics); None when the loss does not "
+        "read the sampler's log-probs.",
+    )
+
+
+@dataclass
+class PolicyVersions:
+    """The weights an asynchronous run (`grpo.max_staleness` k) samples with: version v is the
+    trainable weights the trainer held at the start of step v, one safetensors file each.
+    `reset`: the first step after the last rollback (the schedule never names a version before
+    it). A checkpoint of step c keeps the versions c-k..c-1 it still needs."""
+
+    reset: int = 0
+    files: dict[int, str] = field(default_factory=dict)
+
+    def for_step(self, step: int, staleness: int) -> int:
+        """The version that samples step `step`'s batch: the weights after step step-1-k."""
+        return max(step - staleness, self.reset, 0)
 
 
 @dataclass
@@ -69,6 +91,7 @@ class TrainerState:
     optimizer: Any
     step: int = 0
     extra: dict[str, Any] = field(default_factory=dict)  # compiled graphs, keyed by their config
+    versions: PolicyVersions | None = None  # asynchronous rollouts only
 
 
 Reduce = Callable[[Any, float], Any]

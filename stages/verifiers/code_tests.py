@@ -33,6 +33,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_implicit import implicit_imports
 from stages.verifiers.code_inputs import (
     Fold,
     Inline,
@@ -327,6 +328,9 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     local = local_names(module)
     names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
     bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
+    implicit = implicit_imports(module, names - bound_by_tests - _BUILTIN_NAMES - p.entries)
+    p.bound.update(implicit)
+    bound_by_tests |= set(implicit)
     candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
     candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
     if not candidate:

@@ -280,7 +280,7 @@ def _re() -> SimpleNamespace:
     )  # fmt: skip
 
 
-def _module(name: str) -> SimpleNamespace | None:
+def trusted_module(name: str) -> SimpleNamespace | None:
     """A trusted module by name; numpy only when it is installed, it and `re` on first use."""
     if name == "re" and "re" not in TRUSTED_MODULES:
         TRUSTED_MODULES["re"] = _re()
@@ -297,12 +297,15 @@ def resolve_import(stmt: ast.Import | ast.ImportFrom) -> dict[str, Any]:
     bound: dict[str, Any] = {}
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
-            if alias.asname and (module := _module(alias.name)) is not None:
+            if alias.asname and (module := trusted_module(alias.name)) is not None:
                 bound[alias.asname] = module
-            elif not alias.asname and (module := _module(alias.name.split(".")[0])) is not None:
+            elif (
+                not alias.asname
+                and (module := trusted_module(alias.name.split(".")[0])) is not None
+            ):
                 bound[alias.name.split(".")[0]] = module
         return bound
-    module = _module(stmt.module or "")
+    module = trusted_module(stmt.module or "")
     for alias in stmt.names:
         if module is not None and hasattr(module, alias.name):
             bound[alias.asname or alias.name] = getattr(module, alias.name)

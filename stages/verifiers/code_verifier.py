@@ -12,6 +12,7 @@ process (`code_scoring`), never in this one. The reward is the fraction of test 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Sequence
@@ -166,10 +167,46 @@ _main()
 """
 
 
-def extract_code(response: str) -> str:
-    """The last fenced Python block, or the whole response when it has none."""
+def extract_code(response: str, tests: str = "") -> str:
+    """The fenced Python block that defines what the tests call (a solution followed by a usage
+    example or the model's own asserts runs the solution), else the last fenced block, else the
+    whole response. Two blocks defining a tested name differently: CodeBlocksDisagree."""
     blocks = _FENCE.findall(response)
-    return blocks[-1] if blocks else response
+    if len(blocks) < 2:
+        return blocks[-1] if blocks else response
+    wanted = _tested_names(tests)
+    defining = [(b, defs) for b in blocks if (defs := _definitions(b, wanted))]
+    if not defining:
+        return blocks[-1]
+    for name in wanted:
+        versions = {defs[name] for _, defs in defining if name in defs}
+        if len(versions) > 1:
+            raise CodeBlocksDisagree(f"two fenced blocks define {name} differently")
+    return defining[-1][0]
+
+
+class CodeBlocksDisagree(ValueError):
+    """Several fenced blocks define a name the tests call, each another way: no one answer."""
+
+
+def _tested_names(tests: str) -> set[str]:
+    try:
+        return {n.id for n in ast.walk(ast.parse(tests)) if isinstance(n, ast.Name)}
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+
+
+def _definitions(block: str, wanted: set[str]) -> dict[str, str]:
+    """The tested names `block` defines with `def` or `class`, each with its syntax tree dump."""
+    try:
+        module = ast.parse(block)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    return {
+        node.name: ast.dump(node) for node in module.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        and node.name in wanted
+    }  # fmt: skip
 
 
 class CodeVerifier:
@@ -202,7 +239,10 @@ class CodeVerifier:
 
     def _verify(self, response: str, reference: CodeReference | str) -> Verdict:
         tests = reference.tests if isinstance(reference, CodeReference) else reference
-        code = extract_code(response)
+        try:
+            code = extract_code(response, tests)
+        except CodeBlocksDisagree as e:
+            return fail("parse_error", str(e))
         names = program_names(code) if code.strip() else frozenset()
         defines = sorted(names or ())
         planned = self._trusted_run(("plan", tests, defines))

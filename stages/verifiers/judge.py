@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import openai
 
 from stages.verifiers.config import JudgeConfig
-from stages.verifiers.judge_fence import injection_kinds, neutralise
+from stages.verifiers.judge_fence import injection_kinds, names_reply_format, neutralise
 from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
 
 SYSTEM_PROMPT = (
@@ -239,6 +239,9 @@ class RubricJudge:
                 passed=False, reward=0.0, status="failed", details=details, usage=usage,
                 reason=f"injection attempt ({', '.join(injection)}): scored 0",
             )  # fmt: skip
+        if grades is None and problem.startswith("unparseable") and names_reply_format(response):
+            # an ambiguous reply to a response that spells the reply format: the response's doing
+            response_fault, problem = True, f"{problem} (the response names `grades`)"
         if grades is None:
             status = "failed" if response_fault else "judge_error"
             return Verdict(passed=False, reward=0.0, status=status, reason=problem,

@@ -16,6 +16,7 @@ import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler
 from stages.verifiers.math_disown import disowned
+from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -76,6 +77,8 @@ _INTRODUCERS = frozenset(
      "become", "remains", "makes", "exactly", "precisely", "just", "simply", "also", "indeed",
      "still", "now", "here", "worth", "costs", "weighs", "measures", "takes", "needs", "holds",
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
+     "equivalently", "conclude", "pays", "paid", "spent", "spends", "earns", "earned", "measures",
+     "saved", "saves", "bought", "sold",
      # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
      # `math_grammar` admits them only in its fixed "the answer is" phrases
      "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
@@ -103,11 +106,29 @@ _NOUNS_BEFORE_OF = frozenset(
 )  # fmt: skip
 _LAST_TOKEN = re.compile(r"(?:(?P<word>[A-Za-z']+)|(?P<sign>\S))\s*$")
 _TRAILING_DELIMITERS = re.compile(r"(?:\s|\$|\\\(|\\\[|\*\*|__|\\)+$")
+# A count's noun after a boxed count ("there are $\\boxed{2}$ distinct possible values for $B$"): closed
+# adjectives and plural nouns, then perhaps a short complement of plain words or one-letter math.
+_COUNT_NOUN = (
+    r"(?:(?:distinct|different|possible|unique|such|valid|positive|negative|nonnegative|real"
+    r"|integer|ordered|complex|prime|total)\s+)*(?:values|solutions|answers|ways|integers|numbers"
+    r"|pairs|points|roots|zeros|digits|terms|sequences|triples|elements|subsets|arrangements"
+    r"|permutations|combinations|outcomes|possibilities|choices|functions|polynomials|triangles"
+    r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
+    r"(?:\s+(?:for|of|in|that|which|satisfying|to)(?:\s+(?:[a-z]+|\$[A-Za-z](?:_[A-Za-z0-9])?\$)){1,8})?"
+)
 # What may follow the final answer in its own sentence.
 _CLOSING_REST = re.compile(
     r"(?i)(?:,?\s*(?:which|this|that)\s+)?(?:(?:is|was|would be|will be|are)\s+"
     r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
-    r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\))?"
+    r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\)"
+    r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether)?"  # "\boxed{18} dollars left"
+)
+_COUNT_REST = re.compile(rf"(?i){_COUNT_NOUN}")
+# Words that make a count's complement about something else ("values less than the answer").
+_COUNT_OTHER = re.compile(
+    r"(?i)(?<![\w'])(?:not|no|never|than|more|less|fewer|too|wrong|incorrect|previous|other|part"
+    r"|step|times|thousands?|hundreds?|millions?|dozens?|percent|fewer|extra|short|off|but|except"
+    r"|excluding|besides|plus|minus|bound|estimate|guess|draft|old|discarded|rejected)(?![\w'])"
 )
 # Closing punctuation, math delimiters, environment ends and markdown around an answer.
 _CLOSERS = re.compile(r"(?:\s|[$*_.!,;]|\\\)|\\\]|\\end\s*\{[a-z]+\*?\}|\\\\|\\q?quad|\\[,;!]|&)*")
@@ -185,19 +206,28 @@ def doubt_problem(prefix: str) -> str | None:
     return f"{negation.group()!r} before the answer" if negation else None
 
 
-def tail_problem(rest: str, later: str) -> str | None:
+def tail_problem(rest: str, later: str, answer: str | None = None) -> str | None:
     """Why the text after the final answer may take it back, or None. `rest` is the remainder of
-    the answer's own sentence (its end included), `later` all that follows."""
+    the answer's own sentence (its end included), `later` all that follows: closing formulae, or
+    a short justification of `answer` (`math_explain`)."""
     rest = unify(rest[: WINDOW + 1])
     if "?" in rest:
         return "a question, not an answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
     closing = _CLOSING_REST.match(rest)
-    if not _CLOSERS.fullmatch(rest, closing.end() if closing else 0):
+    if not closing or not closing.group():
+        counted = _COUNT_REST.match(rest)
+        if counted and not _COUNT_OTHER.search(counted.group()):
+            closing = counted
+    closed = _CLOSERS.fullmatch(rest, closing.end() if closing else 0)
+    if not closed and (answer is None or restatement_problem(rest, answer)):
         shown = " ".join(rest.split())[:40]
         return f"text after the final answer ({shown!r})"
-    tail = strip_filler(later)
-    if not _CLOSERS.fullmatch(tail):
-        shown = " ".join(tail.split())[:40]
-        return f"text after the final answer ({shown!r})"
-    return None
+    tail = strip_filler(later[: MAX_CHARS + WINDOW])
+    if _CLOSERS.fullmatch(tail):
+        return None
+    closed = _CLOSERS.match(tail).end()  # type: ignore[union-attr]
+    if answer is not None and len(later) <= MAX_CHARS + WINDOW:
+        return explanation_problem(tail[closed:], answer)  # "This is because 2 + 3 = 5."
+    shown = " ".join(tail.split())[:40]
+    return f"text after the final answer ({shown!r})"

@@ -42,6 +42,17 @@ def _decimal_places(node: Node) -> int:
 MIN_SIGNIFICANT_DIGITS = 2
 
 
+def _rounds_to_float_reference(
+    answer: Node, value: Fraction, ref: Node, ref_value: Fraction
+) -> bool:
+    """\\frac{1}{3} for 0.333333: a reference of `FLOAT_REFERENCE_PLACES` or more places is a
+    rounded float, and an exact (not decimal) answer matches it when it rounds to it there."""
+    places = _decimal_places(ref)
+    if places < FLOAT_REFERENCE_PLACES or _decimal_places(answer) > 0:
+        return False
+    return abs(value - ref_value) <= Fraction(1, 2 * 10**places)
+
+
 def _significant_digits(node: Node) -> int:
     if node[0] == "neg":
         return _significant_digits(node[1])
@@ -296,6 +307,8 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
                 return True, "equal"
             if may_round(ref, opts) and rounding_ok(answer, value, float(ref_value), opts):
                 return True, "equal after rounding"
+            if _rounds_to_float_reference(answer, value, ref, ref_value):
+                return True, "equal after rounding (an exact answer, a float reference)"
         if not may_round(ref, opts) and _decimal_places(answer) > 0:
             return False, "a decimal approximation of an exact reference"
         return False, "different value"

@@ -15,6 +15,37 @@ _TURN_END = re.compile(
     r"<\|(?:im_end|im_start|eot_id|eom_id|endoftext|end|start_header_id|end_header_id|user"
     r"|assistant|system)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
 )
+# A macro (re)definition changes what the answer renders to (`\\renewcommand{\\pi}{3}`); a comment
+# environment or `\\iffalse` hides text from the page, and verbatim shows it as characters, unread.
+# Found by name (str.find), not by a regular expression tried at every backslash: a megabyte of
+# "\\(" took 0.26 s that way.
+_HIDDEN_COMMANDS = (
+    "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "DeclareMathOperator",
+    "NewDocumentCommand", "RenewDocumentCommand", "ProvideDocumentCommand",
+    "DeclareDocumentCommand", "newenvironment", "renewenvironment", "def", "gdef", "edef", "xdef",
+    "let", "futurelet", "catcode", "mathcode", "mathchardef", "chardef", "csname", "expandafter",
+    "iffalse", "begin{comment}",
+    # literal text typesets nothing: a box inside verbatim is characters on the page, not an answer
+    "verb", "begin{verbatim", "begin{Verbatim", "begin{lstlisting", "begin{minted", "lstinline",
+)  # fmt: skip
+MAX_NAME_HITS = 1000  # "let" and "def" occur in prose; a megabyte of them is not a response
+
+
+def _hidden(text: str) -> str | None:
+    """The first macro definition or hiding command in `text` (a whole command name), or None."""
+    for name in _HIDDEN_COMMANDS:
+        i, hits = text.find(name), 0
+        while i >= 0:
+            end = i + len(name)
+            if text[i - 1 : i] == "\\" and not text[end : end + 1].isalpha():
+                return "\\" + name  # "\\let", never "\\left" or "let x be"
+            hits += 1
+            if hits > MAX_NAME_HITS:
+                return f"more than {MAX_NAME_HITS} {name!r}"
+            i = text.find(name, end)
+    return None
+
+
 NUMBER_WORDS = re.compile(
     r"(?i)(?<![\w])(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
@@ -27,17 +58,31 @@ _VALUE = re.compile(r"\d+|\\(?:[a-zA-Z]*box|frac|dfrac|tfrac|sqrt|pi|infty)(?![a
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 # Closing formulae that state nothing: the only sentences allowed after a final answer.
 FILLER = re.compile(
-    r"(?i)\s*(?:i hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|i hope (?:it|this)"
-    r" helps|hope (?:it|this) helps|thank you|thanks)\s*[.!]?\s*$"
+    r"(?i)\s*\[?\s*(?:i hope (?:it|this|that) (?:is|was) (?:correct|right|helpful)|i hope (?:it|this)"
+    r" helps|hope (?:it|this) helps|thank you|thanks"
+    # the sign-offs of chat models: an offer to explain, a reminder to double-check
+    r"|(?:if you have any (?:further |other |more )?questions(?: or need (?:any )?(?:further |more )?"
+    r"clarification)?,? (?:please )?(?:feel free to ask|let me know|don't hesitate to ask)"
+    r"|(?:please )?(?:feel free to ask|let me know) if you (?:have any (?:further |other |more )?"
+    r"questions|need (?:any )?(?:further |more )?(?:help|clarification)))"
+    r"|note: the solution (?:provided )?is correct, but it's always a good idea to double-check"
+    r" the calculations(?: and (?:the )?reasoning)?(?:, especially for (?:more )?complex problems)?"
+    r"|note:?)\s*[.!]?\s*\]?\s*$"  # "[Note" cut off at the end of a truncated response
 )
+MAX_FILLERS = 32
 
 
 def visible_text(response: str) -> tuple[str | None, str]:
     """(the text an answer is read from, why there is none). Only text after the last `</think>`
     counts, a `<think>` never closed holds no answer, and text after the end of the turn (a
     chat-template control token) is dropped unless it states a value, which makes it no answer."""
+    hidden = _hidden(response)
+    if hidden:  # the answer may then render as another value, or not at all
+        return None, f"a macro definition or text that is not typeset ({hidden!r})"
     folded = response.lower() if len(response.lower()) == len(response) else response
     close = folded.rfind(_THINK_CLOSE)  # <Think>, </THINK>: tags match in any case
+    if close >= 0 and _between_thinking(response, folded, close):
+        return None, "a value stated between two thinking blocks (visible, another commitment)"
     if close >= 0:
         response, folded = (
             response[close + len(_THINK_CLOSE) :],
@@ -52,6 +97,19 @@ def visible_text(response: str) -> tuple[str | None, str]:
             return None, "a value follows the end of the turn (a chat-template control token)"
         response = response[: turn_end.start()]
     return response, ""
+
+
+def _between_thinking(response: str, folded: str, close: int) -> bool:
+    """Text between a `</think>` and the next `<think>` is visible: a value there is a commitment
+    made before the last block, so the response states more than its final part."""
+    end = folded.find(_THINK_CLOSE)
+    while 0 <= end < close:
+        start = end + len(_THINK_CLOSE)
+        reopen = folded.find(_THINK_OPEN, start, close)
+        if has_value(response[start : reopen if reopen >= 0 else close]):
+            return True
+        end = folded.find(_THINK_CLOSE, start)
+    return False
 
 
 def has_value(text: str) -> bool:
@@ -121,9 +179,30 @@ def sentence_start(text: str, end: int, limit: int = 300) -> int:
 
 def strip_filler(text: str) -> str:
     """The text without closing formulae that state nothing ("I hope it is correct.")."""
-    while True:
-        lo = max(0, len(text) - 80)  # a formula is short: search only the end of the text
-        m = FILLER.search(text, lo)
-        if not m:
-            return text
-        text = text[: m.start()]
+    end = len(text)
+    for _ in range(MAX_FILLERS):  # bounded: a megabyte of "Thank you!" keeps most of its text
+        lo = max(0, end - 240)  # a formula is short: search only the end of the text
+        m = FILLER.search(text, lo, end)
+        if not m or m.start() == end:
+            break
+        end = m.start()
+    return text[:end]
+
+
+# A response stored as an escaped string ("\\\\boxed{\\\\frac{\\\\pi}{2}}", newlines as "\\n"): every
+# LaTeX command's backslash doubled and no single backslash but the string escapes \n \t \".
+_ODD_RUN = re.compile(r"(?<!\\)(?:\\\\)*\\(?!\\)(.)", re.DOTALL)
+_DOUBLED_COMMAND = re.compile(r"\\\\[A-Za-z]")
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPED = {"n": "\n", "t": "\t", '"': '"'}
+
+
+def unescaped(response: str) -> str:
+    """The response with one level of string escaping undone where it is escaped throughout
+    (commands written `\\\\frac`, no command written `\\frac`); otherwise the response as is. The
+    text is the same answer in another encoding, so every rule still applies to what it says."""
+    if not _DOUBLED_COMMAND.search(response):
+        return response
+    if any(m.group(1) not in _ESCAPED for m in _ODD_RUN.finditer(response)):
+        return response  # a single-backslash command: LaTeX as written ("\\\\" ends a row)
+    return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), response)

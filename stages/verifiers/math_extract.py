@@ -20,8 +20,10 @@ from stages.verifiers.math_context import (
     sentence_end,
     sentence_start,
     strip_filler,
+    unescaped,
     visible_text,
 )
+from stages.verifiers.math_explain import same_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
 from stages.verifiers.math_read import ReadError, answer_key, read
@@ -54,12 +56,19 @@ _AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?P<word>\\?%|°|\\text\s
 _BOX_LABEL = re.compile(
     r"(?:(?<=[\s$(])|^)(?P<name>[A-Za-z](?:_\{?[A-Za-z0-9]{1,4}\}?)?)[ \t]*=[ \t]*$"
 )
+_OPERATORS = frozenset("+-*/^_=<>|")
 _CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
 # Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
 # \\boxed{3}").
 _LIST_GAP = re.compile(
     r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
     r"\s*,?\s*and\s*\})*$"
+)
+# Between two boxes that restate one answer ("\\boxed{\\frac12} or equivalently \\boxed{0.5}"): their
+# values must then be equal (`math_explain.same_value`), or they are two different finals.
+_EQUIV_GAP = re.compile(
+    r"^(?:\s|\$|\\[()\[\]])*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
+    r"|,?\s*equivalently\s*,?|=)(?:\s|\$|\\[()\[\]])*$"
 )
 MAX_BARE_CHARS = 400
 
@@ -89,6 +98,8 @@ def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
     """The final a box states, with a unit that follows it read as part of it and a label before
     it ("$y_1 = \\boxed{3}$" states y_1 = 3)."""
     label = _BOX_LABEL.search(body, max(0, start - 40), start)
+    if label and body[: label.start()].rstrip()[-1:] in _OPERATORS:
+        label = None  # "$a + b = \\boxed{7}$": b is an operand, not the answer's label
     if label:
         start, inner = label.start(), f"{label.group('name')} = {inner}"
     m = _AFTER_BOX.match(body, end)
@@ -156,14 +167,25 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
             return "an answer marker with nothing after it"
         inner = _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
-        if len(spans) == 1 and spans[0][0] == 0 and spans[0][1] == len(inner):
-            continue  # "The answer is $\boxed{5}$.": the box is the final
+        if len(spans) == 1 and spans[0][0] == 0 and _unit_only(inner[spans[0][1] :], spans[0][2]):
+            continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
         own = sentence_start(body, m.start())
         cue = doubt_before(body, m.end()) or _grammar_problem(body, own, body[own : m.end()])
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
     return finals
+
+
+def _unit_only(rest: str, inner: str) -> bool:
+    """What follows a box inside an answer line is nothing, or a unit read with it ("meters")."""
+    rest = rest.strip(" \t$")
+    if not rest:
+        return True
+    try:
+        return read(f"{inner} {rest}").unit is not None
+    except ReadError:
+        return False
 
 
 def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
@@ -188,7 +210,8 @@ def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
 def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
     own = sentence_start(body, final.start)
     prefix = body[own : final.start]
-    listed = previous is not None and bool(_LIST_GAP.match(body[previous.end : final.start]))
+    gap = body[previous.end : final.start] if previous is not None else None
+    listed = gap is not None and bool(_LIST_GAP.match(gap) or _EQUIV_GAP.match(gap))
     grammar = None if listed else _grammar_problem(body, own, prefix)
     # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
     second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
@@ -245,7 +268,8 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
     # answer is 16386.16" is a clean final; the boxes of the last list are checked together.
     k = len(found) - 1
     while k > 0 and found[k].kind == found[k - 1].kind == "boxed":
-        if not _LIST_GAP.match(body[found[k - 1].end : found[k].start]):
+        gap = body[found[k - 1].end : found[k].start]
+        if not (_LIST_GAP.match(gap) or _EQUIV_GAP.match(gap)):
             break
         k -= 1
     for j in range(k, len(found)):
@@ -291,10 +315,11 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)
-    problem = tail_problem(body[after:end], body[end:])
+    one = len(keys) == 1 or same_value(list(keys.values()))
+    problem = tail_problem(body[after:end], body[end:], last.text if one else None)
     if problem:
         return Extraction(None, mode, "retracted", problem)
-    if len(keys) == 1:
+    if len(keys) == 1 or same_value(list(keys.values())):  # "\\boxed{\\frac12} or \\boxed{0.5}"
         return Extraction(last.text.strip(), mode, position=last.start)
     texts = tuple(keys.values())
     several = ()
@@ -330,7 +355,7 @@ def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) ->
     unknown = set(modes) - {"boxed", "answer_line", "latex", "last_number", "whole"}
     if unknown:
         raise ValueError(f"unknown extraction mode {sorted(unknown)[0]!r}")
-    body, why = visible_text(response)
+    body, why = visible_text(unescaped(response))
     if body is None:
         return Extraction(None, "none", "think", why)
     finals = _finals(body, modes, max_chars)

@@ -43,13 +43,20 @@ _CONNECTIVE = (
     r"|which\s+means(?:\s+that)?|that\s+is|i\.e\.|\\therefore"
     # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
     rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
-    rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding)(?:\s+{_WORD}){{0,6}}\s*,)"
+    rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding|rationali[sz]ing"
+    rf"|comparing|combining|noting|plugging|converting|reducing|cross-multiplying)"
+    rf"(?:\s+{_WORD}){{0,6}}\s*[,:]"
+    r"|after\s+(?:simplification|simplifying|substitution|substituting|rationali[sz]ation"
+    r"|rationali[sz]ing|expanding|expansion|factoring|cancell?ing|cancell?ation|combining|reduction"
+    r"|reducing|evaluation|evaluating)\s*[,:])"
 )
 _ADJECTIVE = (
     r"(?:final|correct|total|exact|required|desired|requested|resulting|sought|minimum|maximum"
     r"|minimal|maximal|smallest|largest|greatest|least|biggest|highest|lowest|positive|negative"
     r"|nonnegative|real|integer|whole|simplified|numerical|numeric|overall|combined|net"
     r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
+    r"|identity|zero|ordered|distinct|different|possible|inverse|transpose|special|polar"
+    r"|cartesian|rectangular|spherical|cylindrical"
     r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
 )
 _NOUN = (
@@ -75,12 +82,28 @@ _SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}
 _VERB = (
     r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"
     r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
+    r"|comes\s+out\s+to"
     r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals)"
     r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|hence))?"
     r"(?:\s*:)?"
 )
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
+    # "Substituting gives", "Plugging in yields": a step of working that gives the answer
+    r"|(?:substituting|plugging\s+in|solving|simplifying|rationali[sz]ing|expanding|factoring"
+    r"|computing|calculating|evaluating|combining|adding|subtracting|multiplying|dividing"
+    r"|converting|reducing|applying|using|setting|equating|summing|squaring|taking)"
+    rf"(?:\s+(?:{_WORD}|=)){{0,6}}\s+(?:gives|yields)(?:\s+us)?"
+    # "Each box holds": each of the problem's things, and a closed verb
+    r"|each\s+[a-z]+\s+(?:holds|gets|has|costs|receives|contains|weighs|needs|takes|pays|is"
+    r"|measures|spends|earns|saves|makes)"
+    # "She has \boxed{18} dollars left.", "It takes \boxed{6} hours.": a pronoun and a closed verb
+    r"|(?:he|she|they|it|we|you)\s+(?:will\s+)?(?:has|have|takes?|needs?|costs?|spends?|earns?"
+    r"|makes?|saves?|pays?|gets?|owes?|weighs?|receives?|sells?|buys?|uses?|collects?|spent|paid"
+    r"|earned|saved|made|bought|sold)"
+    # "We use the distance formula:" before the working that ends in the answer
+    r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
+    r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"
     r"|(?:we|i)\s+(?:can\s+)?(?:get|obtain|find|have|conclude|arrive\s+at|end\s+up\s+with)"
     rf"(?:\s+that)?(?:\s+{_SUBJECT}\s*{_VERB})?"
     r"|(?:this|which|that|it)\s+(?:is|gives|yields|equals|becomes|works\s+out\s+to|comes\s+to"
@@ -88,7 +111,10 @@ _CLAUSE = (
     r"|la\s+respuesta\s+es|la\s+r[ée]ponse\s+est|die\s+antwort\s+ist|la\s+risposta\s+[èe]"
     r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:"
     r"|there\s+(?:is|are)|[a-z]\s*(?:=|\\in)|(?:for\s+|making\s+(?:for\s+)?|giving\s+)?an?\s+(?:total|sum)\s+of"
-    rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB})"
+    rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB}"
+    # a label naming what follows ("Special matrix:", "Matrix with fractions:", "Here is a zero
+    # matrix:"): closed adjectives and nouns, at most three plain words after "with"
+    rf"|(?:here\s+is\s+(?:the|an?)\s+)?(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+with(?:\s+[a-z]+){{1,3}})?\s*:)"
 )
 _LABEL = r"(?:(?:final\s+)?answer\s*:?\s*|####\s*)"
 _COMMITMENT = re.compile(
@@ -103,9 +129,12 @@ _JOINED = re.compile(
 _COMPLEMENT_WORDS = re.compile(
     r"(?<![\w'])(?:classmate|student|team|teacher|textbook|book|friend|someone|they|he|she|i|we"
     r"|you|my|your|his|her|their|not|never|no|draft|old"
-    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate)(?![\w'])"
+    r"|previous|wrong|incorrect|rejected|discarded|extraneous|bound|estimate|errors?|mistakes?|typos?|guess|rough)(?![\w'])"
 )
-_COMPLEMENT_INTRO = re.compile(r"(?<![\w'])(?:of|for|that|between|where|satisfying)(?![\w'])")
+_COMPLEMENT_INTRO = re.compile(
+    r"(?<![\w'])(?:of|for|that|between|where|satisfying|with|use|apply|solving|evaluating"
+    r"|substituting|plugging|setting|using|applying|taking|dividing|multiplying)(?![\w'])"
+)
 # The last display environment or one closed with "$$" ends the working before a sentence.
 _DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")
 # A relative clause in parentheses describes the subject ("the degree of $p(x)$ (which is 1)").
@@ -143,7 +172,7 @@ def _open_math(text: str) -> int | None:
 
 # The math before a box in its own environment: "x =", "4 \\times 9 =", "f(2) =", never "\\text".
 _MATH_LEFT = re.compile(
-    r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*(?:=|\\in\b)\s*)*"
+    r"\s*(?:\\therefore\s*)?(?:[^=\\]*(?:\\(?!text|mbox|mathrm)[^=\\]*)*(?:=|\\in\b|\\equiv\b)\s*)*"
 )
 
 
@@ -157,7 +186,7 @@ def commitment_problem(prefix: str) -> str | None:
         text = text[cut:]
         opened = None if opened is None else opened - cut
     if opened is not None:  # the answer sits in a math environment opened in this sentence
-        math = _DELIMITER.sub("", text[opened:], count=1)
+        math = _DELIMITER.sub("", text[opened:])  # a stray "$" inside ("\\($y = ") adds nothing
         if not _MATH_LEFT.fullmatch(math):
             return f"math before the answer is not one left side ({_shown(math)})"
         text = text[:opened]

@@ -30,6 +30,10 @@ def align_labels(answer: Node, ref: Node) -> tuple[Node, Node] | str:
     """Both sides as plain tuples in one order, or why they cannot match; unchanged when neither
     side is labelled."""
     la, lr = labelled(answer), labelled(ref)
+    if (lr is not None or ref[0] == "tuple") and _repeated_label(answer):
+        return "one label is given several values (x = 3, x = 5): no ordered answer"
+    if lr is not None and answer[0] == "set":
+        return "a set does not answer a labelled tuple"
     if la is None and lr is None:
         return answer, ref
     if la is not None and lr is not None:
@@ -48,3 +52,15 @@ def align_labels(answer: Node, ref: Node) -> tuple[Node, Node] | str:
         # "y = 3, x = -2" against (3, -2): the pair means (x, y), so the labels must say so
         return "the answer's labels are not in the reference's order"
     return ("tuple", [v for _, v in la]), ref
+
+
+def _repeated_label(node: Node) -> bool:
+    """ "x = 3, x = 5": one variable given several values, which states no ordered tuple."""
+    if node[0] not in ("list", "tuple") or len(node[1]) < 2:
+        return False
+    names = [
+        item[1][0][1]
+        for item in node[1]
+        if item[0] == "eq" and len(item[1]) == 2 and item[1][0][0] == "sym"
+    ]
+    return len(set(names)) < len(names)

@@ -33,9 +33,31 @@ class Read:
     unit: str | None  # a name from `math_units`, or None
 
 
+# "x = 3 or x = -3": one variable's solutions, joined by "or", are the set of them ({3, -3}); a set
+# answers only a set or list reference holding exactly these values, never one of them.
+_SOLUTIONS = re.compile(
+    r"^\s*(?P<var>[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?)\s*=\s*(?P<first>[^=]{1,80}?)"
+    r"(?P<rest>(?:\s*(?:,\s*|\\(?:text|textrm|mathrm)\s*\{\s*,?\s*or\s*\}|,?\s*\bor\b)\s*"
+    r"(?P=var)\s*=\s*[^=]{1,80}?){1,7})\s*$"
+)
+_SOLUTION_SPLIT = re.compile(
+    r"\s*(?:,\s*|\\(?:text|textrm|mathrm)\s*\{\s*,?\s*or\s*\}|,?\s*\bor\b)\s*"
+    r"[A-Za-z](?:_\{?[A-Za-z0-9]{1,3}\}?)?\s*=\s*"
+)
+
+
+def _solution_set(text: str) -> str:
+    """ "x = 3 or x = -3" as "\\{3, -3\\}"; any other text as it is."""
+    m = _SOLUTIONS.match(text)
+    if m is None or " or" not in text.replace("{", " ").replace("\\", " "):
+        return text
+    values = [m.group("first"), *_SOLUTION_SPLIT.split(m.group("rest"))[1:]]
+    return "\\{" + ", ".join(v.strip() for v in values) + "\\}"
+
+
 def read(text: str) -> Read:
     """The answer `text` states, or ReadError."""
-    unified = unify(text)
+    unified = _solution_set(unify(text))
     normalised, unit = normalise_answer(unified)
     if unit == "conflict":
         raise ReadError("two different units on one answer")

@@ -9,7 +9,7 @@ from stages.verifiers.math_parse import Node
 
 
 def is_plain_number(node: Node) -> bool:
-    """A literal number: 85, -3, 0.5, 1.5e3, 50%, 3/4, \\frac{3}{4}, 1.5 \\times 10^{3}."""
+    """A literal number: 85, -3, 0.5, 1.5e3, 50%, 3/4, \\frac{3}{4}, 1.5 \\times 10^{3}, 10^6."""
     tag = node[0]
     if tag == "num":
         return True
@@ -21,13 +21,17 @@ def is_plain_number(node: Node) -> bool:
         return node[1][0] == "num" and node[2][0] == "num" and "." not in node[1][2] + node[2][2]
     if tag == "mul" and len(node[1]) == 2:
         a, b = node[1]
-        return (
-            a[0] == "num"
-            and b[0] == "pow"
-            and b[1] == ("num", Fraction(10), "10")
-            and (b[2][0] == "num" or (b[2][0] == "neg" and b[2][1][0] == "num"))
-        )
-    return False
+        return a[0] == "num" and _power_of_ten(b)
+    return _power_of_ten(node)  # "10^6", "10^{-3}": scientific notation without its mantissa
+
+
+def _power_of_ten(node: Node) -> bool:
+    return (
+        node[0] == "pow"
+        and node[1] == ("num", Fraction(10), "10")
+        and (node[2][0] == "num" or (node[2][0] == "neg" and node[2][1][0] == "num"))
+        and "." not in (node[2][2] if node[2][0] == "num" else node[2][1][2])
+    )
 
 
 MAX_POW_BITS = 4096

@@ -21,10 +21,12 @@ _WORDS = (
 _WEAK = re.compile(
     r"(?im)(?:^[ \t>*_#-]*(?:ans|final|result|solution|response|r[ée]ponse|antwort"
     r"|respuesta|risposta|resposta|ответ)[ \t*_]*[:：]|(?:答案|答え|解答)[ \t]*[:：是为]?"
-    r"|<answer>|\"answer\"[ \t]*:|\|[ \t]*(?:final[ \t]+)?answer[ \t]*\|)[ \t*_]*"
+    r"|<answer>|\"(?:final_?)?answer\"[ \t]*:|\|[ \t]*(?:final[ \t]+)?answer[ \t]*\|)[ \t*_]*"
 )
 # What a weak form's value may run to: the end of its line, tag, cell or JSON value.
 _VALUE = re.compile(r"[^\n<|}]{1,400}")
+# A JSON value ends at its closing quote, or at the next "," or "}" ({"answer": 5, "answer": 6}).
+_JSON_VALUE = re.compile(r'"(?:[^"\\\n]|\\.){1,400}"|[^,}\n]{1,400}')
 _CLOSING = re.compile(r"[ \t\"]*(?:</answer>|\||\})?")  # the tag, cell or object it sits in
 _SENTENCE_END = re.compile(r"[.!?。](?=\s|$)")
 _TRIM = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*|\")+|(?:\s|\$|\\\)|\\\]|\*\*|\.|,|\")+$")
@@ -54,7 +56,7 @@ def weak_finals(body: str) -> list[tuple[int, int, str]] | str:
     found: dict[int, tuple[int, int, str]] = {}
     for lo, hi in windows:
         for m in _WEAK.finditer(body, lo, hi):
-            value = _VALUE.match(body, m.end())
+            value = (_JSON_VALUE if '"' in m.group() else _VALUE).match(body, m.end())
             text = _TRIM.sub("", _SENTENCE_END.split(value.group(), 1)[0]) if value else ""
             if m.start() in found or not text:
                 continue

@@ -3,8 +3,12 @@
 MuSiQue's EM and F1 (SQuAD normalisation) stay in every verdict's details; `passed` and the reward
 read these tokens instead, where dropping punctuation would pay for a wrong answer:
 
-- a number is its value: `125` is not `12.5`, `-5` not `5`, `1/2` not `12`; `.5`, `½`, `two` and
-  `1 thousand` are the numbers they name (on both sides, so `Formula One` is `Formula 1`);
+- a number is its value within its written form class: `125` is not `12.5`, `-5` not `5`, `1/2` not
+  `12`; `.5`, `1½`, `two`, `1,500` and `1 thousand` are the numbers they name (on both sides, so
+  `Formula One` is `Formula 1`); but a fraction is never reduced (`6/8` is not `3/4`, `20/20` not
+  `1`) and leading zeros are kept (`007` is not `7`), as MuSiQue's EM has it; but a decimal is its
+  value (`12.50` is `12.5`, `3.0` is `3`), so `3.10` also reads as `3.1` (a version written as a
+  decimal cannot be told from one);
 - digits with several separators (dates, versions, addresses) or one `-` or `:` (scores, ranges,
   times) are one token, separators kept: `11/2/2020` is not `1/12/2020`, `2-1` not `21`;
 - `+`, `#` and a closing `-` on a short name are part of it: `C++`, `C#`, `C`, `B+`, `B-`, `F#`
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import re
 import string
+from decimal import Decimal
 from fractions import Fraction
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -25,6 +30,8 @@ QUOTES = str.maketrans(
      "\u2010": "-", "\u2011": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-"}
 )  # fmt: skip
 _VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅛": "1/8"}
+_MIXED = re.compile(r"(?<![\d.,])(\d*)\s?([" + "".join(_VULGAR) + "])")
+_CURRENCY = "$€£¥"
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
           "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
           "eighteen", "nineteen", "twenty"]  # fmt: skip
@@ -75,11 +82,33 @@ def _sequence_token(m: re.Match[str]) -> str:
 
 
 def _number_token(m: re.Match[str]) -> str:
-    text = m.group("num").replace(",", "")
-    value = Fraction(*map(int, text.split("/"))) if "/" in text else Fraction(text)
-    value = -value if m.group("sign") else value
+    """A number in its written form class: values compare only where the form says nothing else.
+    A fraction is its two numbers as written (`6/8` is a time signature, not `3/4`), leading zeros
+    make an identifier (`007`, ZIP `02139`); a decimal is its value (`12.50` is `12.5`), so a version
+    written as a decimal (`3.10`) reads as `3.1`: the one divergence from MuSiQue's EM kept on purpose
+    (numbers compare as numbers, issue 27 item 5)."""
+    raw, sign = m.group("num").replace(",", ""), "m" if m.group("sign") else ""
+    if "/" in raw:
+        top, bottom = raw.split("/")
+        return f" num{sign}f{top}s{bottom} "
+    whole, point, frac = raw.partition(".")
+    if len(whole) > 1 and whole.startswith("0"):
+        return f" numz{sign}{whole}{'p' + frac if point else ''} "
+    frac = frac.rstrip("0")  # a decimal is its value: issue 27 item 5, numbers compare as numbers
     # letters and digits only, so SQuAD's punctuation removal leaves it whole
-    return f" num{'m' if value < 0 else ''}{abs(value.numerator)}d{value.denominator} "
+    return f" num{sign}{int(whole or '0')}{'p' + frac if frac else ''} "
+
+
+def _vulgar(m: re.Match[str]) -> str:
+    """`1½` is the mixed number 1.5 (a decimal where it ends: the form a gold writes it in);
+    a lone `½` is the fraction `1/2`."""
+    top, bottom = _VULGAR[m.group(2)].split("/")
+    if not m.group(1):
+        return f" {top}/{bottom}"
+    value = Fraction(int(m.group(1))) + Fraction(int(top), int(bottom))
+    if 10**6 % value.denominator:
+        return f"{m.group(1)} {top}/{bottom}"
+    return format(Decimal(value.numerator) / Decimal(value.denominator), "f")
 
 
 def _scaled(m: re.Match[str]) -> str:
@@ -112,8 +141,7 @@ def strict_tokens(text: str) -> list[str]:
     text = END_MARKERS.sub(" ", text.translate(QUOTES))
     text = _MINUS_WORD.sub("-", _SPACED_SLASH.sub("/", text))
     text = _COMPOUND.sub(_compound, text)
-    for glyph, fraction in _VULGAR.items():
-        text = text.replace(glyph, f" {fraction}")
+    text = _MIXED.sub(_vulgar, text)
     text = _INNER_HYPHEN.sub(" ", text)  # before number words: `three-time` is `three time`
     text = _NUMBER_WORD.sub(_number_word, text)
     text = _SCALE.sub(_scaled, text)

@@ -17,7 +17,9 @@ Ours is the stock `rl_step` (stages/rl/step.py) with `GRPOConfig.micro_batches` 
 micro-batches (mb1: the unbatched step), `legacy` with the previous log-prob path, `compiled` /
 `eager` with `GRPOConfig.compile_loss` on / off, `syncsample` with the step-by-step decode loop
 (no pipelining), `fullhead` without the chunked LM head, `eagerdecode` with
-`SamplingConfig.compiled_decode` off.
+`SamplingConfig.compiled_decode` off, `async` with asynchronous rollouts
+(`GRPOConfig.max_staleness = 1`: the next batch sampled by a second process while this one
+trains; configs/gpu_bench.toml `max_staleness` sets it for every run of ours).
 
 Each side runs in its own process (mlx and torch never share the GPU at once), one after the
 other, on the same model folder (built once with transformers when torch is importable, else with
@@ -233,6 +235,7 @@ def main() -> None:
         flags["syncsample"] = "--sync-sampler"
         flags["fullhead"] = "--full-head"
         flags["eagerdecode"] = "--eager-decode"
+        flags["async"] = "--max-staleness=1"
         if variant in flags:
             extra = [flags[variant]]
         elif variant.startswith("mb") and variant[2:].isdigit():

@@ -9,7 +9,8 @@ prompt + completion tokens of the sequences in the update.
 
     .venv/bin/python tests/benchmarks/bench_grpo.py [--steps 5] [--rounds 3] [--warmup 2] [--sft-steps 600]
 
-Last line: one JSON object (step_s, peer_step_s, speedup, sample/train tokens per second, ...).
+Last line: one JSON object (step_s, peer_step_s, speedup, sample/train tokens per second,
+sync_step_s, async_step_s, overlap = 1 - async / (sample + train), wall and CPU seconds, ...).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -28,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import stages.training  # noqa: E402, F401  (loads OpenBLAS before mlx)
+from stages.rl.async_sampler import AsyncRollouts  # noqa: E402
 from stages.training.blas import blas_status  # noqa: E402
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig, SFTConfig  # noqa: E402
 from stages.training.grpo import new_trainer_state  # noqa: E402
@@ -37,6 +40,7 @@ from stages.training.model import (  # noqa: E402
     prepare_model,
     save_model_dir,
 )
+from stages.training.sampling import batched  # noqa: E402
 from stages.training.sft import epoch_batches, sft  # noqa: E402
 from tests.benchmarks.grpo_recipe import (  # noqa: E402
     arithmetic_problems,
@@ -55,9 +59,20 @@ def build_model(directory: Path, sft_steps: int) -> Path:
     return save_model_dir(model, path, directory / "sft")
 
 
+def _cpu_s(pid: int | None = None) -> float:
+    """CPU seconds (user + system) of this process, or of process `pid` (the sampler)."""
+    if pid is None:
+        return time.process_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def make_ours(model_dir: Path, warmup: int, **overrides):
     train, _ = arithmetic_problems(0)
     model, tokenizer = load_model(model_dir)
+    rollouts = None
+    if overrides.get("max_staleness"):  # the product's sampler process, as a run starts it
+        rollouts = AsyncRollouts(overrides["max_staleness"], model_dir, ModelConfig(), 0, batched)
     config = GRPOConfig(
         group_size=GROUP,
         groups_per_batch=PROMPTS,
@@ -68,18 +83,23 @@ def make_ours(model_dir: Path, warmup: int, **overrides):
     )
     state = new_trainer_state(model, tokenizer, config)
     batches = epoch_batches(train, PROMPTS)
-    train_grpo(state, batches, exact_answer_reward, config, warmup)
+    train_grpo(state, batches, exact_answer_reward, config, warmup, rollouts=rollouts)
+    sampler = rollouts.process.pid if rollouts else None
 
     def run(steps: int) -> dict:
-        start = time.perf_counter()
-        history = train_grpo(state, batches, exact_answer_reward, config, steps)
+        start, cpu = time.perf_counter(), _cpu_s() + (_cpu_s(sampler) if sampler else 0.0)
+        history = train_grpo(state, batches, exact_answer_reward, config, steps, rollouts=rollouts)
         wall = time.perf_counter() - start
+        cpu = _cpu_s() + (_cpu_s(sampler) if sampler else 0.0) - cpu
         sample_s = sum(m["sample_s"] for m in history)
         train_s = sum(m["train_s"] for m in history)
         sample_tokens = sum(m["sample_tokens_per_s"] * m["sample_s"] for m in history)
         train_tokens = sum(m["train_tokens_per_s"] * m["train_s"] for m in history)
         return {
             "step_s": wall / steps,
+            "cpu_s": cpu / steps,
+            "sample_s": sample_s / steps,
+            "train_s": train_s / steps,
             "sample_tokens_per_s": sample_tokens / sample_s,
             "train_tokens_per_s": train_tokens / train_s,
         }
@@ -188,6 +208,7 @@ def main() -> None:
         runners = {
             "ours": make_ours(model_dir, args.warmup),
             "ours_all": make_ours(model_dir, args.warmup, drop_zero_variance_groups=False),
+            "ours_async": make_ours(model_dir, args.warmup, max_staleness=1),
         }
         peer_error = None
         try:
@@ -200,6 +221,7 @@ def main() -> None:
             for name, run in runners.items():
                 rounds[name].append(run(args.steps))
         ours, ours_all = median_of(rounds["ours"]), median_of(rounds["ours_all"])
+        ours_async = median_of(rounds["ours_async"])
         peer = median_of(rounds["peer"]) if "peer" in rounds else None
     print(f"{'':22}{'ours':>12}{'ours(all groups)':>18}{'mlx-lm-lora':>14}")
     for key in ("step_s", "sample_tokens_per_s", "train_tokens_per_s"):
@@ -213,6 +235,14 @@ def main() -> None:
         "sample_tokens_per_s": ours["sample_tokens_per_s"],
         "train_tokens_per_s": ours["train_tokens_per_s"],
         "step_s_all_groups": ours_all["step_s"],
+        # Asynchronous rollouts (grpo.max_staleness = 1): the next batch sampled by a second
+        # process while this one trains. overlap: the share of sample + train time hidden.
+        "sync_step_s": ours["step_s"],
+        "async_step_s": ours_async["step_s"],
+        "async_over_sync": ours_async["step_s"] / ours["step_s"],
+        "overlap": 1 - ours_async["step_s"] / (ours["sample_s"] + ours["train_s"]),
+        "sync_cpu_s": ours["cpu_s"],
+        "async_cpu_s": ours_async["cpu_s"],
         "peer_sample_tokens_per_s": peer["sample_tokens_per_s"] if peer else None,
         "peer_train_tokens_per_s": peer["train_tokens_per_s"] if peer else None,
         "peer_error": peer_error,

@@ -2,9 +2,22 @@
 
 The run is driven by the real `Driver` (real policies, gates, state machine, `Driver.emit`) with
 stand-in stages: each RL step emits what `stages/rl/logged_step.py` emits for a 32 x 8 batch of
-~1,000-token responses (the same `rollout_events` builder, default `pipeline.sample_rollouts`),
-an eval every 10 steps and a checkpoint every 20. The log is built once; each reader then runs
-in its own child process, which reports its wall time and peak RSS.
+~1,000-token responses (the same `rollout_events` builder), an eval every 10 steps and a
+checkpoint every 20. The log is built once; each reader then runs in its own child process,
+which reports its wall time and peak RSS.
+
+Which rollouts the built run logs whole: `pipeline.sample_rollouts = LOGGED_GROUPS` (4 groups of
+a step's 32, the default before issue 31), not the default "all". Why: with "all" every step
+writes its 256 completions (~1.3 MB of word salad that deflates poorly) into a rollout blob,
+2.7 GB and over 15 minutes for 10,000 steps, and none of the readers measured here reads a
+rollout blob's text (they read the rows: a blob is named by its `RolloutsSampled` /
+`VerdictsRecorded` rows, whose size does not depend on the setting, and `VerdictsRecorded` still
+counts all 256 verdicts). An operator of a 10,000-step run keeps a share, as this one does; the
+rows' reward and verdict counts are whole either way. Nothing is pruned: `checkpoints.keep_last`
+is unset by default (every checkpoint and the blobs of its steps stay), so the log holds no
+`CheckpointsPruned` rows, as a default run's would not. `build_long_run_log` is the builder
+other benches import (the console bench): `cache=DIR` keeps the store and its blobs there and
+returns the same run next time.
 
 Run: python tests/benchmarks/bench_long_run.py [--steps 10000] [--keep DIR]
      (PostgreSQL too when RLVR_TEST_POSTGRES_URL is set; its supervisor pass runs over a database
@@ -20,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import random
@@ -43,6 +57,7 @@ from store.log import EventLog, StoredEvent, chain_hash
 from store.snapshots import fold_run
 
 GROUPS, GROUP_SIZE, RESPONSE_TOKENS = 32, 8, 1000
+LOGGED_GROUPS = 4  # pipeline.sample_rollouts of the built run (see the docstring: why not "all")
 WORDS = [f"w{i}" for i in range(5000)] + ["=", "+", "so", "the", "answer", "is", "\\boxed{", "}"]
 METRIC_NAMES = [
     "reward_mean", "reward_std", "verify_rate", "kl", "entropy", "loss", "grad_norm",
@@ -121,6 +136,33 @@ class _Orphaned(Exception):
     pass
 
 
+def build_long_run_log(
+    url: str, steps: int = 10_000, *, root: Path | None = None, cache: Path | None = None
+) -> str:
+    """The id of a finished synthetic run of `steps` RL steps in the store at `url` (built as the
+    module docstring says; its blobs under `root`/blobs, default `cache` or a new temporary
+    directory left to the caller). With `cache` (a directory), the run built there earlier for the
+    same `url` and `steps` is returned if the store still holds it, else one is built and noted."""
+    note = None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        key = hashlib.sha256(f"{url}\n{steps}".encode()).hexdigest()[:16]
+        note = cache / f"long-run-{key}.json"
+        if note.is_file():
+            run_id = json.loads(note.read_text())["run"]
+            log = EventLog(url)
+            try:
+                if log.last_seq(run_id) > 0:
+                    return run_id
+            finally:
+                log.close()
+    root = root or cache or Path(tempfile.mkdtemp(prefix="long-run-"))
+    run_id = build(url, root, steps)
+    if note is not None:
+        note.write_text(json.dumps({"run": run_id, "url": url, "steps": steps}))
+    return run_id
+
+
 def build(url: str, root: Path, steps: int, stop_at: int | None = None) -> str:
     """Drive one synthetic run to completion (or, with `stop_at`, leave it orphaned mid-RL)."""
     from orchestrator.config import load_config
@@ -131,7 +173,8 @@ def build(url: str, root: Path, steps: int, stop_at: int | None = None) -> str:
 
     config = load_config(
         None, [f"log_path={root}", "eval_every=10", "save_every=20",
-               f"grpo.group_size={GROUP_SIZE}", f"grpo.groups_per_batch={GROUPS}"],
+               f"grpo.group_size={GROUP_SIZE}", f"grpo.groups_per_batch={GROUPS}",
+               f"pipeline.sample_rollouts={LOGGED_GROUPS}"],
     )  # fmt: skip
     log = EventLog(url)
     run_id, _ = start_run(log, config, run_id=f"bench-{uuid.uuid4().hex[:10]}")
@@ -268,7 +311,7 @@ def prepare(url: str, root: Path, steps: int, label: str) -> dict:
     if made.is_file():
         return json.loads(made.read_text())
     start = time.perf_counter()
-    run = build(url, root, steps)
+    run = build_long_run_log(url, steps, root=root)
     built_s = time.perf_counter() - start
     log = EventLog(url)
     rl_end = max(r.seq for r in log.read(run, types=["CheckpointSaved"]))

@@ -106,15 +106,25 @@ def train_grpo(
     config: GRPOConfig,
     steps: int,
     on_step: Callable[[dict[str, float | None]], None] | None = None,
+    rollouts: Any = None,
 ) -> list[dict[str, float | None]]:
     """Run `steps` steps of the product's RL step from `state.step` on a world of one, with the
     config's settings in force throughout; `prompt_batches(step)` gives each step's prompt
-    records (anything with a `prompt`, or strings). Each step's figures."""
+    records (anything with a `prompt`, or strings). Each step's figures. `rollouts`: the
+    sampler process of asynchronous rollouts (`config.max_staleness` > 0; stages/rl/
+    async_sampler.py), whose stale batches the step trains on."""
+    from stages.rl.async_sampler import stale_draw
+
     score = rewards_as_verdicts(reward_fn, config.verified_threshold)
     settings, rank = config.start_settings(), Rank.alone()
     history = []
     for _ in range(steps):
-        result = rl_step(state, prompt_batches(state.step), config, settings, score, rank)
+        draw = None
+        if config.max_staleness:
+            draw, _ = stale_draw(rollouts, state, config, prompt_batches)
+        result = rl_step(
+            state, prompt_batches(state.step), config, settings, score, rank, draw=draw
+        )
         history.append(result.metrics)
         if on_step is not None:
             on_step(result.metrics)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-import store.log
+import store.log_reads
 from store.events import MetricsRecorded
 from store.exports import export_lines, import_file
 from store.keyed import KEY_ENV, ChainKey
@@ -62,7 +62,7 @@ def test_a_read_walks_only_the_rows_past_the_verified_prefix(
         walked.append([r.seq for r in rows])
         return walk_from(run_id, start, rows)
 
-    monkeypatch.setattr(store.log, "walk_from", counting_walk)
+    monkeypatch.setattr(store.log_reads, "walk_from", counting_walk)
     list(event_log.read(run_id, types=["RunStarted"]))
     list(event_log.read(run_id, types=["RunStarted"]))
     event_log.append(run_id, [MetricsRecorded(step=4, metrics={})], expected_seq=5)

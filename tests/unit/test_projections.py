@@ -225,3 +225,11 @@ def test_a_step_row_s_step_is_its_own_whatever_its_samples_and_verdicts_carry(
     state = project(rows[:-1])
     assert state.step == 3
     assert project(rows).step == 4
+
+
+def test_a_rollout_batch_logged_before_policy_versions_reads_as_sampled_by_its_own_step() -> None:
+    from store.upcasters import decode
+
+    old = decode("RolloutsSampled", 1, {"step": 7, "n_groups": 1, "group_size": 2})
+    assert old.policy_version == 7
+    assert RolloutsSampled(step=7, n_groups=1, group_size=2, policy_version=5).policy_version == 5

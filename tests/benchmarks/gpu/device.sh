@@ -15,6 +15,8 @@
 #                                                         # on a fresh machine)
 #   bash tests/benchmarks/gpu/device.sh bench [VARIANTS]  # ONE invocation: ours, trl_plain,
 #                                                         # trl_cb, trl_static, then variants
+#                                                         # (`async`: grpo.max_staleness = 1;
+#                                                         # TRL_PATHS=plain,static drops cb)
 #   bash tests/benchmarks/gpu/device.sh smoke [VARIANTS]  # rlvr run configs/gpu_smoke.toml, then
 #                                                         # ours again per variant (same model folder)
 set -uo pipefail
@@ -62,7 +64,7 @@ stage2)
   ;;
 bench)
   site
-  timeout "${BENCH_TIMEOUT:-560}" python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --side-timeout 200 --variants "${2:-}" > "$OUT/bench_stdout.log" 2>&1
+  timeout "${BENCH_TIMEOUT:-560}" python3 tests/benchmarks/bench_gpu.py --workdir /tmp/bench --out "$OUT" --side-timeout 200 --trl-paths "${TRL_PATHS:-plain,cb,static}" --variants "${2:-}" > "$OUT/bench_stdout.log" 2>&1
   echo "bench exit $?" >> "$OUT/bench_stdout.log"
   ;;
 smoke)

@@ -34,6 +34,7 @@ import numpy as np
 import stages.training  # noqa: F401  (BLAS setup before mlx, as the orchestrator does)
 import stages.training.logprobs as logprobs
 import stages.training.sampling as sampling
+from stages.rl.async_sampler import AsyncRollouts, stale_draw
 from stages.rl.step import Rank, rl_step
 from stages.training.config import GRPOConfig, ModelConfig, SamplingConfig
 from stages.training.grpo import new_trainer_state, train_step
@@ -85,6 +86,7 @@ def grpo_config(g: dict, micro_batches: int | None = None) -> GRPOConfig:
         drop_zero_variance_groups=False,
         micro_batches=micro_batches or max(1, n_seq // g["micro_batch_rows"]),
         compile_loss=g.get("compile_loss", False),
+        max_staleness=g.get("max_staleness", 0),
         sampling=SamplingConfig(
             max_tokens=g["max_tokens"],
             temperature=g["temperature"],
@@ -191,6 +193,12 @@ def main() -> None:
     ap.add_argument("--full-head", action="store_true", help="no chunked LM head")
     ap.add_argument("--eager-decode", action="store_true", help="compiled_decode off")
     ap.add_argument("--check", action="store_true", help="only the equivalence checks")
+    ap.add_argument(
+        "--max-staleness",
+        type=int,
+        default=None,
+        help="asynchronous rollouts (GRPOConfig.max_staleness; default: the config's)",
+    )
     args = ap.parse_args()
     cfg = common.load_config(args.config, args.profile)
     m, g, bench = cfg["model"], cfg["grpo"], cfg["bench"]
@@ -204,6 +212,8 @@ def main() -> None:
         g["compile_loss"] = args.compile_loss
     if args.eager_decode:
         g["compiled_decode"] = False
+    if args.max_staleness is not None:
+        g["max_staleness"] = args.max_staleness
     out: dict = {
         "side": "ours",
         "legacy_logits": args.legacy_logits,
@@ -234,10 +244,20 @@ def main() -> None:
     score = rewards_as_verdicts(reward_fn, config.verified_threshold)
     settings, rank = config.start_settings(), Rank.alone()
     n_seq = g["groups_per_batch"] * g["group_size"]
+    out["max_staleness"] = config.max_staleness
+    rollouts = None
+    if config.max_staleness:  # the product's sampler process, the same fixed-length tokenizer
+        rollouts = AsyncRollouts(
+            config.max_staleness, args.model_dir, ModelConfig(model_name=str(args.model_dir)), 0,
+            batched, eos_token_ids=[],
+        )  # fmt: skip
     for i in range(bench["warmup_steps"] + bench["steps"]):
         mx.synchronize()
         t = time.perf_counter()
-        met = rl_step(state, prompts, config, settings, score, rank).metrics
+        draw = None
+        if rollouts is not None:
+            draw, _ = stale_draw(rollouts, state, config, lambda s: prompts)
+        met = rl_step(state, prompts, config, settings, score, rank, draw=draw).metrics
         mx.synchronize()
         row = {
             "step": i,

@@ -157,3 +157,12 @@ def test_a_rollback_that_may_not_touch_the_learning_rate_does_not_claim_to(run) 
     adjust = next(d for d in decisions if d.action == "adjust_hyperparameters")
     assert set(adjust.parameters) == {"kl_penalty_coef"}
     assert "learning rate scaled" not in adjust.reason
+
+
+def test_a_kl_adjustment_quotes_the_sampler_trainer_log_prob_gap_of_an_async_step(run) -> None:
+    run.metrics(1, kl=0.15, logprob_gap=0.0421)
+    (adjust,) = run.decide()
+    assert "; sampler-trainer log-prob gap 0.0421 on that step:" in adjust.reason
+    run.metrics(2, kl=0.0)
+    run.metrics(9, kl=0.15)  # on-policy: no gap logged, none quoted
+    assert all("log-prob gap" not in d.reason for d in run.decide())

@@ -30,8 +30,14 @@ def _load(name: str) -> list[dict]:
 
 
 def math_cases() -> list[dict]:
-    # round 3: the red team's shared cases against the commitment check (`math_grammar`)
-    return _load("adversarial_math.jsonl") + _load("adversarial_math_round3.jsonl")
+    # round 3: the red team's shared cases against the commitment check (`math_grammar`); round 4:
+    # macro redefinitions, repeated labels and keys, reopened thinking, hidden text, right answers
+    # in natural phrases ("source": "red team round 4")
+    return (
+        _load("adversarial_math.jsonl")
+        + _load("adversarial_math_round3.jsonl")
+        + _load("adversarial_math_round4.jsonl")
+    )
 
 
 def qa_cases() -> list[dict]:

@@ -133,8 +133,16 @@ def test_a_negated_answer_is_not_paid_like_the_answer():
         ("43", "4-3", False),
         ("$15 billion", "$1.5 billion", False),
         ("10.000", "10,000", False),
+        # ... within their written form (red team round 4): MuSiQue's EM rejects all of these
         ("12.50", "12.5", True),
         ("3.0", "3", True),
+        ("3.1", "3.10", True),
+        ("6/8", "3/4", False),
+        ("1", "20/20", False),
+        ("7", "007", False),
+        ("2139", "02139", False),
+        ("$12.50", "$12.5", True),
+        ("1\u00bd", "1.5", True),
         ("2,000", "2000", True),
         ("1887.", "1887", True),
         # a gold that normalises to nothing matches as written, case-insensitive

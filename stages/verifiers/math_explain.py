@@ -1,0 +1,125 @@
+"""A short justification after the final answer ("\\boxed{5}. This is because 2 + 3 = 5.", "This
+works because both sides balance.", "**Check:** $3 \\cdot 4 = 12$."). Text after a final answer may
+take it back ("Oops, 6.", "Make that the next integer.", "Swap p and q."), so what may follow is a
+closed form, not a list of retractions:
+
+- each sentence opens with a justification from a closed list ("This is because", "Because",
+  "Since", "This works because", "We can check this", "To verify,", "Check:", "Explanation:");
+- it holds no word that could revise, doubt or relate the answer (`_REVISING`: "not", "but",
+  "actually", "should", "answer", "more", "next", "swap", ...);
+- a value in it must end an equation whose last side is the final answer itself ("2 + 3 = 5" after
+  \\boxed{5}); any other value ("Because we need 6.") leaves no answer;
+- at most `MAX_SENTENCES` sentences, `MAX_CHARS` characters in all."""
+
+from __future__ import annotations
+
+import re
+
+from stages.verifiers.math_context import has_value
+from stages.verifiers.math_read import ReadError, answer_key, read
+from stages.verifiers.math_unicode import unify
+from stages.verifiers.math_values import eval_rational
+
+MAX_SENTENCES = 4
+MAX_CHARS = 600
+_OPENER = re.compile(
+    r"(?i)^(?:[*_#>\s-]*(?:explanation|reasoning|justification|check|verification|why)\s*[:：]"
+    r"[*_\s]*)?(?:this\s+is\s+because|this\s+works\s+because|this\s+holds\s+because|because"
+    r"|since|we\s+can\s+(?:check|verify|confirm)\s+(?:this|it|that)|to\s+(?:check|verify|confirm)"
+    r"(?:\s+(?:this|it))?\s*[,:]|indeed\s*,|check\s*[:：]|verification\s*[:：]|(?=\$))(?![\w'])"
+)
+# Words that could revise, doubt or relate the answer: a justification never needs them.
+_REVISING = re.compile(
+    r"(?i)(?<![\w'\\])(?:not|no|never|but|however|though|although|actually|instead|rather|should"
+    r"|would|could|might|may|must|wrong|wrongly|mistakes?|errors?|oops|sorry|apologi[sz]e|correct"
+    r"|corrected|correction|answers?|final|results?|really|true|real|actual|typo|meant|mean|revise"
+    r"|revised|update|updated|change|changed|replace|ignore|disregard|swap|swapped|next|previous"
+    r"|opposite|negate|negative|sign|reverse|reversed|double|doubled|half|halve|twice|triple|more"
+    r"|less|fewer|minus|plus|off|wait|unless|except|if|assume|assuming|guess|maybe|perhaps"
+    r"|probably|approximately|about|around|roughly|nearly|almost|unit|units|scale|thousands?"
+    r"|hundreds?|millions?|percent|base|hmm|nope|make|instead|other|another|different|else|again"
+    r"|recheck|recompute|recalculate|reconsider|redo|ago|before|earlier|later|above|below"
+    # a transformation of the answer, in any wording of the closed form
+    r"|exchange|exchanged|switch|switched|flip|flipped|invert|inverted|rotate|shift|shifted"
+    r"|increment|decrement|add|subtract|multiply|divide|round|rounded|truncate|truncated|convert"
+    r"|converted|times|over|per|first|second|last|former|latter|square|squared|cube|cubed|root"
+    r"|inverse|reciprocal|complement|remove|removed|drop|dropped|keep|use|used|pick|choose"
+    r"|chosen|instead|then|so|thus|therefore|hence)(?![\w'])"
+    r"|n't(?!\w)|[?]|\\(?:boxed|fbox|approx|neq|ne|pm)(?![a-zA-Z])"
+)
+_TICKS = re.compile("[\u2713\u2714\u2705]")  # a check mark after a check: "... = 42. \u2713"
+_SENTENCE = re.compile(r"(?<=[.!])\s+|\n+")
+_LAST_SIDE = re.compile(r"=\s*(?P<side>[^=]*?)\s*[.!]?\s*$")
+_DELIMITERS = re.compile(r"\$\$?|\\[()\[\]]|\*\*|__")
+
+
+def explanation_problem(later: str, answer: str) -> str | None:
+    """Why `later` (all text after the final answer's sentence, closing formulae removed) is not a
+    short justification of `answer`, or None when it is."""
+    text = later.strip()
+    if len(text) > MAX_CHARS:
+        return "text after the final answer"
+    sentences = [s for s in _SENTENCE.split(text) if _TICKS.sub("", s).strip()]
+    if len(sentences) > MAX_SENTENCES:
+        return "text after the final answer"
+    for sentence in sentences:
+        problem = _sentence_problem(unify(_TICKS.sub("", sentence)).strip(), answer)
+        if problem:
+            return f"{problem} after the final answer ({' '.join(sentence.split())[:40]!r})"
+    return None
+
+
+def _sentence_problem(sentence: str, answer: str) -> str | None:
+    opener = _OPENER.match(sentence)
+    if not opener:
+        return "text"
+    revising = _REVISING.search(sentence)
+    if revising:
+        return f"{revising.group()!r} in text"
+    if not has_value(sentence):
+        return None
+    side = _LAST_SIDE.search(_DELIMITERS.sub(" ", sentence))
+    if side is None:
+        return "a value in text"
+    try:
+        said, final = read(side.group("side")), read(answer)
+        same = answer_key(side.group("side")) == answer_key(answer) and said.unit == final.unit
+    except ReadError:
+        return "a value in text"
+    return None if same else "another value in text"
+
+
+def same_value(texts: list[str]) -> bool:
+    """Every text reads to one exact value (`\\frac12`, `0.5`, `50\\%`), with no two different units:
+    restatements of one answer, not two answers."""
+    values, units = set(), set()
+    for text in texts:
+        try:
+            found = read(text)
+        except ReadError:
+            return False
+        value = eval_rational(found.node)
+        if value is None:
+            return False
+        values.add(value)
+        units.add(found.unit)
+    return len(values) == 1 and len(units - {None}) <= 1
+
+
+# ", or 50%", "(i.e. 0.5)", "= 0.5" after the final answer in its sentence: the same value again.
+_RESTATED = re.compile(
+    r"(?i)^\s*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
+    r"|,?\s*equivalently\s*,?|=|\(\s*(?:or|i\.e\.,?|=)?)\s*(?:\$|\\\()?\s*(?P<value>[^$()=]{1,60}?)"
+    r"\s*(?:\$|\\\))?\s*\)?\s*[.!]?\s*$"
+)
+
+
+def restatement_problem(rest: str, answer: str) -> str | None:
+    """None when `rest` (the remainder of the answer's sentence) restates `answer` as the same value
+    in another form ("\\boxed{\\frac12}, or 50%."); otherwise why not."""
+    m = _RESTATED.match(rest)
+    if m is None:
+        return "text after the final answer"
+    if not same_value([m.group("value"), answer]):
+        return "another value after the final answer"
+    return None
