@@ -165,7 +165,11 @@ def find_key(given: str) -> list[KeyDoc]:
 
 def values_of(config_path: str | None, overrides: list[str]) -> dict[str, Any]:
     """The resolved value of every key of a config file (with overrides), by dotted key."""
-    data = load_config(config_path, overrides).model_dump(mode="json")
+    return flat_values(load_config(config_path, overrides).model_dump(mode="json"))
+
+
+def flat_values(data: dict[str, Any]) -> dict[str, Any]:
+    """A dumped config's values by dotted key (a table-valued key stays one value)."""
     flat: dict[str, Any] = {}
 
     def walk(node: Any, prefix: str) -> None:

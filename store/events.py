@@ -425,6 +425,18 @@ class ModelExported(Event):
     layout: Literal["full", "lora", "lora-fused"]
 
 
+class PauseRequested(Event):
+    """`rlvr pause` / the console's pause: a person asked the run to pause. Its driver, which
+    appends the queued request with its next batch, pauses right after it (`RunPaused` names
+    `by`); a run no driver holds is paused in the same transaction. The fold reads nothing of it."""
+
+    by: str
+    reason: str = ""
+
+    def pause_reason(self) -> str:
+        return f"paused at the request of {self.by}" + (f": {self.reason}" if self.reason else "")
+
+
 class RunRescored(Event):
     """`rlvr rescore`: the run's logged rollouts re-verified by `verifier` (its provenance; the
     run's recorded verifier config plus `overrides`), from `from_seq` on. An audit record: the

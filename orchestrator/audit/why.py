@@ -277,3 +277,25 @@ def _targets(idx: LogIndex, seq: int, last_seq: int) -> list[Entry]:
             "events and the decisions on a step's metrics"
         )
     return [entry]
+
+
+def explain_each(
+    events: Iterable[StoredEvent], seqs: Iterable[int], last_seq: int | None = None
+) -> dict[int, Explanation]:
+    """`explain(events, seq=s)` for each of `seqs`, indexing the log once (the run page of
+    `rlvr report` explains every gate and decision); a seq `why --seq` does not explain is left
+    out."""
+    stored = list(events)
+    if not stored:
+        return {}
+    idx = LogIndex(entries(stored))
+    run_id = stored[-1].run_id
+    out = {}
+    for seq in seqs:
+        try:
+            chosen = _targets(idx, seq, last_seq or idx.log[-1].seq)
+        except OrchestratorError:
+            continue
+        items = [_item(idx, e, run_id) for e in chosen]
+        out[seq] = Explanation(run_id, items, idx.rewinds.as_tuples())
+    return out

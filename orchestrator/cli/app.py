@@ -19,6 +19,7 @@ import typer
 from orchestrator.cli.calibrate_command import auto_overrides, calibrate_command
 from orchestrator.cli.check_command import check
 from orchestrator.cli.config_command import config_app
+from orchestrator.cli.console_command import console
 from orchestrator.cli.export_command import export_model
 from orchestrator.cli.options import (
     DEFAULT_STORE,
@@ -29,6 +30,7 @@ from orchestrator.cli.options import (
     open_store,
     out,
 )
+from orchestrator.cli.pause_command import pause
 from orchestrator.cli.read_commands import COMMANDS
 from orchestrator.cli.rescore_command import rescore
 from orchestrator.cli.status_command import runs_app, status
@@ -311,6 +313,8 @@ app.command("calibrate")(calibrate_command)
 app.command("status")(status)
 app.command("export-model")(export_model)
 app.command("rescore")(rescore)
+app.command("pause")(pause)
+app.command("console")(console)
 app.add_typer(runs_app, name="runs")
 app.add_typer(config_app, name="config")
 for command in COMMANDS:

@@ -4,7 +4,6 @@ replay, sink (status: status_command.py)."""
 from __future__ import annotations
 
 import copy
-import heapq
 import json
 import sys
 from pathlib import Path
@@ -96,23 +95,19 @@ def report(
     ] = None,
     store: StoreOption = None,
 ) -> None:
-    """Write an HTML report with plots of a run; it opens in a browser with no server or network."""
-    from orchestrator.audit.report import REPORT_TYPES, build_report, sample_rows
+    """Write the run page (charts, why, rollouts) as one HTML file that opens with no server or network."""
+    from orchestrator.audit.report import build_report
     from store.blobs import BlobStore
 
     log, run_id = open_run(store, run_id)
-    with log.walking_once():  # three reads of one run: its rows are walked by the first
+    with log.walking_once():  # several reads of one run: its rows are walked by the first
         state = readable_state(log, run_id)
         log_root = Path(state.config.get("log_path", "runs"))
         out = out if out is not None else log_root / run_id / "report"
-        # Two sorted streams, merged by seq: the types the report draws, and the two sampled steps.
-        events = heapq.merge(
-            log.read(run_id, types=REPORT_TYPES), sample_rows(log, run_id), key=lambda r: r.seq
-        )
-        # Read only: a blob store that is not there is not created (the rollout samples go blank).
+        # Read only: a blob store that is not there is not created (the rollout text goes blank).
         blobs = BlobStore(log_root / "blobs") if (log_root / "blobs").is_dir() else None
         try:
-            report_path = build_report(events, out, state=state, blobs=blobs)
+            report_path = build_report(log, run_id, out, blobs=blobs)
         except OSError as e:
             raise OrchestratorError(
                 f"cannot write the report to {out}: {e.strerror or e}"

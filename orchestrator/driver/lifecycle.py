@@ -161,7 +161,7 @@ def operational_overrides(state: RunState, overrides: Sequence[str]) -> list[str
                 f"({', '.join(OPERATIONAL_SETTINGS)}); to change what the run computes, "
                 f"`rlvr branch {state.run_id} --at SEQ {item}`"
             )
-    _validate_overrides(state, overrides)
+    validate_overrides(state, overrides)
     return list(overrides)
 
 
@@ -225,6 +225,23 @@ def cut_point(log: EventLog, run_id: str, seq: int, say: Callable[[str], None]) 
     return cut.seq
 
 
+def branch_point(
+    log: EventLog, parent_id: str, at_seq: int, say: Callable[[str], None]
+) -> tuple[int, RunState]:
+    """Where a branch at `at_seq` is cut (a batch's end) and the parent's state there; refused
+    outside the parent's seqs or where it had finished."""
+    last = log.require(parent_id)
+    if not 1 <= at_seq <= last:
+        raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
+    at_seq = cut_point(log, parent_id, at_seq, say)
+    state = fold_run(log, parent_id, at_seq)
+    if state.state not in (*STAGES, "paused", "created"):
+        raise OrchestratorError(
+            f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
+        )
+    return at_seq, state
+
+
 def branch(
     log: EventLog,
     parent_id: str,
@@ -235,16 +252,8 @@ def branch(
     """A new run whose history is the parent's up to `at_seq` (rounded down to a batch's end), by
     reference (store/lineage.py: nothing is copied, the parent is untouched), and the overrides.
     The child's id and the seq it was cut at. Its first events are written in one transaction."""
-    last = log.require(parent_id)
-    if not 1 <= at_seq <= last:
-        raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
-    at_seq = cut_point(log, parent_id, at_seq, say)
-    state = fold_run(log, parent_id, at_seq)
-    if state.state not in (*STAGES, "paused", "created"):
-        raise OrchestratorError(
-            f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
-        )
-    _validate_overrides(state, overrides)  # before anything is written
+    at_seq, state = branch_point(log, parent_id, at_seq, say)
+    validate_overrides(state, overrides)  # before anything is written
     check_data(config_of(replace(state, config_overrides=(*state.config_overrides, *overrides))))
     child = new_run_id(f"{config_of(state).run_name}-branch")
     marks: list = [
@@ -324,7 +333,8 @@ def pruned_after_cut(
     )
 
 
-def _validate_overrides(state: RunState, overrides: Sequence[str]) -> None:
+def validate_overrides(state: RunState, overrides: Sequence[str]) -> None:
+    """`ConfigError` naming the field when the run's config does not validate with `overrides`."""
     data = apply_overrides(copy.deepcopy(dict(state.config)), [*state.config_overrides, *overrides])
     validate_config(
         data,

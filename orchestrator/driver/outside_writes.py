@@ -16,10 +16,10 @@ names the seq it expects to be last and would be refused (`ConcurrencyError`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from orchestrator.driver.lease import driver_identity
+from orchestrator.driver.lease import driver_identity, holder_is_dead
 from store import requests
 from store.events import Event
 from store.leases import LeaseHeld, LeaseTable
@@ -44,8 +44,18 @@ class Written:
         return f"recorded in run {run_id}'s log at seq {self.rows[0].seq}" if self.rows else ""
 
 
-def append_or_queue(log: EventLog, run_id: str, events: Sequence[Event], by: str) -> Written:
-    """Append `events` to the run's chain under its lease, or queue them for its live driver."""
+def append_or_queue(
+    log: EventLog,
+    run_id: str,
+    events: Sequence[Event],
+    by: str,
+    *,
+    when_free: Callable[[], list[StoredEvent]] | None = None,
+) -> Written:
+    """Append `events` to the run's chain under its lease, or queue them for its live driver.
+    `when_free`: what to write instead when the lease is ours (it appends with
+    `drain_requests=True`; `rlvr pause` pauses a run no driver holds). A lease whose holder is
+    provably dead on this host is taken over, as a driver taking the lease does."""
     table = LeaseTable(log)
     owner = f"{by}:{driver_identity()}"
     held = _take(log, table, run_id, owner)
@@ -54,8 +64,9 @@ def append_or_queue(log: EventLog, run_id: str, events: Sequence[Event], by: str
         # The driver may have let the lease go between the two: then the queue is ours to empty.
         if _take(log, table, run_id, owner) is not None:
             return Written([], queued_for=held)
-        return Written(_append_held(log, table, run_id, owner, []))
-    return Written(_append_held(log, table, run_id, owner, events))
+        return Written(_held(table, run_id, owner, lambda: _append(log, run_id, [])))
+    write = when_free or (lambda: _append(log, run_id, events))
+    return Written(_held(table, run_id, owner, write))
 
 
 def _take(log: EventLog, table: LeaseTable, run_id: str, owner: str) -> str | None:
@@ -63,7 +74,7 @@ def _take(log: EventLog, table: LeaseTable, run_id: str, owner: str) -> str | No
     try:
         with_retries(
             f"take the lease of run {run_id}",
-            lambda: table.acquire(run_id, owner, _WRITE_LEASE_S),
+            lambda: table.acquire(run_id, owner, _WRITE_LEASE_S, holder_gone=holder_is_dead),
             log.retry,
             lambda e, d: None,
         )
@@ -72,11 +83,16 @@ def _take(log: EventLog, table: LeaseTable, run_id: str, owner: str) -> str | No
     return None
 
 
-def _append_held(
-    log: EventLog, table: LeaseTable, run_id: str, owner: str, events: Sequence[Event]
+def _append(log: EventLog, run_id: str, events: Sequence[Event]) -> list[StoredEvent]:
+    """Append `events` with whatever was queued (the caller holds the lease)."""
+    return log.append(run_id, events, log.last_seq(run_id), drain_requests=True)
+
+
+def _held(
+    table: LeaseTable, run_id: str, owner: str, write: Callable[[], list[StoredEvent]]
 ) -> list[StoredEvent]:
-    """Append (with whatever was queued) while holding the lease, then let it go."""
+    """Write while holding the lease, then let it go."""
     try:
-        return log.append(run_id, events, log.last_seq(run_id), drain_requests=True)
+        return write()
     finally:
         table.release(run_id, owner)

@@ -91,6 +91,9 @@ class Driver:
         self.snapshot_seq = self.state.last_seq  # a fold just read up to here
         self.next_orphan_sweep = 0.0  # monotonic time; the first checkpoint sweeps
         self.references = ReferenceCache()  # each run's blob references, for the GC
+        # A person's `rlvr pause` (`PauseRequested`), seen in a batch this driver appended: the
+        # run pauses right after that batch, with this reason (naming who asked).
+        self.pause_requested: str | None = None
         try:
             claim(blobs, log)  # the orphan sweep's guard against another store's blobs
         except OSError as e:
@@ -123,6 +126,8 @@ class Driver:
                 raise StageError(f"policy {decision.policy}: {decision.reason}")
             if decision.action == "pause":
                 raise StageInterrupted(f"policy {decision.policy}: {decision.reason}")
+        if self.pause_requested is not None:
+            raise StageInterrupted(self.pause_requested)  # the policies' pause path
         return stored
 
     def read(self, from_seq: int) -> list[StoredEvent]:
@@ -161,6 +166,9 @@ class Driver:
     def _folded(self, stored: list[StoredEvent]) -> None:
         """Fold a batch this driver appended; a snapshot every SNAPSHOT_EVERY events."""
         self.state = project(stored, self.state, state_at=self.state_at)
+        for row in stored:
+            if row.type == "PauseRequested":  # drained from the queue with this batch
+                self.pause_requested = row.event.pause_reason()
         self.snapshot_seq = maybe_snapshot(
             self.snapshots, self.state, self.snapshot_seq, stored[-1].hash
         )
@@ -173,8 +181,8 @@ class Driver:
         if self.state.state == "created":
             self._transition("start")
         while self.state.state in STAGES:
-            if self.should_stop():
-                self._pause(self.stop_reason())
+            if self.should_stop() or self.pause_requested is not None:
+                self._pause(self.pause_requested or self.stop_reason())
                 break
             try:
                 self._run_stage(self.state.state)

@@ -2,7 +2,7 @@
 starts a run (fake stages) whose lease lives TTL seconds unless renewed, holds it through a wait
 inside step 12, and finishes the run once told to.
 
-Usage: python -m tests.scenario.waiting_driver DIR TTL
+Usage: python -m tests.scenario.waiting_driver DIR TTL [STORE]   (STORE: default DIR/events.db)
 Writes DIR/run_id, then DIR/ready at step 12; goes on when DIR/go exists; exits 0 once the run
 completed (DIR/done holds its final state).
 """
@@ -20,8 +20,8 @@ from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages
 
 
-def main(folder: Path, ttl_s: float) -> None:
-    log = EventLog(folder / "events.db")
+def main(folder: Path, ttl_s: float, store: str | None = None) -> None:
+    log = EventLog(store or folder / "events.db")
     config = RunConfig(log_path=str(folder), lease_ttl_s=ttl_s)
     run_id, _ = start_run(log, config)
     (folder / "run_id").write_text(run_id)
@@ -39,4 +39,4 @@ def main(folder: Path, ttl_s: float) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), float(sys.argv[2]))
+    main(Path(sys.argv[1]), float(sys.argv[2]), *sys.argv[3:4])

@@ -1,65 +1,69 @@
-"""`rlvr report`: a self-contained page with every plot, the gates, the decisions and samples."""
+"""`rlvr report`: the run page as one self-contained file, its data inlined: every gate with its
+explanation, every decision and rollback explained, and the rollouts of the steps that matter."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
-from PIL import Image
 from typer.testing import CliRunner
 
-from orchestrator.audit.report import PLOTS, build_report
+from orchestrator.audit.report import build_report
 from orchestrator.cli.app import app
-from store.log import EventLog, StoredEvent
+from store.log import EventLog
 
 
-def _images(page: str) -> list[str]:
-    return re.findall(r'<img src="([^"]+)"', page)
+def _data(page: str) -> dict:
+    held = re.search(r'<script type="application/json" id="run-data">(.*?)</script>', page, re.S)
+    assert held is not None
+    return json.loads(held.group(1))
 
 
-def test_the_report_of_a_chaos_run_has_every_plot_and_every_decision(
-    chaos_events: list[StoredEvent], tmp_path: Path
+def test_the_report_of_a_chaos_run_explains_every_gate_and_decision(
+    chaos: tuple[EventLog, str], tmp_path: Path
 ) -> None:
-    index = build_report(chaos_events, tmp_path / "report")
-    page = index.read_text(encoding="utf-8")
-    assert _images(page) == [f"{name}.png" for name in PLOTS]
-    for name in PLOTS:
-        with Image.open(tmp_path / "report" / f"{name}.png") as image:
-            assert image.format == "PNG" and image.width >= 600 and image.height >= 200
-    for gate in ("false_positive_rate", "kl", "capability_retention"):
-        assert f"<td>{gate}</td>" in page
-    assert "rolled back from step 20 to step 10" in page
-    assert "policy kl_control decided halve_lr" in page
-    assert "hyper-parameters changed: temperature 1.0 -&gt; 1.2" in page
-    assert "<pre>1 + 2 =</pre>" in page and "<pre>40 + 2 =</pre>" in page  # first and last step
-    # Each completion is shown beside its own verdict: the wrong one of the "+ 2" group fails.
-    rows = re.findall(r"<tr>(.*?)</tr>", page.split("Sample rollouts")[1])
-    cells = [re.findall(r"<td>(.*?)</td>", row) for row in rows[1:]]
-    shown = {(c[1], c[2]): "fail" in c[4] for c in cells}
-    assert shown[("<pre>40 + 2 =</pre>", "<pre>43</pre>")] is True
-    assert shown[("<pre>40 + 2 =</pre>", "<pre>42</pre>")] is False
-    assert shown[("<pre>1 + 1 =</pre>", "<pre>2</pre>")] is False
+    log, run_id = chaos
+    index = build_report(log, run_id, tmp_path / "report")
+    assert [p.name for p in (tmp_path / "report").iterdir()] == ["index.html"]
+    data = _data(index.read_text(encoding="utf-8"))
+    gates = [g for stage in data["page"]["stages"] for g in stage["gates"]]
+    assert {g["name"] for g in gates} >= {"false_positive_rate", "kl", "capability_retention"}
+    explained = [m["seq"] for m in data["page"]["markers"] if m["explained"]]
+    assert set(data["why"]) == {str(s) for s in [g["seq"] for g in gates] + explained}
+    stories = " ".join(i["story"] for w in data["why"].values() for i in w["items"])
+    assert "rolled back from step 20 to step 10" in stories
+    assert "learning_rate 0.0001 -> 5e-05" in stories
+    # first and last, the rollback's from and to steps, the decisions' steps
+    assert {"1", "40", "20", "10", "4", "35"} <= set(data["steps"])
+    step40 = data["steps"]["40"]["attempts"][0]["groups"][1]
+    assert step40["prompt"] == "40 + 2 ="
+    assert [(r["completion"], r["passed"]) for r in step40["rollouts"]] == [
+        ("42", True),
+        ("43", False),
+    ]
 
 
 def test_the_report_needs_no_server_and_no_network(
-    chaos_events: list[StoredEvent], tmp_path: Path
+    chaos: tuple[EventLog, str], tmp_path: Path
 ) -> None:
-    page = build_report(chaos_events, tmp_path).read_text(encoding="utf-8")
-    assert "<script" not in page
+    log, run_id = chaos
+    page = build_report(log, run_id, tmp_path).read_text(encoding="utf-8")
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
-    assert 'rel="stylesheet"' not in page and "@import" not in page
-    assert all(not Path(src).is_absolute() for src in _images(page))
+    assert 'rel="stylesheet"' not in page and "@import" not in page and "<script src" not in page
+    assert '<meta http-equiv="Content-Security-Policy"' in page
 
 
-def test_a_run_that_failed_before_training_still_gets_every_plot(
+def test_a_run_that_failed_before_training_still_gets_its_page(
     loose_verifier_run: tuple[EventLog, str], tmp_path: Path
 ) -> None:
     log, run_id = loose_verifier_run
-    page = build_report(log.read(run_id), tmp_path).read_text(encoding="utf-8")
-    assert all((tmp_path / f"{name}.png").stat().st_size > 1000 for name in PLOTS)
-    assert '<span class="fail">FAIL</span>' in page
-    assert "no rollouts were recorded" in page
-    assert "gate false_positive_rate failed" in page
+    data = _data(build_report(log, run_id, tmp_path).read_text(encoding="utf-8"))
+    failed = [g for s in data["page"]["stages"] for g in s["gates"] if not g["passed"]]
+    assert [g["name"] for g in failed] == ["false_positive_rate"]
+    assert data["steps"] == {} and data["page"]["series"]["step"] == []
+    [why] = [data["why"][str(g["seq"])] for g in failed]
+    assert why["items"][0]["headline"].startswith("gate false_positive_rate (verification) FAILED")
 
 
 def test_report_command_writes_the_page_where_asked(
@@ -72,41 +76,17 @@ def test_report_command_writes_the_page_where_asked(
     )
     assert result.exit_code == 0, result.output
     assert result.output.strip() == str(tmp_path / "r" / "index.html")
-    assert (tmp_path / "r" / "kl.png").is_file()
-
-
-def test_a_long_series_is_thinned_to_a_plot_s_width_and_keeps_its_spikes() -> None:
-    from orchestrator.audit.report import MAX_POINTS, _thinned
-
-    points = [(step, 0.01) for step in range(10_000)]
-    points[7_777] = (7_777, 5.0)
-    thinned = _thinned(points)
-    assert len(thinned) <= MAX_POINTS and (7_777, 5.0) in thinned
-    assert thinned == sorted(thinned) and thinned[0] == (0, 0.01)
+    assert run_id in (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
 
 
 def test_rollout_text_kept_in_a_blob_is_shown_and_a_missing_blob_is_named(tmp_path: Path) -> None:
-    from stages.rl.logged_step import rollout_events
     from store.blobs import BlobStore
-    from store.events import RunStarted
+    from tests.unit.audit.hostile_log import hostile_run
 
-    blobs = BlobStore(tmp_path / "blobs")
-    samples = [{"task_id": "t0", "prompt": "7 + 5 =", "completions": ["12", "13"],
-                "rewards": [1.0, 0.0]}]  # fmt: skip
-    verdicts = [{"task_id": "t0", "passed": True, "status": "ok", "reason": ""},
-                {"task_id": "t0", "passed": False, "status": "failed", "reason": "13 != 12"}]  # fmt: skip
-    rollouts, judged = rollout_events(
-        blobs, step=1, attempt=0, group_size=2, verifier={"kind": "math"}, rewards_GN=[[1.0, 0.0]],
-        samples=samples, verdicts=verdicts, n_passed=1, n_errors=0,
-    )  # fmt: skip
-    assert rollouts.samples == [] and judged.verdicts == [] and rollouts.blob == judged.blob
-    assert rollouts.rewards == [[1.0, 0.0]] and judged.n_total == 2  # what catch-up and gates read
-    log = EventLog(tmp_path / "e.db")
-    started = RunStarted(config={}, config_hash="h", hyperparameters={})
-    log.append("r", [started, rollouts, judged], 0)
-    page = build_report(log.read("r"), tmp_path / "a", blobs=blobs).read_text(encoding="utf-8")
-    rows = re.findall(r"<tr>(.*?)</tr>", page.split("Sample rollouts")[1])
-    shown = {tuple(re.findall(r"<td>(.*?)</td>", row))[2]: row for row in rows[1:]}
-    assert "fail" in shown["<pre>13</pre>"] and "pass" in shown["<pre>12</pre>"]
-    elsewhere = build_report(log.read("r"), tmp_path / "b", blobs=BlobStore(tmp_path / "none"))
-    assert f"blob {rollouts.blob[:16]}, which is not in this store" in elsewhere.read_text()
+    log, run_id, blobs = hostile_run(tmp_path)
+    page = build_report(log, run_id, tmp_path / "a", blobs=blobs).read_text(encoding="utf-8")
+    [attempt] = _data(page)["steps"]["1"]["attempts"]
+    assert attempt["text"] == "blob" and attempt["groups"][0]["rollouts"][1]["passed"] is False
+    elsewhere = build_report(log, run_id, tmp_path / "b", blobs=BlobStore(tmp_path / "none"))
+    [missing] = _data(elsewhere.read_text(encoding="utf-8"))["steps"]["1"]["attempts"]
+    assert missing["text"].endswith(f"blob {attempt['blob'][:16]}, which is not in this store")

@@ -1,0 +1,80 @@
+"""The console's Starlette app over one store: pages, JSON routes, server-sent events, static
+assets (package data, no CDN), behind `security.ConsoleGuard`.
+
+`create_app` takes its parts as arguments (the store, where it is bound, the token, read-only);
+`rlvr console` (orchestrator/cli/console_command.py) builds it and serves it with uvicorn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from orchestrator.console import api, pages
+from orchestrator.console.security import Binding, ConsoleGuard
+from store.log import EventLog
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(log: EventLog, binding: Binding, *, read_only: bool = False) -> Starlette:
+    actions = _action_routes()
+    routes: list[BaseRoute] = [
+        Route("/", pages.runs_page),
+        Route("/runs/{run_id}/events", pages.events_page),
+        Route("/compare", pages.compare_page),
+        *api.routes,
+        *_run_page_routes(),
+        *actions,
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(ConsoleGuard, binding=binding)],
+        exception_handlers={404: _not_found},
+    )
+    app.state.services = api.Services(log)
+    app.state.binding = binding
+    app.state.action_token = binding.token
+    app.state.read_only = read_only
+    app.state.actions = bool(actions) and not read_only  # the pages offer branch forms
+    app.state.store_label = store_label(log)
+    return app
+
+
+def store_label(log: EventLog) -> str:
+    """The store as shown in the header: a PostgreSQL URL without its password."""
+    url = str(log.url)
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://{rest.rsplit('@', 1)[1]}"
+    return url
+
+
+async def _not_found(request: Request, exc: Any) -> Response:
+    if request.url.path.startswith("/api/"):
+        return api.error(404, f"no such route: {request.url.path}")
+    return Response("not found", status_code=404, media_type="text/plain")
+
+
+def _run_page_routes() -> list[BaseRoute]:
+    """The run page and its data (orchestrator/console/run_page.py, run_data.py)."""
+    from orchestrator.console import run_routes
+
+    return run_routes.routes
+
+
+def _action_routes() -> list[BaseRoute]:
+    """Branch, resume, pause (orchestrator/console/actions.py), refused under --read-only."""
+    try:
+        from orchestrator.console import actions
+    except ImportError:  # built without the actions module: the console only reads
+        return []
+    return list(actions.routes)

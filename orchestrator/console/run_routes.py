@@ -1,0 +1,71 @@
+"""The run page's routes: its HTML (`run_page.render_run_html`) and the JSON it fetches
+(`run_data`: the page's data, incremental after a seq; one step's rollouts; one decision's why).
+The page learns that its run moved from `/api/runs/{id}/stream` (orchestrator/console/api.py)."""
+
+from __future__ import annotations
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from orchestrator.console.api import JSON, _int, _run_id, error, services
+from orchestrator.errors import OrchestratorError
+
+
+def api_base(run_id: str) -> str:
+    return f"/api/runs/{run_id}"
+
+
+async def run_page(request: Request) -> Response:
+    from orchestrator.console.run_page import render_run_html
+
+    run_id, refused = await _run_id(request)
+    if refused is not None:
+        return Response(refused.body, refused.status_code, media_type="text/plain")
+    html = render_run_html(run_id, data=None, inline=False, api_base=api_base(run_id))
+    return HTMLResponse(html, headers={"cache-control": "no-store"})
+
+
+async def run_data(request: Request) -> Response:
+    from orchestrator.console.run_data import run_page_data
+
+    run_id, refused = await _run_id(request)
+    if refused is not None:
+        return refused
+    after = _int(request, "after_seq", 0, 0, 2**62)
+    if after is None:
+        return error(400, "after_seq must be a seq >= 0")
+    log = services(request).log
+    return JSON(await run_in_threadpool(run_page_data, log, run_id, after))
+
+
+async def step(request: Request) -> Response:
+    from orchestrator.console.run_data import step_data
+
+    run_id, refused = await _run_id(request)
+    if refused is not None:
+        return refused
+    log = services(request).log
+    return JSON(await run_in_threadpool(step_data, log, run_id, request.path_params["step"]))
+
+
+async def why(request: Request) -> Response:
+    from orchestrator.console.run_data import why_data
+
+    run_id, refused = await _run_id(request)
+    if refused is not None:
+        return refused
+    log = services(request).log
+    try:
+        return JSON(await run_in_threadpool(why_data, log, run_id, request.path_params["seq"]))
+    except OrchestratorError as e:  # a seq `why` does not explain
+        return error(404, str(e))
+
+
+routes: list[BaseRoute] = [
+    Route("/runs/{run_id}", run_page),
+    Route("/api/runs/{run_id}/data", run_data),
+    Route("/api/runs/{run_id}/step/{step:int}", step),
+    Route("/api/runs/{run_id}/why/{seq:int}", why),
+]

@@ -1,0 +1,251 @@
+"""Readers that keep a position in a run's log and read only what is new.
+
+`LogCursor` holds, in memory, the last seq it handed out; `read_new` reads the rows after it
+through `EventLog.read` (the chain checked as every read checks it) and moves the position. Nothing
+is written to the run. `StateCursor` folds what a cursor reads onto the run's `RunState`: the first
+read starts from the newest snapshot (`store.snapshots.fold_run`), later ones fold only the new rows.
+`page` is a keyset page of a run's rows (by seq, never OFFSET), each row handed out re-hashed;
+`ChainState` says how far the chain is verified, walking only the rows past its last check.
+`fold_many` folds many runs at once, a lineage tree sharing its reads: each parent's history is
+walked once for all of its branches, and a branch then folds only its own rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from store.lineage import Parent
+from store.log import EventLog, StoredEvent
+from store.projections import RunState, project
+from store.rows import COLUMNS
+from store.snapshots import Snapshots, fold_run
+from store.verification import ChainBroken, ChainWalk, row_problem
+
+
+class LogCursor:
+    """A position in one run's log (the last seq read), held by the reader, never in the run."""
+
+    def __init__(self, log: EventLog, run_id: str, after_seq: int = 0) -> None:
+        self.log, self.run_id, self.position = log, run_id, after_seq
+
+    def read_new(self, types: Sequence[str] | None = None) -> list[StoredEvent]:
+        """The rows after the position (only `types`, when given), in seq order; the position
+        moves to the log's end as read (rows of other types are passed over, not re-read)."""
+        end = self.log.last_seq(self.run_id)
+        if end <= self.position:
+            return []
+        rows = list(self.log.read(self.run_id, from_seq=self.position + 1, types=types, to_seq=end))
+        self.position = end
+        return rows
+
+    @staticmethod
+    def fields(row: StoredEvent) -> dict[str, Any]:
+        """The one decode: the payload as the current code knows it (always upcast)."""
+        return row.fields()
+
+
+class StateCursor:
+    """A run's folded state, kept current by reading only the rows past the last fold."""
+
+    def __init__(self, log: EventLog, run_id: str) -> None:
+        self.log, self.run_id = log, run_id
+        self.state: RunState | None = None
+
+    def refresh(self) -> RunState:
+        if self.state is None:
+            self.state = fold_run(self.log, self.run_id)
+            return self.state
+        cursor = LogCursor(self.log, self.run_id, self.state.last_seq)
+        rows = cursor.read_new()
+        if rows:
+            # A rewind among the new rows re-folds from the store up to its target.
+            self.state = project(
+                rows, replace(self.state), state_at=lambda seq: fold_run(self.log, self.run_id, seq)
+            )
+        return self.state
+
+
+def page(
+    log: EventLog,
+    run_id: str,
+    after_seq: int = 0,
+    types: Sequence[str] | None = None,
+    limit: int = 100,
+) -> list[StoredEvent]:
+    """Up to `limit` rows of a run's history after `after_seq` (only `types`, when given): a
+    keyset read by seq that costs the same on page 1 and page 300. Each row is re-hashed as it is
+    handed out (`ChainBroken` on one that was edited); `ChainState` checks the links."""
+    mark = log.backend.mark
+    wanted = sorted(set(types)) if types else None
+    out: list[StoredEvent] = []
+    for span in log.segments(run_id):  # a branch reads its ancestors' rows up to the cut
+        part = span.clip(after_seq + 1, None)
+        if part is None:
+            continue
+        sql = f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark} AND seq >= {mark}"
+        params: list[Any] = [span.run_id, part[0]]
+        if part[1] is not None:
+            sql += f" AND seq <= {mark}"
+            params.append(part[1])
+        if wanted:
+            sql += f" AND type IN ({', '.join([mark] * len(wanted))})"
+            params.extend(wanted)
+        sql += f" ORDER BY seq LIMIT {int(limit - len(out))}"
+        with log.engine.connect() as conn:
+            out.extend(StoredEvent(*r) for r in conn.exec_driver_sql(sql, tuple(params)))
+        if len(out) >= limit:
+            break
+    for row in out:
+        problem = row_problem(row)
+        if problem is not None:
+            raise ChainBroken(run_id, row.seq, problem)
+    return out
+
+
+@dataclass(frozen=True)
+class ChainStatus:
+    verified_to: int  # every row up to here chains from genesis
+    broken_at: int | None
+    reason: str
+
+
+class ChainState:
+    """How far each run's chain is verified, kept in memory: a run whose end (seq and hash) has
+    not moved since the last check is not walked again; one that grew is walked past the verified
+    prefix only (`EventLog.check_chain`, which records how far it got)."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self._known: dict[str, tuple[int, str, ChainStatus]] = {}
+
+    def status(self, run_id: str) -> ChainStatus:
+        end = self._end(run_id)
+        known = self._known.get(run_id)
+        if known is not None and known[:2] == end:
+            return known[2]
+        try:
+            self.log.check_chain(run_id)
+            status = ChainStatus(end[0], None, "ok")
+        except ChainBroken as e:
+            status = ChainStatus(max(e.seq - 1, 0), e.seq, e.reason)
+        self._known[run_id] = (*end, status)
+        return status
+
+    def _end(self, run_id: str) -> tuple[int, str]:
+        mark = self.log.backend.mark
+        sql = f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"
+        with self.log.engine.connect() as conn:
+            row = conn.exec_driver_sql(sql, (run_id,)).first()
+        return (row[0], row[1]) if row else (0, "")
+
+
+class _Until:
+    """One pass over a run's rows, handed out in spans that each end at a given seq."""
+
+    def __init__(self, rows: Iterator[StoredEvent]) -> None:
+        self.rows, self.ahead = rows, None
+        self.last: tuple[int, str] = (0, "")  # the seq and hash of the last row handed out
+
+    def until(self, seq: int | None) -> Iterator[StoredEvent]:
+        while True:
+            row = self.ahead if self.ahead is not None else next(self.rows, None)
+            self.ahead = None
+            if row is None:
+                return
+            if seq is not None and row.seq > seq:
+                self.ahead = row
+                return
+            self.last = (row.seq, row.hash)
+            yield row
+
+
+def fold_many(
+    log: EventLog, run_ids: Sequence[str], parents: dict[str, Parent]
+) -> dict[str, RunState]:
+    """Each run's state (as `fold_run` gives it). A parent's history is read once, from its newest
+    snapshot before its first branch point, with the state kept at each cut; each branch then
+    folds its own rows from its cut's state, walked from the parent's row it chains from.
+    `parents`: the store's branch pointers (store/lineage.py), read once by the caller."""
+    wanted = set(run_ids)
+    cuts: dict[str, set[int]] = {}
+    for run_id in wanted:
+        if run_id in parents:
+            cuts.setdefault(parents[run_id].run_id, set()).add(parents[run_id].seq)
+    at_cut: dict[tuple[str, int], tuple[RunState, str]] = {}
+    states: dict[str, RunState] = {}
+    for parent in sorted(
+        cuts, key=lambda run: _depth(run, parents)
+    ):  # a parent before its branches
+        end = _pass(log, parent, sorted(cuts[parent]), at_cut, parents.get(parent))
+        if parent in wanted:
+            states[parent] = end
+    for run_id in run_ids:
+        if run_id in states:
+            continue
+        pointer = parents.get(run_id)
+        if pointer is not None and (pointer.run_id, pointer.seq) in at_cut:
+            states[run_id] = _own_rows(log, run_id, pointer, *at_cut[pointer.run_id, pointer.seq])
+        else:
+            states[run_id] = fold_run(log, run_id)
+    return states
+
+
+def _depth(run_id: str, parents: dict[str, Parent]) -> int:
+    depth, seen = 0, {run_id}
+    while run_id in parents and parents[run_id].run_id not in seen:
+        run_id = parents[run_id].run_id
+        seen.add(run_id)
+        depth += 1
+    return depth
+
+
+def _pass(
+    log: EventLog,
+    run_id: str,
+    cuts: list[int],
+    at_cut: dict[tuple[str, int], tuple[RunState, str]],
+    pointer: Parent | None,
+) -> RunState:
+    """Fold `run_id`'s history once, keeping (state, row hash) at each of `cuts`: a branch whose
+    own branches are all cut after its branch point from its cut's state (only its own rows
+    read), any other run from its newest snapshot before the first cut."""
+    if pointer is not None and (pointer.run_id, pointer.seq) in at_cut and cuts[0] > pointer.seq:
+        state = at_cut[pointer.run_id, pointer.seq][0]
+    else:
+        state = Snapshots(log).newest_usable(run_id, cuts[0]) or RunState()
+    rows = _Until(iter(log.read(run_id, from_seq=state.last_seq + 1)))
+    state_at = lambda seq: fold_run(log, run_id, seq)  # noqa: E731  (a rewind's target)
+    for cut in [*cuts, None]:
+        state = project(rows.until(cut), state, state_at=state_at)
+        if cut is not None:
+            hash_ = rows.last[1] if rows.last[0] == cut else _hash_at(log, run_id, cut)
+            at_cut[run_id, cut] = (replace(state, run_id=run_id), hash_)
+    state.run_id = run_id
+    return state
+
+
+def _own_rows(
+    log: EventLog, run_id: str, pointer: Parent, start: RunState, junction: str
+) -> RunState:
+    """A branch's state: its cut's state, then its own rows, each walked from the junction."""
+    mark = log.backend.mark
+    sql = (
+        f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark} AND seq > {mark} "
+        "ORDER BY seq"
+    )
+    walk = ChainWalk(run_id, pointer.seq + 1)
+    walk.prev, walk.prev_run = junction, pointer.run_id
+    with log.engine.connect() as conn:
+        rows = [StoredEvent(*r) for r in conn.exec_driver_sql(sql, (run_id, pointer.seq))]
+    for row in rows:
+        walk.step(row)
+    state = project(rows, start, state_at=lambda seq: fold_run(log, run_id, seq))
+    state.run_id = run_id
+    return state
+
+
+def _hash_at(log: EventLog, run_id: str, seq: int) -> str:
+    rows = list(log.read(run_id, from_seq=seq, to_seq=seq))
+    return rows[0].hash if rows else ""

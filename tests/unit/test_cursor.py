@@ -1,0 +1,71 @@
+"""Readers that keep a position (store/cursor.py): only rows past the position are read, the
+folded state equals a fresh fold, a rewind among the new rows is honoured, and keyset pages."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pytest
+
+from store.cursor import LogCursor, StateCursor, page
+from store.events import MetricsRecorded, RunRewound
+from store.snapshots import fold_run
+from tests.tampering import edit_payload, synthetic_run
+
+
+def test_a_log_cursor_reads_only_the_rows_past_its_position(event_log, run_id):
+    synthetic_run(event_log, run_id, steps=4)
+    cursor = LogCursor(event_log, run_id)
+    assert [r.seq for r in cursor.read_new()] == [1, 2, 3, 4, 5, 6]
+    assert cursor.read_new() == [] and cursor.position == 6
+    # An edit behind the position is not read again (the chain's end still holds).
+    edit_payload(event_log, run_id, 3, {"step": 1, "metrics": {"kl": 5.0}})
+    event_log.append(run_id, [MetricsRecorded(step=5, metrics={"kl": 0.5})], 6)
+    new = cursor.read_new(types=["MetricsRecorded"])
+    assert [(r.seq, LogCursor.fields(r)["metrics"]["kl"]) for r in new] == [(7, 0.5)]
+
+
+def test_a_state_cursor_folds_new_rows_onto_its_state_and_honours_a_rewind(event_log, run_id):
+    synthetic_run(event_log, run_id, steps=4)
+    cursor = StateCursor(event_log, run_id)
+    assert cursor.refresh().step == 4
+    event_log.append(run_id, [MetricsRecorded(step=5, metrics={"kl": 0.5})], 6)
+    assert asdict(cursor.refresh()) == asdict(fold_run(event_log, run_id))
+    event_log.append(run_id, [RunRewound(to_seq=4, reason="test")], 7)
+    after = cursor.refresh()
+    assert after.step == 2 and asdict(after) == asdict(fold_run(event_log, run_id))
+
+
+@pytest.mark.parametrize("limit", [1, 3, 100])
+def test_keyset_pages_cover_the_log_once_in_order(event_log, run_id, limit):
+    synthetic_run(event_log, run_id, steps=7)
+    seqs, after = [], 0
+    while rows := page(event_log, run_id, after, limit=limit):
+        seqs += [r.seq for r in rows]
+        after = rows[-1].seq
+    assert seqs == list(range(1, 10))
+    metrics = page(event_log, run_id, 4, types=["MetricsRecorded"], limit=2)
+    assert [r.seq for r in metrics] == [5, 6]
+
+
+def test_fold_many_gives_each_run_of_a_lineage_tree_what_fold_run_gives(event_log, run_id):
+    from store.cursor import fold_many
+    from store.lineage import Parent
+
+    synthetic_run(event_log, run_id, steps=8)
+    event_log.append(run_id, [RunRewound(to_seq=6, reason="test")], event_log.last_seq(run_id))
+    event_log.append(
+        run_id, [MetricsRecorded(step=9, metrics={"kl": 0.9})], event_log.last_seq(run_id)
+    )
+    kids = [f"{run_id}-b{i}" for i in range(4)]
+    event_log.branch(run_id, kids[0], 3, [MetricsRecorded(step=20, metrics={"kl": 2.0})])
+    event_log.branch(run_id, kids[1], 9, [MetricsRecorded(step=21, metrics={"kl": 2.1})])
+    event_log.branch(kids[1], kids[2], 10, [MetricsRecorded(step=22, metrics={"kl": 2.2})])
+    event_log.branch(kids[1], kids[3], 5, [MetricsRecorded(step=23, metrics={"kl": 2.3})])
+    parents = {k: event_log.parent(k) for k in kids}
+    assert all(isinstance(p, Parent) for p in parents.values())
+    runs = [run_id, *kids]
+    states = fold_many(event_log, runs, parents)
+    for run in runs:
+        assert asdict(states[run]) == asdict(fold_run(event_log, run)), run
+    assert states[kids[2]].last_metrics == {"kl": 2.2}
