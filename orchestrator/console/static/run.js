@@ -31,7 +31,7 @@
       else if (key === "cls") node.className = attrs[key];
       else if (key.slice(0, 5) === "data-") node.setAttribute(key, String(attrs[key]));
       else if (key === "href") node.setAttribute("href", safeHref(attrs[key]));
-      else node.setAttribute(key, attrs[key]);
+      else node.setAttribute(key, visible(attrs[key]));
     }
     for (var i = 2; i < arguments.length; i++) {
       if (arguments[i] !== null && arguments[i] !== undefined) node.appendChild(arguments[i]);

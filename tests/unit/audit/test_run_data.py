@@ -116,3 +116,14 @@ def test_a_step_kept_in_a_blob_shows_advantages_lengths_and_reasons(tmp_path: Pa
     [missing] = step_data(log, run_id, 1, blobs=BlobStore(tmp_path / "none"))["attempts"]
     assert "which is not in this store" in missing["text"]
     assert [[r["reward"] for r in g["rollouts"]] for g in missing["groups"]] == [[1.0, 0.0]] * 2
+
+
+def test_an_increment_reuses_the_step_index_the_page_built(chaos: tuple[EventLog, str]) -> None:
+    from orchestrator.console.run_index import step_index
+
+    log, run_id = chaos
+    run_page_data(log, run_id)
+    index = step_index(log, run_id)
+    assert index.position == log.last_seq(run_id) and sorted(index.by_step) == list(range(1, 41))
+    run_page_data(log, run_id, after_seq=5)  # an increment from far back: no index rebuilt
+    assert step_index(log, run_id) is index and index.step_at(31) == 4
