@@ -168,6 +168,8 @@ def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
         open_run_page(page, index)
         before = page.evaluate(scales)
         box = page.locator("#chart-reward .u-over").bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + 40)  # one cursor, every chart
+        cursors = page.evaluate("() => window.rlvrRunCharts.map(c => c.u.cursor.idx)")
         left, right = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.5
         page.mouse.move(left, box["y"] + 40)
         page.mouse.down()
@@ -177,6 +179,7 @@ def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
         page.mouse.dblclick(left, box["y"] + 40)
         back = page.evaluate(scales)
     assert seen["errors"] == []
+    assert len(set(cursors)) == 1 and cursors[0] is not None
     assert len({tuple(s) for s in zoomed}) == 1 and zoomed[0] != before[0]
     assert before[0][0] < zoomed[0][0] < zoomed[0][1] < before[0][1]
     assert back == before
