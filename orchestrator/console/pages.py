@@ -13,7 +13,13 @@ from starlette.responses import HTMLResponse
 NAV = (("Runs", "/"), ("Compare", "/compare"))
 
 
-def shell(request: Request, page: str, title: str, body: str, **data: str) -> HTMLResponse:
+UPLOT_JS = "vendor/uplot/uPlot.iife.min.js"
+UPLOT_CSS = "vendor/uplot/uPlot.min.css"
+
+
+def shell(
+    request: Request, page: str, title: str, body: str, *, charts: bool = False, **data: str
+) -> HTMLResponse:
     """A page: its `data-*` attributes say what console.js builds; the per-launch token is in a
     meta tag only for a request that carried it (its cookie or header), for the action forms."""
     attrs = " ".join(f'data-{escape(k)}="{escape(v)}"' for k, v in data.items())
@@ -24,12 +30,20 @@ def shell(request: Request, page: str, title: str, body: str, **data: str) -> HT
         )
     read_only = "true" if request.app.state.read_only else "false"
     nav = " ".join(f'<a href="{href}">{name}</a>' for name, href in NAV)
+    # uPlot (vendored, orchestrator/console/static/VENDOR.json) before console.js: both deferred,
+    # they run in order.
+    chart_assets = (
+        f'<link rel="stylesheet" href="/static/{UPLOT_CSS}"><script src="/static/{UPLOT_JS}" defer>'
+        "</script>"
+        if charts
+        else ""
+    )
     html = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="rlvr-read-only" content="{read_only}">{token}
 <title>{escape(title)} · rlvr console</title>
-<link rel="stylesheet" href="/static/console.css">
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/console.css">{chart_assets}
 <script src="/static/console.js" defer></script>
 </head><body data-page="{escape(page)}" {attrs}>
 <header><strong>rlvr console</strong> <nav>{nav}</nav>
@@ -68,4 +82,4 @@ async def compare_page(request: Request) -> HTMLResponse:
 <label>run B <input id="b" name="b"></label> <button type="submit">compare</button></form>
 <p id="status" class="muted">loading…</p><div id="charts"></div>
 <table id="compare"><thead></thead><tbody></tbody></table>"""
-    return shell(request, "compare", "Compare", body, a=a, b=b)
+    return shell(request, "compare", "Compare", body, charts=True, a=a, b=b)

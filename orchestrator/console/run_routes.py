@@ -10,6 +10,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from orchestrator.console.api import JSON, _int, _run_id, error, services
+from orchestrator.errors import OrchestratorError
 
 
 def api_base(run_id: str) -> str:
@@ -56,7 +57,10 @@ async def why(request: Request) -> Response:
     if refused is not None:
         return refused
     log = services(request).log
-    return JSON(await run_in_threadpool(why_data, log, run_id, request.path_params["seq"]))
+    try:
+        return JSON(await run_in_threadpool(why_data, log, run_id, request.path_params["seq"]))
+    except OrchestratorError as e:  # a seq `why` does not explain
+        return error(404, str(e))
 
 
 routes: list[BaseRoute] = [

@@ -199,6 +199,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="Build here and leave it (reused next time).")
+    parser.add_argument(
+        "--only", choices=("sqlite", "postgresql"), help="One backend (two can build in parallel)."
+    )
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
@@ -212,9 +215,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        figures = bench(f"sqlite:///{root / 'store.db'}", root, args.steps, "sqlite")
+        figures = {}
+        if args.only != "postgresql":
+            figures = bench(f"sqlite:///{root / 'store.db'}", root, args.steps, "sqlite")
         postgres = os.environ.get("RLVR_TEST_POSTGRES_URL")
-        if postgres:
+        if postgres and args.only != "sqlite":
             pg_root = root / "pg"
             pg_root.mkdir(exist_ok=True)
             marker = pg_root / "database.txt"

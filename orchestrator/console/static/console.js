@@ -121,6 +121,7 @@
     loadRuns();
     const stream = new EventSource("/api/runs/stream");
     stream.addEventListener("update", loadRuns);
+    window.addEventListener("pagehide", () => stream.close());
   }
 
   // --- Events -------------------------------------------------------------------------------

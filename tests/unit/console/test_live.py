@@ -106,3 +106,27 @@ def test_rlvr_console_as_a_person_types_it_prints_a_url_that_opens(tmp_path, run
     finally:
         console.send_signal(signal.SIGINT)
         assert console.wait(timeout=15) is not None
+
+
+def test_the_runs_stream_says_when_any_run_moves(tmp_path, run_id):
+    import threading
+
+    from store.events import MetricsRecorded
+    from store.log import EventLog
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, run_id, steps=2)
+    with serving(log) as served:
+        seen: list = []
+
+        def append_soon() -> None:
+            time.sleep(1.5)
+            log.append(run_id, [MetricsRecorded(step=3, metrics={})], log.last_seq(run_id))
+
+        threading.Thread(target=append_soon, daemon=True).start()
+        with httpx.Client(timeout=15) as client, client.stream("GET", f"{served.base}/api/runs/stream") as r:
+            for line in r.iter_lines():
+                if line.startswith("event: "):
+                    seen.append((line[7:], time.time()))
+                    break
+    assert seen and seen[0][0] == "update"
