@@ -58,7 +58,13 @@
 
   function getJSON(path) {
     return fetch(apiBase + path, { credentials: "same-origin" }).then(function (r) {
-      if (!r.ok) return r.text().then(function (t) { throw new Error(t || r.statusText); });
+      if (!r.ok) {
+        return r.text().then(function (t) {
+          var said = t;
+          try { said = JSON.parse(t).error || t; } catch (e) { said = t; }
+          throw new Error(said || r.statusText);
+        });
+      }
       return r.json();
     });
   }
