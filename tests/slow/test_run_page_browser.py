@@ -107,6 +107,12 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
             for s in item.locator(".then li").evaluate_all("ls => ls.map(l => l.dataset.seq)")
         ]
         threshold = json.loads(item.get_attribute("data-threshold"))
+        retention = item.locator(".window.retention")
+        retention.locator("canvas").wait_for()
+        drawn_retention = {
+            k: json.loads(retention.get_attribute(f"data-{k}"))
+            for k in ("benchmarks", "values", "threshold")
+        }
         text = page.inner_text("#detail")
     assert seen["errors"] == []
     [kl] = json.loads(
@@ -123,6 +129,14 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
     )["items"]
     assert evidence == [e["seq"] for e in rb["evidence"]] and then == [e["seq"] for e in rb["then"]]
     assert threshold == rb["threshold"] == 0.95
+    # the rule read the eval against the baseline: each benchmark's ratio drawn against 0.95
+    [eval_row] = [e for e in rb["evidence"] if e["type"] == "EvalRecorded"]
+    ratios = [b["value"] / b["baseline"] for b in eval_row["data"]["benchmarks"]]
+    assert drawn_retention == {
+        "benchmarks": ["arith", "reverse"],
+        "values": ratios,
+        "threshold": 0.95,
+    }
     assert "rolled back from step 20 to step 10" in text
 
 

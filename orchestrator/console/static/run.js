@@ -387,6 +387,7 @@
     row("in short", item.story);
     box.appendChild(rule);
     if (item.window) box.appendChild(windowChart(item));
+    else if (retentionOf(item)) box.appendChild(retentionChart(item, retentionOf(item)));
     [evidenceList("Evidence", item.evidence, "evidence"), evidenceList("Causes", item.causes, "causes"),
       evidenceList("What followed", item.then, "then")].forEach(function (n) { if (n) box.appendChild(n); });
     return box;
@@ -415,6 +416,42 @@
     }
     setTimeout(function () {
       new uPlot({ width: 420, height: 160, series: series, scales: { x: { time: false } } }, cols, holder);
+    }, 0);
+    return holder;
+  }
+
+  // A capability rule reads an eval against the baseline: each benchmark's eval / baseline.
+  function retentionOf(item) {
+    if (!item.metric || item.metric.indexOf("capability") !== 0) return null;
+    var ev = (item.evidence || []).filter(function (e) { return e.type === "EvalRecorded"; })[0];
+    if (!ev || !ev.data || !ev.data.benchmarks) return null;
+    var rows = ev.data.benchmarks.filter(function (b) { return typeof b.baseline === "number" && b.baseline; });
+    return rows.length ? { step: ev.data.step, rows: rows } : null;
+  }
+
+  function retentionChart(item, found) {
+    var names = found.rows.map(function (b) { return b.benchmark; });
+    var ratios = found.rows.map(function (b) { return b.value / b.baseline; });
+    var holder = el("div", {
+      cls: "window retention", "data-metric": item.metric, "data-threshold": JSON.stringify(item.threshold),
+      "data-benchmarks": JSON.stringify(names), "data-values": JSON.stringify(ratios)
+    });
+    holder.appendChild(el("p", {
+      cls: "window-text", text: "eval at step " + found.step + " / baseline: " + found.rows.map(function (b, i) {
+        return b.benchmark + " " + num(b.value) + " / " + num(b.baseline) + " = " + num(ratios[i]);
+      }).join(", ") + (item.threshold !== null ? "; threshold " + num(item.threshold) : "")
+    }));
+    var xs = names.map(function (_, i) { return i; });
+    var series = [{ label: "benchmark" },
+      { label: "eval / baseline", stroke: "#1c7ed6", width: 0, points: { show: true, size: 9, fill: "#1c7ed6" } },
+      { label: "threshold", stroke: "#c92a2a", dash: [5, 4], width: 1.5 }];
+    var cols = [xs, ratios, xs.map(function () { return item.threshold; })];
+    setTimeout(function () {
+      new uPlot({
+        width: 420, height: 160, series: series,
+        scales: { x: { time: false, range: [-0.5, names.length - 0.5] } },
+        axes: [{ values: function (u, ticks) { return ticks.map(function (t) { return names[t] !== undefined && t === Math.round(t) ? visible(names[t]) : ""; }); } }, {}]
+      }, cols, holder);
     }, 0);
     return holder;
   }

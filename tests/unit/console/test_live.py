@@ -124,7 +124,10 @@ def test_the_runs_stream_says_when_any_run_moves(tmp_path, run_id):
             log.append(run_id, [MetricsRecorded(step=3, metrics={})], log.last_seq(run_id))
 
         threading.Thread(target=append_soon, daemon=True).start()
-        with httpx.Client(timeout=15) as client, client.stream("GET", f"{served.base}/api/runs/stream") as r:
+        with (
+            httpx.Client(timeout=15) as client,
+            client.stream("GET", f"{served.base}/api/runs/stream") as r,
+        ):
             for line in r.iter_lines():
                 if line.startswith("event: "):
                     seen.append((line[7:], time.time()))
