@@ -258,3 +258,40 @@ def test_a_step_appended_to_the_log_reaches_the_open_console_page(tmp_path: Path
     assert seen["errors"] == []
     assert before == [1] and rewards == [0.5, 0.75]
     assert seen_after_s < 2.0  # the stream's target is 1 s; a shared CI machine gets slack
+
+
+def test_points_of_an_abandoned_span_are_drawn_grey_beside_the_live_ones(tmp_path: Path) -> None:
+    from store.events import MetricsRecorded, RunRewound, RunStarted
+
+    log = EventLog(tmp_path / "e.db")
+    seqs = [
+        s.seq
+        for s in log.append(
+            "rewound", [RunStarted(config={}, config_hash="h", hyperparameters={})], 0
+        )
+    ]
+
+    def step(n: int, reward: float) -> None:
+        seqs.append(
+            log.append(
+                "rewound", [MetricsRecorded(step=n, metrics={"reward_mean": reward})], seqs[-1]
+            )[-1].seq
+        )
+
+    for n in (1, 2, 3):
+        step(n, n / 10)
+    kept = seqs[2]  # step 2's row: `resume --from` it abandons step 3
+    seqs.append(log.append("rewound", [RunRewound(to_seq=kept)], seqs[-1])[-1].seq)
+    step(3, 0.9)
+    with (
+        page_of("report", log, "rewound", tmp_path / "report") as url,
+        browser_page(tmp_path / "profile") as (page, seen),
+    ):
+        open_run_page(page, url)
+        data = page.evaluate("() => window.rlvrRunCharts[0].u.data")
+        rewind = page.eval_on_selector_all(
+            ".marker-item.rewind", "ms => ms.map(m => +m.dataset.seq)"
+        )
+    assert seen["errors"] == []
+    assert data[0] == [1, 2, 3] and data[1] == [0.1, 0.2, 0.9] and data[2] == [None, None, 0.3]
+    assert rewind == [seqs[4]]
