@@ -68,7 +68,10 @@ def console(
     sock = _bound_socket(host, port)
     binding = Binding(host, sock.getsockname()[1], token or secrets.token_urlsafe(24))
     app = create_app(log, binding, read_only=read_only)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # Open live streams never end by themselves: Ctrl-C closes them after a short grace.
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
+    )
     server = uvicorn.Server(config)
     mode = " (read-only)" if read_only else ""
     # Printed whole and flushed at once: a person (or a script) reads the URL off this line.
