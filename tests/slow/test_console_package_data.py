@@ -31,4 +31,4 @@ def test_the_wheel_carries_the_run_page_assets(tmp_path: Path) -> None:
         vendor = json.loads(z.read(STATIC + "VENDOR.json"))
         for name, digest in vendor["uplot"]["files"].items():
             assert hashlib.sha256(z.read(STATIC + name)).hexdigest() == digest, name
-    assert {STATIC + "run.js", STATIC + "run.css"} <= names
+    assert {STATIC + f for f in ("run.js", "run_dom.js", "run_detail.js", "run.css")} <= names
