@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from orchestrator.console.runs_index import RunsIndex
+from orchestrator.console.runs_list import RunsList
 from store.cursor import ChainState, LogCursor, page
 from store.errors import StoreError, UnknownRunError
 from store.events import EVENT_TYPES
@@ -49,7 +49,7 @@ class Services:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
-        self.runs = RunsIndex(log)
+        self.runs = RunsList(log)
         self.chains = ChainState(log)
         self._series: dict[str, tuple[LogCursor, dict[str, list]]] = {}
         self._series_lock = threading.Lock()
@@ -109,7 +109,8 @@ def _int(request: Request, name: str, default: int, low: int, high: int) -> int 
 async def runs(request: Request) -> JSON:
     show_hidden = request.query_params.get("hidden") == "1"
     rows = await run_in_threadpool(services(request).runs.rows, show_hidden=show_hidden)
-    return JSON({"runs": rows, "read_only": request.app.state.read_only})
+    state = request.app.state
+    return JSON({"runs": rows, "read_only": state.read_only, "actions": state.actions})
 
 
 async def events(request: Request) -> JSON:

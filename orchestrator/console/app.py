@@ -25,13 +25,14 @@ STATIC = Path(__file__).parent / "static"
 
 
 def create_app(log: EventLog, binding: Binding, *, read_only: bool = False) -> Starlette:
+    actions = _action_routes()
     routes: list[BaseRoute] = [
         Route("/", pages.runs_page),
         Route("/runs/{run_id}/events", pages.events_page),
         Route("/compare", pages.compare_page),
         *api.routes,
         *_run_page_routes(),
-        *_action_routes(),
+        *actions,
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
@@ -43,6 +44,7 @@ def create_app(log: EventLog, binding: Binding, *, read_only: bool = False) -> S
     app.state.binding = binding
     app.state.action_token = binding.token
     app.state.read_only = read_only
+    app.state.actions = bool(actions) and not read_only  # the pages offer branch forms
     app.state.store_label = store_label(log)
     return app
 

@@ -73,7 +73,7 @@
     return out;
   }
 
-  function runRow(run, depth) {
+  function runRow(run, depth, actions) {
     const name = el("td", { className: "run", "data-depth": depth });
     name.style.paddingLeft = 0.4 + 1.4 * depth + "em";
     if (depth > 0) name.append(el("span", { className: "branch-mark", text: "└ " }));
@@ -102,14 +102,16 @@
       el("td", {},
         el("a", { href: runHref(run.run_id) + "/events", text: "events" }),
         run.parent ? " · " : null,
-        run.parent ? el("a", { href: "/compare?a=" + encodeURIComponent(run.parent.run_id) + "&b=" + encodeURIComponent(run.run_id), text: "compare" }) : null));
+        run.parent ? el("a", { href: "/compare?a=" + encodeURIComponent(run.parent.run_id) + "&b=" + encodeURIComponent(run.run_id), text: "compare" }) : null,
+        actions ? " · " : null,
+        actions ? el("a", { className: "branch-link", href: runHref(run.run_id) + "/branch", text: "branch" }) : null));
   }
 
   async function loadRuns() {
     try {
       const body = await getJSON("/api/runs");
       const tbody = document.querySelector("#runs tbody");
-      tbody.replaceChildren(...lineageOrder(body.runs).map(([run, depth]) => runRow(run, depth)));
+      tbody.replaceChildren(...lineageOrder(body.runs).map(([run, depth]) => runRow(run, depth, body.actions)));
       setStatus(body.runs.length + " runs" + (body.read_only ? " (read-only console)" : ""));
       document.body.dataset.loaded = String(Date.now());
     } catch (e) {

@@ -28,7 +28,7 @@ from store.projections import RunState
 ROW_METRICS = ("reward_mean", "verify_rate", "kl")
 
 
-class RunsIndex:
+class RunsList:
     """Every run's summary row, folded incrementally; shared by the console's request threads."""
 
     def __init__(self, log: EventLog) -> None:
