@@ -25,25 +25,26 @@ MAX_STEPS = 60
 def steps_that_matter(
     page: dict[str, Any], whys: dict[int, dict[str, Any]], logged: list[int]
 ) -> list[int]:
-    """The steps whose rollouts the report carries, most telling first, at most MAX_STEPS of the
-    steps with logged rollouts: the first and last, each rollback's from and to step, each
-    policy decision's, failure's and injected fault's step, and the steps of the window each
-    explained gate or decision read."""
+    """The steps whose rollouts the report carries, at most MAX_STEPS of the logged steps, in this
+    order until the cap: the first and last, each rollback's from and to step, each policy
+    decision's, failure's and injected fault's step, and the steps of the window each explained
+    gate or decision read."""
     if not logged:
         return []
-    wanted = [logged[0], logged[-1]]
+    rollbacks, decisions, windows = [], [], []
     for marker in page["markers"]:
         if marker["kind"] == "rollback":
             why = whys.get(marker["seq"], {"items": []})
-            wanted += [marker["step"]] + [
+            rollbacks += [marker["step"]] + [
                 e["data"]["to_step"] for i in why["items"] for e in i["then"]
                 if e["type"] == "RolledBack"
             ]  # fmt: skip
         elif marker["kind"] in ("decision", "fault", "failure"):
-            wanted.append(marker["step"])
+            decisions.append(marker["step"])
     for why in whys.values():
         for item in why["items"]:
-            wanted += item["window"]["steps"] if item.get("window") else []
+            windows += item["window"]["steps"] if item.get("window") else []
+    wanted = [logged[0], logged[-1], *rollbacks, *decisions, *windows]
     have = set(logged)
     return list(dict.fromkeys(s for s in wanted if s in have))[:MAX_STEPS]
 

@@ -53,10 +53,11 @@ def run_page_data(log: EventLog, run_id: str, after_seq: int = 0) -> dict[str, A
     index = step_index(log, run_id, through=min(after_seq, end))
     settings = state.hyperparameters if after_seq > 0 else {}
     series = SeriesBuilder(index.step_at(after_seq), settings)
-    rows = list(log.read(run_id, from_seq=after_seq + 1, to_seq=end, types=SERIES_TYPES))
-    index.take((r for r in rows if r.type in ("MetricsRecorded", "RunRewound")), end)
-    for row in rows:
-        series.take(row.seq, row.type, row.fields())
+    rows = [(r.seq, r.type, r.fields())
+            for r in log.read(run_id, from_seq=after_seq + 1, to_seq=end, types=SERIES_TYPES)]  # fmt: skip
+    index.take(rows, end)
+    for seq, kind, payload in rows:
+        series.take(seq, kind, payload)
     spans = [[s.first, s.last, s.rewind_seq] for s in index.spans().spans]
     return {
         "run_id": run_id,

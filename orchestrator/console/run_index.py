@@ -8,8 +8,9 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable
+from typing import Any
 
-from store.log import EventLog, StoredEvent
+from store.log import EventLog
 from store.rewinds import Rewinds
 
 INDEX_TYPES = ("MetricsRecorded", "RunRewound")
@@ -24,20 +25,21 @@ class StepIndex:
         self.rewinds: list[tuple[int, int]] = []  # (RunRewound seq, its to_seq)
         self.lock = threading.Lock()
 
-    def take(self, rows: Iterable[StoredEvent], through: int) -> None:
-        """Take in `rows` (the index's types among seqs after `position` up to `through`)."""
+    def take(self, rows: Iterable[tuple[int, str, dict[str, Any]]], through: int) -> None:
+        """Take in `rows`, (seq, type, decoded payload) of the rows after `position` up to
+        `through` (other types are passed over)."""
         with self.lock:
-            for row in rows:
-                if row.seq <= self.position:
+            for seq, kind, payload in rows:
+                if seq <= self.position:
                     continue
-                if row.type == "MetricsRecorded":
-                    step = int(row.fields()["step"])
+                if kind == "MetricsRecorded":
+                    step = int(payload["step"])
                     top = max(step, self.running_step[-1]) if self.running_step else step
-                    self.metric_seqs.append(row.seq)
+                    self.metric_seqs.append(seq)
                     self.running_step.append(top)
-                    self.by_step.setdefault(step, []).append(row.seq)
-                elif row.type == "RunRewound":
-                    self.rewinds.append((row.seq, int(row.fields()["to_seq"])))
+                    self.by_step.setdefault(step, []).append(seq)
+                elif kind == "RunRewound":
+                    self.rewinds.append((seq, int(payload["to_seq"])))
             self.position = max(self.position, through)
 
     def step_at(self, seq: int) -> int:
@@ -63,11 +65,13 @@ def step_index(log: EventLog, run_id: str, through: int | None = None) -> StepIn
     after its position."""
     with _GUARD:
         index = _INDEXES.setdefault((str(log.url), run_id), StepIndex())
-    end = log.last_seq(run_id) if through is None else through
-    if end < index.position:  # the run was recreated under the same id: start again
+    last = log.last_seq(run_id)
+    if last < index.position:  # the run was deleted and made again under its id: start again
         with _GUARD:
             index = _INDEXES[(str(log.url), run_id)] = StepIndex()
+    end = last if through is None else min(through, last)
     if index.position < end:
         first = index.position + 1
-        index.take(log.read(run_id, from_seq=first, to_seq=end, types=INDEX_TYPES), end)
+        rows = log.read(run_id, from_seq=first, to_seq=end, types=INDEX_TYPES)
+        index.take(((r.seq, r.type, r.fields()) for r in rows), end)
     return index

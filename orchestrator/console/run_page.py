@@ -3,7 +3,7 @@ from /static/, the data from `{api_base}/data`, `/step/N`, `/why/SEQ` and live u
 `{api_base}/stream`; there is no inline script (the console's CSP is `script-src 'self'`), the run
 id and API base travel in data- attributes. For `rlvr report` (`inline=True`) it is one file with
 the scripts, styles, uPlot and the data inlined, and a CSP whose script-src lists only the hashes
-of its two scripts: it opens from disk with no server or network."""
+of its scripts: it opens from disk with no server or network."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import orjson
 
 VENDOR_JS = "vendor/uplot/uPlot.iife.min.js"
 VENDOR_CSS = "vendor/uplot/uPlot.min.css"
+# In the order they run: uPlot, the DOM helpers, the why panel and step view, the page.
+SCRIPTS = (VENDOR_JS, "run_dom.js", "run_detail.js", "run.js")
 
 
 @cache
@@ -68,15 +70,13 @@ def render_run_html(run_id: str, *, data: dict | None, inline: bool, api_base: s
         links = "".join(
             f'<link rel="stylesheet" href="/static/{name}">' for name in (VENDOR_CSS, "run.css")
         )
-        scripts = (
-            f'<script src="/static/{VENDOR_JS}"></script><script src="/static/run.js"></script>'
-        )
+        scripts = "".join(f'<script src="/static/{name}"></script>' for name in SCRIPTS)
         return (f'<!DOCTYPE html>\n<html lang="en"><head>{head}<link rel="icon" href="data:,">'
                 f"<title>{title}</title>{links}</head>"
                 f"<body>{body}{scripts}</body></html>\n")  # fmt: skip
     if data is None:
         raise ValueError("an inline run page needs its data")
-    scripts = [asset(VENDOR_JS), asset("run.js")]
+    scripts = [asset(name) for name in SCRIPTS]
     csp = (
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
         "form-action 'none'; script-src " + " ".join(_hash(s) for s in scripts)

@@ -107,6 +107,12 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
             for s in item.locator(".then li").evaluate_all("ls => ls.map(l => l.dataset.seq)")
         ]
         threshold = json.loads(item.get_attribute("data-threshold"))
+        retention = item.locator(".window.retention")
+        retention.locator("canvas").wait_for()
+        drawn_retention = {
+            k: json.loads(retention.get_attribute(f"data-{k}"))
+            for k in ("benchmarks", "values", "threshold")
+        }
         text = page.inner_text("#detail")
     assert seen["errors"] == []
     [kl] = json.loads(
@@ -123,6 +129,14 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
     )["items"]
     assert evidence == [e["seq"] for e in rb["evidence"]] and then == [e["seq"] for e in rb["then"]]
     assert threshold == rb["threshold"] == 0.95
+    # the rule read the eval against the baseline: each benchmark's ratio drawn against 0.95
+    [eval_row] = [e for e in rb["evidence"] if e["type"] == "EvalRecorded"]
+    ratios = [b["value"] / b["baseline"] for b in eval_row["data"]["benchmarks"]]
+    assert drawn_retention == {
+        "benchmarks": ["arith", "reverse"],
+        "values": ratios,
+        "threshold": 0.95,
+    }
     assert "rolled back from step 20 to step 10" in text
 
 
@@ -168,6 +182,8 @@ def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
         open_run_page(page, index)
         before = page.evaluate(scales)
         box = page.locator("#chart-reward .u-over").bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + 40)  # one cursor, every chart
+        cursors = page.evaluate("() => window.rlvrRunCharts.map(c => c.u.cursor.idx)")
         left, right = box["x"] + box["width"] * 0.25, box["x"] + box["width"] * 0.5
         page.mouse.move(left, box["y"] + 40)
         page.mouse.down()
@@ -177,6 +193,7 @@ def test_a_drag_on_one_chart_zooms_every_chart_and_a_double_click_zooms_out(
         page.mouse.dblclick(left, box["y"] + 40)
         back = page.evaluate(scales)
     assert seen["errors"] == []
+    assert len(set(cursors)) == 1 and cursors[0] is not None
     assert len({tuple(s) for s in zoomed}) == 1 and zoomed[0] != before[0]
     assert before[0][0] < zoomed[0][0] < zoomed[0][1] < before[0][1]
     assert back == before
@@ -241,3 +258,40 @@ def test_a_step_appended_to_the_log_reaches_the_open_console_page(tmp_path: Path
     assert seen["errors"] == []
     assert before == [1] and rewards == [0.5, 0.75]
     assert seen_after_s < 2.0  # the stream's target is 1 s; a shared CI machine gets slack
+
+
+def test_points_of_an_abandoned_span_are_drawn_grey_beside_the_live_ones(tmp_path: Path) -> None:
+    from store.events import MetricsRecorded, RunRewound, RunStarted
+
+    log = EventLog(tmp_path / "e.db")
+    seqs = [
+        s.seq
+        for s in log.append(
+            "rewound", [RunStarted(config={}, config_hash="h", hyperparameters={})], 0
+        )
+    ]
+
+    def step(n: int, reward: float) -> None:
+        seqs.append(
+            log.append(
+                "rewound", [MetricsRecorded(step=n, metrics={"reward_mean": reward})], seqs[-1]
+            )[-1].seq
+        )
+
+    for n in (1, 2, 3):
+        step(n, n / 10)
+    kept = seqs[2]  # step 2's row: `resume --from` it abandons step 3
+    seqs.append(log.append("rewound", [RunRewound(to_seq=kept)], seqs[-1])[-1].seq)
+    step(3, 0.9)
+    with (
+        page_of("report", log, "rewound", tmp_path / "report") as url,
+        browser_page(tmp_path / "profile") as (page, seen),
+    ):
+        open_run_page(page, url)
+        data = page.evaluate("() => window.rlvrRunCharts[0].u.data")
+        rewind = page.eval_on_selector_all(
+            ".marker-item.rewind", "ms => ms.map(m => +m.dataset.seq)"
+        )
+    assert seen["errors"] == []
+    assert data[0] == [1, 2, 3] and data[1] == [0.1, 0.2, 0.9] and data[2] == [None, None, 0.3]
+    assert rewind == [seqs[4]]

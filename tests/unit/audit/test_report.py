@@ -90,3 +90,16 @@ def test_rollout_text_kept_in_a_blob_is_shown_and_a_missing_blob_is_named(tmp_pa
     elsewhere = build_report(log, run_id, tmp_path / "b", blobs=BlobStore(tmp_path / "none"))
     [missing] = _data(elsewhere.read_text(encoding="utf-8"))["steps"]["1"]["attempts"]
     assert missing["text"].endswith(f"blob {attempt['blob'][:16]}, which is not in this store")
+
+
+def test_the_report_carries_at_most_max_steps_the_first_and_last_always() -> None:
+    from orchestrator.audit.report import MAX_STEPS, steps_that_matter
+
+    markers = [{"kind": "decision", "step": s, "seq": s} for s in range(2, 200)]
+    page = {"markers": markers + [{"kind": "rollback", "step": 150, "seq": 999}]}
+    why = {999: {"items": [{"then": [{"type": "RolledBack", "data": {"to_step": 140}}]}]}}
+    chosen = steps_that_matter(page, why, list(range(1, 301)))
+    assert len(chosen) == MAX_STEPS == 60 and chosen[:2] == [1, 300]
+    assert chosen[2:6] == [150, 140, 2, 3]  # then the rollback's steps, then the decisions
+    assert steps_that_matter(page, why, []) == []
+    assert steps_that_matter({"markers": [markers[0]]}, {}, [1, 2, 3]) == [1, 3, 2]

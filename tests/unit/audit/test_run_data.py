@@ -116,3 +116,56 @@ def test_a_step_kept_in_a_blob_shows_advantages_lengths_and_reasons(tmp_path: Pa
     [missing] = step_data(log, run_id, 1, blobs=BlobStore(tmp_path / "none"))["attempts"]
     assert "which is not in this store" in missing["text"]
     assert [[r["reward"] for r in g["rollouts"]] for g in missing["groups"]] == [[1.0, 0.0]] * 2
+
+
+def test_an_increment_reuses_the_step_index_the_page_built(chaos: tuple[EventLog, str]) -> None:
+    from orchestrator.console.run_index import step_index
+
+    log, run_id = chaos
+    run_page_data(log, run_id)
+    index = step_index(log, run_id)
+    assert index.position == log.last_seq(run_id) and sorted(index.by_step) == list(range(1, 41))
+    run_page_data(log, run_id, after_seq=5)  # an increment from far back: no index rebuilt
+    assert step_index(log, run_id) is index and index.step_at(31) == 4
+
+
+def test_the_page_reads_the_same_from_postgresql(chaos: tuple[EventLog, str]) -> None:
+    import os
+    import uuid
+
+    from store.log import StoredEvent, chain_hash
+
+    url = os.environ.get("RLVR_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("RLVR_TEST_POSTGRES_URL is not set")
+    log, run_id = chaos
+    target, prev, rows = f"page-{uuid.uuid4().hex[:10]}", "0" * 64, []
+    for row in log.read(run_id):  # the chaos run under a new id, its chain hashed for that id
+        digest = chain_hash(
+            prev, target, row.seq, row.type, row.schema_version, row.recorded_at, row.payload
+        )
+        rows.append(
+            StoredEvent(
+                target,
+                row.seq,
+                row.type,
+                row.schema_version,
+                row.recorded_at,
+                prev,
+                digest,
+                row.payload,
+            )
+        )
+        prev = digest
+    pg = EventLog(url)
+    pg.import_rows(rows, batch_ends=log.batch_ends(run_id))
+    try:
+        assert run_page_data(pg, target) == {**run_page_data(log, run_id), "run_id": target}
+        cut = run_page_data(log, run_id)["series"]["seq"][30]
+        assert (
+            run_page_data(pg, target, after_seq=cut)["series"]
+            == run_page_data(log, run_id, after_seq=cut)["series"]
+        )
+        assert step_data(pg, target, 20)["attempts"] == step_data(log, run_id, 20)["attempts"]
+    finally:
+        pg.close()  # the run stays, under its unique id, as the other PostgreSQL tests' runs do

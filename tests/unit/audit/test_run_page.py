@@ -31,7 +31,8 @@ def test_the_console_page_links_its_assets_and_has_no_inline_script() -> None:
     page = render_run_html('r"<x>', data=None, inline=False, api_base="/api/runs/r%22%3Cx%3E")
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.S)
     assert [attrs for attrs, _ in scripts] == [
-        ' src="/static/vendor/uplot/uPlot.iife.min.js"', ' src="/static/run.js"'
+        ' src="/static/vendor/uplot/uPlot.iife.min.js"', ' src="/static/run_dom.js"',
+        ' src="/static/run_detail.js"', ' src="/static/run.js"',
     ]  # fmt: skip
     assert all(body == "" for _, body in scripts)
     assert 'href="/static/run.css"' in page and 'href="/static/vendor/uplot/uPlot.min.css"' in page
@@ -50,11 +51,11 @@ def test_the_inline_page_allows_only_its_own_scripts_by_hash() -> None:
         "'sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() + "'"
         for b in bodies
     ]
-    assert len(bodies) == 2 and allowed == hashes
+    assert len(bodies) == 4 and allowed == hashes
     assert "default-src 'none'" in csp and "http" not in csp
     held = re.search(r'<script type="application/json" id="run-data">(.*?)</script>', page, re.S)
     assert json.loads(held.group(1)) == data
-    assert page.count("<script") == 3 and "alert(1)</script>" not in page
+    assert page.count("<script") == 5 and "alert(1)</script>" not in page
     assert not re.search(r"(src|href)=\"(https?:)?//", page)
 
 
