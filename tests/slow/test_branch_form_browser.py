@@ -70,6 +70,8 @@ def test_the_branch_form_shows_errors_and_the_diff_then_its_branch_completes_und
             page = browser.new_page()
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400
+                    else None)  # fmt: skip
             # The printed URL's token becomes the console's cookie; the form page carries it.
             page.goto(f"{base}/runs/{parent}/branch?at={at}&token={TOKEN}")
             expect(page.locator("#run")).to_have_text(parent)
