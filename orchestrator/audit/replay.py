@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
-from orchestrator.errors import ConfigError
+from orchestrator.errors import ConfigError, OrchestratorError
 from orchestrator.terminal import plain
 from policies import reward_health
 from policies.config import PolicyConfig
@@ -99,7 +99,7 @@ def replay(
         elif stored.type == "PolicyDecided":
             event = stored.event
             assert isinstance(event, PolicyDecided)
-            decision = Decision.from_event(event)
+            decision = _recorded_decision(stored.seq, event)
             cited = decision.evidence_seqs[0] if decision.evidence_seqs else None
             key = cited if cited in points else stored.seq
             points.setdefault(key, ("PolicyDecided (no trigger cited)", state.step))
@@ -114,6 +114,20 @@ def replay(
         )
         for seq in sorted(set(would) | set(decided))
     ]
+
+
+def _recorded_decision(seq: int, event: PolicyDecided) -> Decision:
+    """The decision the log recorded at `seq`; one a later or foreign policy wrote with an action
+    this version does not know cannot be set beside today's rules: one error line naming it."""
+    try:
+        return Decision.from_event(event)
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise OrchestratorError(
+            f"seq {seq}: PolicyDecided {field} {first.get('input')!r} is not one this version of "
+            f"the policies knows ({first['msg']}): the run cannot be replayed against them"
+        ) from e
 
 
 def _step_of(trigger: StoredEvent, state: RunState) -> int:
