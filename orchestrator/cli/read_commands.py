@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -144,20 +147,32 @@ def events(
         if argument is None:
             raise OrchestratorError("usage: rlvr events export RUN > run.jsonl")
         log, run_id = open_run(store, argument)
-        sys.stdout.writelines(export_lines(log, run_id))
+        _all_or_nothing(line.encode() for line in export_lines(log, run_id))
         return
     types = _known_types(type_ or [])
     log, run_id = open_run(store, target)
+    if as_json:
+        _all_or_nothing(stored.export_line() for stored in log.read(run_id, types=types or None))
+        return
     for stored in log.read(run_id, types=types or None):
-        if as_json:
-            sys.stdout.buffer.write(stored.export_line())
-        else:
-            out.print(
-                f"{stored.seq:>6}  {plain(stored.recorded_at[:19])}  [bold]{plain(stored.type)}[/]"
-                f"  {plain(stored.payload[:160])}",
-                highlight=False,
-                markup=True,
-            )
+        out.print(
+            f"{stored.seq:>6}  {plain(stored.recorded_at[:19])}  [bold]{plain(stored.type)}[/]"
+            f"  {plain(stored.payload[:160])}",
+            highlight=False,
+            markup=True,
+        )
+
+
+def _all_or_nothing(lines: Iterable[bytes]) -> None:
+    """Machine-readable rows reach stdout only once every row has been read and checked: a read
+    refused at row N (a tampered row) leaves `> run.jsonl` empty, not N-1 rows an import would
+    half-trust. Spooled to a temporary file past 64 MB, so a long run's log is never all in memory."""
+    with tempfile.SpooledTemporaryFile(max_size=64 * 2**20) as spool:
+        for line in lines:
+            spool.write(line)
+        spool.seek(0)
+        sys.stdout.flush()
+        shutil.copyfileobj(spool, sys.stdout.buffer, 2**20)
 
 
 def _known_types(given: Sequence[str]) -> list[str]:

@@ -103,3 +103,27 @@ def test_branch_refuses_a_cut_where_the_store_records_no_batch_boundaries(tmp_pa
         result.stderr.startswith("error:") and "no batch boundaries are recorded" in result.stderr
     )
     assert [r.run_id for r in log.runs()] == [run_id]  # nothing written
+
+
+def test_a_refused_export_leaves_its_output_file_empty(tmp_path: Path) -> None:
+    """Red team round 4, issue 28 (holdout h31, found by the lead): a read refused at row N left
+    N-1 rows in `> run.jsonl` (a file an import half-trusts); now the rows reach stdout only
+    after every row was read and checked."""
+    from tests.tampering import own_hash_edit, synthetic_run
+
+    store = str(tmp_path / "events.db")
+    log = EventLog(store)
+    synthetic_run(log, "r-export", 200)
+    own_hash_edit(log, "r-export", 150, {"metrics": {"kl": 0.0}})
+    for args in (["events", "export", "r-export"], ["events", "r-export", "--json"]):
+        out = tmp_path / "rows.jsonl"
+        with out.open("w") as sink:
+            result = subprocess.run(
+                [*RLVR, *args, "--store", store], stdout=sink, stderr=subprocess.PIPE,
+                text=True, timeout=120,
+            )  # fmt: skip
+        assert result.returncode != 0, args
+        assert "seq 150" in result.stderr and "Traceback" not in result.stderr, result.stderr
+        assert out.read_bytes() == b"", args
+    good = _rlvr("events", "export", "r-export", "--store", store)
+    assert good.returncode != 0 and good.stdout == ""
