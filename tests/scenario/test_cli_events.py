@@ -127,3 +127,21 @@ def test_a_refused_export_leaves_its_output_file_empty(tmp_path: Path) -> None:
         assert out.read_bytes() == b"", args
     good = _rlvr("events", "export", "r-export", "--store", store)
     assert good.returncode != 0 and good.stdout == ""
+
+
+def test_a_chain_key_that_is_a_fifo_is_one_error_line_not_a_hang(tmp_path: Path) -> None:
+    """Red team round 4, issue 28 (holdout h27, found by the lead): a FIFO named by
+    RLVR_CHAIN_KEY_FILE blocked every command for ever on its read."""
+    import os
+
+    store, run_id = _finished_run(tmp_path)
+    fifo = tmp_path / "chain.key"
+    os.mkfifo(fifo)
+    env = {**os.environ, "RLVR_CHAIN_KEY_FILE": str(fifo)}
+    result = subprocess.run(
+        [*RLVR, "status", run_id, "--store", store], capture_output=True, text=True,
+        timeout=60, env=env,
+    )  # fmt: skip
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "not a regular file" in lines[0]
