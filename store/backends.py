@@ -89,8 +89,20 @@ class PostgresBackend(Backend):
     name = "postgresql"
     mark = "%s"
 
+    # A lock another session holds (an `ALTER TABLE`, a stuck `LOCK TABLE`) made every reader wait
+    # for ever: a wait longer than this is SQLSTATE 55P03, which store/retry.py retries, then one
+    # error line. Long enough for any lock this project's own transactions hold.
+    lock_timeout_s: ClassVar[float] = 3.0
+    # A server that does not answer: psycopg waits for the TCP connect with no limit by default.
+    connect_timeout_s: ClassVar[int] = 10
+
     def engine(self) -> sa.Engine:
-        return create_engine(self.url, pool_pre_ping=True)
+        engine = create_engine(
+            self.url, pool_pre_ping=True, connect_args={"connect_timeout": self.connect_timeout_s}
+        )
+        lock_ms = int(self.lock_timeout_s * 1000)
+        sa_event.listen(engine, "connect", lambda conn, _record: _set_lock_timeout(conn, lock_ms))
+        return engine
 
     def stream(
         self, conn: sa.Connection, sql: str, params: Sequence[Any], batch: int
@@ -145,3 +157,13 @@ def _sqlite_on_connect(dbapi_conn: Any, _record: Any, busy_ms: int) -> None:
 def _sqlite_on_begin(conn: Any) -> None:
     # IMMEDIATE takes the write lock up front, so two writers serialise instead of deadlocking.
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _set_lock_timeout(dbapi_conn: Any, lock_ms: int) -> None:
+    """The session's lock_timeout, committed (a SET in a transaction rolled back is undone)."""
+    cursor = dbapi_conn.cursor()
+    try:
+        cursor.execute(f"SET lock_timeout = {int(lock_ms)}")
+    finally:
+        cursor.close()
+    dbapi_conn.commit()
