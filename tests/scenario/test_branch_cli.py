@@ -4,6 +4,7 @@ prefix by reference plus its own rows, and an edit in that prefix is caught thro
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -76,8 +77,13 @@ def test_branch_then_status_why_and_verify_of_the_child(
     reported = rlvr(capsys, "report", child, "--out", str(tmp_path / "report"), "--store", store)
     assert reported.code == 0, reported.err[-3000:]
     page = (tmp_path / "report" / "index.html").read_text()
-    assert f"<td>{at + 1}</td><td>14</td><td>RunBranched</td>" in page
-    assert "<td>baseline_recorded</td>" in page  # a gate of the shared prefix
+    held = re.search(r'<script type="application/json" id="run-data">(.*?)</script>', page, re.S)
+    assert held is not None, "the report is the run page with its data inlined"
+    data = json.loads(held.group(1))["page"]
+    branch = [m for m in data["markers"] if m["kind"] == "branch"]
+    assert [(m["seq"], m["step"]) for m in branch] == [(at + 1, 14)]
+    gates = {g["name"] for stage in data["stages"] for g in stage["gates"]}
+    assert "baseline_recorded" in gates  # a gate of the shared prefix
 
     verify = rlvr(capsys, "verify", child, "--store", store)
     assert verify.code == 0, verify.err[-3000:]
