@@ -98,7 +98,9 @@ def _check_schema(data: dict) -> None:
     if missing:
         raise ValueError(f"{kind} without {', '.join(missing)}")
     try:
-        cls.model_validate(current)
+        # Strict, as JSON: a `step` stored as the text "165" is refused here (lax validation let it
+        # in, and every reader that compares steps then raised a TypeError).
+        cls.model_validate_json(json.dumps(current), strict=True)
     except ValidationError as e:
         problem = e.errors()[0]
         where = ".".join(str(p) for p in problem["loc"])

@@ -261,3 +261,31 @@ def test_rlvr_check_on_a_file_nested_too_deeply_is_one_line_with_its_line(
     (tmp_path / "pairs.jsonl").write_text('{"response": "1", "reference": "1"}\n' + DEEP_JSON)
     result = rlvr(capsys, "check", "--verifier", "math", "pairs.jsonl")
     _one_line(result, "pairs.jsonl:2: invalid JSON: nested too deeply")
+
+
+def test_an_import_refuses_a_field_of_the_wrong_json_type(tmp_path) -> None:
+    """Red team round 4, issue 28 (holdout h16, found by the lead): a MetricsRecorded whose `step`
+    is the text "3" was imported as verified (lax validation), then replay and sink raised a
+    TypeError comparing steps. Checked strictly, as JSON: refused naming the file, line and field."""
+    import json
+
+    import pytest
+
+    from store.errors import StoreError
+    from store.exports import export_lines, read_export
+    from store.log import EventLog
+    from tests.tampering import synthetic_run
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, "r-types", 4)
+    lines = list(export_lines(log, "r-types"))
+    good = tmp_path / "good.jsonl"
+    good.write_text("".join(lines))
+    assert len(read_export(good)[0]) == 6  # the untouched export reads whole
+    row = json.loads(lines[4])
+    row["payload"]["step"] = str(row["payload"]["step"])
+    lines[4] = json.dumps(row) + "\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(lines))
+    with pytest.raises(StoreError, match=r"bad\.jsonl:5: .*MetricsRecorded\.step"):
+        read_export(bad)
