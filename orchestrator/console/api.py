@@ -209,13 +209,22 @@ def _compare(svc: Services, a: str | None, b: str | None) -> tuple[dict[str, Any
     }, 200
 
 
-async def run_stream(request: Request) -> Response:
+async def run_and_after(request: Request) -> tuple[str, int, JSON | None]:
+    """The path's run (a 404 when the store has none) and `after_seq` (a 400 unless a seq >= 0):
+    what every increment of a run (its page data, its stream) reads first."""
     run_id, refused = await _run_id(request)
-    if refused is not None:
-        return refused
+    if refused is not None or run_id is None:
+        return "", 0, refused
     after = _int(request, "after_seq", 0, 0, 2**62)
     if after is None:
-        return error(400, "after_seq must be a seq >= 0")
+        return run_id, 0, error(400, "after_seq must be a seq >= 0")
+    return run_id, after, None
+
+
+async def run_stream(request: Request) -> Response:
+    run_id, after, refused = await run_and_after(request)
+    if refused is not None:
+        return refused
     log = services(request).log
 
     async def updates() -> AsyncIterator[bytes]:

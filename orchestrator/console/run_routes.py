@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from orchestrator.console.api import JSON, _int, _run_id, error, services
+from orchestrator.console.api import JSON, _run_id, error, run_and_after, services
 from orchestrator.errors import OrchestratorError
 
 
@@ -30,12 +30,9 @@ async def run_page(request: Request) -> Response:
 async def run_data(request: Request) -> Response:
     from orchestrator.console.run_data import run_page_data
 
-    run_id, refused = await _run_id(request)
+    run_id, after, refused = await run_and_after(request)
     if refused is not None:
         return refused
-    after = _int(request, "after_seq", 0, 0, 2**62)
-    if after is None:
-        return error(400, "after_seq must be a seq >= 0")
     log = services(request).log
     return JSON(await run_in_threadpool(run_page_data, log, run_id, after))
 

@@ -179,16 +179,7 @@ def resume(
     observers: Observers = UNOBSERVED,
 ) -> RunState:
     if from_seq is not None:
-        last = log.require(run_id)
-        if not 1 <= from_seq < last:
-            raise OrchestratorError(f"--from {from_seq}: run {run_id} has seqs 1..{last}")
-        from_seq = cut_point(log, run_id, from_seq, say)
-        at = fold_run(log, run_id, from_seq)
-        if at.state not in (*STAGES, "paused", "created"):
-            raise OrchestratorError(
-                f"at seq {from_seq} run {run_id} was {at.state}: nothing to continue"
-            )
-        state = at
+        from_seq, state = _cut_and_fold(log, run_id, from_seq, say, "--from", "continue")
     else:
         state = load_state(log, run_id)
     overrides = operational_overrides(state, overrides)  # before anything is written
@@ -230,16 +221,24 @@ def branch_point(
 ) -> tuple[int, RunState]:
     """Where a branch at `at_seq` is cut (a batch's end) and the parent's state there; refused
     outside the parent's seqs or where it had finished."""
-    last = log.require(parent_id)
-    if not 1 <= at_seq <= last:
-        raise OrchestratorError(f"--at {at_seq}: run {parent_id} has seqs 1..{last}")
-    at_seq = cut_point(log, parent_id, at_seq, say)
-    state = fold_run(log, parent_id, at_seq)
+    return _cut_and_fold(log, parent_id, at_seq, say, "--at", "branch")
+
+
+def _cut_and_fold(
+    log: EventLog, run_id: str, seq: int, say: Callable[[str], None], flag: str, verb: str
+) -> tuple[int, RunState]:
+    """`seq` rounded to a batch's end and the run's state there, for `resume --from` (a seq
+    before the last: resuming from the last is a plain resume) and `branch --at` (any seq);
+    refused outside the run's seqs or where it had finished."""
+    last = log.require(run_id)
+    highest = last if flag == "--at" else last - 1
+    if not 1 <= seq <= highest:
+        raise OrchestratorError(f"{flag} {seq}: run {run_id} has seqs 1..{last}")
+    seq = cut_point(log, run_id, seq, say)
+    state = fold_run(log, run_id, seq)
     if state.state not in (*STAGES, "paused", "created"):
-        raise OrchestratorError(
-            f"at seq {at_seq} run {parent_id} was {state.state}: nothing to branch"
-        )
-    return at_seq, state
+        raise OrchestratorError(f"at seq {seq} run {run_id} was {state.state}: nothing to {verb}")
+    return seq, state
 
 
 def branch(
