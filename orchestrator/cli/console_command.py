@@ -46,15 +46,9 @@ def console(
     ] = False,
 ) -> None:
     """A local web app over the store: runs, a run's charts and decisions, its events, compare."""
-    from orchestrator.console.security import Binding, is_loopback
+    from orchestrator.console.security import Binding
 
-    if not is_loopback(host) and token is None:
-        raise UsageError(
-            f"--host {host} serves the console beyond this machine: pass --token SECRET "
-            f"(at least {MIN_TOKEN_CHARS} characters) as well"
-        )
-    if token is not None and len(token) < MIN_TOKEN_CHARS:
-        raise UsageError(f"--token: at least {MIN_TOKEN_CHARS} characters, got {len(token)}")
+    _check_host_and_token(host, token)
     try:
         import uvicorn
 
@@ -81,6 +75,19 @@ def console(
     finally:
         sock.close()
         log.close()
+
+
+def _check_host_and_token(host: str, token: str | None) -> None:
+    """Beyond loopback only with a token, and a token long enough to be a secret."""
+    from orchestrator.console.security import is_loopback
+
+    if not is_loopback(host) and token is None:
+        raise UsageError(
+            f"--host {host} serves the console beyond this machine: pass --token SECRET "
+            f"(at least {MIN_TOKEN_CHARS} characters) as well"
+        )
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(f"--token: at least {MIN_TOKEN_CHARS} characters, got {len(token)}")
 
 
 def _bound_socket(host: str, port: int) -> socket.socket:
