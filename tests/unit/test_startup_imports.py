@@ -1,16 +1,16 @@
 """Start-up stays light: `rlvr --help` and `rlvr check` import none of what only other commands
 need: mlx / mlx_lm / transformers and the RL and training stages (only `run`, `resume`, `branch`
-and `calibrate` train), SQLAlchemy and the store (only commands that open a log), matplotlib (only
-`rlvr report` plots), openai (only the rubric judge calls it), sympy (only an answer that needs
-symbolic equivalence), apscheduler (only `supervise`). Imported eagerly they made the CLI's
-start-up 2.4 s on an idle 2-core Xeon; tests/benchmarks/bench_startup.py times it."""
+and `calibrate` train), SQLAlchemy and the store (only commands that open a log), openai (only
+the rubric judge calls it), sympy (only an answer that needs symbolic equivalence), apscheduler
+(only `supervise`). Imported eagerly they made the CLI's start-up 2.4 s on an idle 2-core Xeon;
+tests/benchmarks/bench_startup.py times it."""
 
 import subprocess
 import sys
 import textwrap
 
 HEAVY = (
-    "matplotlib", "openai", "mlx", "mlx_lm", "transformers", "sympy", "sqlalchemy", "sqlmodel",
+    "openai", "mlx", "mlx_lm", "transformers", "sympy", "sqlalchemy", "sqlmodel",
     "apscheduler", "wandb", "tensorboardX", "stages.rl", "stages.training", "store.log",
     "orchestrator.driver.registry", "orchestrator.config",
 )  # fmt: skip
