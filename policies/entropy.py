@@ -39,13 +39,55 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
     cfg = config.entropy
     if not cfg.enabled or event.type != "MetricsRecorded":
         return []
+    found = _collapse(state, event, config)
+    if found is None:
+        return []
+    window, run, (metric, value, threshold, what) = found
+    onset = window_onset(window, metric, run[0].step, "down" if metric == "entropy" else "up")
+    reason = (
+        f"entropy collapse for {len(run)} steps since step {run[0].step}: {what}; "
+        f"the collapse {onset.describe()}"
+    )
+    evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
+    evidence += [s for s in onset_seq(window, onset) if s not in evidence]
+    trigger = {"trigger_metric": metric, "value": value, "threshold": threshold}
+    decisions: list[Decision] = []
+    if cfg.rollback:
+        target = excursion_target(state, config, onset, require_passed=False)
+        decisions.append(
+            rollback_or_fail(POLICY, state, target, step=window[-1].step, evidence=evidence,
+                             reason=reason, onset=onset.parameters(), **trigger)
+        )  # fmt: skip
+        if target is None:
+            return decisions
+    changes = _changes(state, cfg)
+    if changes:
+        decisions.append(
+            Decision(policy=POLICY, action="adjust_hyperparameters", evidence_seqs=evidence,
+                     parameters=changes, **trigger,
+                     reason=f"{reason}; recovering: {describe_changes(state, changes)}")
+        )  # fmt: skip
+    if not decisions:
+        decisions.append(
+            Decision(policy=POLICY, action="fail", evidence_seqs=evidence, **trigger,
+                     reason=f"{reason}; every configured recovery ({', '.join(cfg.recoveries)}) "
+                     "is at its limit and rollback is off")
+        )  # fmt: skip
+    return decisions
+
+
+def _collapse(state: RunState, event: StoredEvent, config: PolicyConfig):
+    """The window since the last rollback or recovery, the trailing run of collapsed steps (at
+    least `consecutive_steps` once the reward-health policy's claimed steps are dropped) and the
+    trigger read at the newest step; None when there is no collapse at this event."""
+    cfg = config.entropy
     last_recovery = max(
         (seq for key, seq in state.decision_seqs.items() if key.startswith(f"{POLICY}:")),
         default=0,
     )
     window = since(state, max(state.last_rollback_seq, last_recovery))
     if not window or window[-1].seq != event.seq:
-        return []
+        return None
     early = state.early_metrics.get("entropy", ())[: cfg.early_steps]
     floor = cfg.floor_ratio * sum(early) / len(early) if len(early) == cfg.early_steps else None
 
@@ -59,75 +101,18 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
 
     run = trailing_run(window, lambda m: low_entropy(m) or no_signal(m))
     if len(run) < cfg.consecutive_steps:
-        return []
+        return None
     run = run[reward_health.claimed_until(state, window, config, run) :]
     if len(run) < cfg.consecutive_steps:
-        return []
+        return None
     now = window[-1].metrics
     if low_entropy(now):
-        metric, value, threshold = "entropy", now["entropy"], floor
+        value = now["entropy"]
         what = f"entropy {value:.4g} < floor {floor:.4g} ({cfg.floor_ratio:g} x early mean)"
-    else:
-        metric, value, threshold = (
-            "zero_variance_frac",
-            now["zero_variance_frac"],
-            cfg.max_zero_variance_frac,
-        )
-        what = f"{value:.0%} of groups without reward variance (ceiling {threshold:.0%})"
-    onset = window_onset(window, metric, run[0].step, "down" if metric == "entropy" else "up")
-    reason = (
-        f"entropy collapse for {len(run)} steps since step {run[0].step}: {what}; "
-        f"the collapse {onset.describe()}"
-    )
-    evidence = [event.seq, *(m.seq for m in reversed(run[:-1]))]
-    evidence += [s for s in onset_seq(window, onset) if s not in evidence]
-    changes = _changes(state, cfg)
-    decisions: list[Decision] = []
-    if cfg.rollback:
-        target = excursion_target(state, config, onset, require_passed=False)
-        decisions.append(
-            rollback_or_fail(
-                POLICY,
-                state,
-                target,
-                step=window[-1].step,
-                trigger_metric=metric,
-                value=value,
-                threshold=threshold,
-                evidence=evidence,
-                reason=reason,
-                onset=onset.parameters(),
-            )
-        )
-        if target is None:
-            return decisions
-    if changes:
-        decisions.append(
-            Decision(
-                policy=POLICY,
-                action="adjust_hyperparameters",
-                trigger_metric=metric,
-                value=value,
-                threshold=threshold,
-                evidence_seqs=evidence,
-                parameters=changes,
-                reason=f"{reason}; recovering: {describe_changes(state, changes)}",
-            )
-        )
-    if not decisions:
-        decisions.append(
-            Decision(
-                policy=POLICY,
-                action="fail",
-                trigger_metric=metric,
-                value=value,
-                threshold=threshold,
-                evidence_seqs=evidence,
-                reason=f"{reason}; every configured recovery ({', '.join(cfg.recoveries)}) is "
-                "at its limit and rollback is off",
-            )
-        )
-    return decisions
+        return window, run, ("entropy", value, floor, what)
+    value, ceiling = now["zero_variance_frac"], cfg.max_zero_variance_frac
+    what = f"{value:.0%} of groups without reward variance (ceiling {ceiling:.0%})"
+    return window, run, ("zero_variance_frac", value, ceiling, what)
 
 
 def _changes(state: RunState, cfg: EntropyPolicyConfig) -> dict[str, float | int]:

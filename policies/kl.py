@@ -48,47 +48,9 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
     # Every step the quoted mean is over, and every step of the excursion: the trigger first.
     cited = {m.seq for m in window[max(0, len(window) - cfg.window) :]} | {m.seq for m in run}
     evidence = [event.seq, *sorted(cited - {event.seq}, reverse=True)]
-    changes = _changes(state, kl, cfg)
     if len(run) >= cfg.rollback_after_steps:
-        onset = window_onset(window, "kl", run[0].step, "up")
-        reason = (
-            f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} for {len(run)} consecutive steps "
-            f"(since step {run[0].step}); the excursion {onset.describe()}"
-        )
-        target = excursion_target(
-            state, config, onset, require_passed=False,
-            healthy=lambda ref: ref.metrics_after.get("kl") is None
-            or ref.metrics_after["kl"] <= cfg.limit,
-        )  # fmt: skip
-        evidence += [s for s in onset_seq(window, onset) if s not in evidence]
-        decisions = [
-            rollback_or_fail(
-                POLICY,
-                state,
-                target,
-                step=window[-1].step,
-                trigger_metric="kl",
-                value=kl,
-                threshold=cfg.limit,
-                evidence=evidence,
-                reason=reason,
-                onset=onset.parameters(),
-            )
-        ]
-        why = "after the KL rollback"
-        saved_lr = None if target is None else target.hyperparameters.get("learning_rate")
-        if saved_lr is not None and "learning_rate" in cfg.adjust:
-            saved_lr = float(saved_lr)
-            current = hyperparameter(state, "learning_rate")
-            if current is not None and saved_lr < current:
-                changes = _changes(state, kl, cfg, lr_base=saved_lr)
-                why += (
-                    f" (learning rate scaled from the {saved_lr:.4g} in force at the "
-                    f"checkpoint of step {target.step})"
-                )
-        if target is not None and changes:
-            decisions.append(_adjust(state, kl, cfg, changes, evidence, why))
-        return decisions
+        return _roll_back(state, config, window, run, kl, evidence)
+    changes = _changes(state, kl, cfg)
     last_adjust = state.decision_seqs.get(f"{POLICY}:adjust_hyperparameters", 0)
     if last_adjust and len(since(state, last_adjust)) < cfg.adjust_every_steps:
         return []  # the last adjustment has not had its steps yet
@@ -96,6 +58,46 @@ def decide(state: RunState, event: StoredEvent, config: PolicyConfig) -> list[De
         return []  # every knob is at its bound: persistence will roll back
     reason = f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} at step {window[-1].step}"
     return [_adjust(state, kl, cfg, changes, evidence, reason + _off_policy(window[-1]))]
+
+
+def _roll_back(
+    state: RunState, config: PolicyConfig, window: list, run: list, kl: float, evidence: list[int]
+) -> list[Decision]:
+    """KL over the limit for `rollback_after_steps` steps despite the adjustments: roll back to
+    the last checkpoint before the excursion's onset, then adjust from the learning rate in force
+    at that checkpoint when it was lower than today's."""
+    cfg = config.kl
+    changes = _changes(state, kl, cfg)
+    onset = window_onset(window, "kl", run[0].step, "up")
+    reason = (
+        f"KL {kl:.4g} (mean of the last {min(cfg.window, len(window))} steps) > {cfg.limit:g} for {len(run)} consecutive steps "
+        f"(since step {run[0].step}); the excursion {onset.describe()}"
+    )
+    target = excursion_target(
+        state, config, onset, require_passed=False,
+        healthy=lambda ref: ref.metrics_after.get("kl") is None
+        or ref.metrics_after["kl"] <= cfg.limit,
+    )  # fmt: skip
+    evidence += [s for s in onset_seq(window, onset) if s not in evidence]
+    decisions = [
+        rollback_or_fail(POLICY, state, target, step=window[-1].step, trigger_metric="kl",
+                         value=kl, threshold=cfg.limit, evidence=evidence, reason=reason,
+                         onset=onset.parameters())
+    ]  # fmt: skip
+    why = "after the KL rollback"
+    saved_lr = None if target is None else target.hyperparameters.get("learning_rate")
+    if saved_lr is not None and "learning_rate" in cfg.adjust:
+        saved_lr = float(saved_lr)
+        current = hyperparameter(state, "learning_rate")
+        if current is not None and saved_lr < current:
+            changes = _changes(state, kl, cfg, lr_base=saved_lr)
+            why += (
+                f" (learning rate scaled from the {saved_lr:.4g} in force at the "
+                f"checkpoint of step {target.step})"
+            )
+    if target is not None and changes:
+        decisions.append(_adjust(state, kl, cfg, changes, evidence, why))
+    return decisions
 
 
 def _off_policy(step) -> str:
