@@ -325,24 +325,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
     call only builtin names, none of which the program defines."""
     module, p = _parse(tests)
-    local = local_names(module)
-    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
-    bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
-    implicit = implicit_imports(module, names - bound_by_tests - _BUILTIN_NAMES - p.entries)
-    p.bound.update(implicit)
-    bound_by_tests |= set(implicit)
-    candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
-    candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
-    if not candidate:
-        called = {
-            n.func.id for n in ast.walk(module)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _BUILTIN_NAMES
-        }  # fmt: skip
-        if called and not called & set(defines):
-            raise MissingEntryPoint(
-                f"the tests call only builtin names ({', '.join(sorted(called))}) and the program "
-                "defines none of them"
-            )
+    candidate = _candidate_names(module, p, defines)
     # A list/dict/set the tests pass to the program is one object, as in Python: the program may
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
     # It is held by the harness, never in the program's globals; a read before any call received
@@ -389,3 +372,28 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings,
     )  # fmt: skip
+
+
+def _candidate_names(module: ast.Module, p: Any, defines: frozenset[str] | set[str]) -> set[str]:
+    """The names the tests take from the program: free names that are neither builtins nor bound
+    by the tests themselves (their imports, literals, functions, or modules they use without
+    importing, which `p.bound` gains), plus the entry points the tests name."""
+    local = local_names(module)
+    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
+    bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
+    implicit = implicit_imports(module, names - bound_by_tests - _BUILTIN_NAMES - p.entries)
+    p.bound.update(implicit)
+    bound_by_tests |= set(implicit)
+    candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
+    candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
+    if not candidate:
+        called = {
+            n.func.id for n in ast.walk(module)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _BUILTIN_NAMES
+        }  # fmt: skip
+        if called and not called & set(defines):
+            raise MissingEntryPoint(
+                f"the tests call only builtin names ({', '.join(sorted(called))}) and the program "
+                "defines none of them"
+            )
+    return candidate

@@ -119,6 +119,12 @@ def decode(obj: Any) -> Any:
         if tag == "dk":
             return dict.fromkeys(items).keys()
         return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
+    return _decode_bounded(tag, raw)
+
+
+def _decode_bounded(tag: str, raw: Any) -> Any:
+    """The tags whose decoding could run away on a hostile size (ranges, fractions, decimals) and
+    numpy's scalars and arrays; ValueError for anything else."""
     if tag == "r" and isinstance(raw, list) and len(raw) == 3:
         value = range(*(int(str(x)[:41], 16) for x in raw))
         if max(len(str(x)) for x in raw) > 40 or len(value) > MAX_SIZE:  # sum() would never end
