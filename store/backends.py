@@ -167,3 +167,19 @@ def _set_lock_timeout(dbapi_conn: Any, lock_ms: int) -> None:
     finally:
         cursor.close()
     dbapi_conn.commit()
+
+
+def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
+    """Create the missing `tables`. Two processes opening a fresh PostgreSQL database at once
+    both see a table missing and both create it: the loser's CREATE fails on the catalog's
+    unique index. That table then exists, so another pass (which checks first) goes further."""
+    from sqlalchemy.exc import DBAPIError
+    from sqlmodel import SQLModel
+
+    for attempt in range(5):  # a pass that lost a race left that table created by the winner
+        try:
+            SQLModel.metadata.create_all(engine, tables=list(tables))
+            return
+        except DBAPIError:
+            if attempt == 4:
+                raise

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
+from store.backends import create_tables
 from store.log import EventLog
 from store.retry import with_retries
 
@@ -30,7 +31,7 @@ TABLE = RunLabelRow.__table__
 class RunLabels:
     def __init__(self, log: EventLog) -> None:
         self.log = log
-        SQLModel.metadata.create_all(log.engine, tables=[TABLE])
+        create_tables(log.engine, [TABLE])
 
     def hidden(self) -> set[str]:
         """The ids of the runs hidden from lists."""

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 from sqlmodel import Field, SQLModel
 
+from store.backends import create_tables
 from store.errors import StoreError
 from store.log import EventLog
 
@@ -64,7 +65,7 @@ def _iso(moment: datetime) -> str:
 class LeaseTable:
     def __init__(self, log: EventLog) -> None:
         self.engine = log.engine
-        SQLModel.metadata.create_all(self.engine, tables=[_LEASES])
+        create_tables(self.engine, [_LEASES])
 
     def get(self, run_id: str) -> LeaseRow | None:
         with self.engine.connect() as conn:

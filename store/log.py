@@ -21,10 +21,9 @@ import orjson
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
-from sqlmodel import SQLModel
 
 from store import batches, lineage, requests
-from store.backends import backend_for
+from store.backends import backend_for, create_tables
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
@@ -74,9 +73,9 @@ class EventLog(ReadsAndChecks):
             self.engine = self.backend.engine()
             # `run_parents` is new in this version: creating it is the whole migration (runs
             # without a pointer, branches copied by older versions included, read as before).
-            SQLModel.metadata.create_all(
+            create_tables(
                 self.engine,
-                tables=[EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
+                [EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
             )
         except (DBAPIError, ModuleNotFoundError) as e:
             raise StoreError(f"cannot open event store {self.url}: {e}") from e

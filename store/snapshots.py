@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Field, SQLModel
 
+from store.backends import create_tables
 from store.errors import IntegrityError, StoreError
 from store.log import EventLog
 from store.projections import (
@@ -124,7 +125,7 @@ class Snapshots:
         self.key = log.key
         self._signed_store: bool | None = None  # read once, when an unkeyed reader would save
         try:
-            SQLModel.metadata.create_all(log.engine, tables=[_TABLE, _MARKS])
+            create_tables(log.engine, [_TABLE, _MARKS])
         except DBAPIError as e:
             raise StoreError(f"cannot create the snapshot table in {log.url}: {e}") from e
         if self.key is not None:

@@ -31,3 +31,43 @@ def test_a_sqlite_url_is_kept_and_a_postgresql_url_uses_psycopg() -> None:
 def test_another_scheme_is_refused_with_what_is_accepted() -> None:
     with pytest.raises(StoreError, match="unsupported event store 'mysql://h/db': use a SQLite"):
         backend_for("mysql://h/db")
+
+
+def test_processes_opening_a_fresh_postgresql_database_at_once_all_get_their_tables() -> None:
+    """Two drivers (or two test workers) starting on an empty database both create the tables;
+    the loser's CREATE used to fail on the catalog's unique index and the open raised."""
+    import os
+    import threading
+    import uuid
+
+    import sqlalchemy as sa
+
+    url = os.environ.get("RLVR_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("RLVR_TEST_POSTGRES_URL is not set")
+    failures: list[BaseException] = []
+    for _ in range(3):
+        schema = f"racetest_{uuid.uuid4().hex[:10]}"
+        admin = sa.create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+        with admin.begin() as conn:
+            conn.execute(sa.text(f"CREATE SCHEMA {schema}"))
+        sep = "&" if "?" in url else "?"
+        scoped = f"{url}{sep}options=-csearch_path%3D{schema}"
+        gate = threading.Barrier(6)
+
+        def open_store(target: str = scoped, barrier: threading.Barrier = gate) -> None:
+            barrier.wait()
+            try:
+                EventLog(target).close()
+            except BaseException as e:  # noqa: BLE001 - collected and asserted below
+                failures.append(e)
+
+        threads = [threading.Thread(target=open_store) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        with admin.begin() as conn:
+            conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+    assert failures == []
