@@ -41,3 +41,27 @@ def event_log(store_url: str):
 def run_id() -> str:
     # Unique per test, so tests sharing one PostgreSQL database never see each other's runs.
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+# Tests that share one session fixture across files run on one worker, which builds it once.
+_SHARED_SESSION_FIXTURES = {"readme_quickstart": "readme-quickstart"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups (`--dist loadgroup`)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test file is one xdist group, so a worker takes a whole file: its module-scoped
+    fixtures (a chaos run, a trained model) are built once, as in a serial run."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        shared = [
+            _SHARED_SESSION_FIXTURES[f]
+            for f in _fixture_names(item)
+            if f in _SHARED_SESSION_FIXTURES
+        ]
+        group = shared[0] if shared else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _fixture_names(item: pytest.Item) -> list[str]:
+    return list(getattr(item, "fixturenames", ()))
