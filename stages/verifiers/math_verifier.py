@@ -22,6 +22,7 @@ from stages.verifiers.types import Verdict, fail
 _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
 _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
+_CHAIN_EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
 _Prepared = tuple[Node, Node, dict[str, Any]]
 _COUNTED = re.compile(
@@ -63,13 +64,23 @@ def read_reference(reference: str) -> Read:
     text = _OR.sub(", ", reference_text(reference))
     try:
         return read(text)
-    except MathParseError:
-        # A reference is trusted: words after its number name what is counted ("18 apples",
-        # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
-        counted = _COUNTED.fullmatch(text.strip())
-        if counted is None:
-            raise
+    except MathParseError as error:
+        return _lenient_reference(text, error)
+
+
+def _lenient_reference(text: str, error: MathParseError) -> Read:
+    """A reference outside the grammar read the way its author meant it, or `error`."""
+    # A reference is trusted: words after its number name what is counted ("18 apples",
+    # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
+    counted = _COUNTED.fullmatch(text.strip())
+    if counted is not None:
         return read(counted.group("value"))
+    # A chain of equalities ("1 = \\zzz = x = 0") ends in the value it derives: a reference whose
+    # earlier sides are outside the grammar is read by its final side.
+    sides = _CHAIN_EQUALS.split(text)
+    if len(sides) < 3 or any(side.count("{") != side.count("}") for side in sides):
+        raise error
+    return read(sides[-1])
 
 
 def parse_reference(reference: str) -> Node:
@@ -94,6 +105,7 @@ class MathVerifier:
             percent_as_fraction=self.config.percent_as_fraction,
             round_exact_references=self.config.round_exact_references,
             inequality_answers_interval=self.config.inequality_answers_interval,
+            rename_variables=self.config.rename_variables,
         )
         self._pool: HardTimeoutPool | None = None
         self._ref_cache: dict[str, Read | str] = {}
