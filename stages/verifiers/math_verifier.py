@@ -23,6 +23,7 @@ _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
 _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
 _CHAIN_EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
+_NOT_ONE_CHAIN = re.compile(r"[,;]|\\(?:text|mbox|mathrm|q?quad)|(?<![\\A-Za-z])[A-Za-z]{2,}")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
 _Prepared = tuple[Node, Node, dict[str, Any]]
 _COUNTED = re.compile(
@@ -77,8 +78,13 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
         return read(counted.group("value"))
     # A chain of equalities ("1 = \\zzz = x = 0") ends in the value it derives: a reference whose
     # earlier sides are outside the grammar is read by its final side.
+    # One chain only: no list, words or text in it ("x = 1 \\text{ and } y = 2" is two answers).
     sides = _CHAIN_EQUALS.split(text)
-    if len(sides) < 3 or any(side.count("{") != side.count("}") for side in sides):
+    if (
+        len(sides) < 3
+        or _NOT_ONE_CHAIN.search(text)
+        or any(side.count("{") != side.count("}") for side in sides)
+    ):
         raise error
     return read(sides[-1])
 

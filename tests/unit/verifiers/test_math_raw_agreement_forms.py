@@ -109,6 +109,13 @@ def test_a_reference_chain_is_read_by_its_last_side_only_when_it_is_outside_the_
     assert read_reference("x = y = 3").node[0] == "eq"  # inside the grammar: read whole
     with pytest.raises(MathParseError):
         read_reference("\\zzz = 0")  # one equals sign is no chain
+    for two_answers in (
+        "\\zzz = 1 \\text{ and } y = 2 = 2",
+        "\\zzz = 1, y = 2 = 2",
+        "\\zzz = 1 and y = 2",
+    ):
+        with pytest.raises(MathParseError):
+            read_reference(two_answers)  # words or a list: not one chain
     with pytest.raises(MathParseError):
         read_reference("\\sum_{k=\\zzz}^{n} k = 3 = 3")  # an "=" inside braces splits nothing
 
