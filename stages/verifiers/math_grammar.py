@@ -81,7 +81,8 @@ _COMPLEMENT = (
 _SUBJECT = (
     rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m"
     # "Paula's investment is worth": a person's money, named by a closed noun
-    r"|[a-z]+'s\s+(?:investment|savings|deposit|account|portfolio|balance|money)(?=\s+(?:is|will\s+be)\s+worth))"
+    r"|(?!(?:classmate|student|team|teacher|textbook|book|friend|someone|somebody|anyone|anybody"
+    r"|everyone|nobody|other)'s)(?<![\w'])[a-z]+'s\s+(?:investment|savings|deposit|account|portfolio|balance|money)(?=\s+(?:is|will\s+be)\s+worth))"
 )
 _VERB = (
     r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"

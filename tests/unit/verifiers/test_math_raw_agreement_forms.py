@@ -68,6 +68,8 @@ REFUSED = [
     ("Paula's investment is worth $\\boxed{16386.17}$ after 5 years if rates hold.", "16386.17"),
     ("Paula's investment is worth $\\boxed{16386.17}$ minus 2.", "16386.17"),
     ("My classmate's investment is worth $\\boxed{16386.17}$.", "16386.17"),
+    ("Someone's investment is worth $\\boxed{16386.17}$.", "16386.17"),
+    ("The investment is worth $\\boxed{16386.17}$, or maybe 16386.18.", "16386.17"),
     ("$\\boxed{5}$ after 2 years, and 6 after 3 years.", "5"),
     ("$\\boxed{5}$ after subtracting 2.", "5"),
     ("\\boxed{5}, or maybe 6", "5"),
