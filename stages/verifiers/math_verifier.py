@@ -12,6 +12,7 @@ from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
+from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_parse import UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import Read, read
@@ -36,6 +37,7 @@ def reference_text(reference: str) -> str:
     """A reference may be written as the answer ("\\frac{1}{2}"), in math delimiters
     ("$\\frac{1}{2}$") or as a solution with boxed answers; several boxes or environments form a
     list ("\\boxed{1} and \\boxed{2}", "$1$ and $2$")."""
+    reference = _repaired(reference)
     spans = boxed_spans(reference)
     if spans:
         # "\\boxed{1} papers and \\boxed{2} bins" lists two; "\\boxed{1} no no \\boxed{2}" corrects
@@ -56,6 +58,17 @@ def reference_text(reference: str) -> str:
     if len(envs) == 1:
         return envs[0]
     return reference
+
+
+def _repaired(reference: str) -> str:
+    """A trusted reference stored as an escaped string ("\\\\boxed{...}") is read unescaped, and a box
+    it opens last and never closes, its braces inside balanced, closes at its end."""
+    text = unescaped(reference)
+    start = text.rfind("\\boxed{")
+    if start < 0 or any(s[0] == start for s in boxed_spans(text)):
+        return text
+    inside = text[start + len("\\boxed{") :]
+    return text + "}" if inside.count("{") == inside.count("}") else text
 
 
 def read_reference(reference: str) -> Read:

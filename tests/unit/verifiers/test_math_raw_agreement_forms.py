@@ -39,6 +39,9 @@ ACCEPTED = [
     ("$\\boxed{x_{1} + 2}$", "x_1 + 2"),
     # test_relations_math[21]: a trusted reference read by the last side of its chain
     ("$0$", "$1 = \\zzz = x = 0$"),
+    # test_numina_cases[24]'s reference, repaired: stored escaped, its box never closed
+    ("$W(n) = 1$ and $W(n) = -1$", "\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1"),
+    ("$\\frac{1}{2}$", "\\boxed{\\frac{1}{2}"),
 ]
 
 REFUSED = [
@@ -81,6 +84,10 @@ REFUSED = [
     ("$\\boxed{\\prod_{i=1}^{4} i}$", "24"),
     ("$F_n = \\sum_{k=0}^{n-1} F_{n-k} F_k$", "$F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}$"),
     ("$F_n = \\sum_{k=1}^{n-1} F_{n-k-1} F_k$", "$F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}$"),
+    ("W(x)=1orW(x)=-1", "\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1"),
+    ("$W(n) = 1$", "\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1"),
+    ("$\\frac{1}{3}$", "\\boxed{\\frac{1}{2}"),
+    ("\\\\boxed{\\\\frac{1}{2}", "\\frac{1}{2}"),  # a response is never repaired
     # an answer is never read by the last side of a chain
     ("$1 = \\zzz = x = 0$", "0"),
     ("$1 = 2 = 0$", "0"),
