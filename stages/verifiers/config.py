@@ -59,6 +59,12 @@ class MathVerifierConfig(_Config):
     percent_as_fraction: bool = Field(
         True, description="Also accept p% when p/100 equals the reference (50% for 0.5)."
     )
+    rename_variables: bool = Field(
+        False,
+        description="Accept an expression equal to the reference once its variables are renamed "
+        "one to one (f(y) for f(x); Math-Verify's strict=False). Off: other variables are "
+        "another answer.",
+    )
     max_answer_chars: int = Field(
         400, ge=1, le=1_000_000, description="Longer extracted answers are rejected unparsed."
     )

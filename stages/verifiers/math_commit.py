@@ -110,7 +110,7 @@ _TRAILING_DELIMITERS = re.compile(r"(?:\s|\$|\\\(|\\\[|\*\*|__|\\)+$")
 # adjectives and plural nouns, then perhaps a short complement of plain words or one-letter math.
 _COUNT_NOUN = (
     r"(?:(?:distinct|different|possible|unique|such|valid|positive|negative|nonnegative|real"
-    r"|integer|ordered|complex|prime|total)\s+)*(?:values|solutions|answers|ways|integers|numbers"
+    r"|integer|ordered|complex|prime|total|arithmetic|geometric)\s+)*(?:values|solutions|answers|ways|integers|numbers"
     r"|pairs|points|roots|zeros|digits|terms|sequences|triples|elements|subsets|arrangements"
     r"|permutations|combinations|outcomes|possibilities|choices|functions|polynomials|triangles"
     r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
@@ -121,7 +121,10 @@ _CLOSING_REST = re.compile(
     r"(?i)(?:,?\s*(?:which|this|that)\s+)?(?:(?:is|was|would be|will be|are)\s+"
     r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
     r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\)"
-    r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether)?"  # "\boxed{18} dollars left"
+    r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether"  # "\boxed{18} dollars left"
+    # "worth \boxed{\$16386.17} after 5 years": the point in time the value is stated for
+    r"|after\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
+    r"(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|quarters?))?"
 )
 _COUNT_REST = re.compile(rf"(?i){_COUNT_NOUN}")
 # Words that make a count's complement about something else ("values less than the answer").
@@ -132,6 +135,13 @@ _COUNT_OTHER = re.compile(
 )
 # Closing punctuation, math delimiters, environment ends and markdown around an answer.
 _CLOSERS = re.compile(r"(?:\s|[$*_.!,;]|\\\)|\\\]|\\end\s*\{[a-z]+\*?\}|\\\\|\\q?quad|\\[,;!]|&)*")
+
+
+def counted_noun(text: str) -> bool:
+    """`text` is a count's noun phrase ("distinct arithmetic sequences that meet the given
+    conditions") about the counted things themselves, not about something else."""
+    counted = _COUNT_REST.fullmatch(text)
+    return counted is not None and not _COUNT_OTHER.search(text)
 
 
 def _word_before(text: str) -> tuple[str, str]:

@@ -23,6 +23,7 @@ class CompareOptions:
     percent_as_fraction: bool = True
     round_exact_references: bool = False
     inequality_answers_interval: bool = False
+    rename_variables: bool = False
 
 
 def may_round(ref: Node, opts: CompareOptions) -> bool:
@@ -205,6 +206,17 @@ def _plain(node: Node) -> Node:
     return node
 
 
+def has_big_operator(node: Node) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current[0] == "bigop":
+            return True
+        stack.extend(x for part in current[1:] for x in (part if isinstance(part, list) else [part])
+                     if isinstance(x, tuple))  # fmt: skip
+    return False
+
+
 def canonical(node: Node) -> object:
     """A hashable form in which equal literals look alike ("0.50" and "0.5")."""
     if node[0] == "num":
@@ -255,6 +267,9 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
         return True, "identical"
     if too_large(answer):
         return False, "a power too large to compute or expand (never computed)"
+    if has_big_operator(answer) != has_big_operator(ref):
+        # "\\sum_{k=1}^{10} k" for 55 echoes the question: a sum or product is never evaluated
+        return False, "a sum or product is compared only with one written as a sum or product"
     aligned = align_labels(answer, ref)
     if isinstance(aligned, str):
         return False, aligned

@@ -42,7 +42,7 @@ _CONNECTIVE = (
     r"|combining\s+(?:these|everything|both|the\s+results)|this\s+means(?:\s+that)?"
     r"|which\s+means(?:\s+that)?|that\s+is|i\.e\.|\\therefore"
     # "By the quadratic formula,", "Solving the system of equations,": a closed list of leads
-    rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating"
+    rf"|(?:by|using|from|applying|solving|checking|substituting|simplifying|computing|calculating|rounded"
     rf"|evaluating|adding|subtracting|multiplying|dividing|factoring|expanding|rationali[sz]ing"
     rf"|comparing|combining|noting|plugging|converting|reducing|cross-multiplying)"
     rf"(?:\s+{_WORD}){{0,6}}\s*[,:]"
@@ -78,15 +78,22 @@ _COMPLEMENT = (
     rf"(?:\s+{_WORD}|\s+=){{0,30}}"
     r"|\s+to\s+(?:the|this)\s+(?:question|problem|exercise|task))"
 )
-_SUBJECT = rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m)"
+_SUBJECT = (
+    rf"(?:(?:the|our)\s+(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+m)?{_COMPLEMENT}?|m"
+    # "Paula's investment is worth": a person's money, named by a closed noun
+    r"|(?!(?:classmate|student|team|teacher|textbook|book|friend|someone|somebody|anyone|anybody"
+    r"|everyone|nobody|other)'s)(?<![\w'])[a-z]+'s\s+(?:investment|savings|deposit|account|portfolio|balance|money)(?=\s+(?:is|will\s+be)\s+worth))"
+)
 _VERB = (
     r"(?:is|are|equals?|=|:|is\s+equal\s+to|is\s+given\s+by|comes\s+to|works\s+out\s+to"
     r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
     r"|comes\s+out\s+to"
-    r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals)"
+    r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals|is\s+worth|will\s+be\s+worth)"
     r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|hence))?"
     r"(?:\s*:)?"
 )
+# Words that make a complement someone else's, an earlier or a wrong one.
+_NOT_OWN = r"(?:my|your|his|her|their|previous|earlier|old|draft|wrong|incorrect|first|last|other)(?![\w'])"
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
     # "Substituting gives", "Plugging in yields": a step of working that gives the answer
@@ -110,6 +117,10 @@ _CLAUSE = (
     r"|simplifies\s+to|evaluates\s+to)(?:\s+us)?"
     r"|la\s+respuesta\s+es|la\s+r[ée]ponse\s+est|die\s+antwort\s+ist|la\s+risposta\s+[èe]"
     r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:"
+    # "the minimum error in the measurement of the position increases by": a change of a quantity
+    # (an error too: with a change verb it names a measured quantity, never a mistake)
+    rf"|the\s+(?:{_ADJECTIVE}\s+)*(?:{_NOUN}|error)(?:\s+(?:in|of)(?:\s+(?!{_NOT_OWN}){_WORD}){{1,8}})?"
+    r"\s+(?:increases|decreases)\s+by"
     r"|there\s+(?:is|are)|[a-z]\s*(?:=|\\in)|(?:for\s+|making\s+(?:for\s+)?|giving\s+)?an?\s+(?:total|sum)\s+of"
     rf"|(?:for\s+|making\s+(?:for\s+)?)an?\s+(?:{_ADJECTIVE}\s+)*{_NOUN}\s+of|{_VERB}"
     # a label naming what follows ("Special matrix:", "Matrix with fractions:", "Here is a zero

@@ -7,7 +7,8 @@ Nodes: ("num", Fraction, text) ("sym", name) ("const", "pi"|"oo") ("neg", x) ("p
 ("add", [x...]) ("mul", [x...]) ("div", a, b) ("pow", a, b) ("func", name, x) ("root", x, n)
 ("eq", [side...]) ("rel", [side...], [op...]) ("tuple"|"set"|"list"|"braces", [x...])
 ("interval", lo, hi, left_closed, right_closed) ("union", [x...]) ("ratio", [x...])
-("matrix", [row...]) ("text", words).
+("matrix", [row...]) ("text", words) ("indexed", name, index) ("bigop", "sum"|"prod", letter, low,
+high, body).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from stages.verifiers.math_subscripts import SubscriptRules
 from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: public here too
     MAX_DEPTH,
     MathParseError,
@@ -43,7 +45,7 @@ _TOKEN = re.compile(
     r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
     r"|(?P<cmd>\\[a-zA-Z]+|\\\{|\\\}|\\\\)"
     r"|(?P<word>[a-zA-Z]+(?:_[A-Za-z0-9]+)?)"
-    r"|(?P<op>\*\*|<=|>=|!=|[-+*/^(){}\[\],=%<>;:&|])"
+    r"|(?P<op>\*\*|<=|>=|!=|[-+*/^(){}\[\],=%<>;:&|_])"
     r")"
 )
 MAX_SCI_EXPONENT = 400
@@ -75,7 +77,7 @@ def _number(text: str) -> Node:
     return ("num", value, text)
 
 
-class _Parser:
+class _Parser(SubscriptRules):
     """Recursive descent written as generators (`math_tree.drive`): `node = yield self.rule()` is a call."""
 
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
@@ -345,6 +347,8 @@ class _Parser:
                 words.append(self.take()[1])
             self.take("}")
             return ("text", " ".join(words).lower())
+        if name in ("\\sum", "\\prod"):
+            return (yield self.big_operator(name[1:]))
         if name[1:] in FUNCS:
             return (yield self.function(name[1:]))
         raise MathParseError(f"unsupported LaTeX command {name}")
@@ -369,6 +373,8 @@ class _Parser:
             return ("const", "pi")
         if value == "oo":
             return ("const", "oo")
+        if len(value) == 1 and self.at("_"):
+            return (yield self.subscript(value))
         if len(value) == 1 or "_" in value:
             return ("sym", value)
         if value in ("or", "and"):

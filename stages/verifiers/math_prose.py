@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stages.verifiers.math_commit import doubt_problem
-from stages.verifiers.math_context import sentence_start
+from stages.verifiers.math_commit import counted_noun, doubt_problem
+from stages.verifiers.math_context import NUMBER_WORDS, sentence_start
 from stages.verifiers.math_grammar import commitment_problem
 from stages.verifiers.math_read import ReadError, read
 from stages.verifiers.math_unicode import unify
@@ -48,6 +48,22 @@ _BOUNDING_LEAD = re.compile(
     r"|up to|under|over|above|below)(?![\w'])|\\(?:neq?|geq?|leq?|gtr|less|approx|sim)(?![a-z])"
     r"|[<>\u2260\u2264\u2265\u2248]"
 )
+# "There are 12 distinct sequences that meet the conditions.": a count and the counted noun phrase
+# (`math_commit.counted_noun`), nothing else.
+_THERE_ARE = re.compile(
+    r"(?i)^there\s+(?:are|is)\s+(?P<count>\d{1,12})\s+(?P<noun>[a-z][a-z ]{0,200})$"
+)
+# "Final Answer: Jane started growing Sphere 3 hours ago.": an answer line whose words, plain
+# letters only, end in a duration and "ago".
+_AGO = re.compile(
+    r"(?i)^(?P<lead>[a-z][a-z' ]{0,80}?)\s+(?P<ans>\d{1,6}\s+(?:years?|months?|weeks?|days?|hours?"
+    r"|minutes?|seconds?))\s+ago$"
+)
+# "the minimum error in the measurement ... increases by 100%": with a change verb an error is a
+# measured quantity (`math_grammar` admits only that form for it).
+_CHANGE = re.compile(r"(?i)(?:in|de)creases\s+by")
+_MEASURED_ERROR = re.compile(r"(?i)(?<![\w])error(?![\w])")
+_ANSWER_LABEL = re.compile(r"(?i)(?:final\s+)?answer\s*:\s*")
 _LABEL = re.compile(r"\(?\s*[A-Za-z](?:_\w+)?(?:\s*,\s*[A-Za-z](?:_\w+)?)*\s*\)?")
 _LONE_UNKNOWN = re.compile(r"(?i)^\s*(?:the\s+)?(?:\$[^$]{1,20}\$|[a-z]|it|this|that)\s*$")
 
@@ -93,6 +109,24 @@ def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[
     return stated_in_sentence(unify(text[start:end]).strip(), modes)
 
 
+def _closed_form(rest: str, modes: Sequence[str], marked: bool) -> tuple[str, str] | None:
+    """A count ("there are 12 sequences ..."), or in an answer line a time ago ("... 3 hours ago"),
+    with no doubt, negation or bound anywhere in the sentence."""
+    if doubt_problem(rest) or _BOUNDING_LEAD.search(rest):
+        return None
+    rest = rest.rstrip(" .")
+    label = _ANSWER_LABEL.match(rest)
+    if label:
+        rest, marked = rest[label.end() :], True
+    there = _THERE_ARE.fullmatch(rest)
+    if there and counted_noun(there.group("noun").strip()):
+        return _stated(there.group("count"), modes)
+    ago = _AGO.fullmatch(rest) if marked else None
+    if ago and not NUMBER_WORDS.search(ago.group("lead")):
+        return _stated(ago.group("ans"), modes)
+    return None
+
+
 def stated_in_sentence(
     sentence: str, modes: Sequence[str], marked: bool = False
 ) -> tuple[str, str] | None:
@@ -108,6 +142,9 @@ def stated_in_sentence(
     stated_as = _STATED_AS.fullmatch(rest)
     if stated_as:  # "$x \ge 5$ is the solution"
         return _stated(stated_as.group("ans"), modes)
+    closed = _closed_form(rest, modes, marked)
+    if closed is not None or doubt_problem(sentence):
+        return closed
     offset = connective.end() if connective else 0
     for m in reversed(list(_COPULA.finditer(rest))):
         lead, answer = rest[: m.start()], rest[m.end() :]
@@ -118,7 +155,12 @@ def stated_in_sentence(
         # first line: the words before the answer are a plain commitment (`math_grammar`)
         if commitment_problem(sentence[: offset + m.end()]):
             continue
-        named = m.group("we") or _ANSWER_NOUN.search(lead) or _LONE_UNKNOWN.match(lead)
+        named = (
+            m.group("we")
+            or _ANSWER_NOUN.search(lead)
+            or _LONE_UNKNOWN.match(lead)
+            or (_CHANGE.search(m.group()) and _MEASURED_ERROR.search(lead))
+        )
         label = m.group().strip() in ("=", ":") and lead.strip()
         if label and not (named or _LABEL.fullmatch(lead.strip())):
             continue  # "in step x = 5": a marked sentence's "=" needs a label or an answer noun

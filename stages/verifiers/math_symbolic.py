@@ -4,6 +4,7 @@ into sympy with its constructors, never by parsing strings (sympify/parse_expr e
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import sympy
@@ -61,7 +62,22 @@ def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
             "abs": sympy.Abs,
         }[node[1]]
         return fn(to_sympy(node[2]))
+    if tag == "indexed":
+        return sympy.Function(node[1])(to_sympy(node[2]))
+    if tag == "bigop":
+        return _big_operator(node)
     raise ValueError(f"cannot build {tag} into sympy")
+
+
+def _big_operator(node: Node):  # noqa: ANN202 - a sympy Sum or Product, never evaluated
+    _, name, var, low, high, body = node
+    bound = sympy.Symbol(var)
+    # F_k in the body is the term F(k) of the bound letter, as F_{n-k-1} is F(n-k-1)
+    built = to_sympy(body)
+    terms = {s: sympy.Function(s.name[: -len(var) - 1])(bound) for s in built.free_symbols
+             if s.name.endswith(f"_{var}") and len(s.name) > len(var) + 1}  # fmt: skip
+    operator = sympy.Sum if name == "sum" else sympy.Product
+    return operator(built.xreplace(terms), (bound, to_sympy(low), to_sympy(high)))
 
 
 def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
@@ -120,9 +136,27 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
             return True, "equal after rounding"
         return False, "different value"
     if ea.free_symbols != er.free_symbols:
+        if opts.rename_variables:
+            return _renamed_equal(ea, er)
         return False, "different variables"
     ok = sympy.simplify(ea - er) == 0
     return ok, "symbolically equal" if ok else "different expression"
+
+
+MAX_RENAMED = 3  # 3! one-to-one renamings at most
+
+
+def _renamed_equal(ea: sympy.Expr, er: sympy.Expr) -> Outcome:
+    """With `rename_variables`: equal once the answer's own variables are renamed one to one onto
+    the reference's own ones (shared variables stay), e.g. f(y) for f(x)."""
+    own = sorted(ea.free_symbols - er.free_symbols, key=str)
+    theirs = sorted(er.free_symbols - ea.free_symbols, key=str)
+    if len(own) != len(theirs) or len(own) > MAX_RENAMED:
+        return False, "different variables"
+    for order in itertools.permutations(theirs):
+        if sympy.simplify(ea.xreplace(dict(zip(own, order, strict=True))) - er) == 0:
+            return True, "equal with variables renamed"
+    return False, "different expression, variables renamed"
 
 
 def _same_inequality(a: Node, r: Node) -> Outcome:

@@ -12,6 +12,7 @@ from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
+from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_parse import UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import Read, read
@@ -22,6 +23,8 @@ from stages.verifiers.types import Verdict, fail
 _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
 _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
+_CHAIN_EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
+_NOT_ONE_CHAIN = re.compile(r"[,;]|\\(?:text|mbox|mathrm|q?quad)|(?<![\\A-Za-z])[A-Za-z]{2,}")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
 _Prepared = tuple[Node, Node, dict[str, Any]]
 _COUNTED = re.compile(
@@ -34,6 +37,7 @@ def reference_text(reference: str) -> str:
     """A reference may be written as the answer ("\\frac{1}{2}"), in math delimiters
     ("$\\frac{1}{2}$") or as a solution with boxed answers; several boxes or environments form a
     list ("\\boxed{1} and \\boxed{2}", "$1$ and $2$")."""
+    reference = _repaired(reference)
     spans = boxed_spans(reference)
     if spans:
         # "\\boxed{1} papers and \\boxed{2} bins" lists two; "\\boxed{1} no no \\boxed{2}" corrects
@@ -56,6 +60,17 @@ def reference_text(reference: str) -> str:
     return reference
 
 
+def _repaired(reference: str) -> str:
+    """A trusted reference stored as an escaped string ("\\\\boxed{...}") is read unescaped, and a box
+    it opens last and never closes, its braces inside balanced, closes at its end."""
+    text = unescaped(reference)
+    start = text.rfind("\\boxed{")
+    if start < 0 or any(s[0] == start for s in boxed_spans(text)):
+        return text
+    inside = text[start + len("\\boxed{") :]
+    return text + "}" if inside.count("{") == inside.count("}") else text
+
+
 def read_reference(reference: str) -> Read:
     """Read a task's reference answer (the same unicode and unit reading as a response's);
     raises MathParseError when it is outside the grammar."""
@@ -63,13 +78,28 @@ def read_reference(reference: str) -> Read:
     text = _OR.sub(", ", reference_text(reference))
     try:
         return read(text)
-    except MathParseError:
-        # A reference is trusted: words after its number name what is counted ("18 apples",
-        # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
-        counted = _COUNTED.fullmatch(text.strip())
-        if counted is None:
-            raise
+    except MathParseError as error:
+        return _lenient_reference(text, error)
+
+
+def _lenient_reference(text: str, error: MathParseError) -> Read:
+    """A reference outside the grammar read the way its author meant it, or `error`."""
+    # A reference is trusted: words after its number name what is counted ("18 apples",
+    # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
+    counted = _COUNTED.fullmatch(text.strip())
+    if counted is not None:
         return read(counted.group("value"))
+    # A chain of equalities ("1 = \\zzz = x = 0") ends in the value it derives: a reference whose
+    # earlier sides are outside the grammar is read by its final side.
+    # One chain only: no list, words or text in it ("x = 1 \\text{ and } y = 2" is two answers).
+    sides = _CHAIN_EQUALS.split(text)
+    if (
+        len(sides) < 3
+        or _NOT_ONE_CHAIN.search(text)
+        or any(side.count("{") != side.count("}") for side in sides)
+    ):
+        raise error
+    return read(sides[-1])
 
 
 def parse_reference(reference: str) -> Node:
@@ -94,6 +124,7 @@ class MathVerifier:
             percent_as_fraction=self.config.percent_as_fraction,
             round_exact_references=self.config.round_exact_references,
             inequality_answers_interval=self.config.inequality_answers_interval,
+            rename_variables=self.config.rename_variables,
         )
         self._pool: HardTimeoutPool | None = None
         self._ref_cache: dict[str, Read | str] = {}

@@ -28,12 +28,13 @@ def config_for(case: dict) -> MathVerifierConfig:
     """Each case's Math-Verify flags as our settings. float_rounding=p (precision) accepts answers
     rounded to p places for every reference, exact ones included (our default rounds only for
     decimal references and never to fewer than 3 places); allow_set_relation_comp accepts an
-    inequality for an interval."""
+    inequality for an interval; strict=False renames variables one to one."""
     return MathVerifierConfig(
         extraction=MODES[tuple(case["match_types"])],
         decimal_rounding_places=min(case["precision"], 3),
         round_exact_references=True,
         inequality_answers_interval=case["allow_set_relation_comp"],
+        rename_variables=not case["strict"],
     )
 
 
