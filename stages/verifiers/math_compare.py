@@ -306,6 +306,12 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     if is_assignment(ref) and is_assignment(answer) and ref[1][0] != answer[1][0]:
         return False, f"answer solves for {answer[1][0][1]}, reference for {ref[1][0][1]}"
     answer, ref = final_side(answer), final_side(ref)
+    return _compare_values(answer, ref, opts)
+
+
+def _compare_values(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | None:
+    """One value against one value (both read by their final side): exact, as a percent, after
+    the rounding the options allow; None when only a symbolic check can decide."""
     if answer[0] in COLLECTIONS:
         return False, "answer is a collection, reference is a single value"
     if is_plain_number(ref):

@@ -86,19 +86,7 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
         return False, aligned
     a, r = aligned
     if r[0] in COLLECTIONS:
-        if a[0] not in COLLECTIONS or len(a[1]) != len(r[1]) or (r[0], a[0]) == ("tuple", "set"):
-            return False, "collection shape differs"
-        unordered = is_unordered(a, r)
-        if not unordered:
-            ok = all(_sympy_equal(x, y, opts)[0] for x, y in zip(a[1], r[1], strict=True))
-            return ok, "equal" if ok else "an item differs"
-        remaining = list(r[1])
-        for x in a[1]:
-            hit = next((j for j, y in enumerate(remaining) if _sympy_equal(x, y, opts)[0]), None)
-            if hit is None:
-                return False, "an item has no equal in the reference"
-            del remaining[hit]
-        return True, "equal as sets"
+        return _sympy_collections(a, r, opts)
     if r[0] == "eq" and not is_assignment(r):
         if a[0] != "eq" or len(a[1]) != 2 or len(r[1]) != 2:
             return False, "equation shape differs"
@@ -141,6 +129,24 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
         return False, "different variables"
     ok = sympy.simplify(ea - er) == 0
     return ok, "symbolically equal" if ok else "different expression"
+
+
+def _sympy_collections(a: Node, r: Node, opts: CompareOptions) -> Outcome:
+    """A collection reference: the same shape, items equal in order (or as a multiset where the
+    reference is unordered)."""
+    if a[0] not in COLLECTIONS or len(a[1]) != len(r[1]) or (r[0], a[0]) == ("tuple", "set"):
+        return False, "collection shape differs"
+    unordered = is_unordered(a, r)
+    if not unordered:
+        ok = all(_sympy_equal(x, y, opts)[0] for x, y in zip(a[1], r[1], strict=True))
+        return ok, "equal" if ok else "an item differs"
+    remaining = list(r[1])
+    for x in a[1]:
+        hit = next((j for j, y in enumerate(remaining) if _sympy_equal(x, y, opts)[0]), None)
+        if hit is None:
+            return False, "an item has no equal in the reference"
+        del remaining[hit]
+    return True, "equal as sets"
 
 
 MAX_RENAMED = 3  # 3! one-to-one renamings at most
