@@ -9,7 +9,6 @@ without a reload."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -237,10 +236,60 @@ def test_a_hostile_run_runs_no_script(kind: str, tmp_path: Path) -> None:
     assert "\u27e8U+202E\u27e9evil" in shown
 
 
-def test_a_step_appended_to_the_log_reaches_the_open_console_page(tmp_path: Path) -> None:
-    from store.events import MetricsRecorded
+WRITER = """
+import sys, time
+from store.events import MetricsRecorded
+from store.log import EventLog
+log, run_id = EventLog(sys.argv[1]), sys.argv[2]
+log.append(run_id, [MetricsRecorded(step=2, metrics={"reward_mean": 0.75, "kl": 0.02})],
+           log.last_seq(run_id))
+print(time.time())  # the append has committed: the wall clock the page's clock is compared with
+"""
+
+# Records, in the browser's wall clock, the first frame whose chart holds step 2: the page's update
+# is drawn by then (merge, render and redraw run in one task before the frame).
+WATCH_STEP_2 = """() => {
+  const look = () => {
+    if (window.rlvrRunCharts[0].u.data[0].includes(2)) { window.__step2At = Date.now(); return; }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+}"""
+
+
+def live_log(backend: str, tmp_path: Path) -> tuple[EventLog, str]:
+    """The hostile run in SQLite, or copied (chain and all) under a fresh id into PostgreSQL."""
+    import os
+    import uuid
+
+    from store.log import StoredEvent, chain_hash
 
     log, run_id, _blobs = hostile_run(tmp_path / "run")
+    if backend == "sqlite":
+        return log, run_id
+    url = os.environ.get("RLVR_TEST_POSTGRES_URL")
+    if not url:
+        pytest.skip("RLVR_TEST_POSTGRES_URL is not set")
+    target, prev, rows = f"live-{uuid.uuid4().hex[:10]}", "0" * 64, []
+    for row in log.read(run_id):
+        digest = chain_hash(prev, target, row.seq, row.type, row.schema_version, row.recorded_at,
+                            row.payload)  # fmt: skip
+        rows.append(StoredEvent(target, row.seq, row.type, row.schema_version, row.recorded_at,
+                                prev, digest, row.payload))  # fmt: skip
+        prev = digest
+    pg = EventLog(url)
+    pg.import_rows(rows, batch_ends=log.batch_ends(run_id))
+    return pg, target
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_step_another_process_appends_is_drawn_within_a_second(
+    backend: str, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    log, run_id = live_log(backend, tmp_path)
     steps = "() => window.rlvrRunCharts[0].u.data[0]"
     with (
         page_of("console", log, run_id, tmp_path) as url,
@@ -249,15 +298,17 @@ def test_a_step_appended_to_the_log_reaches_the_open_console_page(tmp_path: Path
         open_run_page(page, url)
         before = page.evaluate(steps)
         page.wait_for_timeout(300)  # the page's stream is open
-        log.append(run_id, [MetricsRecorded(step=2, metrics={"reward_mean": 0.75, "kl": 0.02})],
-                   log.last_seq(run_id))  # fmt: skip
-        start = time.monotonic()
-        page.wait_for_function("() => window.rlvrRunCharts[0].u.data[0].includes(2)", timeout=5000)
-        seen_after_s = time.monotonic() - start
+        page.evaluate(WATCH_STEP_2)
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(log.url), run_id],
+                                capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+        committed_ms = float(writer.stdout.strip()) * 1000
+        page.wait_for_function("() => window.__step2At !== undefined", timeout=10000)
+        drawn_ms = page.evaluate("() => window.__step2At")
         rewards = page.evaluate("() => window.rlvrRunCharts[0].u.data[1]")
     assert seen["errors"] == []
     assert before == [1] and rewards == [0.5, 0.75]
-    assert seen_after_s < 2.0  # the stream's target is 1 s; a shared CI machine gets slack
+    # from the writer's commit to the drawn frame, both in the machine's wall clock
+    assert 0 <= drawn_ms - committed_ms < 1000, drawn_ms - committed_ms
 
 
 def test_points_of_an_abandoned_span_are_drawn_grey_beside_the_live_ones(tmp_path: Path) -> None:
