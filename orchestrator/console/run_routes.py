@@ -12,6 +12,8 @@ from starlette.routing import BaseRoute, Route
 from orchestrator.console.api import JSON, _run_id, error, run_and_after, services
 from orchestrator.errors import OrchestratorError
 
+MAX_PATH_INT = 2**62  # a step or seq in a path; the same bound as the `after_seq` parameter
+
 
 def api_base(run_id: str) -> str:
     return f"/api/runs/{run_id}"
@@ -43,8 +45,11 @@ async def step(request: Request) -> Response:
     run_id, refused = await _run_id(request)
     if refused is not None:
         return refused
+    number = request.path_params["step"]
+    if number > MAX_PATH_INT:  # a step no run reaches, and past what the JSON encoder writes
+        return error(404, f"run {run_id} has no step {str(number)[:40]}")
     log = services(request).log
-    return JSON(await run_in_threadpool(step_data, log, run_id, request.path_params["step"]))
+    return JSON(await run_in_threadpool(step_data, log, run_id, number))
 
 
 async def why(request: Request) -> Response:
@@ -53,9 +58,12 @@ async def why(request: Request) -> Response:
     run_id, refused = await _run_id(request)
     if refused is not None:
         return refused
+    seq = request.path_params["seq"]
+    if seq > MAX_PATH_INT:
+        return error(404, f"run {run_id} has no seq {str(seq)[:40]}")
     log = services(request).log
     try:
-        return JSON(await run_in_threadpool(why_data, log, run_id, request.path_params["seq"]))
+        return JSON(await run_in_threadpool(why_data, log, run_id, seq))
     except OrchestratorError as e:  # a seq `why` does not explain
         return error(404, str(e))
 

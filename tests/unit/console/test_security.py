@@ -132,3 +132,15 @@ def test_console_refuses_another_host_without_a_token(capsys, tmp_path, small_lo
     assert len(result.error_lines) == 1 and "--token" in result.err
     short = rlvr(capsys, "console", "--store", str(tmp_path / "events.db"), "--token", "abc")
     assert short.code == 2 and "at least 16 characters" in short.err
+
+
+def test_a_step_or_seq_past_64_bits_in_a_path_is_a_404_not_a_server_error(small_log, run_id):
+    """Red team round 5 (shared_17): `/step/10**22` reached the JSON encoder, which cannot write
+    integers past 64 bits, and the server answered 500 with a traceback in its log."""
+    huge = 10**22
+    with serving(small_log) as served, served.client() as client:
+        step = client.get(f"/api/runs/{run_id}/step/{huge}")
+        why = client.get(f"/api/runs/{run_id}/why/{huge}")
+        normal = client.get(f"/api/runs/{run_id}/step/3")
+    assert (step.status_code, why.status_code, normal.status_code) == (404, 404, 200)
+    assert "no step" in step.json()["error"] and "no seq" in why.json()["error"]
