@@ -169,6 +169,10 @@ def _set_lock_timeout(dbapi_conn: Any, lock_ms: int) -> None:
     dbapi_conn.commit()
 
 
+# duplicate table, duplicate object, unique violation (on the catalog's pg_type index)
+_CREATED_BY_ANOTHER = {"42P07", "42710", "23505"}
+
+
 def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
     """Create the missing `tables`. Two processes opening a fresh PostgreSQL database at once
     both see a table missing and both create it: the loser's CREATE fails on the catalog's
@@ -180,6 +184,8 @@ def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
         try:
             SQLModel.metadata.create_all(engine, tables=list(tables))
             return
-        except DBAPIError:
-            if attempt == 4:
+        except DBAPIError as e:
+            # Only a lost creation race is tried again: a locked or unreachable store is the
+            # caller's to report (retrying here multiplied SQLite's 30 s lock wait by five).
+            if attempt == 4 or getattr(e.orig, "sqlstate", None) not in _CREATED_BY_ANOTHER:
                 raise

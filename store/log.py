@@ -78,7 +78,11 @@ class EventLog(ReadsAndChecks):
                 [EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
             )
         except (DBAPIError, ModuleNotFoundError) as e:
-            raise StoreError(f"cannot open event store {self.url}: {e}") from e
+            # The driver's own words ("database is locked"), not SQLAlchemy's SQL and web link.
+            reason = str(getattr(e, "orig", None) or e).strip().splitlines()[0]
+            if self.backend.name == "sqlite" and "locked" in reason:
+                reason += f" (another process held it for {self.backend.busy_timeout_s:g} s)"
+            raise StoreError(f"cannot open event store {self.url}: {reason}") from e
         mark = self.backend.mark
         self._last_sql = (
             f"SELECT seq, hash FROM events WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1"

@@ -71,3 +71,31 @@ def test_processes_opening_a_fresh_postgresql_database_at_once_all_get_their_tab
             conn.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
     assert failures == []
+
+
+def test_a_locked_sqlite_store_is_one_plain_line_after_one_lock_wait(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Red team round 5 (shared_19): `rlvr status` on a store another process held locked waited
+    167 s (the table creation retried each 30 s lock wait five times) and then printed
+    SQLAlchemy's SQL and web link. One wait, then the driver's words."""
+    import sqlite3
+    import time
+
+    path = tmp_path / "events.db"
+    EventLog(path).close()
+    monkeypatch.setattr(SQLiteBackend, "busy_timeout_s", 1.0)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    started = time.monotonic()
+    try:
+        with pytest.raises(StoreError) as refused:
+            EventLog(path)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    waited = time.monotonic() - started
+    message = str(refused.value)
+    assert "database is locked (another process held it for 1 s)" in message, message
+    assert "[SQL:" not in message and "sqlalche.me" not in message and "\n" not in message
+    assert waited < 4.0, waited  # five waits of 1 s each before the fix
