@@ -27,6 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from orchestrator.config_toml import read_toml, shape_problem
 from orchestrator.errors import ConfigError
 from policies.config import GateConfig, PolicyConfig
 from policies.retention import CheckpointsConfig
@@ -35,7 +36,6 @@ from stages.distributed import DistributedConfig
 from stages.training.config import GRPOConfig, ModelConfig, SFTConfig
 from stages.verifiers.config import VerifierConfig
 from store.run_ids import MAX_RUN_NAME, name_problem
-from store.text_files import NotUTF8Error, read_utf8
 
 
 class RunConfig(BaseModel):
@@ -315,23 +315,6 @@ def override_paths(overrides: Sequence[str]) -> list[tuple[str, ...]]:
     return [_resolve_override_key(item.partition("=")[0].strip()) for item in overrides]
 
 
-def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
-    """A TOML file's text and data; `ConfigError` naming the file for what a person may hand us:
-    unreadable, not UTF-8, bad syntax, nested past what the parser can follow."""
-    try:
-        text = read_utf8(path)
-    except NotUTF8Error as e:
-        raise ConfigError(str(e)) from e
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
-    try:
-        return text, tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: TOML syntax error: {e}") from e
-    except RecursionError as e:  # tomllib recurses per level of nesting
-        raise ConfigError(f"{path}: nested too deeply (arrays or tables inside each other)") from e
-
-
 def load_config(path: Path | str | None, overrides: list[str] | None = None) -> RunConfig:
     """Read TOML (if given), apply overrides, validate; `ConfigError` names what is at fault."""
     text: str | None = None
@@ -345,6 +328,9 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
         text, data = read_toml(path)
     overrides = overrides or []
     data = apply_overrides(data, overrides)
+    problem = shape_problem(data)  # an override's TOML value may hold a NUL ("\\u0000") too
+    if problem is not None:
+        raise ConfigError(f"{source}: {problem}")
     return validate_config(data, source=source, text=text, overridden=override_paths(overrides))
 
 

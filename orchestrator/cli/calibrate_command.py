@@ -65,10 +65,18 @@ def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
     """`overrides`, plus the resolved `grpo.sampling.batch_size=N` when the config says auto."""
     raw: Any = None
     try:
-        data = tomllib.loads(Path(config_path).read_text(encoding="utf-8")) if config_path else {}
+        # A FIFO or a folder is load_config's to refuse: reading one here would block or raise.
+        readable = config_path is None or Path(config_path).is_file()
+        data = (
+            tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
+            if config_path and readable
+            else {}
+        )
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return overrides  # load_config reports what is wrong with the file
-    raw = data.get("grpo", {}).get("sampling", {}).get("batch_size")
+    grpo = data.get("grpo")
+    sampling = grpo.get("sampling") if isinstance(grpo, dict) else None
+    raw = sampling.get("batch_size") if isinstance(sampling, dict) else None  # else: load_config
     for item in overrides:
         key, _, value = item.partition("=")
         if key.strip() in (_KEY, "batch_size") and value.strip().strip("\"'") == "auto":

@@ -80,6 +80,17 @@ DEEP_JSON = "[" * 5000 + "]" * 5000
     [
         ("run.toml", b"seed = 1\nrun_name = 'caf\xe9'\n", "run.toml:2: not UTF-8 text"),
         ("run.toml", b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n", "run.toml: nested too deeply"),
+        # Red team round 5: dotted headers nest without recursing in the parser (a RecursionError
+        # later), a NUL in a path (ValueError at mkdir), a section of the wrong shape read
+        # before validation (AttributeError).
+        (
+            "run.toml",
+            b"[" + b".".join([b"a"] * 3000) + b"]\nx = 1\n",
+            "run.toml: nested too deeply",
+        ),
+        ("run.toml", b'log_path = "a\\u0000b"\n', "run.toml: log_path: a NUL character"),
+        ("run.toml", b"[[grpo]]\nlr = 1\n", ": grpo: "),
+        ("run.toml", b"grpo = 5\n", ": grpo: "),
     ],
 )
 def test_a_config_not_utf8_or_nested_too_deeply_is_one_line(
@@ -289,3 +300,14 @@ def test_an_import_refuses_a_field_of_the_wrong_json_type(tmp_path) -> None:
     bad.write_text("".join(lines))
     with pytest.raises(StoreError, match=r"bad\.jsonl:5: .*MetricsRecorded\.step"):
         read_export(bad)
+
+
+def test_a_config_that_is_a_fifo_is_refused_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team round 5: `rlvr run FIFO` blocked for ever (the batch-size probe read it first)."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "run.toml")
+    _one_line(rlvr(capsys, "run", "run.toml"), "run.toml: no such config file")
