@@ -70,6 +70,8 @@ def _action(handle: Handler) -> Callable[[Request], Awaitable[Response]]:
             body = json.loads(raw or b"{}")
         except (ValueError, UnicodeDecodeError) as e:
             return _error(400, f"the request body is not JSON: {e}")
+        except RecursionError:  # the decoder recurses per level of nesting
+            return _error(400, "the request body is nested too deeply")
         if not isinstance(body, dict):
             return _error(400, "the request body must be a JSON object")
         try:
@@ -98,9 +100,9 @@ def _run_id(body: dict[str, Any]) -> str:
 
 def _seq(body: dict[str, Any]) -> int:
     at = body.get("at_seq")
-    if isinstance(at, str) and at.strip().isdigit():
+    if isinstance(at, str) and at.strip().isascii() and at.strip().isdigit():  # not "²"
         at = int(at)
-    if not isinstance(at, int) or isinstance(at, bool):
+    if not isinstance(at, int) or isinstance(at, bool) or not 0 < at <= 2**62:
         raise actions.BranchRefused(
             actions.BranchPreview(str(body.get("run_id")), 0, [], errors={"at": "at: a seq"})
         )

@@ -7,6 +7,7 @@ it is given and loads its script from a file."""
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 
 import httpx
@@ -148,3 +149,24 @@ def test_the_branch_form_page_escapes_its_data_and_loads_its_script_from_a_file(
     assert f'data-token="{TOKEN}"' in with_cookie.text
     assert script.status_code == 200 and "textContent" in script.text
     assert "innerHTML" not in script.text
+
+
+def test_a_malformed_action_request_is_a_400_never_a_server_error(finished) -> None:
+    """Red team round 5: a body nested 60,000 deep (RecursionError in the JSON decoder) and a seq
+    written "²" (str.isdigit says yes, int() raises) answered 500 with a traceback."""
+    log, run_id = finished
+    headers = {"x-console-token": TOKEN, "content-type": "application/json"}
+    bodies = [
+        b"[" * 60_000,
+        b'{"run_id": ' + b"[" * 30_000 + b"]" * 30_000 + b"}",
+        json.dumps({"run_id": run_id, "at_seq": "\u00b2"}).encode(),
+        json.dumps({"run_id": run_id, "at_seq": 10**30}).encode(),
+        json.dumps({"run_id": run_id, "at_seq": -5}).encode(),
+    ]
+    with serving(log, TOKEN) as base:
+        answers = [
+            _post(base + path, content=body, headers=headers).status_code
+            for path in ("/api/actions/branch/preview", "/api/actions/branch")
+            for body in bodies
+        ]
+    assert answers == [400] * 10
