@@ -84,6 +84,14 @@ class _RLSteps:
     def _text(self) -> str:
         return " ".join(self.rng.choices(WORDS, k=RESPONSE_TOKENS))
 
+    def _checkpoint_tree(self, blobs, step: int) -> str:
+        """A real (tiny) tree in the blob store: a row naming a tree the store lacks is what the
+        GC's orphan sweep refuses to sweep past ("a referenced tree is unreadable")."""
+        with blobs.temp_dir() as folder:
+            state = {"step": step, "nonce": f"{self.rng.getrandbits(64):016x}"}
+            (folder / "state.json").write_text(json.dumps(state))
+            return blobs.put_tree(folder)
+
     def run(self, ctx) -> None:
         from stages.rl.logged_step import logged_groups, rollout_events
         from store.events import CheckpointSaved, EvalRecorded, MetricsRecorded
@@ -121,7 +129,7 @@ class _RLSteps:
             scheduled = []
             digest = None
             if step % config.save_every == 0:
-                digest = f"{rng.getrandbits(256):064x}"
+                digest = self._checkpoint_tree(ctx.blobs, step)
                 scheduled.append(CheckpointSaved(step=step, checkpoint=digest, hyperparameters={}))
             if step % config.eval_every == 0:
                 scheduled.append(
