@@ -177,7 +177,9 @@ def _detached(log: EventLog, run_id: str, state: RunState) -> Started:
     with output.open("ab") as sink:
         # The store's URL travels in the environment, not argv (a password stays out of `ps`).
         job = subprocess.Popen(
-            [sys.executable, "-m", "orchestrator", "resume", run_id],
+            # `--asked-at-seq`: a pause recorded after this point (while the child starts) wins.
+            [sys.executable, "-m", "orchestrator", "resume", run_id,
+             "--asked-at-seq", str(state.last_seq)],
             stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
             start_new_session=True, env={**os.environ, "RLVR_STORE": str(log.url)},
         )  # fmt: skip
@@ -200,7 +202,10 @@ class PauseOutcome:
                 "batch (the request is queued for it)"
             )
         if self.already is not None:
-            return f"run {self.run_id} is paused already ({self.already}); nothing written"
+            return (
+                f"run {self.run_id} is paused already ({self.already}); the request is recorded: "
+                "a resume started before it pauses again at its first batch"
+            )
         seq = next((r.seq for r in self.rows if r.type == "RunPaused"), None)
         return (
             f"run {self.run_id} paused (recorded at seq {seq}); "
@@ -215,8 +220,6 @@ def request_pause(log: EventLog, run_id: str, reason: str, by: str) -> PauseOutc
     state = load_state(log, run_id)
     if state.finished:
         raise OrchestratorError(f"run {run_id} is {state.state}: there is nothing to pause")
-    if state.state == "paused":
-        return PauseOutcome(run_id, already=_last_pause(log, run_id))
     asked = PauseRequested(by=by, reason=reason)
 
     def pause_now() -> list[StoredEvent]:
@@ -224,7 +227,9 @@ def request_pause(log: EventLog, run_id: str, reason: str, by: str) -> PauseOutc
         if now.finished:
             raise OrchestratorError(f"run {run_id} is {now.state}: there is nothing to pause")
         if now.state == "paused":
-            return []
+            # Recorded all the same: a resume started before it (`start_resume`'s child, not yet
+            # holding the lease) reads it and pauses again at its first batch.
+            return log.append(run_id, [asked], expected_seq=now.last_seq, drain_requests=True)
         why = asked.pause_reason()
         return transition(
             log, run_id, "pause", state=now, reason=why,
@@ -234,8 +239,8 @@ def request_pause(log: EventLog, run_id: str, reason: str, by: str) -> PauseOutc
     written = append_or_queue(log, run_id, [asked], by="pause", when_free=pause_now)
     if written.queued_for is not None:
         return PauseOutcome(run_id, queued_for=written.queued_for)
-    if not written.rows:
-        return PauseOutcome(run_id, already=_last_pause(log, run_id))
+    if not any(row.type == "RunPaused" for row in written.rows):
+        return PauseOutcome(run_id, rows=written.rows, already=_last_pause(log, run_id))
     return PauseOutcome(run_id, rows=written.rows)
 
 

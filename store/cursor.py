@@ -166,8 +166,16 @@ def fold_many(
 ) -> dict[str, RunState]:
     """Each run's state (as `fold_run` gives it). A parent's history is read once, from its newest
     snapshot before its first branch point, with the state kept at each cut; each branch then
-    folds its own rows from its cut's state, walked from the parent's row it chains from.
-    `parents`: the store's branch pointers (store/lineage.py), read once by the caller."""
+    folds its own rows from its cut's state, walked from the parent's row it chains from (the
+    branches' own rows read together). `parents`: the store's branch pointers (the whole
+    store/lineage.py table), read once by the caller and used by every read here."""
+    with log.parents_known(parents):
+        return _fold_many(log, run_ids, parents)
+
+
+def _fold_many(
+    log: EventLog, run_ids: Sequence[str], parents: dict[str, Parent]
+) -> dict[str, RunState]:
     wanted = set(run_ids)
     cuts: dict[str, set[int]] = {}
     for run_id in wanted:
@@ -181,12 +189,14 @@ def fold_many(
         end = _pass(log, parent, sorted(cuts[parent]), at_cut, parents.get(parent))
         if parent in wanted:
             states[parent] = end
-    for run_id in run_ids:
-        if run_id in states:
-            continue
-        pointer = parents.get(run_id)
-        if pointer is not None and (pointer.run_id, pointer.seq) in at_cut:
-            states[run_id] = _own_rows(log, run_id, pointer, *at_cut[pointer.run_id, pointer.seq])
+    rest = [run_id for run_id in run_ids if run_id not in states]
+    branches = [r for r in rest if r in parents and (parents[r].run_id, parents[r].seq) in at_cut]
+    own = _own_rows_of(log, {run_id: parents[run_id] for run_id in branches})
+    for run_id in rest:
+        if run_id in own:
+            pointer = parents[run_id]
+            start = at_cut[pointer.run_id, pointer.seq]
+            states[run_id] = _fold_own(log, run_id, pointer, own[run_id], *start)
         else:
             states[run_id] = fold_run(log, run_id)
     return states
@@ -226,19 +236,42 @@ def _pass(
     return state
 
 
-def _own_rows(
-    log: EventLog, run_id: str, pointer: Parent, start: RunState, junction: str
+# Run ids per `IN (...)`: under SQLite's and PostgreSQL's limits on a statement's parameters.
+_IDS_PER_QUERY = 500
+
+
+def _own_rows_of(log: EventLog, pointers: dict[str, Parent]) -> dict[str, list[StoredEvent]]:
+    """Each branch's own rows (those after its cut), in seq order: one query per 500 branches."""
+    mark = log.backend.mark
+    ids = sorted(pointers)
+    out: dict[str, list[StoredEvent]] = {run_id: [] for run_id in ids}
+    with log.engine.connect() as conn:
+        for at in range(0, len(ids), _IDS_PER_QUERY):
+            chunk = ids[at : at + _IDS_PER_QUERY]
+            sql = (
+                f"SELECT {', '.join(COLUMNS)} FROM events "
+                f"WHERE run_id IN ({', '.join([mark] * len(chunk))}) ORDER BY run_id, seq"
+            )
+            for r in conn.exec_driver_sql(sql, tuple(chunk)):
+                row = StoredEvent(*r)
+                # As `seq > cut` in SQL: SQLite keeps an edited seq's text, which sorts after
+                # every number (and which the walk then refuses).
+                if not isinstance(row.seq, int | float) or row.seq > pointers[row.run_id].seq:
+                    out[row.run_id].append(row)
+    return out
+
+
+def _fold_own(
+    log: EventLog,
+    run_id: str,
+    pointer: Parent,
+    rows: list[StoredEvent],
+    start: RunState,
+    junction: str,
 ) -> RunState:
     """A branch's state: its cut's state, then its own rows, each walked from the junction."""
-    mark = log.backend.mark
-    sql = (
-        f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark} AND seq > {mark} "
-        "ORDER BY seq"
-    )
     walk = ChainWalk(run_id, pointer.seq + 1)
     walk.prev, walk.prev_run = junction, pointer.run_id
-    with log.engine.connect() as conn:
-        rows = [StoredEvent(*r) for r in conn.exec_driver_sql(sql, (run_id, pointer.seq))]
     for row in rows:
         walk.step(row)
     state = project(rows, start, state_at=lambda seq: fold_run(log, run_id, seq))

@@ -77,14 +77,17 @@ def record(conn: sa.Connection, run_id: str, parent: Parent) -> None:
     )
 
 
-def segments(conn: sa.Connection, run_id: str) -> list[Segment]:
-    """The stored runs a run's history is read from, oldest first."""
+def segments(
+    conn: sa.Connection, run_id: str, known: dict[str, Parent] | None = None
+) -> list[Segment]:
+    """The stored runs a run's history is read from, oldest first. `known`: the whole pointer
+    table as a caller read it (a run absent from it has no parent); None reads each pointer."""
     chain: list[tuple[str, Parent | None]] = []
     current: str | None = run_id
     while current is not None:
         if len(chain) >= MAX_DEPTH:
             raise StoreError(f"run {run_id}: its branch pointers loop or are {MAX_DEPTH} deep")
-        parent = parent_of(conn, current)
+        parent = known.get(current) if known is not None else parent_of(conn, current)
         chain.append((current, parent))
         current = parent.run_id if parent else None
     out: list[Segment] = []

@@ -6,6 +6,7 @@ backend, key, retry policy and SQL that `EventLog.__init__` sets up."""
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -33,6 +34,11 @@ from store.verification import (
 )
 
 _log = logging.getLogger("rlvr.store")
+# The branch pointers a reader already holds (the whole table, read once), per thread: the
+# console's request threads share one EventLog, and another thread's reads look pointers up.
+_known_parents: contextvars.ContextVar[dict[str, lineage.Parent] | None] = contextvars.ContextVar(
+    "known_parents", default=None
+)
 
 
 class ReadsAndChecks:
@@ -127,6 +133,17 @@ class ReadsAndChecks:
             self._walked[run_id] = (first, walk.expected - 1, walk.prev)
 
     @contextlib.contextmanager
+    def parents_known(self, parents: dict[str, lineage.Parent]) -> Iterator[None]:
+        """Reads inside (in this thread) take each branch pointer from `parents`, the whole
+        `run_parents` table as the caller read it, instead of one query per pointer; every chain
+        check runs as outside."""
+        token = _known_parents.set(parents)
+        try:
+            yield
+        finally:
+            _known_parents.reset(token)
+
+    @contextlib.contextmanager
     def walking_once(self) -> Iterator[None]:
         """Reads inside walk each span of a run once (a command that reads one run several ways,
         `rlvr report`, the blob GC's reading of one run); a long-lived reader stays outside, so that
@@ -218,8 +235,12 @@ class ReadsAndChecks:
             self._check_own_chain(span.run_id)
 
     def _check_own_chain(self, run_id: str) -> None:
-        with self.engine.connect() as conn:
-            parent = lineage.parent_of(conn, run_id)
+        known = _known_parents.get()
+        if known is not None:
+            parent = known.get(run_id)
+        else:
+            with self.engine.connect() as conn:
+                parent = lineage.parent_of(conn, run_id)
 
         def walk() -> tuple[int, str] | None:
             # The claims first, then the rows' end (see check_end): a run being written while it
@@ -272,14 +293,14 @@ class ReadsAndChecks:
         return junction
 
     def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
-        owner = lineage.owner_of(lineage.segments(conn, run_id), seq)
+        owner = lineage.owner_of(_segments(conn, run_id), seq)
         row = conn.exec_driver_sql(self._hash_sql, (owner, seq)).first()
         return row[0] if row else None
 
     def segments(self, run_id: str) -> list[lineage.Segment]:
         """The stored runs whose rows make up `run_id`'s history, oldest first."""
         with self.engine.connect() as conn:
-            return lineage.segments(conn, run_id)
+            return _segments(conn, run_id)
 
     def verify(self, run_id: str) -> VerifyReport:
         """Walk the whole chain from genesis (not only past the verified prefix), then the
@@ -303,6 +324,10 @@ class ReadsAndChecks:
         except ChainBroken as e:
             return replace(report, first_bad_seq=e.seq, reason=e.reason)
         return report
+
+
+def _segments(conn: sa.Connection, run_id: str) -> list[lineage.Segment]:
+    return lineage.segments(conn, run_id, _known_parents.get())
 
 
 def warn_retry(error: BaseException, delay: float) -> None:

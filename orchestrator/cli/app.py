@@ -194,6 +194,9 @@ def resume(
         ),
     ] = None,
     store: StoreOption = None,
+    asked_at_seq: Annotated[
+        int | None, typer.Option("--asked-at-seq", hidden=True)
+    ] = None,  # `rlvr console`'s detached resume: the log's end when it was asked for
 ) -> None:
     """Continue a run from its last committed step (refused while another driver owns it)."""
     from orchestrator.driver import distributed
@@ -216,7 +219,7 @@ def resume(
     state = resume_run(
         log, run_id, _stages(), from_seq=from_seq, overrides=overrides or [],
         driver_factory=factory, say=_note, stop=stop, on_stage=_stage_line,
-        observers=METRIC_SINKS,
+        observers=METRIC_SINKS, asked_at_seq=asked_at_seq,
     )  # fmt: skip
     _finish(run_id, state, log, stop)
 

@@ -74,6 +74,7 @@ def drive(
     state: RunState | None = None,
     on_stage: Callable[[str], None] = lambda line: None,
     observers: Observers = UNOBSERVED,
+    pauses_after: int | None = None,
 ) -> RunState:
     """Hold the lease, honour SIGTERM/SIGINT, and run the driver until it stops
     (`driver_factory`: orchestrator.driver.distributed's rank-0 driver under mlx.launch;
@@ -91,6 +92,7 @@ def drive(
         graceful_signals(stop),
         LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease,
     ):
+        asked = _pause_asked(log, run_id, pauses_after) if pauses_after is not None else None
         marks = _resume_marks(rewind_to, resumed_from_step, overrides, lease.owner)
         if marks:
             log.append(run_id, marks, expected_seq=log.last_seq(run_id))
@@ -109,7 +111,16 @@ def drive(
             state=state,
             on_stage=on_stage,
         )
+        if asked is not None:
+            driver.pause_requested = asked  # it resumes, then pauses before its first stage
         return driver.run()
+
+
+def _pause_asked(log: EventLog, run_id: str, after_seq: int) -> str | None:
+    """Why the run is to pause again: the last `rlvr pause` recorded after `after_seq` (read
+    under the lease, so none lands after it unseen: later ones are queued for this driver)."""
+    rows = list(log.read(run_id, from_seq=after_seq + 1, types=["PauseRequested"]))
+    return rows[-1].event.pause_reason() if rows else None
 
 
 def _resume_marks(
@@ -177,7 +188,11 @@ def resume(
     say: Callable[[str], None] = log_.warning,
     on_stage: Callable[[str], None] = lambda line: None,
     observers: Observers = UNOBSERVED,
+    asked_at_seq: int | None = None,
 ) -> RunState:
+    """`asked_at_seq`: the run's last seq when the resume was asked for (`start_resume`'s child
+    starts later); a `rlvr pause` recorded after it pauses the run again at its first batch."""
+    asked_at = asked_at_seq if asked_at_seq is not None else log.last_seq(run_id)
     if from_seq is not None:
         from_seq, state = _cut_and_fold(log, run_id, from_seq, say, "--from", "continue")
     else:
@@ -202,6 +217,7 @@ def resume(
         state=state,
         on_stage=on_stage,
         observers=observers,
+        pauses_after=asked_at,
     )
 
 

@@ -1,7 +1,8 @@
 """`rlvr pause RUN` as a person types it: a live driver in another process (SQLite, PostgreSQL)
 pauses at its next batch, its `RunPaused` naming who asked; a run whose driver died is paused at
 once; a paused run is left alone; a finished run is refused with one error line. `rlvr resume`
-(the lifecycle's resume) then continues each paused run to the end."""
+(the lifecycle's resume) then continues each paused run to the end; a pause asked while a
+detached resume starts (the run still paused, no driver holding it) is not lost."""
 
 from __future__ import annotations
 
@@ -95,7 +96,10 @@ def test_rlvr_pause_of_a_run_whose_driver_died_pauses_it_at_once_and_resume_cont
     assert load_state(log, run_id).state == "paused"
     again = rlvr(capsys, "pause", run_id, "--store", store_url)
     assert again.code == 0 and "is paused already (paused at the request of " in again.out
-    assert log.last_seq(run_id) == last + 3  # nothing written the second time
+    # Only the request is recorded the second time (for a resume already on its way, see below);
+    # a resume asked for after it is not paused by it.
+    assert [r.type for r in log.read(run_id, from_seq=last + 4)] == ["PauseRequested"]
+    assert load_state(log, run_id).state == "paused" and pending_for(log.engine, run_id) == 0
     assert resume(log, run_id, FakeStages().registry()).state == "completed"
     assert log.verify(run_id).ok
 
@@ -122,3 +126,51 @@ def test_rlvr_pause_of_an_unknown_run_is_bad_input(
     EventLog(store)
     said = rlvr(capsys, "pause", "no-such-run", "--store", str(store))
     assert said.code == 2 and said.error_lines[0].startswith("error: ")
+
+
+def test_rlvr_pause_while_a_detached_resume_starts_is_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The console's resume (`start_resume`) spawns `rlvr resume` and returns before the child
+    takes the lease; a `rlvr pause` (a process of its own) in that window finds the run paused
+    and no driver: the request is recorded, and the child, told where the resume was asked,
+    resumes and pauses again at its first batch, saying who asked."""
+    from orchestrator import actions
+
+    store = tmp_path / "events.db"
+    log = EventLog(store)
+    run_id, _ = start_run(log, RunConfig(log_path=str(tmp_path)))
+    actions.request_pause(log, run_id, "before", by="test")
+    assert load_state(log, run_id).state == "paused"
+    spawned: list[list[str]] = []
+
+    class NoChild:  # the child is started by hand below, after the pause (the race's order)
+        pid = 0
+
+        def __init__(self, argv: list[str], **_: object) -> None:
+            spawned.append(argv)
+
+        def wait(self) -> int:
+            return 0
+
+    monkeypatch.setattr(actions.subprocess, "Popen", NoChild)
+    actions.start_resume(log, run_id)
+    monkeypatch.undo()  # `subprocess` is one module: the pause below is a real process
+    [argv] = spawned
+    assert argv[-4:] == ["resume", run_id, "--asked-at-seq", str(log.last_seq(run_id))]
+    paused = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "pause", run_id, "--store", str(store),
+         "--reason", "stop it"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert paused.returncode == 0, paused.stderr
+    assert "paused already" in paused.stdout and "the request is recorded" in paused.stdout
+    state = resume(log, run_id, FakeStages().registry(), asked_at_seq=int(argv[-1]))
+    assert state.state == "paused"
+    after = [r.type for r in log.read(run_id, from_seq=int(argv[-1]) + 1)]
+    assert after[0] == "PauseRequested" and "RunResumed" in after and "RunPaused" in after
+    assert after.index("RunResumed") < after.index("RunPaused")  # resumed, then paused again
+    [*_, last_pause] = log.read(run_id, types=["RunPaused"])
+    assert last_pause.event.reason.startswith("paused at the request of ")
+    assert last_pause.event.reason.endswith("(rlvr pause): stop it")
+    assert resume(log, run_id, FakeStages().registry()).state == "completed"

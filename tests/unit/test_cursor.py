@@ -69,3 +69,29 @@ def test_fold_many_gives_each_run_of_a_lineage_tree_what_fold_run_gives(event_lo
     for run in runs:
         assert asdict(states[run]) == asdict(fold_run(event_log, run)), run
     assert states[kids[2]].last_metrics == {"kl": 2.2}
+
+
+@pytest.mark.parametrize("where", ["parent", "branch", "forged parent"])
+def test_fold_many_refuses_a_lineage_tree_with_an_edited_row(event_log, run_id, where):
+    """The branch pointers `fold_many` is handed replace the per-pointer reads, not the checks:
+    an edited row of a parent's shared prefix or of a branch's own rows, or a parent's prefix
+    rewritten with its chain recomputed, is refused as `fold_run` refuses it."""
+    from store.cursor import fold_many
+    from store.verification import ChainBroken
+    from tests.tampering import forge_chain
+
+    synthetic_run(event_log, run_id, steps=6)
+    kids = [f"{run_id}-b{i}" for i in range(3)]
+    for i, kid in enumerate(kids):
+        event_log.branch(run_id, kid, 4 + i, [MetricsRecorded(step=20 + i, metrics={"kl": 2.0})])
+    parents = {k: event_log.parent(k) for k in kids}
+    if where == "parent":
+        edit_payload(event_log, run_id, 3, {"step": 99})
+    elif where == "branch":
+        edit_payload(event_log, kids[1], 6, {"step": 99, "metrics": {"kl": 9.0}})
+    else:
+        forge_chain(event_log, run_id, 2, {"step": 99})
+    with pytest.raises(ChainBroken):
+        fold_run(event_log, kids[1])
+    with pytest.raises(ChainBroken):
+        fold_many(event_log, [run_id, *kids], parents)
