@@ -225,6 +225,8 @@ def _parse_value(raw: str) -> Any:
         return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         return raw  # a bare word such as `model_name=embedded` is a string
+    except ValueError as e:  # an integer past Python's 4,300-digit conversion limit
+        raise ConfigError(f"command line: {raw[:40]}...: {e}") from e
     except RecursionError as e:
         raise ConfigError(f"command line: {raw[:40]}...: nested too deeply") from e
 

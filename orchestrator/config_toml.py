@@ -24,6 +24,8 @@ def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: TOML syntax error: {e}") from e
+    except ValueError as e:  # an integer past Python's 4,300-digit conversion limit
+        raise ConfigError(f"{path}: {e}") from e
     except RecursionError as e:  # tomllib recurses per level of nesting
         raise ConfigError(f"{path}: nested too deeply (arrays or tables inside each other)") from e
     # Dotted table headers nest without recursing in the parser ([a.a.a...]); what reads the

@@ -72,7 +72,7 @@ def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
             if config_path and readable
             else {}
         )
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+    except (OSError, ValueError, RecursionError):  # UnicodeDecodeError and TOMLDecodeError too
         return overrides  # load_config reports what is wrong with the file
     grpo = data.get("grpo")
     sampling = grpo.get("sampling") if isinstance(grpo, dict) else None

@@ -91,6 +91,7 @@ DEEP_JSON = "[" * 5000 + "]" * 5000
         ("run.toml", b'log_path = "a\\u0000b"\n', "run.toml: log_path: a NUL character"),
         ("run.toml", b"[[grpo]]\nlr = 1\n", ": grpo: "),
         ("run.toml", b"grpo = 5\n", ": grpo: "),
+        ("run.toml", b"seed = " + b"9" * 5000 + b"\n", "run.toml: Exceeds the limit (4300 digits)"),
     ],
 )
 def test_a_config_not_utf8_or_nested_too_deeply_is_one_line(
