@@ -85,10 +85,14 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
+_GRADE_KEYS = {"id", "passed", "reason"}
+
+
 def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
     """Grades in rubric order. JudgementParseError unless the reply is one JSON object (prose
     around it allowed, a second object not), no key repeated, each rubric graded once with an
-    integer id and a boolean `passed`: an ambiguous reply is never read one way or the other."""
+    integer id and a boolean `passed`, and no key the format does not have (an extra verdict may
+    contradict the grades): an ambiguous reply is never read one way or the other."""
     if not content:
         raise JudgementParseError("empty judgement")
     text = _FENCE.sub("", content.strip())
@@ -104,10 +108,14 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
     grades = data.get("grades") if isinstance(data, dict) else None
     if not isinstance(grades, list):
         raise JudgementParseError("judgement has no 'grades' list")
+    if set(data) != {"grades"}:  # {"grades": [...passed...], "overall": "fail"} says two things
+        raise JudgementParseError(f"judgement holds keys besides 'grades': {sorted(data)[:5]}")
     by_id: dict[int, dict[str, Any]] = {}
     for g in grades:
         if not isinstance(g, dict) or type(g.get("passed")) is not bool:
             raise JudgementParseError(f"grade without a boolean 'passed': {str(g)[:80]}")
+        if not set(g) <= _GRADE_KEYS:
+            raise JudgementParseError(f"grade with keys besides id, passed, reason: {str(g)[:80]}")
         rubric_id = g.get("id")
         if type(rubric_id) is not int:
             raise JudgementParseError(f"grade with a non-integer id: {str(g)[:80]}")
