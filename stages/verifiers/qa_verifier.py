@@ -180,9 +180,13 @@ class QAVerifier:
         words = Counter(strict_tokens(without_gloss(answer)))
         same_words = any(words == Counter(strict_tokens(g)) for g in golds)
         passed = bool(strict_em) or (same_words and complete >= self.config.f1_threshold)
+        asked = answer.rstrip().rstrip("!.\u3002\uff01").endswith(("?", "\uff1f", "\u061f"))
         if trailing:
             passed, reward = False, 0.0
             reason = f"text follows the final answer: {trailing[:80]!r}"
+        elif asked and not any(g.rstrip().endswith("?") for g in golds):
+            passed, reward = False, 0.0  # "Steve Jobs?" asks; a question is doubt
+            reason = "the answer is a question (doubt), not a statement"
         elif strict_em:
             reason = "exact match"
         elif negated and not passed:

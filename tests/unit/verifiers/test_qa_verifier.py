@@ -202,6 +202,10 @@ def test_a_pass_by_f1_needs_every_word_of_the_gold():
         ("Answer: B-", "B+", False, "a grade's sign"),
         ("Answer: F#", "F", False, "a note's sharp"),
         ("Answer: C++", "C++", True, "the same symbols"),
+        # Red team round 5 (shared): a question mark was dropped as punctuation.
+        ("Answer: Steve Jobs?", "Steve Jobs", False, "a question is doubt"),
+        ("Steve Jobs?!", "Steve Jobs", False, "a question is doubt"),
+        ("Answer: Steve Jobs!", "Steve Jobs", True, "an exclamation is not a question"),
         ("Answer: resign", "re-sign", False, "a hyphen that makes another word"),
         ("Answer: coop", "co-op", False, "a hyphen that makes another word"),
         ("Answer: Jean Paul Sartre", "Jean-Paul Sartre", True, "a hyphen between names"),
