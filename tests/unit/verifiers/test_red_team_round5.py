@@ -1,0 +1,98 @@
+"""Red team round 5's shared cases (written against the verifiers by a helper that saw only the
+code; data/adversarial_round5_shared.jsonl, each with its kind and why). Its held-out twin stays
+outside the project. Every case must come out as labelled; the holes still open (issue 27) are
+strict xfails, so a fix that closes one turns its xfail into a failure until it is listed here
+no more, and a regression of a case that holds fails at once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from openai_server import ScriptedOpenAIServer
+
+from stages.verifiers.registry import build_verifier
+from stages.verifiers.types import CodeReference, QAReference, RubricReference
+
+CASES = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "adversarial_round5_shared.jsonl").open()
+    if line.strip()
+]
+# Still paid although wrong (fp) or failed although right (fn) on 2026-11-28: issue 27, open.
+OPEN = {
+    "fp": {"a5-math-000", "a5-math-003", "a5-math-005", "a5-math-008", "a5-math-010", "a5-math-013",
+           "a5-math-015", "a5-math-018", "a5-math-020", "a5-math-025", "a5-math-030", "a5-math-032",
+           "a5-math-035", "a5-math-037", "a5-math-040", "a5-math-048", "a5-math-050", "a5-math-057",
+           "a5-code-101", "a5-code-104", "a5-code-106", "a5-code-109", "a5-qa-137", "a5-qa-139",
+           "a5-judge-157", "a5-judge-159", "a5-judge-162", "a5-judge-164", "a5-judge-167"},
+    "fn": {"a5-math-046", "a5-math-060", "a5-math-065", "a5-math-067", "a5-math-069", "a5-math-072",
+           "a5-code-120", "a5-code-122", "a5-code-125", "a5-qa-145", "a5-qa-148", "a5-qa-150",
+           "a5-judge-176"},
+}  # fmt: skip
+OPEN_IDS = OPEN["fp"] | OPEN["fn"]
+
+
+def _params(family: str) -> list:
+    return [
+        pytest.param(c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason="open: issue 27"))
+        if c["id"] in OPEN_IDS
+        else pytest.param(c, id=c["id"])
+        for c in CASES
+        if c["family"] == family
+    ]
+
+
+def _labelled(case: dict, passed: bool, reason: str) -> None:
+    assert passed == (case["expect"] == "pass"), f"{case['kind']}: {case['why']} ({reason})"
+
+
+def test_the_set_has_every_family_with_kinds_and_reasons() -> None:
+    assert {c["family"] for c in CASES} == {"math", "code", "qa", "judge"}
+    assert all(c["kind"] and c["why"] and c["expect"] in ("pass", "fail") for c in CASES)
+    assert {c["id"] for c in CASES} >= OPEN_IDS
+
+
+@pytest.mark.parametrize("case", _params("math"))
+def test_math(case: dict) -> None:
+    verdict = build_verifier({"kind": "math"}).verify(case["response"], case["reference"])
+    _labelled(case, verdict.passed, verdict.reason)
+
+
+@pytest.mark.parametrize("case", _params("qa"))
+def test_qa(case: dict) -> None:
+    reference = QAReference(answer=case["reference"], aliases=case.get("aliases", []))
+    verdict = build_verifier({"kind": "qa"}).verify(case["response"], reference)
+    _labelled(case, verdict.passed, verdict.reason)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.parametrize("case", _params("code"))
+def test_code(case: dict) -> None:
+    verifier = build_verifier({"kind": "code"})
+    try:
+        [verdict] = verifier.verify_batch([(case["response"], CodeReference(tests=case["tests"]))])
+    finally:
+        getattr(verifier, "close", lambda: None)()
+    _labelled(case, verdict.passed, verdict.reason)
+
+
+@pytest.mark.parametrize("case", _params("judge"))
+def test_judge(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scripted judge obeys: it answers each case's reply (a pass, where the response
+    forged one)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
+    with ScriptedOpenAIServer(default=lambda _body: case["judge_reply"]) as server:
+        verifier = build_verifier(
+            {
+                "kind": "rubric",
+                "base_url": server.base_url,
+                "judge_max_retries": 1,
+                "timeout_s": 10.0,
+            }
+        )
+        reference = RubricReference(prompt=case["reference"], rubrics=case["rubrics"])
+        verdict = verifier.verify(case["response"], reference)
+    _labelled(case, verdict.passed and verdict.reward >= 1.0, f"{verdict.status}: {verdict.reason}")
