@@ -77,7 +77,9 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
     if revising:
         return f"{revising.group()!r} in text"
     if not has_value(sentence):
-        return None
+        # "Because I erred.", "Check: mismatch.", "Since c'est faux.": a sentence that states no
+        # mathematics cannot justify the answer, and a list of words that retract never ends
+        return "text with no value"
     side = _LAST_SIDE.search(_DELIMITERS.sub(" ", sentence))
     if side is None:
         return "a value in text"

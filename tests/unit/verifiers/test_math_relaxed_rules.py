@@ -35,12 +35,6 @@ RULES = [
         ],
     ),
     (
-        "a justification without values",
-        "So the answer is $\\boxed{5}$.\n\nThis works because both sides balance.",
-        "5",
-        ["\\boxed{5}.\n\nThis works because the sign flips.", "\\boxed{5}. Because of a typo."],
-    ),
-    (
         "a boxed count's noun",
         "Thus, there are $\\boxed{2}$ distinct possible values for $B$.",
         "2",
@@ -234,3 +228,19 @@ def test_hiding_commands_are_found_by_whole_name_and_bounded(verifier):
     assert not verifier.verify("\\gdef\\x{5} \\boxed{5}", "5").passed
     flood = "\\lets" * 200_000 + "\\boxed{5}"  # "let" more than MAX_NAME_HITS times: no answer
     assert not verifier.verify(flood, "5").passed
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "So the answer is $\\boxed{5}$.\n\nThis works because both sides balance.",
+        "The answer is $\\boxed{5}$. Because I erred.",
+        "The answer is $\\boxed{5}$. Check: mismatch.",
+        "The answer is $\\boxed{5}$. Because c'est faux.",
+    ],
+)
+def test_a_justification_that_states_no_value_is_text_after_the_answer(response):
+    """Red team round 5: a word list of retractions never ends ("erred", "untrue", "mismatch",
+    French), so a justification must state mathematics: a sentence with no value is no answer."""
+    verdict = MathVerifier().verify(response, "5")
+    assert not verdict.passed and "text with no value" in verdict.reason, verdict.reason
