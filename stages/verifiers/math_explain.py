@@ -92,7 +92,7 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
 
 
 def same_value(texts: list[str]) -> bool:
-    """Every text reads to one exact value (`\\frac12`, `0.5`, `50\\%`), with no two different units:
+    """Every text reads to one exact value (`\\frac12`, `0.5`, `50\\%`), one unit or none in all:
     restatements of one answer, not two answers."""
     values, units = set(), set()
     for text in texts:
@@ -105,14 +105,15 @@ def same_value(texts: list[str]) -> bool:
             return False
         values.add(value)
         units.add(found.unit)
-    return len(values) == 1 and len(units - {None}) <= 1
+    # one unit throughout: "\\boxed{5}, or 5 cm." adds a unit the answer never stated (5 what?)
+    return len(values) == 1 and len(units) == 1
 
 
 # ", or 50%", "(i.e. 0.5)", "= 0.5" after the final answer in its sentence: the same value again.
 _RESTATED = re.compile(
     r"(?i)^\s*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
     r"|,?\s*equivalently\s*,?|=|\(\s*(?:or|i\.e\.,?|=)?)\s*(?:\$|\\\()?\s*(?P<value>[^$()=]{1,60}?)"
-    r"\s*(?:\$|\\\))?\s*\)?\s*[.!]?\s*$"
+    r"\s*(?:\$|\\\))?\s*\)?\s*(?:\.|(?<!\d)!)?\s*$"  # "or 4!" is a factorial, not an exclamation
 )
 
 
