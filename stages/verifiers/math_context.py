@@ -82,7 +82,10 @@ def visible_text(response: str) -> tuple[str | None, str]:
     folded = response.lower() if len(response.lower()) == len(response) else response
     close = folded.rfind(_THINK_CLOSE)  # <Think>, </THINK>: tags match in any case
     if close >= 0 and _between_thinking(response, folded, close):
-        return None, "a value stated between two thinking blocks (visible, another commitment)"
+        return (
+            None,
+            "a value or answer stated before the last thinking block (visible: another commitment)",
+        )
     if close >= 0:
         response, folded = (
             response[close + len(_THINK_CLOSE) :],
@@ -100,16 +103,28 @@ def visible_text(response: str) -> tuple[str | None, str]:
 
 
 def _between_thinking(response: str, folded: str, close: int) -> bool:
-    """Text between a `</think>` and the next `<think>` is visible: a value there is a commitment
-    made before the last block, so the response states more than its final part."""
+    """Text before the first `<think>` and between a `</think>` and the next `<think>` is visible: a
+    value or an answer form there is a commitment made before the last block, so the response
+    states more than its final part."""
+    first_open = folded.find(_THINK_OPEN)
+    if 0 < first_open < close and _commits(response[:first_open]):
+        return True  # "Answer: 45 <think>...</think> \boxed{46}": visible before the block too
     end = folded.find(_THINK_CLOSE)
     while 0 <= end < close:
         start = end + len(_THINK_CLOSE)
         reopen = folded.find(_THINK_OPEN, start, close)
-        if has_value(response[start : reopen if reopen >= 0 else close]):
+        if _commits(response[start : reopen if reopen >= 0 else close]):
             return True
         end = folded.find(_THINK_CLOSE, start)
     return False
+
+
+# An answer form commits whatever it holds: "Answer: XLV" states no digit a value test sees.
+_ANSWER_FORM = re.compile(r"(?i)\\boxed|\\fbox|####|\banswer\b")
+
+
+def _commits(visible: str) -> bool:
+    return has_value(visible) or bool(_ANSWER_FORM.search(visible))
 
 
 def has_value(text: str) -> bool:
