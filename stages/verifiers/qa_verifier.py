@@ -180,13 +180,9 @@ class QAVerifier:
         words = Counter(strict_tokens(without_gloss(answer)))
         same_words = any(words == Counter(strict_tokens(g)) for g in golds)
         passed = bool(strict_em) or (same_words and complete >= self.config.f1_threshold)
-        asked = answer.rstrip().rstrip("!.\u3002\uff01").endswith(("?", "\uff1f", "\u061f"))
-        if trailing:
-            passed, reward = False, 0.0
-            reason = f"text follows the final answer: {trailing[:80]!r}"
-        elif asked and not any(g.rstrip().endswith("?") for g in golds):
-            passed, reward = False, 0.0  # "Steve Jobs?" asks; a question is doubt
-            reason = "the answer is a question (doubt), not a statement"
+        refused = _refusal(answer, trailing, golds)
+        if refused:
+            passed, reward, reason = False, 0.0, refused
         elif strict_em:
             reason = "exact match"
         elif negated and not passed:
@@ -209,6 +205,17 @@ class QAVerifier:
 
     def verify_batch(self, items: Sequence[tuple[str, QAReference | str]]) -> list[Verdict]:
         return [self.verify(response, reference) for response, reference in items]
+
+
+def _refusal(answer: str, trailing: str, golds: Sequence[str]) -> str | None:
+    """Why the answer is not one whatever its words: text after it, or a question ("Steve
+    Jobs?" asks: doubt) where no gold is one."""
+    if trailing:
+        return f"text follows the final answer: {trailing[:80]!r}"
+    asked = answer.rstrip().rstrip("!.\u3002\uff01").endswith(("?", "\uff1f", "\u061f"))
+    if asked and not any(g.rstrip().endswith("?") for g in golds):
+        return "the answer is a question (doubt), not a statement"
+    return None
 
 
 class ExactMatchVerifier:
