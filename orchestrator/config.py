@@ -330,8 +330,8 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
         text, data = read_toml(path)
     overrides = overrides or []
     data = apply_overrides(data, overrides)
-    problem = shape_problem(data)  # an override's TOML value may hold a NUL ("\\u0000") too
-    if problem is not None:
+    problem = shape_problem(data) if overrides else None  # read_toml checked the file's data
+    if problem is not None:  # an override's TOML value may hold a NUL ("\\u0000") too
         raise ConfigError(f"{source}: {problem}")
     return validate_config(data, source=source, text=text, overridden=override_paths(overrides))
 

@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 
 import sqlalchemy as sa
 from sqlalchemy import event as sa_event
-from sqlmodel import create_engine
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import SQLModel, create_engine
 
 from store.errors import StoreError
 
@@ -177,9 +178,6 @@ def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
     """Create the missing `tables`. Two processes opening a fresh PostgreSQL database at once
     both see a table missing and both create it: the loser's CREATE fails on the catalog's
     unique index. That table then exists, so another pass (which checks first) goes further."""
-    from sqlalchemy.exc import DBAPIError
-    from sqlmodel import SQLModel
-
     for attempt in range(5):  # a pass that lost a race left that table created by the winner
         try:
             SQLModel.metadata.create_all(engine, tables=list(tables))

@@ -25,6 +25,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from orchestrator import actions
+from orchestrator.console.api import MAX_SEQ
 from orchestrator.errors import ConfigError, LeaseHeldError, OrchestratorError, UsageError
 from store.errors import StoreError, UnknownRunError
 from store.log import EventLog
@@ -102,7 +103,7 @@ def _seq(body: dict[str, Any]) -> int:
     at = body.get("at_seq")
     if isinstance(at, str) and at.strip().isascii() and at.strip().isdigit():  # not "²"
         at = int(at)
-    if not isinstance(at, int) or isinstance(at, bool) or not 0 < at <= 2**62:
+    if not isinstance(at, int) or isinstance(at, bool) or not 0 < at <= MAX_SEQ:
         raise actions.BranchRefused(
             actions.BranchPreview(str(body.get("run_id")), 0, [], errors={"at": "at: a seq"})
         )

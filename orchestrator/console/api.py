@@ -80,6 +80,10 @@ def services(request: Request) -> Services:
     return request.app.state.services
 
 
+# The largest seq or step a request may name: past 64 bits the JSON encoder cannot write it.
+MAX_SEQ = 2**62
+
+
 def error(status: int, message: str) -> JSON:
     return JSON({"error": message}, status)
 
@@ -117,7 +121,7 @@ async def events(request: Request) -> JSON:
     run_id, refused = await _run_id(request)
     if refused is not None:
         return refused
-    after = _int(request, "after_seq", 0, 0, 2**62)
+    after = _int(request, "after_seq", 0, 0, MAX_SEQ)
     limit = _int(request, "limit", PAGE_LIMIT, 1, MAX_PAGE_LIMIT)
     if after is None or limit is None:
         return error(400, f"after_seq must be a seq >= 0, limit 1..{MAX_PAGE_LIMIT}")
@@ -215,7 +219,7 @@ async def run_and_after(request: Request) -> tuple[str, int, JSON | None]:
     run_id, refused = await _run_id(request)
     if refused is not None or run_id is None:
         return "", 0, refused
-    after = _int(request, "after_seq", 0, 0, 2**62)
+    after = _int(request, "after_seq", 0, 0, MAX_SEQ)
     if after is None:
         return run_id, 0, error(400, "after_seq must be a seq >= 0")
     return run_id, after, None

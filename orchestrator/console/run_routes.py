@@ -9,10 +9,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from orchestrator.console.api import JSON, _run_id, error, run_and_after, services
+from orchestrator.console.api import JSON, MAX_SEQ, _run_id, error, run_and_after, services
 from orchestrator.errors import OrchestratorError
-
-MAX_PATH_INT = 2**62  # a step or seq in a path; the same bound as the `after_seq` parameter
 
 
 def api_base(run_id: str) -> str:
@@ -46,7 +44,7 @@ async def step(request: Request) -> Response:
     if refused is not None:
         return refused
     number = request.path_params["step"]
-    if number > MAX_PATH_INT:  # a step no run reaches, and past what the JSON encoder writes
+    if number > MAX_SEQ:  # a step no run reaches, and past what the JSON encoder writes
         return error(404, f"run {run_id} has no step {str(number)[:40]}")
     log = services(request).log
     return JSON(await run_in_threadpool(step_data, log, run_id, number))
@@ -59,7 +57,7 @@ async def why(request: Request) -> Response:
     if refused is not None:
         return refused
     seq = request.path_params["seq"]
-    if seq > MAX_PATH_INT:
+    if seq > MAX_SEQ:
         return error(404, f"run {run_id} has no seq {str(seq)[:40]}")
     log = services(request).log
     try:
