@@ -92,8 +92,24 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
             for k in ("steps", "values", "threshold")
         }
         assert window.locator("canvas").count() == 1
-        # The rollback marker: the rollback policy's evidence (an eval against the baseline).
-        page.locator("#chart-kl .marker.rollback").click()
+        # The KL rollback's marker (step 39): the window of steps over the limit it read. The
+        # panel covers the chart's right half: closed first, as a person would.
+        page.locator("#detail .close").click()
+        page.locator("#chart-kl .marker.rollback[data-step='39']").click()
+        kl_window = page.locator("#detail .window")
+        kl_window.wait_for()
+        kl_rollback_seq = int(page.get_attribute("#detail", "data-why-seq"))
+        drawn_kl_rollback = {
+            k: json.loads(kl_window.get_attribute(f"data-{k}"))
+            for k in ("steps", "values", "threshold")
+        }
+        assert kl_window.locator("canvas").count() == 1
+        # The capability rollback's marker: its evidence (an eval against the baseline).
+        page.locator("#detail .close").click()
+        page.locator("#chart-kl .marker.rollback[data-step='20']").click()
+        page.wait_for_function(
+            f"document.querySelector('#detail').dataset.whySeq != '{kl_rollback_seq}'"
+        )
         page.locator("#detail .why-item").wait_for()
         rollback_seq = int(page.get_attribute("#detail", "data-why-seq"))
         item = page.locator("#detail .why-item").first
@@ -123,6 +139,20 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
         "threshold": kl["threshold"],
     }
     assert drawn == {"steps": [4], "values": [0.16], "threshold": 0.1}
+    [kl_rollback] = json.loads(
+        rlvr(capsys, "why", run_id, "--seq", str(kl_rollback_seq), "--json", "--store", store).out
+    )["items"]
+    assert kl_rollback["name"] == "kl:rollback"
+    assert drawn_kl_rollback == {
+        "steps": kl_rollback["window"]["steps"],
+        "values": kl_rollback["window"]["values"],
+        "threshold": kl_rollback["threshold"],
+    }
+    assert drawn_kl_rollback == {
+        "steps": [37, 38, 39],
+        "values": [0.15, 0.17, 0.19],
+        "threshold": 0.1,
+    }
     [rb] = json.loads(
         rlvr(capsys, "why", run_id, "--seq", str(rollback_seq), "--json", "--store", store).out
     )["items"]

@@ -32,6 +32,10 @@ from tests.scenario.fake_stages import FakeStages
 
 GOOD_CHECKPOINT = "c" * 64
 DROPPED = {"arith": 0.8, "reverse": 0.9}  # reverse falls from 1.0 to 0.9 at step 20: -10%
+# KL over the policy's 0.1 limit: one step (4: halved LR), then three in a row (37..39: a KL
+# rollback at 39 to step 10), after every other decision so earlier seqs stay where they were.
+KL_SPIKES = {4: 0.16, 37: 0.15, 38: 0.17, 39: 0.19}
+KL_ROLLBACK_STEP = 39
 
 
 @dataclass
@@ -44,7 +48,7 @@ class _Training:
         lr, kl_coef = hyper.get("learning_rate", 1e-5), 0.05
         temperature = hyper.get("temperature", 1.0)
         for step in range(self.first_step, self.first_step + 20):
-            kl = 0.16 if step == 4 else 0.04 + 0.001 * (step % 5)
+            kl = KL_SPIKES.get(step, 0.04 + 0.001 * (step % 5))
             entropy = 0.2 if step == 35 else 1.2 - 0.01 * step
             # As the RL step writes them: groups with their completions, verdicts flat by group.
             samples = [
@@ -84,8 +88,28 @@ class _Training:
                 )])  # fmt: skip
                 temperature = 1.2
                 ctx.emit([HyperparametersChanged(changes={"temperature": 1.2}, reason="entropy")])
+            if step == KL_ROLLBACK_STEP:
+                self._kl_roll_back(ctx, step)
             if step % 10 == 0:
                 self._evaluate(ctx, step)
+
+    def _kl_roll_back(self, ctx: StageContext, step: int) -> None:
+        """KL over 0.1 for three consecutive steps (the KL policy's default `rollback_after_steps`):
+        the KL policy rolls back to the last checkpoint saved before the excursion (step 10's),
+        citing the steps of its window as the real policy does, trigger first."""
+        excursion = sorted(s for s in KL_SPIKES if s > 20)
+        metrics = [e for e in ctx.state().metrics_window if e.step in excursion]
+        target = next(c for c in ctx.state().checkpoints if c.digest == GOOD_CHECKPOINT)
+        kl = sum(KL_SPIKES[s] for s in excursion) / len(excursion)
+        ctx.emit([PolicyDecided(
+            policy="kl", action="rollback", trigger_metric="kl", value=kl, threshold=0.1,
+            evidence_seqs=[*sorted((m.seq for m in metrics), reverse=True), target.seq],
+            parameters={"checkpoint": GOOD_CHECKPOINT, "to_step": 10, "from_step": step,
+                        "checkpoint_seq": target.seq},
+            reason=f"KL {kl:.4g} (mean of the last 3 steps) > 0.1 for 3 consecutive steps "
+            f"(since step {excursion[0]})",
+        )])  # fmt: skip
+        ctx.emit([RolledBack(from_step=step, to_step=10, checkpoint=GOOD_CHECKPOINT, reason="kl")])
 
     def _evaluate(self, ctx: StageContext, step: int) -> None:
         dropped = step == 20

@@ -290,5 +290,5 @@ def test_two_runs_sunk_into_one_folder_are_two_runs_with_hparams_baseline_and_de
     assert baseline[0] == pytest.approx(0.5)  # the baseline, as step 0
     texts = reader.Tensors(chaos_id, "decisions/text_summary")
     decided = {e.step: e.tensor_proto.string_val[0].decode() for e in texts}
-    assert sorted(decided) == [4, 20, 35]
+    assert sorted(decided) == [4, 20, 35, 39]
     assert "kl_control: halve_lr" in decided[4] and "rollback: rollback" in decided[20]

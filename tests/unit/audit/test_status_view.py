@@ -20,11 +20,12 @@ def test_a_finished_runs_detail_carries_its_numbers(chaos: tuple[EventLog, str])
     summary = next(s for s in log.runs() if s.run_id == run_id)
     detail = run_detail(load_state(log, run_id), summary)
     assert (detail["state"], detail["step"], detail["health"]) == ("completed", 40, "done")
-    assert detail["last_metrics"]["kl"] > 0 and detail["rollbacks"] == 1
+    assert detail["last_metrics"]["kl"] > 0 and detail["rollbacks"] == 2
     assert detail["decisions"] == {
         "kl_control:halve_lr": 1,
         "rollback:rollback": 1,
         "entropy:raise_temperature": 1,
+        "kl:rollback": 1,
     }
     assert detail["parent"] is None and detail["events"] == summary.n_events
     assert detail["gates"]["capability_retention"]["passed"] is True

@@ -94,7 +94,9 @@ def test_why_explains_a_rollback_with_its_benchmark_numbers(
 ) -> None:
     explanation = explain(chaos_events)
     by_name = {item.name: item for item in explanation.items}
-    assert set(by_name) == {"kl_control:halve_lr", "rollback:rollback", "entropy:raise_temperature"}
+    assert set(by_name) == {
+        "kl_control:halve_lr", "rollback:rollback", "entropy:raise_temperature", "kl:rollback"
+    }  # fmt: skip
     rollback = by_name["rollback:rollback"]
     assert rollback.step == 20
     assert "reverse dropped 1.0 -> 0.9 (-10.0%) at step 20" in rollback.story
@@ -113,6 +115,18 @@ def test_why_explains_a_rollback_with_its_benchmark_numbers(
     assert rolled.data["checkpoint"] == GOOD_CHECKPOINT and rolled.data["to_step"] == 10
     kl = by_name["kl_control:halve_lr"]
     assert "learning_rate 0.0001 -> 5e-05" in kl.story  # from the recorded grpo.learning_rate
+
+
+def test_why_explains_a_kl_rollback_with_the_window_it_read(
+    chaos_events: list[StoredEvent],
+) -> None:
+    [rollback] = [i for i in explain(chaos_events).items if i.name == "kl:rollback"]
+    assert (rollback.step, rollback.threshold) == (39, 0.1)
+    # the three steps over the limit it cites, their mean against the limit
+    assert rollback.window.steps == [37, 38, 39]
+    assert rollback.window.values == [0.15, 0.17, 0.19]
+    assert rollback.window.combined == pytest.approx(rollback.value) == pytest.approx(0.17)
+    assert "rolled back from step 39 to step 10" in rollback.story
 
 
 def test_why_on_a_rolled_back_seq_explains_the_decision_that_asked_for_it(
