@@ -112,9 +112,12 @@ def same_value(texts: list[str]) -> bool:
 # ", or 50%", "(i.e. 0.5)", "= 0.5" after the final answer in its sentence: the same value again.
 _RESTATED = re.compile(
     r"(?i)^\s*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
-    r"|,?\s*equivalently\s*,?|=|\(\s*(?:or|i\.e\.,?|=)?)\s*(?:\$|\\\()?\s*(?P<value>[^$()=]{1,60}?)"
+    r"|,?\s*equivalently\s*,?|=|\(\s*(?:or|i\.e\.,?|=)?)\s*(?P<math>\$|\\\()?\s*(?P<value>[^$()=]{1,60}?)"
     r"\s*(?:\$|\\\))?\s*\)?\s*(?:\.|(?<!\d)!)?\s*$"  # "or 4!" is a factorial, not an exclamation
 )
+
+
+_PROSE_UNIT = re.compile(r"(?<=\d)\s+(?P<unit>[A-Za-z]{1,3})\.?$")
 
 
 def restatement_problem(rest: str, answer: str) -> str | None:
@@ -123,6 +126,10 @@ def restatement_problem(rest: str, answer: str) -> str | None:
     m = _RESTATED.match(rest)
     if m is None:
         return "text after the final answer"
-    if not same_value([m.group("value"), answer]):
+    value = m.group("value")
+    if m.group("math") is None:
+        # in prose a word after the number is a unit ("or 5 m."), never a variable (5m)
+        value = _PROSE_UNIT.sub(r"\\text{\g<unit>}", value)
+    if not same_value([value, answer]):
         return "another value after the final answer"
     return None

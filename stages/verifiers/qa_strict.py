@@ -7,8 +7,8 @@ read these tokens instead, where dropping punctuation would pay for a wrong answ
   `12`; `.5`, `1½`, `two`, `1,500` and `1 thousand` are the numbers they name (on both sides, so
   `Formula One` is `Formula 1`); but a fraction is never reduced (`6/8` is not `3/4`, `20/20` not
   `1`) and leading zeros are kept (`007` is not `7`), as MuSiQue's EM has it; but a decimal is its
-  value (`12.50` is `12.5`, `3.0` is `3`), so `3.10` also reads as `3.1` (a version written as a
-  decimal cannot be told from one);
+  value (`12.50` is `12.5`, `3.0` is `3`), but right after a name or a word that numbers things
+  it is an identifier as written (`Python 3.10` is not `Python 3.1`);
 - digits with several separators (dates, versions, addresses) or one `-` or `:` (scores, ranges,
   times) are one token, separators kept: `11/2/2020` is not `1/12/2020`, `2-1` not `21`;
 - `+`, `#` and a closing `-` on a short name are part of it: `C++`, `C#`, `C`, `B+`, `B-`, `F#`
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from decimal import Decimal
 from fractions import Fraction
 
@@ -62,6 +63,34 @@ END_MARKERS = re.compile(r"<\|[^|<>]{1,40}\|>|</s>|<eos>|<end_of_turn>|<\|endoft
 _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
+# Full-width ASCII (U+FF01..FF5E) and the ideographic space: the same letters and digits.
+_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# Digits grouped by a thin, narrow or no-break space ("1\u2009000"): typeset thousands, one number.
+_TYPESET_THOUSANDS = re.compile(r"(?<=\d)[\u2009\u202f\u00a0](?=\d{3}(?!\d))")
+_SPACED_NUMBER = re.compile(r"\s*\d{1,3}(?: \d{3})+\s*")  # a whole answer "1 000": one number
+# A decimal right after a name or a word that numbers things ("Python 3.10", "Section 1.10",
+# "v2.10") is an identifier, compared as written: its trailing zeros are not a value's. Words that
+# open a quantity ("About 3.50") are not names.
+_IDENTIFIER_LEAD = re.compile(
+    r"(?:(?<![\w.])(?!(?:About|Approx\w*|Around|Roughly|Nearly|Almost|Exactly|Only|Just|Over|Under"
+    r"|Less|More|Up|Is|Was|Total|Answer|It|At|In|On|By|To|Of|USD|EUR|GBP|JPY|INR|CNY|CHF|CAD|AUD"
+    r"|Rs)\s)[A-Z][\w+#]*"
+    r"|(?i:(?<![\w.])(?:version|ver|v|release|rel|section|sec|chapter|ch|article|art|rule|clause"
+    r"|verse|figure|fig|table|step|level|build|model|mark|mk|rfc|iso|no|number)\.?))\s*$"
+)
+
+
+def fold_accents(text: str) -> str:
+    """Latin letters without their accents ("Sao Paulo" is "São Paulo"); marks on other scripts'
+    letters are spelling and stay."""
+    out: list[str] = []
+    for char in unicodedata.normalize("NFD", text):
+        if unicodedata.combining(char) and out and out[-1].isascii() and out[-1].isalpha():
+            continue
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def normalize_answer(text: str) -> str:
     """SQuAD normalisation: lower case, drop punctuation and articles, squeeze whitespace."""
     text = text.lower().translate(_PUNCT)
@@ -84,10 +113,12 @@ def _sequence_token(m: re.Match[str]) -> str:
 def _number_token(m: re.Match[str]) -> str:
     """A number in its written form class: values compare only where the form says nothing else.
     A fraction is its two numbers as written (`6/8` is a time signature, not `3/4`), leading zeros
-    make an identifier (`007`, ZIP `02139`); a decimal is its value (`12.50` is `12.5`), so a version
-    written as a decimal (`3.10`) reads as `3.1`: the one divergence from MuSiQue's EM kept on purpose
-    (numbers compare as numbers, issue 27 item 5)."""
+    make an identifier (`007`, ZIP `02139`), so does a decimal after a name (`Python 3.10`, `v2.10`);
+    any other decimal is its value (`12.50` is `12.5`: numbers compare as numbers, issue 27 item 5)."""
     raw, sign = m.group("num").replace(",", ""), "m" if m.group("sign") else ""
+    if "." in raw and _IDENTIFIER_LEAD.search(m.string, 0, m.start()):
+        whole, _, frac = raw.partition(".")
+        return f" numv{sign}{whole}p{frac} "  # "Python 3.10" is not "Python 3.1"
     if "/" in raw:
         top, bottom = raw.split("/")
         return f" num{sign}f{top}s{bottom} "
@@ -138,6 +169,9 @@ _DIGIT_LETTERS = str.maketrans("0123456789", "abcdefghij")  # a token no number 
 def strict_tokens(text: str) -> list[str]:
     """SQuAD's tokens with numbers, digit sequences, symbols and inner hyphens kept as meaning:
     `12.5` and `12.50` are one token, `125` another."""
+    text = _TYPESET_THOUSANDS.sub("", fold_accents(text.translate(_FULL_WIDTH)))
+    if _SPACED_NUMBER.fullmatch(text):
+        text = text.replace(" ", "")
     text = END_MARKERS.sub(" ", text.translate(QUOTES))
     text = _MINUS_WORD.sub("-", _SPACED_SLASH.sub("/", text))
     text = _COMPOUND.sub(_compound, text)

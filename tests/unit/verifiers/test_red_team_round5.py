@@ -23,10 +23,10 @@ CASES = [
 ]
 # Still paid although wrong (fp) or failed although right (fn) on 2026-11-28: issue 27, open.
 OPEN = {
-    "fp": {"a5-code-101", "a5-code-104", "a5-code-106", "a5-code-109", "a5-qa-137", "a5-qa-139",
+    "fp": {"a5-code-101", "a5-code-104", "a5-code-106", "a5-code-109",
            "a5-judge-157", "a5-judge-159", "a5-judge-162", "a5-judge-164", "a5-judge-167"},
-    "fn": {"a5-math-046", "a5-math-060", "a5-math-065", "a5-math-067", "a5-math-069", "a5-math-072",
-           "a5-code-120", "a5-code-122", "a5-code-125", "a5-qa-145", "a5-qa-148", "a5-qa-150",
+    "fn": {"a5-math-060", "a5-math-065", "a5-math-067", "a5-math-069", "a5-math-072",
+           "a5-code-120", "a5-code-122", "a5-code-125",
            "a5-judge-176"},
 }  # fmt: skip
 OPEN_IDS = OPEN["fp"] | OPEN["fn"]
@@ -93,3 +93,18 @@ def test_judge(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
         reference = RubricReference(prompt=case["reference"], rubrics=case["rubrics"])
         verdict = verifier.verify(case["response"], reference)
     _labelled(case, verdict.passed and verdict.reward >= 1.0, f"{verdict.status}: {verdict.reason}")
+
+
+@pytest.mark.parametrize(
+    ("response", "passed"),
+    [
+        ("\\boxed{5 \\text{ m}}, or 5 m.", True),  # a5-math-046: in prose the word is the unit
+        ("\\boxed{5 \\text{ m}}, or 5 cm.", False),
+        ("\\boxed{5 \\text{ m}}, or 5 s.", False),
+        ("\\boxed{5 \\text{ m}}, or 500 cm.", False),  # another number: not a restatement
+        ("\\boxed{5 \\text{ m}}, or $5 m$.", False),  # in math, m is a variable
+    ],
+)
+def test_a_restatement_in_prose_reads_its_word_as_a_unit(response: str, passed: bool) -> None:
+    verdict = build_verifier({"kind": "math"}).verify(response, "5\\text{ m}")
+    assert verdict.passed is passed, verdict.reason
