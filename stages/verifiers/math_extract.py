@@ -45,7 +45,10 @@ _MARKER = re.compile(
     r"[ \t*_]*"
     r"|(?P<hash>^[ \t]*####)[ \t]*"
     r"|(?P<phrase>\b(?:final[ \t]+|correct[ \t]+)?answers?[ \t]+(?:is|are|would[ \t]+be"
-    r"|will[ \t]+be|should[ \t]+be|=)(?![\w]))[ \t]*:?[ \t]*"
+    r"|will[ \t]+be|should[ \t]+be|=)(?![\w])"
+    # an adverb the commitment grammar admits after its verb ("the answer is now 45")
+    r"(?:[ \t]+(?:now|still|therefore|thus|then|simply|just|exactly|precisely|indeed|clearly"
+    r"|hence)(?![\w]))?)[ \t]*:?[ \t]*"
 )
 _WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
 # A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of

@@ -89,7 +89,7 @@ _VERB = (
     r"|amounts\s+to|evaluates\s+to|simplifies\s+to|reduces\s+to|turns\s+out\s+to\s+be|becomes"
     r"|comes\s+out\s+to"
     r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals|is\s+worth|will\s+be\s+worth)"
-    r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|hence))?"
+    r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|still|hence))?"
     r"(?:\s*:)?"
 )
 # Words that make a complement someone else's, an earlier or a wrong one.

@@ -25,7 +25,7 @@ CASES = [
 OPEN = {
     "fp": {"a5-code-101", "a5-code-104", "a5-code-106", "a5-code-109",
            "a5-judge-157", "a5-judge-159", "a5-judge-162", "a5-judge-164", "a5-judge-167"},
-    "fn": {"a5-math-060", "a5-math-065", "a5-math-067", "a5-math-069", "a5-math-072",
+    "fn": {"a5-math-067", "a5-math-069", "a5-math-072",
            "a5-code-120", "a5-code-122", "a5-code-125",
            "a5-judge-176"},
 }  # fmt: skip
@@ -107,4 +107,23 @@ def test_judge(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_a_restatement_in_prose_reads_its_word_as_a_unit(response: str, passed: bool) -> None:
     verdict = build_verifier({"kind": "math"}).verify(response, "5\\text{ m}")
+    assert verdict.passed is passed, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("response", "passed"),
+    [
+        ("So the answer is now 45.", True),  # a5-math-060: an adverb the grammar admits
+        ("So the answer is still 45.", True),  # a5-math-065
+        ("The answer is now $45$.", True),
+        ("The answer is still not 45.", False),  # the adverb changes nothing else
+        ("The answer is now 44, not 45.", False),
+        ("The answer is then 45 or 46.", False),
+        ("The answer is now probably 45.", False),
+    ],
+)
+def test_an_adverb_after_the_answer_phrase_changes_nothing_else(
+    response: str, passed: bool
+) -> None:
+    verdict = build_verifier({"kind": "math"}).verify(response, "45")
     assert verdict.passed is passed, verdict.reason
