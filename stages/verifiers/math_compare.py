@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from stages.verifiers.math_chains import FALSE_STEP, chain_holds, shows_working
 from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node
 from stages.verifiers.math_values import eval_rational, is_plain_number, too_large
@@ -256,9 +257,49 @@ def _only_symbols(node: Node) -> bool:
     return False
 
 
+def _symbols_of(node: Node) -> set[str]:
+    if node[0] == "sym":
+        return {node[1]}
+    found: set[str] = set()
+    for part in node[1:]:
+        for child in part if isinstance(part, list) else [part]:
+            if isinstance(child, tuple) and child and isinstance(child[0], str):
+                found |= _symbols_of(child)
+    return found
+
+
 def is_assignment(node: Node) -> bool:
-    """x = 5, (p, q) = (3, 2), f(x) = 1, V_1 : V_2 = 11 : 21: the left side names what is solved."""
-    return node[0] == "eq" and (_only_symbols(node[1][0]) or node[1][0][0] == "ratio")
+    """x = 5, (p, q) = (3, 2), f(x) = 1, V_1 : V_2 = 11 : 21: the left side names what is solved.
+    A variable that appears again on the right ("x = x^2", "x = 2x + 1") is an equation to solve,
+    not its solution."""
+    if node[0] != "eq":
+        return False
+    label = node[1][0]
+    if label[0] == "sym":
+        return not any(label[1] in _symbols_of(side) for side in node[1][1:])
+    return _only_symbols(label) or label[0] == "ratio"
+
+
+def chain_outcome(answer: Node) -> Outcome | None:
+    """An answer's own left side, and a false step in its chain ("x = 7 = 5"), fail; None when the
+    chain holds or only sympy can tell (the symbolic check repeats it). A reference may name its
+    answer by a function's value ("|AB| = 1"); an answer that does ("\\ln x = 5", "|x| = 5")
+    claims something about x, never names the value asked for ("f(x)" reads as f times x)."""
+    if answer[0] == "eq" and answer[1][0][0] == "func":
+        return False, "the answer's left side is a function's value, not a name for the answer"
+    if _is_chain(answer) and chain_holds(answer[1][1:]) is False:
+        return False, FALSE_STEP
+    return None
+
+
+def _is_chain(node: Node) -> bool:
+    """An assignment with more than one side after its label, not opened by working."""
+    return (
+        node[0] == "eq"
+        and len(node[1]) > 2
+        and is_assignment(node)
+        and not shows_working(node[1][1])
+    )
 
 
 def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | None:
@@ -270,6 +311,11 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     if has_big_operator(answer) != has_big_operator(ref):
         # "\\sum_{k=1}^{10} k" for 55 echoes the question: a sum or product is never evaluated
         return False, "a sum or product is compared only with one written as a sum or product"
+    chain = chain_outcome(answer)
+    if chain is not None:
+        return chain
+    if _is_chain(answer) and chain_holds(answer[1][1:]) is None:
+        return None  # "f(x) = (x+1)^2 = x^2 + 2x + 1": sympy checks every step
     aligned = align_labels(answer, ref)
     if isinstance(aligned, str):
         return False, aligned
@@ -352,9 +398,14 @@ def _compare_collections(answer: Node, ref: Node, opts: CompareOptions) -> Outco
         return False, "reference is a collection, answer is a single value"
     if ref[0] == "tuple" and answer[0] == "set":
         return False, "a set does not answer an ordered tuple"
+    if ref[0] == "set" and answer[0] == "tuple":
+        return False, "an ordered tuple (a point) does not answer a set"
     items_a, items_r = answer[1], ref[1]
     unordered = is_unordered(answer, ref)
-    if unordered:  # a repeated item counts once
+    repeats = len({canonical(x) for x in items_r}) < len(items_r)
+    if unordered and not (ref[0] == "list" and repeats):
+        # a repeated item counts once, unless the reference lists one twice ("2, 2, 3": a double
+        # root), which then counts as many times as written
         items_a = list({canonical(x): x for x in items_a}.values())
         items_r = list({canonical(x): x for x in items_r}.values())
     if len(items_a) != len(items_r):

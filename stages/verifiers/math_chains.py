@@ -1,0 +1,77 @@
+"""A chain of equalities after a label ("x = 2 + 3 = 5") answers with its last side only when every
+side after the label is the same value: "x = 7 = 5" states a falsehood on the way to 5, and two
+spaced equations ("x=4 \\quad x=5", read as the chain x = 4x = 5) are two answers, never the last.
+Red team round 7 found both paid; this module decides them, exactly where it can and with sympy
+(in the killable worker) where it cannot.
+
+A chain opened by working ("x = 5+5+1 = 7 = 11", "z = 3+3 = 2": arithmetic before the values) is
+read by its last side, as Math-Verify's suite labels such chains; the last side is then the answer
+and a wrong one still fails."""
+
+from __future__ import annotations
+
+from stages.verifiers.math_parse import Node
+from stages.verifiers.math_values import eval_rational
+
+FALSE_STEP = "a chain of equalities with a false step"
+
+
+def _is_literal(node: Node) -> bool:
+    if node[0] == "num":
+        return True
+    if node[0] in ("neg", "pct"):
+        return _is_literal(node[1])
+    if node[0] == "div":
+        return node[1][0] == node[2][0] == "num"
+    return node[0] == "tuple" and all(_is_literal(x) for x in node[1])
+
+
+def shows_working(side: Node) -> bool:
+    """Arithmetic on numbers ("5+5+1"), not a value written out or an expression in variables."""
+    return not _is_literal(side) and eval_rational(side) is not None
+
+
+def _same_value(a: Node, b: Node) -> bool | None:
+    """True or False where exact arithmetic decides (numbers, tuples of numbers), else None."""
+    if a[0] == b[0] == "tuple":
+        if len(a[1]) != len(b[1]):
+            return False
+        pairs = [_same_value(x, y) for x, y in zip(a[1], b[1], strict=True)]
+        if any(p is False for p in pairs):
+            return False
+        return None if None in pairs else True
+    if (a[0] == "tuple") != (b[0] == "tuple"):
+        return False
+    va, vb = eval_rational(a), eval_rational(b)
+    if va is None or vb is None:
+        return None
+    return va == vb
+
+
+def chain_holds(sides: list[Node]) -> bool | None:
+    """Whether every side of a chain is one value: False as soon as two differ exactly, None when
+    some pair needs a symbolic check."""
+    undecided = False
+    for side in sides[1:]:
+        same = _same_value(sides[0], side)
+        if same is False:
+            return False
+        undecided = undecided or same is None
+    return None if undecided else True
+
+
+def symbolic_chain_holds(sides: list[Node], to_sympy) -> bool:  # noqa: ANN001 - math_symbolic's
+    """Every side equal to the first, symbolically (call only inside the worker)."""
+    import sympy
+
+    first = to_sympy(sides[0])
+    for side in sides[1:]:
+        if _same_value(sides[0], side) is False:
+            return False
+        if sides[0][0] == "tuple":
+            pairs = zip(sides[0][1], side[1], strict=True)
+            if any(sympy.simplify(to_sympy(x) - to_sympy(y)) != 0 for x, y in pairs):
+                return False
+        elif sympy.simplify(first - to_sympy(side)) != 0:
+            return False
+    return True
