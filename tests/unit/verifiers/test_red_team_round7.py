@@ -7,11 +7,14 @@ judgement call."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+from openai_server import ScriptedOpenAIServer
 
 from stages.verifiers.registry import build_verifier
+from stages.verifiers.types import CodeReference, QAReference, RubricReference
 
 DATA = Path(__file__).parent / "data" / "adversarial_round7_shared.jsonl"
 CASES = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
@@ -28,10 +31,57 @@ OPEN = {
 }
 
 
+# Holes found and not closed yet (issue 27): each a strict xfail until its fix lands.
+OPEN_HOLES: set[str] = {
+    "s-code-059",
+    "s-code-064",
+    "s-code-066",
+    "s-code-067",
+    "s-judge-069",
+    "s-judge-070",
+    "s-judge-071",
+    "s-judge-072",
+    "s-judge-073",
+    "s-judge-074",
+    "s-judge-075",
+    "s-judge-076",
+    "s-judge-077",
+    "s-judge-078",
+    "s-judge-079",
+    "s-judge-086",
+    "s-qa-033",
+    "s-qa-034",
+    "s-qa-035",
+    "s-qa-036",
+    "s-qa-037",
+    "s-qa-038",
+    "s-qa-039",
+    "s-qa-040",
+    "s-qa-041",
+    "s-qa-042",
+    "s-qa-043",
+    "s-qa-044",
+    "s-qa-045",
+    "s-qa-046",
+    "s-qa-047",
+    "s-qa-048",
+    "s-qa-049",
+    "s-qa-050",
+    "s-qa-053",
+    "s-qa-055",
+    "s-qa-056",
+    "s-qa-057",
+    "s-qa-058",
+    "s-qa-084",
+    "s-qa-085",
+}
+
+
 def _params(family: str) -> list:
+    reasons = {**OPEN, **{i: "open: issue 27" for i in OPEN_HOLES}}
     return [
-        pytest.param(c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=OPEN[c["id"]]))
-        if c["id"] in OPEN
+        pytest.param(c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=reasons[c["id"]]))
+        if c["id"] in reasons
         else pytest.param(c, id=c["id"])
         for c in CASES
         if c["verifier"] == family
@@ -41,7 +91,7 @@ def _params(family: str) -> list:
 def test_the_set_has_every_family_and_labels() -> None:
     assert {c["verifier"] for c in CASES} == {"math", "code", "qa", "judge"}
     assert all(c["mechanism"] and c["why"] and c["expect"] in ("pass", "fail") for c in CASES)
-    assert {c["id"] for c in CASES} >= set(OPEN)
+    assert {c["id"] for c in CASES} >= set(OPEN) | OPEN_HOLES
 
 
 @pytest.mark.parametrize("case", _params("math"))
@@ -49,6 +99,48 @@ def test_math(case: dict) -> None:
     given = case["input"]
     verdict = build_verifier({"kind": "math"}).verify(given["response"], given["reference"])
     assert verdict.passed == (case["expect"] == "pass"), f"{case['mechanism']}: {verdict.reason}"
+
+
+def _labelled(case: dict, passed: bool, reason: str) -> None:
+    assert passed == (case["expect"] == "pass"), f"{case['mechanism']}: {reason}"
+
+
+@pytest.mark.parametrize("case", _params("qa"))
+def test_qa(case: dict) -> None:
+    given = case["input"]
+    reference = QAReference(answer=given["answer"], aliases=given.get("aliases", []))
+    verdict = build_verifier({"kind": "qa"}).verify(given["response"], reference)
+    _labelled(case, verdict.passed, verdict.reason)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.parametrize("case", _params("code"))
+def test_code(case: dict) -> None:
+    verifier = build_verifier({"kind": "code"})
+    given = case["input"]
+    try:
+        [verdict] = verifier.verify_batch(
+            [(given["response"], CodeReference(tests=given["tests"]))]
+        )
+    finally:
+        getattr(verifier, "close", lambda: None)()
+    _labelled(case, verdict.passed, verdict.reason)
+
+
+@pytest.mark.parametrize("case", _params("judge"))
+def test_judge(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scripted judge answers each case's reply: a fooled judge, or one that contradicts
+    itself; what is checked is what our code sends and accepts."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
+    given = case["input"]
+    with ScriptedOpenAIServer(default=lambda _body: given["judge_reply"]) as server:
+        verifier = build_verifier(
+            {"kind": "rubric", "base_url": server.base_url, "judge_max_retries": 0,
+             "timeout_s": 10.0}
+        )  # fmt: skip
+        reference = RubricReference(prompt=given.get("prompt", ""), rubrics=given["rubrics"])
+        verdict = verifier.verify(given["response"], reference)
+    _labelled(case, verdict.passed and verdict.reward >= 1.0, f"{verdict.status}: {verdict.reason}")
 
 
 @pytest.mark.parametrize(
