@@ -14,6 +14,7 @@ from stages.verifiers.math_parse import Node
 from stages.verifiers.math_values import eval_rational
 
 FALSE_STEP = "a chain of equalities with a false step"
+Outcome = tuple[bool, str]
 
 
 def _is_literal(node: Node) -> bool:
@@ -75,3 +76,65 @@ def symbolic_chain_holds(sides: list[Node], to_sympy) -> bool:  # noqa: ANN001 -
         elif sympy.simplify(first - to_sympy(side)) != 0:
             return False
     return True
+
+
+def final_side(node: Node) -> Node:
+    """`x = 3` and `37+48 = 85` answer with their last side; the reference may be an equation too."""
+    return node[1][-1] if node[0] == "eq" else node
+
+
+def only_symbols(node: Node) -> bool:
+    if node[0] == "sym":
+        return True
+    if node[0] in ("mul", "tuple"):
+        return all(only_symbols(x) for x in node[1])
+    if node[0] == "div":
+        return only_symbols(node[1]) and only_symbols(node[2])
+    if node[0] == "func":
+        return only_symbols(node[2])
+    return False
+
+
+def _symbols_of(node: Node) -> set[str]:
+    if node[0] == "sym":
+        return {node[1]}
+    found: set[str] = set()
+    for part in node[1:]:
+        for child in part if isinstance(part, list) else [part]:
+            if isinstance(child, tuple) and child and isinstance(child[0], str):
+                found |= _symbols_of(child)
+    return found
+
+
+def is_assignment(node: Node) -> bool:
+    """x = 5, (p, q) = (3, 2), f(x) = 1, V_1 : V_2 = 11 : 21: the left side names what is solved.
+    A variable that appears again on the right ("x = x^2", "x = 2x + 1") is an equation to solve,
+    not its solution."""
+    if node[0] != "eq":
+        return False
+    label = node[1][0]
+    if label[0] == "sym":
+        return not any(label[1] in _symbols_of(side) for side in node[1][1:])
+    return only_symbols(label) or label[0] == "ratio"
+
+
+def chain_outcome(answer: Node) -> Outcome | None:
+    """An answer's own left side, and a false step in its chain ("x = 7 = 5"), fail; None when the
+    chain holds or only sympy can tell (the symbolic check repeats it). A reference may name its
+    answer by a function's value ("|AB| = 1"); an answer that does ("\\ln x = 5", "|x| = 5")
+    claims something about x, never names the value asked for ("f(x)" reads as f times x)."""
+    if answer[0] == "eq" and answer[1][0][0] == "func":
+        return False, "the answer's left side is a function's value, not a name for the answer"
+    if is_chain(answer) and chain_holds(answer[1][1:]) is False:
+        return False, FALSE_STEP
+    return None
+
+
+def is_chain(node: Node) -> bool:
+    """An assignment with more than one side after its label, not opened by working."""
+    return (
+        node[0] == "eq"
+        and len(node[1]) > 2
+        and is_assignment(node)
+        and not shows_working(node[1][1])
+    )

@@ -7,7 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from stages.verifiers.math_chains import FALSE_STEP, chain_holds, shows_working
+from stages.verifiers.math_chains import (  # noqa: F401  (final_side, is_assignment: API)
+    chain_holds,
+    chain_outcome,
+    final_side,
+    is_assignment,
+    is_chain,
+    only_symbols,
+)
 from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node
 from stages.verifiers.math_values import eval_rational, is_plain_number, too_large
@@ -116,11 +123,11 @@ def _as_interval(node: Node) -> Node | None:
         if any(op.startswith(">") for op in ops):
             return None
         oo = ("const", "oo")
-        if len(sides) == 3 and _only_symbols(sides[1]):
+        if len(sides) == 3 and only_symbols(sides[1]):
             return ("tuple", [_flag(ops[0] == "<="), sides[0], sides[2], _flag(ops[1] == "<=")])
-        if len(sides) == 2 and _only_symbols(sides[0]):  # x <= 3
+        if len(sides) == 2 and only_symbols(sides[0]):  # x <= 3
             return ("tuple", [_flag(False), ("neg", oo), sides[1], _flag(ops[0] == "<=")])
-        if len(sides) == 2 and _only_symbols(sides[1]):  # 3 <= x
+        if len(sides) == 2 and only_symbols(sides[1]):  # 3 <= x
             return ("tuple", [_flag(ops[0] == "<="), sides[0], oo, _flag(False)])
     return None
 
@@ -173,7 +180,7 @@ def _abs_intervals(node: Node) -> list[Node] | None:
     if node[0] != "rel" or len(node[1]) != 3 or any(op not in ("<", "<=") for op in node[2]):
         return None
     low, middle, high = node[1]
-    if middle[0] != "func" or middle[1] != "abs" or not _only_symbols(middle[2]):
+    if middle[0] != "func" or middle[1] != "abs" or not only_symbols(middle[2]):
         return None
     lo, hi = eval_rational(low), eval_rational(high)
     if lo is None or hi is None or not 0 < lo <= hi:
@@ -240,68 +247,6 @@ def _text_of(node: Node) -> str | None:
     return None
 
 
-def final_side(node: Node) -> Node:
-    """`x = 3` and `37+48 = 85` answer with their last side; the reference may be an equation too."""
-    return node[1][-1] if node[0] == "eq" else node
-
-
-def _only_symbols(node: Node) -> bool:
-    if node[0] == "sym":
-        return True
-    if node[0] in ("mul", "tuple"):
-        return all(_only_symbols(x) for x in node[1])
-    if node[0] == "div":
-        return _only_symbols(node[1]) and _only_symbols(node[2])
-    if node[0] == "func":
-        return _only_symbols(node[2])
-    return False
-
-
-def _symbols_of(node: Node) -> set[str]:
-    if node[0] == "sym":
-        return {node[1]}
-    found: set[str] = set()
-    for part in node[1:]:
-        for child in part if isinstance(part, list) else [part]:
-            if isinstance(child, tuple) and child and isinstance(child[0], str):
-                found |= _symbols_of(child)
-    return found
-
-
-def is_assignment(node: Node) -> bool:
-    """x = 5, (p, q) = (3, 2), f(x) = 1, V_1 : V_2 = 11 : 21: the left side names what is solved.
-    A variable that appears again on the right ("x = x^2", "x = 2x + 1") is an equation to solve,
-    not its solution."""
-    if node[0] != "eq":
-        return False
-    label = node[1][0]
-    if label[0] == "sym":
-        return not any(label[1] in _symbols_of(side) for side in node[1][1:])
-    return _only_symbols(label) or label[0] == "ratio"
-
-
-def chain_outcome(answer: Node) -> Outcome | None:
-    """An answer's own left side, and a false step in its chain ("x = 7 = 5"), fail; None when the
-    chain holds or only sympy can tell (the symbolic check repeats it). A reference may name its
-    answer by a function's value ("|AB| = 1"); an answer that does ("\\ln x = 5", "|x| = 5")
-    claims something about x, never names the value asked for ("f(x)" reads as f times x)."""
-    if answer[0] == "eq" and answer[1][0][0] == "func":
-        return False, "the answer's left side is a function's value, not a name for the answer"
-    if _is_chain(answer) and chain_holds(answer[1][1:]) is False:
-        return False, FALSE_STEP
-    return None
-
-
-def _is_chain(node: Node) -> bool:
-    """An assignment with more than one side after its label, not opened by working."""
-    return (
-        node[0] == "eq"
-        and len(node[1]) > 2
-        and is_assignment(node)
-        and not shows_working(node[1][1])
-    )
-
-
 def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | None:
     """Decide in pure Python when possible; None means a symbolic check is needed."""
     if canonical(answer) == canonical(ref):
@@ -314,7 +259,7 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     chain = chain_outcome(answer)
     if chain is not None:
         return chain
-    if _is_chain(answer) and chain_holds(answer[1][1:]) is None:
+    if is_chain(answer) and chain_holds(answer[1][1:]) is None:
         return None  # "f(x) = (x+1)^2 = x^2 + 2x + 1": sympy checks every step
     aligned = align_labels(answer, ref)
     if isinstance(aligned, str):
