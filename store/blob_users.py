@@ -38,7 +38,17 @@ NONE = ""  # a run's record before its driver names a blob store
 
 def created(conn: sa.Connection, run_id: str) -> None:
     """A new run's record, in the transaction that writes its first rows."""
-    conn.execute(sa.insert(TABLE), [{"run_id": run_id, "blob_store": NONE}])
+    _insert_absent(conn, run_id, NONE)
+
+
+def _insert_absent(conn: sa.Connection, run_id: str, blob_store: str) -> None:
+    known = conn.execute(
+        sa.select(TABLE.c.run_id).where(
+            (TABLE.c.run_id == run_id) & (TABLE.c.blob_store == blob_store)
+        )
+    ).first()
+    if known is None:
+        conn.execute(sa.insert(TABLE), [{"run_id": run_id, "blob_store": blob_store}])
 
 
 def record(engine: sa.Engine, retry: RetryPolicy, run_id: str, blob_store: str) -> None:
@@ -46,13 +56,7 @@ def record(engine: sa.Engine, retry: RetryPolicy, run_id: str, blob_store: str) 
 
     def insert() -> None:
         with engine.begin() as conn:
-            known = conn.execute(
-                sa.select(TABLE.c.run_id).where(
-                    (TABLE.c.run_id == run_id) & (TABLE.c.blob_store == blob_store)
-                )
-            ).first()
-            if known is None:
-                conn.execute(sa.insert(TABLE), [{"run_id": run_id, "blob_store": blob_store}])
+            _insert_absent(conn, run_id, blob_store)
 
     with contextlib.suppress(SAIntegrityError):  # another process recorded the pair meanwhile
         with_retries(f"record run {run_id}'s blob store", insert, retry)
@@ -69,7 +73,8 @@ def inherit(conn: sa.Connection, child: str, parent: str) -> None:
 
 
 def sharing(engine: sa.Engine, retry: RetryPolicy, blob_store: str, run_ids: set[str]) -> set[str]:
-    """Of `run_ids`, those that may write to `blob_store`: recorded with it, or with none."""
+    """Of `run_ids`, those that may write to `blob_store`: recorded with it, or with no record
+    at all (older versions; `NONE` is a record)."""
 
     def query() -> list[sa.Row]:
         with engine.connect() as conn:

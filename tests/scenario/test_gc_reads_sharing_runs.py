@@ -7,6 +7,7 @@ SQLite and (when RLVR_TEST_POSTGRES_URL is set) on a shared PostgreSQL database:
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 from orchestrator.config import RunConfig
@@ -17,7 +18,7 @@ from store.events import CheckpointSaved, RunBranched
 from store.log import EventLog
 from tests.scenario.test_blob_gc import Saving, drive, folder, saved
 from tests.scenario.test_checkpoints_on_disk import _at_rl
-from tests.tampering import edit_payload
+from tests.tampering import edit_payload, synthetic_run
 
 
 def _other_run(log: EventLog, root: Path, *, tampered: bool) -> str:
@@ -117,3 +118,17 @@ def test_a_branch_driven_into_another_blob_store_brings_its_parent_into_that_gc(
     )  # the branch's driver, in another blob store
     runs = ReferenceCache().refresh(log, blobs.identity)
     assert {parent, child} <= set(runs)  # the branch's history names its parent's checkpoint
+
+
+def test_a_tampered_run_no_driver_ever_ran_does_not_stop_the_gc(
+    store_url: str, tmp_path: Path
+) -> None:
+    """A unit test's deliberately tampered run in a shared database: written by `append`, never
+    driven, so it names no blob store."""
+    log = EventLog(store_url)
+    tampered = f"tampered-{uuid.uuid4().hex[:12]}"
+    synthetic_run(log, tampered, 2)
+    edit_payload(log, tampered, 3, {"step": 1, "metrics": {"kl": 9.0}})
+    run_id, checkpoints, read = _pruning_run(log, tmp_path)
+    assert not BlobStore(tmp_path / "blobs").exists(checkpoints[1])
+    assert tampered not in read
