@@ -11,6 +11,7 @@ opened (those of a live process on this host, and recent ones from other hosts, 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -18,6 +19,7 @@ import os
 import shutil
 import socket
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +32,10 @@ _TMP = ".tmp-"
 # A temp file from another host is stale once untouched this long (we cannot ask whether its
 # writer is alive; a live writer touches it at every chunk).
 _FOREIGN_TMP_STALE_S = 24 * 3600
+# The blob store's name (a random id, made when first asked for): what the event store records
+# for each run that writes here (store/blob_users.py). Never delete it: the runs recorded under
+# the old name would no longer be read by this store's GC.
+_ID_FILE = "blob-store-id"
 
 
 class BlobWriteError(StoreError):
@@ -73,6 +79,24 @@ class BlobStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.removed_temp_files = self.remove_stale_temp_files()
+
+    @property
+    def identity(self) -> str:
+        """This store's id (`_ID_FILE`), made on first ask. Written aside and hard-linked into
+        place, so that of two processes making it at once, both read the one that won."""
+        path = self.root / _ID_FILE
+        try:
+            if not path.exists():
+                aside = self.root / self._temp_name()
+                try:
+                    aside.write_text(uuid.uuid4().hex + "\n")
+                    with contextlib.suppress(FileExistsError):
+                        os.link(aside, path)
+                finally:
+                    aside.unlink(missing_ok=True)
+            return path.read_text().strip()
+        except OSError as e:
+            raise self._write_error(e) from e
 
     def _path(self, digest: str) -> Path:
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):

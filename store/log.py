@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
 
-from store import batches, lineage, requests
+from store import batches, blob_users, lineage, requests
 from store.backends import backend_for, create_tables
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
@@ -71,12 +71,10 @@ class EventLog(ReadsAndChecks):
         self.key = ChainKey.from_env()  # the keyed chain, when RLVR_CHAIN_KEY_FILE names a key
         try:
             self.engine = self.backend.engine()
-            # `run_parents` is new in this version: creating it is the whole migration (runs
-            # without a pointer, branches copied by older versions included, read as before).
-            create_tables(
-                self.engine,
-                [EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE],
-            )
+            # Side tables new in a version (`run_parents`, `run_blob_stores`): creating them is
+            # the whole migration (runs without a pointer or a record are read as before).
+            tables = [EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE]
+            create_tables(self.engine, [*tables, blob_users.TABLE])
         except (DBAPIError, ModuleNotFoundError) as e:
             # The driver's own words ("database is locked"), not SQLAlchemy's SQL and web link.
             reason = str(getattr(e, "orig", None) or e).strip().splitlines()[0]
@@ -144,6 +142,8 @@ class EventLog(ReadsAndChecks):
                 rows = _chained(run_id, last_seq, prev, both)
                 tried.append(rows)
                 self._insert(conn, rows)
+                if last_seq == 0:
+                    blob_users.created(conn, run_id)
                 batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
                 self._prefix.extend(conn, run_id, (last_seq, prev), (rows[-1].seq, rows[-1].hash))
                 if self.key is not None:
@@ -189,6 +189,7 @@ class EventLog(ReadsAndChecks):
                 rows = _chained(child, at_seq, junction, encoded)
                 self._insert(conn, rows)
                 lineage.record(conn, child, lineage.Parent(parent_id, at_seq))
+                blob_users.inherit(conn, child, parent_id)
                 batches.record(conn, child, [(rows[0].seq, rows[-1].seq)])
                 self._prefix.advance(conn, child, rows[-1].seq, rows[-1].hash)
                 if self.key is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -117,10 +118,12 @@ class ReadsAndChecks:
         while True:
             try:
                 for row in self._stream(run_id, walk.expected, None, until, batch):
-                    # Past `to_seq` only the link back matters (an edit there is not handed out).
-                    past = to_seq is not None and row.seq > to_seq
-                    walk.step(row, link_only=past and self.key is None)
-                    if row.seq >= from_seq and not past and (kinds is None or row.type in kinds):
+                    if to_seq is not None and row.seq > to_seq:
+                        # Only the link back matters here (an edit there is not handed out).
+                        walk.step(row, link_only=self.key is None)
+                        continue
+                    walk.step(row)
+                    if row.seq >= from_seq and (kinds is None or row.type in kinds):
                         yield row
                 break
             except DBAPIError as e:
@@ -224,8 +227,7 @@ class ReadsAndChecks:
             self.engine.connect() as conn,
             contextlib.closing(self.backend.stream(conn, sql, params, batch)) as rows,
         ):
-            for row in rows:
-                yield StoredEvent(*row)
+            yield from itertools.starmap(StoredEvent, rows)
 
     def check_chain(self, run_id: str) -> None:
         """Walk the rows past the verified prefix, check the prefix's end still holds and the

@@ -289,9 +289,12 @@ def _metrics(s: RunState, e: StoredEvent) -> None:
     metrics = p["metrics"]
     if s.lineage:
         after = s.lineage[-1].metrics_after
-        # A set difference first: after a checkpoint's first step, every metric is usually known.
-        new = metrics.keys() - after.keys()
-        first = {k: v for k, v in metrics.items() if k in new and v is not None} if new else None
+        # A subset test first (no set built): after a checkpoint's first step, every metric is
+        # usually known.
+        if metrics.keys() <= after.keys():
+            first = None
+        else:
+            first = {k: v for k, v in metrics.items() if k not in after and v is not None}
         if first:
             ref = replace(s.lineage[-1], metrics_after={**after, **first})
             s.lineage = (*s.lineage[:-1], ref)

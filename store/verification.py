@@ -85,6 +85,15 @@ def chain_hash(
     return hashlib.sha256(content.encode()).hexdigest()
 
 
+def _hash_as_stored(row: Any) -> str:
+    """`chain_hash` of a row's stored text (canonical already), in one call."""
+    content = (
+        f"{row.prev_hash}\n{row.run_id}\n{row.seq}\n{row.type}\n{row.schema_version}\n"
+        f"{row.recorded_at}\n{row.payload}"
+    )
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
 def row_problem(row: Any) -> str | None:
     """Why a stored row does not match its own hash, or None. Rows are stored in canonical form, so
     the stored text hashes directly; only a mismatch pays for re-canonicalising."""
@@ -161,6 +170,16 @@ class ChainWalk:
         self.prev_run: str | None = None
 
     def step(self, row: Any, *, link_only: bool = False) -> None:
+        # The usual row, checked inline: the seq, the link and the stored text's hash all match
+        # (what `chain_problem` answers None to; a read pays this once a row). Any mismatch goes
+        # the whole way, which names what is wrong.
+        if (
+            row.seq == self.expected
+            and (self.prev is None or row.prev_hash == self.prev)
+            and (link_only or _hash_as_stored(row) == row.hash)
+        ):
+            self.expected, self.prev, self.prev_run = row.seq + 1, row.hash, row.run_id
+            return
         problem = chain_problem(
             row, self.expected, self.prev, link_only=link_only, prev_run=self.prev_run
         )

@@ -6,10 +6,11 @@ checkpoint that would exceed it is not written: the run pauses with the reason (
 `rlvr resume RUN checkpoints.max_bytes=N` continues.
 
 The GC deletes the blobs of pruned checkpoints, and the optimizer state of checkpoints retention
-keeps for their weights only, that no run of the store still references (a branch shares its
-parent's checkpoints: its log names them, or its `RunBranched` points at them). Every
-ORPHAN_GRACE_S it also sweeps orphans: blobs no row of any run names, directly or through a tree
-(`sweep_orphans` says how a blob being written is kept safe).
+keeps for their weights only, that no run sharing the blob store still references (a branch
+shares its parent's checkpoints: its log names them, or its `RunBranched` points at them). It
+reads only the runs that may write to this blob store (orchestrator/driver/references.py). Every
+ORPHAN_GRACE_S it also sweeps orphans: blobs no row of those runs names, directly or through a
+tree (`sweep_orphans` says how a blob being written is kept safe).
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ def collect_garbage(
     `orphans_older_than_s`: also sweep orphans, blobs no row of any run names (directly or
     through a tree) and unwritten for that long (see `sweep_orphans`). `cache`: the runs' part
     as of the last GC, so that only the runs whose log moved since are read again."""
-    refs = references(log, rollouts=orphans_older_than_s is not None, cache=cache)
+    sweep = orphans_older_than_s is not None
+    refs = references(log, rollouts=sweep, cache=cache, blob_store=blobs.identity)
     keep = _tree_blobs(blobs, refs.live)
     weights = _tree_blobs(blobs, refs.weights_only)
     keep |= weights - _optimizer_blobs(blobs, refs.weights_only)

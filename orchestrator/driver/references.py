@@ -1,19 +1,25 @@
-"""What the runs of a store name in the blob store, for the blob GC (orchestrator/driver/checkpoints.py).
+"""What the runs sharing a blob store name in it, for the blob GC (orchestrator/driver/checkpoints.py).
 
 Blobs are content-addressed, so runs that share no lineage still share blobs: every run from the
 same base model holds the same reference weights, and a deterministic re-run writes the very
-checkpoints of the first. No run can be left out of the GC's reading, then; but a run's
-contribution depends only on its rows, so a `ReferenceCache` keeps each run's as of its last seq
-and a pruning reads again only the runs whose log moved since the last one (its own, and those
-other drivers are writing), and of those only the rows after the seq it knew (the whole run when
-a rewind came since): one query for the runs' last seqs, not every run's rows. The orphan
-sweep (every ORPHAN_GRACE_S) reads every run's rollout blobs too and uses no cache.
+checkpoints of the first. No run writing to the blob store can be left out of the GC's reading,
+then; runs that write elsewhere are (store/blob_users.py: each run records its blob store; one
+with no record, from before, is read by every GC), with their ancestors back in (a branch names
+its parent's checkpoints). A tampered run of another blob store cannot stop this one's GC; a
+tampered run sharing it stops it, deleting nothing. A run's contribution depends only on its
+rows, so a `ReferenceCache` keeps each run's as of its last seq and a pruning reads again only
+the runs whose log moved since the last one (its own, and those other drivers are writing), and
+of those only the rows after the seq it knew (the whole run when a rewind came since): one query
+for the runs' last seqs, not every run's rows. The orphan sweep (every ORPHAN_GRACE_S) reads
+every sharing run's rollout blobs too and uses no cache.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from store import blob_users
 from store.errors import StoreError
 from store.log import EventLog
 from store.rewinds import Rewinds
@@ -114,33 +120,61 @@ class ReferenceCache:
         self.runs: dict[str, RunReferences] = {}
         self.reads = 0  # runs read since it was made (what a test counts)
 
-    def refresh(self, log: EventLog) -> dict[str, RunReferences]:
-        """Every run of the store, reading again only those whose last seq moved (or new)."""
-        current = {run.run_id: run.last_seq for run in log.runs()}
+    def refresh(self, log: EventLog, blob_store: str | None = None) -> dict[str, RunReferences]:
+        """The runs sharing `blob_store` (None: every run of the store) and their ancestors,
+        reading again only those whose last seq moved (or new)."""
         known, self.runs = self.runs, {}
-        for run_id, last_seq in current.items():
+
+        def read(run_id: str, last_seq: int) -> RunReferences:
             before = known.get(run_id)
             if before is not None and before.last_seq == last_seq:
-                self.runs[run_id] = before
-                continue
+                return before
             # A run that moved: only its new rows are read, unless a rewind came among them.
-            self.runs[run_id] = read_run(log, run_id, last_seq, rollouts=False, since=before)
             self.reads += 1
+            return read_run(log, run_id, last_seq, rollouts=False, since=before)
+
+        self.runs = read_sharing(log, blob_store, read)
         return self.runs
 
 
+def read_sharing(
+    log: EventLog, blob_store: str | None, read: Callable[[str, int], RunReferences]
+) -> dict[str, RunReferences]:
+    """`read` each run that may write to `blob_store` (every run when None), then the ancestors
+    of those that are branches (a branch's history names its parent's checkpoints up to the
+    cut): the parent is read where the branch's record did not bring it."""
+    current = {run.run_id: run.last_seq for run in log.runs()}
+    wanted = (
+        set(current)
+        if blob_store is None
+        else blob_users.sharing(log.engine, log.retry, blob_store, set(current))
+    )
+    runs = {run_id: read(run_id, current[run_id]) for run_id in current if run_id in wanted}
+    while missing := {r.branched_from[0] for r in runs.values() if r.branched_from} - set(runs):
+        # a parent that is gone stays missing: `_needed_by_branches` refuses the GC then
+        runs |= {run_id: read(run_id, current[run_id]) for run_id in missing & set(current)}
+        if not missing & set(current):
+            break
+    return runs
+
+
 def references(
-    log: EventLog, *, rollouts: bool = False, cache: ReferenceCache | None = None
+    log: EventLog,
+    *,
+    rollouts: bool = False,
+    cache: ReferenceCache | None = None,
+    blob_store: str | None = None,
 ) -> References:
-    """What every run of the store names (`rollouts`: also every rollout blob a row names,
-    abandoned or not: `events` and `why` still show those rows). With a `cache` (and no
-    rollouts), only the runs whose log moved since its last refresh are read."""
+    """What the runs that may write to `blob_store` name (None: every run of the store;
+    `rollouts`: also every rollout blob a row names, abandoned or not: `events` and `why` still
+    show those rows). With a `cache` (and no rollouts), only the runs whose log moved since its
+    last refresh are read."""
     if cache is not None and not rollouts:
-        runs = cache.refresh(log)
+        runs = cache.refresh(log, blob_store)
     else:
-        runs = {
-            r.run_id: read_run(log, r.run_id, r.last_seq, rollouts=rollouts) for r in log.runs()
-        }
+        runs = read_sharing(
+            log, blob_store, lambda run_id, last: read_run(log, run_id, last, rollouts=rollouts)
+        )
     refs = References()
     refs.live |= _needed_by_branches(runs)
     for run in runs.values():

@@ -35,6 +35,7 @@ from policies.retention import plan
 from stages.distributed import World
 from stages.services import RunServices
 from stages.types import Stage, StageContext, StageError, StageInterrupted
+from store import blob_users
 from store.blobs import BlobStore, BlobWriteError
 from store.errors import StoreError
 from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
@@ -98,6 +99,9 @@ class Driver:
             claim(blobs, log)  # the orphan sweep's guard against another store's blobs
         except OSError as e:
             log_.warning("cannot claim the blob store: orphans are not swept", error=str(e))
+        # Before any blob is written: the GCs of this blob store read the runs recorded with it,
+        # and sweep as orphans the blobs those runs do not name.
+        blob_users.record(log.engine, log.retry, run_id, blobs.identity)
 
     # --- what stages call ------------------------------------------------------------------
 

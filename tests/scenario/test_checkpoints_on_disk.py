@@ -75,10 +75,15 @@ def _rl_only(work: Path, steps: int) -> dict:
 
 
 def _at_rl(log: EventLog, config: RunConfig, extra=()) -> str:
-    """A run whose log already stands at stage 5 (the earlier stages' work is not this test's)."""
+    """A run whose log already stands at stage 5 (the earlier stages' work is not this test's),
+    recorded with its blob store as the driver of those stages would have recorded it."""
     from orchestrator.driver.commands import transition
+    from store import blob_users
 
     run_id, _ = start_run(log, config)
+    blob_users.record(
+        log.engine, log.retry, run_id, BlobStore(Path(config.log_path) / "blobs").identity
+    )
     log.append(run_id, list(extra), expected_seq=1)
     state = load_state(log, run_id)
     transition(log, run_id, "start", state=state)
