@@ -12,13 +12,12 @@ process (`code_scoring`), never in this one. The reward is the fraction of test 
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
 from stages.verifiers.code_values import CandidateError, decode
@@ -27,7 +26,6 @@ from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
 
-_FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
 _REPORT = "RLVR-VALUES "
 
 # Runs inside the sandbox. Reads its whole job before any candidate code runs; the report goes to
@@ -165,48 +163,6 @@ def _main():
     report({"values": values})
 _main()
 """
-
-
-def extract_code(response: str, tests: str = "") -> str:
-    """The fenced Python block that defines what the tests call (a solution followed by a usage
-    example or the model's own asserts runs the solution), else the last fenced block, else the
-    whole response. Two blocks defining a tested name differently: CodeBlocksDisagree."""
-    blocks = _FENCE.findall(response)
-    if len(blocks) < 2:
-        return blocks[-1] if blocks else response
-    wanted = _tested_names(tests)
-    defining = [(b, defs) for b in blocks if (defs := _definitions(b, wanted))]
-    if not defining:
-        return blocks[-1]
-    for name in wanted:
-        versions = {defs[name] for _, defs in defining if name in defs}
-        if len(versions) > 1:
-            raise CodeBlocksDisagree(f"two fenced blocks define {name} differently")
-    return defining[-1][0]
-
-
-class CodeBlocksDisagree(ValueError):
-    """Several fenced blocks define a name the tests call, each another way: no one answer."""
-
-
-def _tested_names(tests: str) -> set[str]:
-    try:
-        return {n.id for n in ast.walk(ast.parse(tests)) if isinstance(n, ast.Name)}
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-
-
-def _definitions(block: str, wanted: set[str]) -> dict[str, str]:
-    """The tested names `block` defines with `def` or `class`, each with its syntax tree dump."""
-    try:
-        module = ast.parse(block)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    return {
-        node.name: ast.dump(node) for node in module.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.name in wanted
-    }  # fmt: skip
 
 
 class CodeVerifier:
