@@ -23,12 +23,13 @@ CASES = [
 ]
 # Still paid although wrong (fp) or failed although right (fn) on 2026-11-28: issue 27, open.
 OPEN = {
-    "fp": {"a5-qa-137", "a5-qa-139",
-           "a5-judge-157", "a5-judge-159", "a5-judge-162", "a5-judge-164", "a5-judge-167"},
+    "fp": {"a5-qa-137", "a5-qa-139"},
     "fn": {"a5-math-046", "a5-math-060", "a5-math-065", "a5-math-067", "a5-math-069", "a5-math-072",
-           "a5-qa-145", "a5-qa-148", "a5-qa-150",
-           "a5-judge-176"},
+           "a5-qa-145", "a5-qa-148", "a5-qa-150"},
 }  # fmt: skip
+# Labelled right by the red team, refused by a rule decided since (issue 27): a judge reply with
+# prose after its grade object is a judge error (asked again), as any text after it is.
+REFUSED_BY_RULE = {"a5-judge-176": "text after the judge's grade object is a judge error"}
 OPEN_IDS = OPEN["fp"] | OPEN["fn"]
 
 
@@ -36,6 +37,10 @@ def _params(family: str) -> list:
     return [
         pytest.param(c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason="open: issue 27"))
         if c["id"] in OPEN_IDS
+        else pytest.param(
+            c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=REFUSED_BY_RULE[c["id"]])
+        )
+        if c["id"] in REFUSED_BY_RULE
         else pytest.param(c, id=c["id"])
         for c in CASES
         if c["family"] == family
