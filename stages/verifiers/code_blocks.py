@@ -44,7 +44,7 @@ class Block:
 
 def code_blocks(response: str) -> tuple[list[Block], bool]:
     """Every code block of `response` in order, and whether it has a fenced Python block."""
-    lines = response.split("\n")
+    lines = response.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
     outside: list[str | None] = []  # the lines outside fences (None for a fence's lines)
     fenced = False
@@ -115,10 +115,16 @@ def _indent(line: str) -> int:
 
 
 def tested_names(tests: str) -> set[str]:
+    """The names the tests read and do not bind themselves (`math` in `import math` is theirs)."""
     try:
-        return {n.id for n in ast.walk(ast.parse(tests)) if isinstance(n, ast.Name)}
+        module = ast.parse(tests)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
+    read = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)}
+    own = set().union(*(_bound_here(n) for n in ast.walk(module)))
+    own |= {a.arg for n in ast.walk(module) if isinstance(n, ast.arguments)
+            for a in (*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg) if a}  # fmt: skip
+    return read - own
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -176,12 +182,22 @@ def _dynamic(module: ast.Module) -> str | None:
 
 
 def _globals_read(module: ast.Module) -> set[str]:
-    """Names read inside the functions and classes of `module` (its helpers and constants)."""
-    return {
-        n.id for stmt in module.body
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }  # fmt: skip
+    """The free names the functions and classes of `module` read: its helpers, constants and
+    modules (not a function's parameters or its own locals)."""
+    free: set[str] = set()
+    for stmt in module.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for scope in [stmt, *(n for n in ast.walk(stmt) if isinstance(n, ast.Lambda))]:
+            nodes = list(ast.walk(scope))
+            local = {a.arg for n in nodes if isinstance(n, ast.arguments)
+                     for a in (*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg) if a}  # fmt: skip
+            local |= {
+                n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            free |= {n.id for n in nodes if isinstance(n, ast.Name)
+                     and isinstance(n.ctx, ast.Load)} - local  # fmt: skip
+    return free
 
 
 def _seems_to_bind(text: str, names: set[str]) -> str | None:
@@ -217,7 +233,7 @@ def extract_code(response: str, tests: str = "") -> str:
     chosen = covering[-1]
     module = parsed[chosen][1]
     assert module is not None
-    watched = wanted | (_globals_read(module) & set(_bindings(module, _globals_read(module))))
+    watched = wanted | _globals_read(module)
     watched_bindings = _bindings(module, watched)
     for i, (block, other) in enumerate(parsed):
         if i == chosen:

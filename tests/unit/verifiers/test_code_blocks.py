@@ -118,6 +118,7 @@ def test_the_block_that_defines_every_tested_name_runs_and_split_definitions_are
         "```PY3\n" + RIGHT + "```",
         "```python title=solution.py\n" + RIGHT + "```",
         "```{.python}\n" + RIGHT + "```",
+        "Code:\r\n```python\r\n" + RIGHT.replace("\n", "\r\n") + "```\r\n",
         "Here is the solution:\n\n    def add(a, b):\n        return a + b\n",
         "Here is the solution:\n\n\tdef add(a, b):\n\t    return a + b\n\nDone.",
         "1. Code:\n   ```python\n   def add(a, b):\n       return a + b\n   ```\n",
@@ -159,3 +160,16 @@ def test_the_verifier_fails_a_rebinding_response_with_the_reason_and_runs_fence_
         "Solution:\n\n    " + RIGHT.replace("\n    ", "\n        "),
     ):
         assert verifier.verify(response, TESTS).passed, response
+
+
+def test_names_the_tests_bind_themselves_are_not_the_programs_and_usage_variables_are_fine():
+    tests = "import math\nassert math.isclose(add(0.1, 0.2), 0.3)"
+    usage = "import math\na, b = 0.1, 0.2\nprint(add(a, b), math.pi)\n"
+    assert extract_code(fenced(RIGHT, usage), tests) == RIGHT
+
+
+def test_a_later_block_that_rebinds_a_builtin_or_module_the_solution_reads_is_refused():
+    solution = "import math\n\ndef add(a, b):\n    return int(math.fsum([a, b]))\n"
+    for later in ("int = lambda x: 0\n", "import cmath as math\n", "math = None\n"):
+        with pytest.raises(CodeBlocksDisagree):
+            extract_code(fenced(solution, later), TESTS)
