@@ -221,7 +221,7 @@ def injection_kinds(response: str) -> list[str]:
 # or a `passed:` key set to a truth value (not `passed = True` in code).
 _TAG = re.compile(r"<[^<>\n]{0,200}>")
 _CONCAT = re.compile(r"""["'`]\s*(?:\+|\|\||\.\.)\s*["'`]""")
-_SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:[ \t]+[a-z](?![a-z])){3,}")
+_SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 SQUEEZED_GRADES = re.compile(
@@ -277,7 +277,9 @@ def _squeezed_views(text: str) -> list[str]:
     seen = visible_form(text)
     views = [seen, *_decodings(seen)]
     views += [codecs.decode(seen, "rot13"), seen[::-1]]
-    return [squeezed(v) for v in views]
+    squeezed_views = [squeezed(v) for v in views]
+    # and without any whitespace: a key split by spaces (`"gra des"`) reads as one
+    return squeezed_views + [re.sub(r"\s+", "", v) for v in squeezed_views]
 
 
 def _rewrite(text: str) -> str:
