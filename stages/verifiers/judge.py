@@ -39,7 +39,7 @@ SYSTEM_PROMPT = (
 # after a line of prose holding no bracket ("Here is my grading."); whitespace around either.
 # Nothing else before or after: a sentence beside a grade may contradict it.
 _FENCED = re.compile(
-    r"\s*(?:[^{}\[\]`]*\n)?```[ \t]*(?:json)?[ \t]*\n(?P<object>.*?)\n?[ \t]*```\s*",
+    r"\s*(?:[^{}\[\]`\n]*\n)?```[ \t]*(?:json)?[ \t]*\n(?P<object>.*?)\n?[ \t]*```\s*",
     re.IGNORECASE | re.DOTALL,
 )
 _CLOSING_FENCE = re.compile(r"\n?[ \t]*```\Z")
@@ -97,7 +97,7 @@ _GRADE_KEYS = {"id", "passed", "reason"}
 
 def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
     """Grades in rubric order. JudgementParseError unless the reply is exactly one JSON object
-    (whitespace, a ```json fence and a bracket-free line before the fence allowed, any other
+    (whitespace, a ```json fence and one bracket-free line of prose before the fence allowed, any other
     text before or after it not: prose beside a grade may contradict it), no key repeated, each rubric graded once with an
     integer id and a boolean `passed`, and no key the format does not have (an extra verdict may
     contradict the grades): an ambiguous reply is never read one way or the other."""

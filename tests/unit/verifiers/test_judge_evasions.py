@@ -101,6 +101,7 @@ def test_the_grade_object_alone_or_fenced_is_read(reply):
         "```json\n" + GRADE + "\n```\nOverall: fail",
         "Rubric 1 fails. " + GRADE,
         "Verdict [fail]:\n```json\n" + GRADE + "\n```",
+        "Rubric 1 fails.\nHere is my grading.\n```json\n" + GRADE + "\n```",
         GRADE + GRADE,
         "```json\n" + GRADE + "\n" + GRADE + "\n```",
     ],
