@@ -25,6 +25,7 @@ RUNNABLE = {"", "python", "py", "python3", "py3"}
 TRANSCRIPTS = {"pycon", "python-repl", "ipython", "ipython3", "pytb"}
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
 _INFO_WORD = re.compile(r"[{.]*([A-Za-z0-9_+-]*)")
+_PROGRAM_MODULES = {"solution", "main", "__main__"}  # what a usage example imports the program as
 # Names and attributes through which a block can rebind what another block defined.
 _DYNAMIC_NAMES = {"exec", "eval", "compile", "globals", "locals", "vars", "setattr", "delattr",
                   "__import__", "builtins", "__builtins__"}  # fmt: skip
@@ -159,6 +160,10 @@ def _bindings(module: ast.Module, names: set[str]) -> dict[str, tuple[str, ...]]
     (a def, an assignment, `add.__code__ = ...`, a function declaring it global), as dumps."""
     found: dict[str, list[str]] = {}
     for stmt in module.body:
+        if isinstance(stmt, ast.ImportFrom) and (
+            stmt.level or (stmt.module or "").split(".")[0] in _PROGRAM_MODULES
+        ):
+            continue  # `>>> from solution import add`: the program's own name, not another
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):  # `import math` beside `import math, re`
             source = getattr(stmt, "module", None) or ""
             for alias in stmt.names:

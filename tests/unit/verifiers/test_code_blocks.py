@@ -88,6 +88,7 @@ def test_every_fence_form_takes_part_in_the_rule(hidden):
         "result = add(2, 3)\nassert result == 5\n",
         "import math\nprint(add(math.floor(1.5), 2))\n",
         RIGHT + "\nprint(add(1, 2))\n",  # the same definition again, with a usage line
+        "from solution import add\nprint(add(1, 2))\n",
     ],
 )
 def test_a_usage_block_after_the_solution_runs_the_solution(usage):
@@ -128,6 +129,11 @@ def test_the_block_that_defines_every_tested_name_runs_and_split_definitions_are
 )
 def test_a_correct_solution_in_any_common_fence_form_is_what_runs(response):
     assert extract_code(response, TESTS).strip() == RIGHT.strip()
+
+
+def test_a_repl_transcript_importing_the_program_is_a_usage_example():
+    transcript = "```pycon\n>>> from solution import add\n>>> add(2, 3)\n5\n```"
+    assert extract_code(fenced(RIGHT) + "\n" + transcript, TESTS) == RIGHT
 
 
 def test_a_whole_response_that_is_code_runs_whole_and_prose_without_code_is_kept_as_is():
