@@ -200,14 +200,15 @@ def names_reply_format(response: str) -> bool:
 
 def injection_kinds(response: str) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json" (empty: none)."""
-    literal = _literal_view(visible_form(response))
-    seen = (response, visible_form(response), skeleton(response))
+    visible, drawn = visible_form(response), skeleton(response)
+    literal = _literal_view(visible)
+    seen = (response, visible, drawn)
     seen += (literal, skeleton(literal)) if literal is not None else ()
     kinds = []
     if any(CONTROL.search(t) for t in seen):
         kinds.append("control_tokens")
     if any(GRADE_JSON.search(t) for t in seen) or any(
-        SQUEEZED_GRADES.search(t) for t in _squeezed_views(response)
+        SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
     ):
         kinds.append("grade_json")
     return kinds
@@ -219,7 +220,7 @@ def injection_kinds(response: str) -> list[str]:
 # rot13-encoded or reversed JSON. `squeezed` reads them all as plain `grades:` keys; these
 # patterns then look for a grades key that opens a structure or is followed by a `passed` key,
 # or a `passed:` key set to a truth value (not `passed = True` in code).
-_TAG = re.compile(r"<[^<>\n]{0,200}>")
+_TAG = re.compile(r"<[^<>\n]{0,200}>|/\*[\s\S]{0,200}?\*/")  # and /* comments */
 _CONCAT = re.compile(r"""["'`]\s*(?:\+|\|\||\.\.)\s*["'`]""")
 _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
@@ -271,11 +272,11 @@ def squeezed(text: str) -> str:
     return _SPACED_LETTERS.sub(lambda m: re.sub(r"\s", "", m.group()), text)
 
 
-def _squeezed_views(text: str) -> list[str]:
+def _squeezed_views(seen: str, drawn: str) -> list[str]:
+    """The squeezed readings of a response's visible form (`seen`) and skeleton (`drawn`)."""
     import codecs
 
-    seen = visible_form(text)
-    views = [seen, *_decodings(seen)]
+    views = [seen, drawn, *_decodings(seen)]
     views += [codecs.decode(seen, "rot13"), seen[::-1]]
     squeezed_views = [squeezed(v) for v in views]
     # and without any whitespace: a key split by spaces (`"gra des"`) reads as one
