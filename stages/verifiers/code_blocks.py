@@ -18,6 +18,7 @@ check, and never run. A usage example that only calls the solution is fine."""
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from dataclasses import dataclass
 
@@ -173,8 +174,30 @@ def _bindings(module: ast.Module, names: set[str]) -> dict[str, tuple[str, ...]]
             continue
         touched = set().union(*(_bound_here(n) for n in ast.walk(stmt))) & names
         for name in touched:
-            found.setdefault(name, []).append(ast.dump(stmt))
+            found.setdefault(name, []).append(_behaviour(stmt))
     return {name: tuple(dumps) for name, dumps in found.items()}
+
+
+def _behaviour(stmt: ast.stmt) -> str:
+    """`stmt`'s dump without what does not change what it does: functions' docstrings and
+    annotations (the same function documented or typed in a later block is the same answer)."""
+    stmt = copy.deepcopy(stmt)
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            for arg in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
+                        node.args.vararg, node.args.kwarg):  # fmt: skip
+                if arg is not None:
+                    arg.annotation = None
+            body = node.body
+            if (
+                len(body) > 1
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                node.body = body[1:]
+    return ast.dump(stmt)
 
 
 def _dynamic(module: ast.Module) -> str | None:

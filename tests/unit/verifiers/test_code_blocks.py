@@ -95,6 +95,13 @@ def test_a_usage_block_after_the_solution_runs_the_solution(usage):
     assert extract_code(fenced(RIGHT, usage), TESTS).startswith(RIGHT)
 
 
+def test_the_same_function_documented_or_typed_in_a_later_block_is_the_same_answer():
+    typed = 'def add(a: int, b: int) -> int:\n    """The sum."""\n    return a + b\n'
+    assert extract_code(fenced(RIGHT, typed), TESTS) == typed
+    with pytest.raises(CodeBlocksDisagree):  # but a docstring is not all it may change
+        extract_code(fenced(RIGHT, typed.replace("a + b", "a - b")), TESTS)
+
+
 def test_tested_names_defined_by_assignment_are_found_too():
     solution = "add = lambda a, b: a + b\n"
     assert extract_code(fenced(solution, "print(add(1, 2))\n"), TESTS) == solution
