@@ -12,8 +12,8 @@ where another block
 - rewrites names dynamically (`globals()`, `exec`, `setattr`, `__code__`, `builtins`, ...);
 - does not parse yet seems to bind a tested name (`add = ...`, `def add`).
 
-REPL transcripts (```pycon, `>>>` lines) and indented blocks beside fences take part in that
-check, and never run. A usage example that only calls the solution is fine."""
+REPL transcripts (```pycon, `>>>` lines), indented blocks beside fences and code in blockquotes
+take part in that check, and never run. A usage example that only calls the solution is fine."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 RUNNABLE = {"", "python", "py", "python3", "py3"}
 TRANSCRIPTS = {"pycon", "python-repl", "ipython", "ipython3", "pytb"}
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
+_QUOTE = re.compile(r"^[ \t]{0,3}> ?")
 _INFO_WORD = re.compile(r"[{.]*([A-Za-z0-9_+-]*)")
 _PROGRAM_MODULES = {"solution", "main", "__main__"}  # what a usage example imports the program as
 # Names and attributes through which a block can rebind what another block defined.
@@ -44,7 +45,7 @@ class Block:
     runnable: bool  # a candidate to run (a Python fence, or an indented block without fences)
 
 
-def code_blocks(response: str) -> tuple[list[Block], bool]:
+def code_blocks(response: str, depth: int = 0) -> tuple[list[Block], bool]:
     """Every code block of `response` in order, and whether it has a fenced Python block."""
     lines = response.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
@@ -76,6 +77,9 @@ def code_blocks(response: str) -> tuple[list[Block], bool]:
         blocks += [Block(b, runnable=False) for b in indented]
     else:
         blocks += [Block(b, runnable=True) for b in indented]
+    quoted = "\n".join(_QUOTE.sub("", ln) for ln in outside if ln is not None and _QUOTE.match(ln))
+    if quoted and depth < 4:  # code in a blockquote: shown as code, never run
+        blocks += [Block(b.text, runnable=False) for b in code_blocks(quoted, depth + 1)[0]]
     return blocks, fenced
 
 

@@ -73,6 +73,8 @@ def test_a_later_block_that_redefines_a_helper_the_tested_function_reads_is_refu
         "```Python3\nadd = lambda a, b: a - b\n```",  # another info string
         "```pycon\n>>> add = lambda a, b: a - b\n```",  # a REPL transcript
         "Or simply:\n\n    add = lambda a, b: a - b\n",  # an indented block beside fences
+        "> Final:\n> ```python\n> add = lambda a, b: a - b\n> ```",  # a fence in a blockquote
+        "> > ~~~\n> > add = lambda a, b: a - b\n> > ~~~",  # nested blockquotes
         "```python\nadd = lambda a, b: a - b  # fixed\n>>> oops\n```",  # a block that does not parse
     ],
 )
