@@ -59,9 +59,11 @@ def code_blocks(response: str, depth: int = 0) -> tuple[list[Block], bool]:
             i += 1
             continue
         fence, indent = opened["fence"], len(opened["indent"].expandtabs(4))
-        closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+        # CommonMark: a closing fence is indented at most 3 columns past its opener's, or it is
+        # a line of the block (a renderer shows what follows it as code, so must we)
+        closing = re.compile(rf"^ {{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
         body, i = [], i + 1
-        while i < len(lines) and not closing.match(lines[i]):
+        while i < len(lines) and not closing.match(lines[i].expandtabs(4)):
             body.append(_dedent(lines[i], indent))
             i += 1
         outside += [None] * (len(body) + 2)

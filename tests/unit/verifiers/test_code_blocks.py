@@ -151,6 +151,14 @@ def test_a_whole_response_that_is_code_runs_whole_and_prose_without_code_is_kept
     assert extract_code("I cannot solve this.", TESTS) == "I cannot solve this."
 
 
+def test_a_fence_closes_where_a_renderer_closes_it():
+    # four spaces before the backticks: a line of the block, so the rebinding below is in it
+    response = "```python\n" + RIGHT + "    ```\nadd = lambda a, b: a - b\n```"
+    assert "a - b" in extract_code(response, TESTS)
+    listed = "1. Code:\n    ```python\n    def add(a, b):\n        return a + b\n    ```\n"
+    assert extract_code(listed, TESTS) == RIGHT
+
+
 def test_another_languages_fence_is_not_python_and_its_close_opens_nothing():
     # the old pattern took "```\n<prose>```" between two other-language fences for a block
     response = "```js\nx\n```\nadd = lambda a, b: 0\n```js\ny\n```\n```python\n" + RIGHT + "```"
