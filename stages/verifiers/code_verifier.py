@@ -3,22 +3,25 @@
 The tests never enter the sandbox. `code_tests.plan` splits each assert into the candidate's calls
 (their source text: inputs only) and the trusted rest (expected values, comparison). The sandbox
 receives the program and the calls on stdin, evaluates each call and writes back its value as
-plain tagged JSON (ints, floats, strings, bools, None, lists, tuples, dicts, sets, bytes): an object
-with its own `__eq__`, a patched `json`, a forged report or a rewritten test file can only change
-what the candidate claims its values are, which the trusted side then compares with values the
+plain tagged JSON (ints, floats, strings, bools, None, lists, tuples, dicts, sets, bytes) to a
+reporter process that never runs the program (`code_harness`); its one report line must carry
+the run's nonce and be all of stdout. An object with its own `__eq__`, a patched `json`, a frame
+written to every fd or a rewritten test file can only change what the candidate claims its
+values are, or fail the run, which the trusted side then compares with values the
 candidate never saw. The tests are hostile data too: planning and scoring run in a bounded worker
 process (`code_scoring`), never in this one. The reward is the fraction of test units passed;
 `passed` needs all of them."""
 
 from __future__ import annotations
 
-import ast
 import json
-import re
+import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
+from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
 from stages.verifiers.code_values import CandidateError, decode
@@ -26,187 +29,6 @@ from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
-
-_FENCE = re.compile(r"```(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL)
-_REPORT = "RLVR-VALUES "
-
-# Runs inside the sandbox. Reads its whole job before any candidate code runs; the report goes to
-# a private copy of stdout, the candidate's own prints to stderr. The job holds the program, the
-# tests' imports and the calls (inputs only): no expected value, no comparison.
-HARNESS = r"""
-import json, os, sys
-def _main():
-    # The job comes in length-prefixed frames read only when needed: the program, imports and
-    # names first; each call (with the inputs it is the first to name) just before it runs, so
-    # later calls' inputs are still in the pipe, not in memory the program could walk.
-    _read, _int, _eval, _compile = os.read, int, eval, compile
-    def frame(fd):
-        size = b""
-        while not size.endswith(b"\n"):
-            byte = _read(fd, 1)
-            if not byte:
-                raise EOFError("the job ended early")
-            size += byte
-        left, chunks = _int(size), []
-        while left > 0:
-            chunk = _read(fd, min(left, 65536))
-            if not chunk:
-                raise EOFError("the job ended early")
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks).decode("utf-8")
-    job = json.loads(frame(0))
-    feed = os.dup(0)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-    sys.stdin = open(os.devnull)
-    report_fd = os.dup(1)
-    os.dup2(2, 1)
-    _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
-    _callable, _getattr, _isinstance = callable, getattr, isinstance
-    def enc(v, depth=0):
-        t = _type(v)
-        if depth > 50:
-            raise ValueError("value nested too deeply")
-        if v is None or t is bool or t is str:
-            return v
-        if t is int:
-            return v if -(1 << 53) < v < (1 << 53) else {"i": _hex(v)}
-        if t is float:
-            return {"f": _repr(v)}
-        if t is complex:
-            return {"c": [_repr(v.real), _repr(v.imag)]}
-        if t is bytes or t is bytearray:
-            return {"b" if t is bytes else "ba": v.hex()}
-        if t in (list, tuple, set, frozenset):
-            tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
-            return {tag: [enc(x, depth + 1) for x in v]}
-        if t is dict:
-            return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
-        if t in views:
-            return {views[t]: [enc(x, depth + 1) for x in v]}
-        kind = (_getattr(t, "__module__", ""), t.__name__)
-        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
-            return {"dq": [enc(x, depth + 1) for x in v]}
-        for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
-            if _isinstance(v, base) and t is not base:
-                return enc(base(v.items()) if base is dict else base(v), depth + 1)
-        if t is range:
-            return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
-        if kind == ("fractions", "Fraction"):
-            return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
-        if kind == ("decimal", "Decimal"):
-            return {"dec": _str(v)}
-        if kind[0] == "numpy":
-            if t.__name__ == "ndarray":
-                return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
-            return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
-        if _callable(v):  # a program function or class named in the tests (callable(f))
-            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
-        if _hasattr(v, "__next__"):  # a generator or iterator: its first values
-            items = []
-            for x in v:
-                if len(items) == 10000:
-                    return {"it": items, "more": True}
-                items.append(enc(x, depth + 1))
-            return {"it": items, "more": False}
-        raise _Unsupported(t.__name__)
-    class _Unsupported(Exception):  # a value of the program's own class: no plain form
-        pass
-    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
-    def report(obj):
-        os.write(report_fd, ("\n" + "RLVR-VALUES " + json.dumps(obj) + "\n").encode())
-    import builtins, types
-    literal_names = {"__builtins__": {}, "set": set, "frozenset": frozenset}
-    originals = dict(vars(builtins))  # before the program can rebind any
-    module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
-    sys.modules["solution"] = module
-    ns = module.__dict__
-    try:
-        exec(compile(job["solution"], "solution.py", "exec"), ns)
-    except BaseException as e:
-        report({"error": _type(e).__name__ + ": " + _str(e)[:300]})
-        return
-    for line in job["imports"]:
-        try:  # a module missing here fails only the calls that use it
-            exec(line, ns)
-        except BaseException:
-            pass
-    for name in job["own"]:  # a builtin name the tests call as the program's: never the builtin
-        if name not in ns:
-            def missing(*args, _name=name, **kwargs):
-                raise NameError("the program does not define " + _name)
-            ns[name] = missing
-    for name in job["originals"]:
-        ns["__rlvr_" + name + "__"] = originals[name]
-    for alias in job["modules"]:
-        ns[alias] = module
-    # Inputs the program receives as objects (and may change, as in Python) live here, never in
-    # the program's globals: a call sees only those it is passed, by its own local names.
-    # Frames are Python literals we wrote, read with the builtins as they were (never json or ast,
-    # which the program may have patched to watch what comes in).
-    inputs = {}
-    values = []
-    for _ in range(job["calls"]):
-        try:
-            call, binds = _eval(_compile(frame(feed), "<frame>", "eval"), {"__builtins__": {}})
-        except BaseException as e:
-            report({"error": "the job could not be read: " + _type(e).__name__})
-            return
-        try:
-            for name, text in binds:
-                inputs[name] = _eval(_compile(text, "<input>", "eval"), literal_names)
-            code = _compile(call, "<call>", "eval")
-            local = {n: inputs[n] for n in code.co_names if n in inputs}
-            values.append(enc(_eval(code, ns, local)))
-        except _Unsupported as e:
-            values.append({"u": _str(e)[:100]})
-        except BaseException as e:
-            values.append({"e": _type(e).__name__ + ": " + _str(e)[:200]})
-    report({"values": values})
-_main()
-"""
-
-
-def extract_code(response: str, tests: str = "") -> str:
-    """The fenced Python block that defines what the tests call (a solution followed by a usage
-    example or the model's own asserts runs the solution), else the last fenced block, else the
-    whole response. Two blocks defining a tested name differently: CodeBlocksDisagree."""
-    blocks = _FENCE.findall(response)
-    if len(blocks) < 2:
-        return blocks[-1] if blocks else response
-    wanted = _tested_names(tests)
-    defining = [(b, defs) for b in blocks if (defs := _definitions(b, wanted))]
-    if not defining:
-        return blocks[-1]
-    for name in wanted:
-        versions = {defs[name] for _, defs in defining if name in defs}
-        if len(versions) > 1:
-            raise CodeBlocksDisagree(f"two fenced blocks define {name} differently")
-    return defining[-1][0]
-
-
-class CodeBlocksDisagree(ValueError):
-    """Several fenced blocks define a name the tests call, each another way: no one answer."""
-
-
-def _tested_names(tests: str) -> set[str]:
-    try:
-        return {n.id for n in ast.walk(ast.parse(tests)) if isinstance(n, ast.Name)}
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-
-
-def _definitions(block: str, wanted: set[str]) -> dict[str, str]:
-    """The tested names `block` defines with `def` or `class`, each with its syntax tree dump."""
-    try:
-        module = ast.parse(block)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    return {
-        node.name: ast.dump(node) for node in module.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-        and node.name in wanted
-    }  # fmt: skip
 
 
 class CodeVerifier:
@@ -219,8 +41,8 @@ class CodeVerifier:
         self.sandbox = Sandbox(
             SandboxLimits(
                 timeout_s=self.config.timeout_s,
-                memory_mb=self.config.memory_mb,
-                max_processes=self.config.max_processes,
+                memory_mb=self.config.memory_mb + REPORTER_MB,
+                max_processes=self.config.max_processes + 1,  # + the harness's reporter
                 max_output_bytes=self.config.max_output_bytes,
                 tmpfs_mb=self.config.max_file_mb,
             ),
@@ -265,7 +87,9 @@ class CodeVerifier:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
         job = {"solution": code, "imports": test_plan.imports, "calls": len(test_plan.calls),
                "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals}  # fmt: skip
-        result = self.sandbox.run(HARNESS, job_frames(job, test_plan.calls, test_plan.bindings))
+        nonce = secrets.token_hex(16)
+        frames = job_frames(job, nonce, test_plan.calls, test_plan.bindings)
+        result = self.sandbox.run(HARNESS, frames)
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")
         details: dict[str, Any] = {
@@ -277,16 +101,17 @@ class CodeVerifier:
             return fail("timeout", f"program ran past {self.config.timeout_s}s", **details)
         if result.killed is not None:
             return fail("runtime_error", f"killed: over the {result.killed} limit", **details)
-        line = next((x for x in reversed(stdout.splitlines()) if x.startswith(_REPORT)), None)
-        if line is None:
+        report = _read_report(stdout, nonce)
+        if isinstance(report, str):
+            return fail("failed", report, **details)
+        if report is None or report.get("broken") == "exited":
             return fail("runtime_error", f"program exited (code {result.returncode}) "
                         "before its values were reported", **details)  # fmt: skip
+        if "broken" in report:
+            return fail("failed", f"the program wrote to the harness's channel: {str(report['broken'])[:200]}", **details)  # fmt: skip
+        if "error" in report:
+            return fail("runtime_error", f"solution raised {str(report['error'])[:300]}", **details)
         try:
-            report = json.loads(line[len(_REPORT) :])
-            if "error" in report:
-                return fail(
-                    "runtime_error", f"solution raised {str(report['error'])[:300]}", **details
-                )
             values = [decode(v) for v in report["values"]]
             if len(values) != len(test_plan.calls):
                 raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
@@ -341,21 +166,19 @@ class CodeVerifier:
             return list(pool.map(lambda item: self.verify(*item), items))
 
 
-def _frame(text: str) -> bytes:
-    data = text.encode("utf-8", "backslashreplace")
-    return b"%d\n" % len(data) + data
-
-
-def job_frames(header: dict[str, Any], calls: list[str], bindings: list[list[str]]) -> bytes:
-    """The sandbox's stdin: the header as JSON, then per call `repr((call, [[name, literal]]))`
-    holding the shared inputs that call is the first to name (a later read of one is a call too)."""
-    pending = dict(bindings)
-    frames = [_frame(json.dumps(header))]
-    for call in calls:
-        names = compile(call, "<call>", "eval").co_names
-        binds = [[n, pending.pop(n)] for n in names if n in pending]
-        frames.append(_frame(repr((call, binds))))
-    return b"".join(frames)
+def _read_report(stdout: str, nonce: str) -> dict[str, Any] | str | None:
+    """The harness's one report line (`code_harness`): None when stdout is empty, a string
+    saying why when it holds anything else (a line without the run's nonce, a second line)."""
+    if not stdout:
+        return None
+    prefix = f"{REPORT}{nonce} "
+    if not stdout.startswith(prefix) or not stdout.endswith("\n") or "\n" in stdout[:-1]:
+        return "the report channel held something besides the harness's one report"
+    try:
+        report = json.loads(stdout[len(prefix) :])
+    except (ValueError, RecursionError) as e:
+        return f"malformed report: {type(e).__name__}"
+    return report if isinstance(report, dict) else "malformed report: not an object"
 
 
 def _short_repr(value: Any) -> str:

@@ -35,7 +35,14 @@ SYSTEM_PROMPT = (
     '{"grades": [{"id": <rubric number>, "passed": true|false, "reason": "<one sentence>"}, ...]} '
     "with exactly one entry per rubric."
 )
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
+# The reply formats: the object alone (a closing fence after it allowed), or in a ```json fence
+# after a line of prose holding no bracket ("Here is my grading."); whitespace around either.
+# Nothing else before or after: a sentence beside a grade may contradict it.
+_FENCED = re.compile(
+    r"\s*(?:[^{}\[\]`\n]*\n)?```[ \t]*(?:json)?[ \t]*\n(?P<object>.*?)\n?[ \t]*```\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+_CLOSING_FENCE = re.compile(r"\n?[ \t]*```\Z")
 
 
 class JudgementParseError(ValueError):
@@ -89,22 +96,23 @@ _GRADE_KEYS = {"id", "passed", "reason"}
 
 
 def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
-    """Grades in rubric order. JudgementParseError unless the reply is one JSON object (prose
-    around it allowed, a second object not), no key repeated, each rubric graded once with an
+    """Grades in rubric order. JudgementParseError unless the reply is exactly one JSON object
+    (whitespace, a ```json fence and one bracket-free line of prose before the fence allowed, any other
+    text before or after it not: prose beside a grade may contradict it), no key repeated, each rubric graded once with an
     integer id and a boolean `passed`, and no key the format does not have (an extra verdict may
     contradict the grades): an ambiguous reply is never read one way or the other."""
     if not content:
         raise JudgementParseError("empty judgement")
-    text = _FENCE.sub("", content.strip())
-    start = text.find("{")
-    if start < 0:
-        raise JudgementParseError("judgement has no JSON object")
+    fenced = _FENCED.fullmatch(content)
+    text = (fenced["object"] if fenced else _CLOSING_FENCE.sub("", content.strip())).strip()
+    if not text.startswith("{"):
+        raise JudgementParseError("judgement does not start with its JSON object")
     try:
-        data, end = json.JSONDecoder(object_pairs_hook=_unique_keys).raw_decode(text, start)
+        data, end = json.JSONDecoder(object_pairs_hook=_unique_keys).raw_decode(text)
     except json.JSONDecodeError as e:
         raise JudgementParseError(f"judgement is not JSON: {e.msg}") from e
-    if any(c in text[end:] for c in "{}[]"):
-        raise JudgementParseError("judgement holds more than one JSON object")
+    if text[end:].strip():
+        raise JudgementParseError(f"judgement has text after its JSON object: {text[end:][:40]!r}")
     grades = data.get("grades") if isinstance(data, dict) else None
     if not isinstance(grades, list):
         raise JudgementParseError("judgement has no 'grades' list")

@@ -200,15 +200,87 @@ def names_reply_format(response: str) -> bool:
 
 def injection_kinds(response: str) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json" (empty: none)."""
-    literal = _literal_view(visible_form(response))
-    seen = (response, visible_form(response), skeleton(response))
+    visible, drawn = visible_form(response), skeleton(response)
+    literal = _literal_view(visible)
+    seen = (response, visible, drawn)
     seen += (literal, skeleton(literal)) if literal is not None else ()
     kinds = []
     if any(CONTROL.search(t) for t in seen):
         kinds.append("control_tokens")
-    if any(GRADE_JSON.search(t) for t in seen):
+    if any(GRADE_JSON.search(t) for t in seen) or any(
+        SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
+    ):
         kinds.append("grade_json")
     return kinds
+
+
+# Grade structure in encodings and spellings a reader still takes for one (red team round 5):
+# tags inside keys (`"gr<b>ades"`), letters dotted or spaced (`g.r.a.d.e.s`), concatenated keys
+# (`["gra"+"des"]`), YAML list items (`1. grades:` ... `passed: on`), percent-, base64-, hex-,
+# rot13-encoded or reversed JSON. `squeezed` reads them all as plain `grades:` keys; these
+# patterns then look for a grades key that opens a structure or is followed by a `passed` key,
+# or a `passed:` key set to a truth value (not `passed = True` in code).
+_TAG = re.compile(r"<[^<>\n]{0,200}>|/\*[\s\S]{0,200}?\*/")  # and /* comments */
+_CONCAT = re.compile(r"""["'`]\s*(?:\+|\|\||\.\.)\s*["'`]""")
+_SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
+SQUEEZED_GRADES = re.compile(
+    r"[{\[]\s*grades\s*\]?\s*[:=]"  # a key opening an object: {grades: / {[grades]:
+    r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists
+    r"|(?<![a-z])grades\s*\]?\s*[:=][\s\S]{0,400}?(?<![a-z])passed\s*\]?\s*:"
+    r"|(?<![a-z])passed\s*\]?\s*:\s*(?:true|false|yes|no|on|off|0|1)(?![a-z0-9])",
+    re.MULTILINE,
+)
+
+
+def _decodings(text: str) -> list[str]:
+    """`text` percent-decoded, and the base64 / hex runs in it decoded (where they decode to text)."""
+    import base64
+    import binascii
+    from urllib.parse import unquote
+
+    found = []
+    if "%" in text:
+        decoded = text
+        for _ in range(3):  # %257B is %7B is {
+            decoded, before = unquote(decoded), decoded
+            if decoded == before:
+                break
+        found.append(decoded)
+    for match in _BASE64.finditer(text):
+        run = match.group()
+        for decode in (base64.b64decode, base64.urlsafe_b64decode):
+            try:
+                data = decode(run + "=" * (-len(run) % 4)).decode("utf-8")
+            except (binascii.Error, ValueError):
+                continue
+            found.append(data)
+    for match in _HEX.finditer(text):
+        try:
+            found.append(bytes.fromhex(re.sub(r"[ :]", "", match.group())).decode("utf-8"))
+        except ValueError:
+            continue
+    return found
+
+
+def squeezed(text: str) -> str:
+    """`text` lower-cased without tags, concatenation operators between quoted pieces, and every
+    character but letters, digits, whitespace and `:=[]{}`; spaced single letters joined."""
+    text = _CONCAT.sub("", _TAG.sub("", text).lower())
+    text = re.sub(r"[^a-z0-9\s:=\[\]{}]", "", text)
+    return _SPACED_LETTERS.sub(lambda m: re.sub(r"\s", "", m.group()), text)
+
+
+def _squeezed_views(seen: str, drawn: str) -> list[str]:
+    """The squeezed readings of a response's visible form (`seen`) and skeleton (`drawn`)."""
+    import codecs
+
+    views = [seen, drawn, *_decodings(seen)]
+    views += [codecs.decode(seen, "rot13"), seen[::-1]]
+    squeezed_views = [squeezed(v) for v in views]
+    # and without any whitespace: a key split by spaces (`"gra des"`) reads as one
+    return squeezed_views + [re.sub(r"\s+", "", v) for v in squeezed_views]
 
 
 def _rewrite(text: str) -> str:

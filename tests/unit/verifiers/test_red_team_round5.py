@@ -23,12 +23,12 @@ CASES = [
 ]
 # Still paid although wrong (fp) or failed although right (fn) on 2026-11-28: issue 27, open.
 OPEN = {
-    "fp": {"a5-code-101", "a5-code-104", "a5-code-106", "a5-code-109",
-           "a5-judge-157", "a5-judge-159", "a5-judge-162", "a5-judge-164", "a5-judge-167"},
-    "fn": {"a5-math-067", "a5-math-069", "a5-math-072",
-           "a5-code-120", "a5-code-122", "a5-code-125",
-           "a5-judge-176"},
+    "fp": set(),
+    "fn": {"a5-math-067", "a5-math-069", "a5-math-072"},
 }  # fmt: skip
+# Labelled right by the red team, refused by a rule decided since (issue 27): a judge reply with
+# prose after its grade object is a judge error (asked again), as any text after it is.
+REFUSED_BY_RULE = {"a5-judge-176": "text after the judge's grade object is a judge error"}
 OPEN_IDS = OPEN["fp"] | OPEN["fn"]
 
 
@@ -36,6 +36,10 @@ def _params(family: str) -> list:
     return [
         pytest.param(c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason="open: issue 27"))
         if c["id"] in OPEN_IDS
+        else pytest.param(
+            c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=REFUSED_BY_RULE[c["id"]])
+        )
+        if c["id"] in REFUSED_BY_RULE
         else pytest.param(c, id=c["id"])
         for c in CASES
         if c["family"] == family

@@ -34,13 +34,8 @@ OPEN = {
 # Holes found and not closed yet (issue 27): each a strict xfail until its fix lands.
 OPEN_HOLES: set[str] = {
     "s-code-059",
-    "s-code-064",
     "s-code-066",
     "s-code-067",
-    "s-judge-069",
-    "s-judge-070",
-    "s-judge-071",
-    "s-judge-072",
     "s-judge-073",
     "s-judge-074",
     "s-judge-075",
@@ -48,7 +43,6 @@ OPEN_HOLES: set[str] = {
     "s-judge-077",
     "s-judge-078",
     "s-judge-079",
-    "s-judge-086",
     "s-qa-033",
     "s-qa-034",
     "s-qa-035",

@@ -1,0 +1,246 @@
+"""The program that runs inside the sandbox, and the job it reads.
+
+Two processes, so that the report cannot be forged or pre-empted by the program (red team round
+5 wrote a made-up report to every fd and exited). The reporter reads the job, forks, and never
+runs a line of the program: it is made non-dumpable (no /proc/PID/fd or /mem of it opens for the
+program), reads the run's nonce from the job only after the fork (the program's process never
+held it), and alone holds stdout, where it writes one line, `RLVR-VALUES <nonce> <json>`, after
+the last call. The program's process has stdin on /dev/null, stdout on stderr, every other fd
+closed but two pipes: requests in, answers out. Each request carries a token the reporter draws
+after the fork; an answer must echo it in one well-formed frame, so a frame the program writes
+ahead (without the token) or besides (one too many) makes the reporter report an error. What
+the program can still do is claim values for the calls it was asked, as returning them would.
+
+The job: the header as JSON, then the nonce, then per call `repr((call, [[name, literal]]))`
+holding the shared inputs that call is the first to name, each read just before it runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+REPORT = "RLVR-VALUES "
+REPORTER_MB = 32  # the reporter's own resident memory (a second interpreter), not the program's
+
+HARNESS = r"""
+import json, os, sys
+def _frame_reader(read):
+    def frame(fd, limit=1 << 26):
+        size = b""
+        while not size.endswith(b"\n"):
+            byte = read(fd, 1)
+            if not byte or len(size) > 12:
+                raise EOFError("the stream ended early")
+            size += byte
+        left, chunks = int(size), []
+        if left > limit:
+            raise EOFError("a frame too large")
+        while left > 0:
+            chunk = read(fd, min(left, 65536))
+            if not chunk:
+                raise EOFError("the stream ended early")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8")
+    return frame
+def _send(fd, text):
+    data = text.encode("utf-8", "backslashreplace")
+    data = b"%d\n" % len(data) + data
+    while data:
+        data = data[os.write(fd, data):]
+def _reporter(job, child, requests, answers, frame):
+    try:  # non-dumpable: the program's process cannot open /proc/<this pid>/fd or /mem
+        import ctypes
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+    except Exception:
+        pass
+    nonce = frame(0)  # read after the fork: the program's process never held it
+    def report(obj):
+        try:
+            os.kill(child, 9)
+        except OSError:
+            pass
+        os.write(1, ("RLVR-VALUES " + nonce + " " + json.dumps(obj) + "\n").encode())
+    def ask(text):
+        token = os.urandom(16).hex()
+        try:
+            _send(requests, token + "\n" + text)
+            answer = json.loads(frame(answers))
+        except (EOFError, OSError) as e:
+            raise EOFError("exited") from e
+        except ValueError as e:
+            raise ValueError("an answer that is not one JSON frame") from e
+        if not isinstance(answer, dict) or answer.get("t") != token or set(answer) != {"t", "a"}:
+            raise ValueError("an answer the harness did not write")
+        return answer["a"]
+    try:
+        loaded = ask("")
+        if loaded != "ok":
+            report({"error": str(loaded)[:400]})
+            return
+        values = [ask(frame(0)) for _ in range(job["calls"])]
+        os.set_blocking(answers, False)
+        try:
+            extra = os.read(answers, 1)
+        except BlockingIOError:
+            extra = b""
+        if extra:
+            raise ValueError("more answers than calls")
+    except (EOFError, ValueError) as e:
+        report({"broken": str(e)})
+        return
+    report({"values": values})
+def _program(job, requests, answers, frame):
+    # Runs the program and answers each request; reads nothing the reporter did not send.
+    _int, _eval, _compile = int, eval, compile
+    sys.stdin = open(os.devnull)
+    _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
+    _callable, _getattr, _isinstance, _dumps = callable, getattr, isinstance, json.dumps
+    _send_ = _send
+    def enc(v, depth=0):
+        t = _type(v)
+        if depth > 50:
+            raise ValueError("value nested too deeply")
+        if v is None or t is bool or t is str:
+            return v
+        if t is int:
+            return v if -(1 << 53) < v < (1 << 53) else {"i": _hex(v)}
+        if t is float:
+            return {"f": _repr(v)}
+        if t is complex:
+            return {"c": [_repr(v.real), _repr(v.imag)]}
+        if t is bytes or t is bytearray:
+            return {"b" if t is bytes else "ba": v.hex()}
+        if t in (list, tuple, set, frozenset):
+            tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
+            return {tag: [enc(x, depth + 1) for x in v]}
+        if t is dict:
+            return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
+        if t in views:
+            return {views[t]: [enc(x, depth + 1) for x in v]}
+        kind = (_getattr(t, "__module__", ""), t.__name__)
+        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
+            return {"dq": [enc(x, depth + 1) for x in v]}
+        for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
+            if _isinstance(v, base) and t is not base:
+                return enc(base(v.items()) if base is dict else base(v), depth + 1)
+        if t is range:
+            return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
+        if kind == ("fractions", "Fraction"):
+            return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
+        if kind == ("decimal", "Decimal"):
+            return {"dec": _str(v)}
+        if kind[0] == "numpy":
+            if t.__name__ == "ndarray":
+                return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
+            return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
+        if _callable(v):  # a program function or class named in the tests (callable(f))
+            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
+        if _hasattr(v, "__next__"):  # a generator or iterator: its first values
+            items = []
+            for x in v:
+                if len(items) == 10000:
+                    return {"it": items, "more": True}
+                items.append(enc(x, depth + 1))
+            return {"it": items, "more": False}
+        raise _Unsupported(t.__name__)
+    class _Unsupported(Exception):  # a value of the program's own class: no plain form
+        pass
+    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
+    def request():
+        token, _, text = frame(requests).partition("\n")
+        return token, text
+    def answer(token, value):
+        _send_(answers, _dumps({"t": token, "a": value}))
+    import builtins, types
+    literal_names = {"__builtins__": {}, "set": set, "frozenset": frozenset}
+    originals = dict(vars(builtins))  # before the program can rebind any
+    module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
+    sys.modules["solution"] = module
+    ns = module.__dict__
+    token, _ = request()
+    try:
+        exec(compile(job["solution"], "solution.py", "exec"), ns)
+    except BaseException as e:
+        answer(token, _type(e).__name__ + ": " + _str(e)[:300])
+        return
+    for line in job["imports"]:
+        try:  # a module missing here fails only the calls that use it
+            exec(line, ns)
+        except BaseException:
+            pass
+    for name in job["own"]:  # a builtin name the tests call as the program's: never the builtin
+        if name not in ns:
+            def missing(*args, _name=name, **kwargs):
+                raise NameError("the program does not define " + _name)
+            ns[name] = missing
+    for name in job["originals"]:
+        ns["__rlvr_" + name + "__"] = originals[name]
+    for alias in job["modules"]:
+        ns[alias] = module
+    answer(token, "ok")
+    # Inputs the program receives as objects (and may change, as in Python) live here, never in
+    # the program's globals: a call sees only those it is passed, by its own local names.
+    # Frames are Python literals we wrote, read with the builtins as they were (never json or ast,
+    # which the program may have patched to watch what comes in).
+    inputs = {}
+    for _ in range(job["calls"]):
+        token, text = request()
+        try:
+            call, binds = _eval(_compile(text, "<frame>", "eval"), {"__builtins__": {}})
+            for name, literal in binds:
+                inputs[name] = _eval(_compile(literal, "<input>", "eval"), literal_names)
+            code = _compile(call, "<call>", "eval")
+            local = {n: inputs[n] for n in code.co_names if n in inputs}
+            value = enc(_eval(code, ns, local))
+        except _Unsupported as e:
+            value = {"u": _str(e)[:100]}
+        except BaseException as e:
+            value = {"e": _type(e).__name__ + ": " + _str(e)[:200]}
+        answer(token, value)
+def _main():
+    frame = _frame_reader(os.read)
+    job = json.loads(frame(0))
+    requests_in, requests_out = os.pipe()
+    answers_in, answers_out = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    child = os.fork()
+    if child:
+        os.close(requests_in)
+        os.close(answers_out)
+        _reporter(job, child, requests_out, answers_in, frame)
+        return
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # the job (and the nonce in it) is the reporter's alone
+    os.dup2(2, 1)  # the report channel is the reporter's alone
+    keep = sorted((requests_in, answers_out))
+    os.closerange(3, keep[0])
+    os.closerange(keep[0] + 1, keep[1])
+    os.closerange(keep[1] + 1, 1 << 16)
+    try:
+        _program(job, requests_in, answers_out, frame)
+    finally:
+        os._exit(0)
+_main()
+"""
+
+
+def _frame(text: str) -> bytes:
+    data = text.encode("utf-8", "backslashreplace")
+    return b"%d\n" % len(data) + data
+
+
+def job_frames(
+    header: dict[str, Any], nonce: str, calls: list[str], bindings: list[list[str]]
+) -> bytes:
+    """The sandbox's stdin: the header as JSON, the nonce, then per call
+    `repr((call, [[name, literal]]))` holding the shared inputs that call is the first to name
+    (a later read of one is a call too)."""
+    pending = dict(bindings)
+    frames = [_frame(json.dumps(header)), _frame(nonce)]
+    for call in calls:
+        names = compile(call, "<call>", "eval").co_names
+        binds = [[n, pending.pop(n)] for n in names if n in pending]
+        frames.append(_frame(repr((call, binds))))
+    return b"".join(frames)
