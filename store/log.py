@@ -141,13 +141,7 @@ class EventLog(ReadsAndChecks):
                     return []
                 rows = _chained(run_id, last_seq, prev, both)
                 tried.append(rows)
-                self._insert(conn, rows)
-                if last_seq == 0:
-                    blob_users.created(conn, run_id)
-                batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
-                self._prefix.extend(conn, run_id, (last_seq, prev), (rows[-1].seq, rows[-1].hash))
-                if self.key is not None:
-                    self.key.sign(run_id, rows[-1].seq, rows[-1].hash, pending=True)
+                self._write(conn, rows, (last_seq, prev), batch_ends)
                 crashpoint("store_transaction")  # rows written, transaction not committed
             return rows
 
@@ -165,6 +159,20 @@ class EventLog(ReadsAndChecks):
         for observe in self.observers:
             observe(rows)
         return rows
+
+    def _write(
+        self, conn, rows: list[StoredEvent], after: tuple[int, str], batch_ends: Sequence[int]
+    ) -> None:  # noqa: ANN001 - a SQLAlchemy connection
+        """The rows and what records them, in the append's transaction: the batch, the verified
+        prefix, a new run's blob-store record and (with a key) the pending head signature."""
+        run_id = rows[0].run_id
+        self._insert(conn, rows)
+        if after[0] == 0:
+            blob_users.created(conn, run_id)
+        batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
+        self._prefix.extend(conn, run_id, after, (rows[-1].seq, rows[-1].hash))
+        if self.key is not None:
+            self.key.sign(run_id, rows[-1].seq, rows[-1].hash, pending=True)
 
     def branch(
         self, parent_id: str, child: str, at_seq: int, then: Sequence[Event]
