@@ -34,8 +34,6 @@ OPEN = {
 # Holes found and not closed yet (issue 27): each a strict xfail until its fix lands.
 OPEN_HOLES: set[str] = {
     "s-code-059",
-    "s-code-066",
-    "s-code-067",
     "s-judge-073",
     "s-judge-074",
     "s-judge-075",
