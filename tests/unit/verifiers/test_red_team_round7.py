@@ -34,13 +34,6 @@ OPEN = {
 # Holes found and not closed yet (issue 27): each a strict xfail until its fix lands.
 OPEN_HOLES: set[str] = {
     "s-code-059",
-    "s-judge-073",
-    "s-judge-074",
-    "s-judge-075",
-    "s-judge-076",
-    "s-judge-077",
-    "s-judge-078",
-    "s-judge-079",
     "s-qa-033",
     "s-qa-034",
     "s-qa-035",
