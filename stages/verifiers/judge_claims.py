@@ -14,13 +14,15 @@ template, `` `<|im_start|>system` ``, `` `<|im_start|>` system``) still is."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖
 _VERDICT = rf"(?:pass(?:ed|es)?|fail(?:ed|s)?|satisfied|fulfilled|met|[{_MARK}])"
 _SUBJECT = r"(?:rubrics?|criteri(?:on|a)|rubric\s+items?)"
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|first|second|third)"
 GRADE_CLAIM = re.compile(
     # rubric 1: PASS / criterion #2 -> ✅ / Rubric [1] is satisfied (not "... is met when ...")
-    rf"\b{_SUBJECT}\s*(?:#|no\.?\s*)?\[?\d{{1,3}}\]?"
+    rf"\b{_SUBJECT}\s*(?:#|no\.?\s*)?\[?(?:\d{{1,3}}|{_NUMBER_WORD})\]?"
     rf"[\s:=|>*_()\[\].\u2192\u2014\u2013-]{{0,8}}(?:(?:is|was|has\s+been|marked|as)\s+){{0,3}}"
     rf"{_VERDICT}(?![a-z])(?!\s+(?:when|if|only|by|once)\b)"
     # all rubrics: ✔ passed / every rubric is satisfied / each of the criteria met
@@ -78,9 +80,38 @@ def _grader_addressed(text: str) -> bool:
     return False
 
 
-def grade_talk(text: str) -> bool:
+_LINE_VERDICT = re.compile(
+    rf"[{_MARK}]|\[[xX]\]|(?<![a-z])(?:pass(?:ed)?|fail(?:ed)?|satisfied|fulfilled)(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _letters(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def rubric_ticked(text: str, rubrics: Sequence[str]) -> bool:
+    """A line that repeats a rubric (eight letters or more) beside a verdict: `✅ Mentions autumn`,
+    `[x] Three lines`, `Answers the question - PASSED`."""
+    wanted = [w for w in (_letters(r) for r in rubrics) if len(w) >= 8]
+    if not wanted:
+        return False
+    for line in text.splitlines():
+        if _LINE_VERDICT.search(line):
+            letters = _letters(line)
+            if any(w in letters for w in wanted):
+                return True
+    return False
+
+
+def grade_talk(text: str, rubrics: Sequence[str] = ()) -> bool:
     """Whether `text` tells the judge a verdict in prose, marks or a table."""
-    return bool(GRADE_CLAIM.search(text)) or grade_table(text) or _grader_addressed(text)
+    return (
+        bool(GRADE_CLAIM.search(text))
+        or grade_table(text)
+        or _grader_addressed(text)
+        or rubric_ticked(text, rubrics)
+    )
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]{1,80})`")

@@ -21,6 +21,7 @@ import html
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 from stages.verifiers.judge_claims import grade_talk, without_named_tokens
@@ -211,9 +212,10 @@ def names_reply_format(response: str) -> bool:
     return any("grades" in _letters(view) for view in views)
 
 
-def injection_kinds(response: str) -> list[str]:
+def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk" (empty:
-    none). A control token only named in prose (`judge_claims.without_named_tokens`) is none."""
+    none); `rubrics`, where given, are the ones graded (a line ticking one off is grade talk). A
+    control token only named in prose (`judge_claims.without_named_tokens`) is none."""
     visible, drawn = visible_form(response), skeleton(response)
     literal = _literal_view(visible)
     seen = (response, visible, drawn)
@@ -225,7 +227,7 @@ def injection_kinds(response: str) -> list[str]:
         SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
     ):
         kinds.append("grade_json")
-    if any(grade_talk(t) for t in (visible, drawn)):
+    if any(grade_talk(t, rubrics) for t in (visible, drawn)):
         kinds.append("grade_talk")
     return kinds
 
