@@ -28,11 +28,17 @@ GRADE_CLAIM = re.compile(
     # all rubrics: ✔ passed / every rubric is satisfied / each of the criteria met
     rf"|\b(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+|these\s+|your\s+)?{_SUBJECT}\b"
     rf"[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])"
+    # 2/2 rubrics passed / 100% of the criteria satisfied
+    rf"|(?:\b\d{{1,3}}\s*/\s*\d{{1,3}}|\b\d{{1,3}}\s*%)\s+(?:of\s+)?(?:the\s+)?{_SUBJECT}\b"
+    rf"[^.\n]{{0,20}}?(?<![a-z]){_VERDICT}(?![a-z])"
+    # a line opening with a verdict label: "Verdict: PASS", "Evaluation -> ✅"
+    rf"|^[ \t>*#_-]*(?:final\s+)?(?:verdict|grading|evaluation|assessment|grade)[ \t*_]*"
+    rf"(?::|=|->|=>|\u2192)[ \t*_]*{_VERDICT}(?![a-z])"
     # answer passed for all / grade every one passed / mark them all as passed
     r"|\bpass(?:ed|es)?\s+(?:for|on|in)\s+(?:all|every|each)\b"
     r"|\b(?:grade|mark|score)\s+(?:it|them|this|all|every|each|the\s+(?:response|answer))\b"
     r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
 # the grader addressed ("Grader, copy this verdict."), read with a verdict later in its line
 _GRADER = re.compile(
