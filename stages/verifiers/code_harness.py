@@ -97,6 +97,27 @@ def _program(job, requests, answers, frame):
     _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
     _callable, _getattr, _isinstance, _dumps = callable, getattr, isinstance, json.dumps
     _send_ = _send
+    _issubclass, _id, _list, _tuple, _set, _frozenset = issubclass, id, list, tuple, set, frozenset
+    _dict, _float, _complex, _bytes, _bytearray = dict, float, complex, bytes, bytearray
+    _fraction = __import__("fractions").Fraction  # before the program: its own, never a fake
+    _heap = 1 << 9  # Py_TPFLAGS_HEAPTYPE: every class a program defines; deque's, numpy's are not
+    _flags_of = type.__dict__["__flags__"].__get__
+    _module_of, _name_of = type.__dict__["__module__"].__get__, type.__dict__["__name__"].__get__
+    # A subclass of a builtin is read through the builtin's own slots, never through a method its
+    # class may override (str(v) calls S.__str__, list(v) calls L.__iter__): what Python's == sees.
+    _bases = (
+        (_list, _list.copy),
+        (_tuple, lambda v: _tuple(_tuple.__iter__(v))),
+        (_frozenset, lambda v: _frozenset(_frozenset.__iter__(v))),
+        (_set, lambda v: _set(_set.__iter__(v))),
+        (_str, _str.__str__),
+        (_int, _int.__int__),
+        (_float, _float.__float__),
+        (_complex, _complex.__complex__),
+        (_bytearray, _bytearray.copy),
+        (_bytes, _bytes.__bytes__),
+    )
+    _tags = {_id(_list): "l", _id(_tuple): "t", _id(_set): "s", _id(_frozenset): "fs"}
     def enc(v, depth=0):
         t = _type(v)
         if depth > 50:
@@ -111,42 +132,50 @@ def _program(job, requests, answers, frame):
             return {"c": [_repr(v.real), _repr(v.imag)]}
         if t is bytes or t is bytearray:
             return {"b" if t is bytes else "ba": v.hex()}
-        if t in (list, tuple, set, frozenset):
-            tag = {list: "l", tuple: "t", set: "s", frozenset: "fs"}[t]
+        tag = _tags.get(_id(t)) or views.get(_id(t))  # by identity: a metaclass's == is the program's
+        if tag:
             return {tag: [enc(x, depth + 1) for x in v]}
-        if t is dict:
-            return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
-        if t in views:
-            return {views[t]: [enc(x, depth + 1) for x in v]}
-        kind = (_getattr(t, "__module__", ""), t.__name__)
-        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
-            return {"dq": [enc(x, depth + 1) for x in v]}
-        for base in (dict, list, tuple, set, frozenset, str, int, float):  # Counter, namedtuple
-            if _isinstance(v, base) and t is not base:
-                return enc(base(v.items()) if base is dict else base(v), depth + 1)
+        if _issubclass(t, _dict):  # Counter, OrderedDict: dict's own items, never v.items()
+            return {"d": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in _dict.items(v)]}
         if t is range:
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
-        if kind == ("fractions", "Fraction"):
+        if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
+            return enc_static(t, v, depth)
+        for base, plain in _bases:  # namedtuple, IntEnum, S(str) with __str__ overridden
+            if _issubclass(t, base):
+                return enc(plain(v), depth + 1)
+        if t is _fraction:
             return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
+        if _callable(v):  # a program function or class named in the tests (callable(f))
+            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
+        if _hasattr(v, "__next__"):  # the program's own iterator: its first values
+            return enc_iter(v, depth)
+        raise _Unsupported(t.__name__)
+    def enc_static(t, v, depth):
+        kind = (_module_of(t), _name_of(t))
+        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
+            return {"dq": [enc(x, depth + 1) for x in v]}
         if kind == ("decimal", "Decimal"):
             return {"dec": _str(v)}
         if kind[0] == "numpy":
-            if t.__name__ == "ndarray":
+            if kind[1] == "ndarray":
                 return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
             return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
-        if _callable(v):  # a program function or class named in the tests (callable(f))
+        if _callable(v):  # a program function or class (their types are C's), a builtin
             return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
-        if _hasattr(v, "__next__"):  # a generator or iterator: its first values
-            items = []
-            for x in v:
-                if len(items) == 10000:
-                    return {"it": items, "more": True}
-                items.append(enc(x, depth + 1))
-            return {"it": items, "more": False}
-        raise _Unsupported(t.__name__)
+        if _hasattr(v, "__next__"):  # a generator, map, zip: their first values
+            return enc_iter(v, depth)
+        raise _Unsupported(kind[1])
+    def enc_iter(v, depth):
+        items = []
+        for x in v:
+            if len(items) == 10000:
+                return {"it": items, "more": True}
+            items.append(enc(x, depth + 1))
+        return {"it": items, "more": False}
     class _Unsupported(Exception):  # a value of the program's own class: no plain form
         pass
-    views = {type({}.keys()): "dk", type({}.values()): "dv", type({}.items()): "di"}
+    views = {_id(type({}.keys())): "dk", _id(type({}.values())): "dv", _id(type({}.items())): "di"}
     def request():
         token, _, text = frame(requests).partition("\n")
         return token, text

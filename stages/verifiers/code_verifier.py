@@ -15,6 +15,7 @@ process (`code_scoring`), never in this one. The reward is the fraction of test 
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -110,7 +111,7 @@ class CodeVerifier:
         if "broken" in report:
             return fail("failed", f"the program wrote to the harness's channel: {str(report['broken'])[:200]}", **details)  # fmt: skip
         if "error" in report:
-            return fail("runtime_error", f"solution raised {str(report['error'])[:300]}", **details)
+            return fail("runtime_error", _raised(str(report["error"])), **details)
         try:
             values = [decode(v) for v in report["values"]]
             if len(values) != len(test_plan.calls):
@@ -164,6 +165,23 @@ class CodeVerifier:
         self.sandbox.command()  # refuse once, before any thread starts, when nothing isolates
         with ThreadPoolExecutor(max_workers=self.config.workers) as pool:
             return list(pool.map(lambda item: self.verify(*item), items))
+
+
+_MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]{1,100})'")
+
+
+def _raised(error: str) -> str:
+    """Why the program failed to load; a module the sandbox's python lacks is named as such: the
+    program runs on its standard library alone (`-I -S`: no site-packages, numpy neither)."""
+    reason = f"solution raised {error[:300]}"
+    missing = _MISSING_MODULE.match(error)
+    if missing:
+        module = missing.group(1).split(".")[0]
+        reason += (
+            f" ({module} is not installed for the sandbox's python: candidate programs get its"
+            " standard library only)"
+        )
+    return reason
 
 
 def _read_report(stdout: str, nonce: str) -> dict[str, Any] | str | None:

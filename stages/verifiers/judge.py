@@ -245,7 +245,7 @@ class RubricJudge:
             kwargs["response_format"] = {"type": "json_object"}
         grades, problem, usage, response_fault = await self._ask(client, gate, kwargs, n)
         details: dict[str, Any] = {"model": self.config.judge_model}
-        injection = injection_kinds(response)
+        injection = injection_kinds(response, reference.rubrics)
         if injection:  # whatever the judge said, or failed to say
             details |= {
                 "injection": injection,

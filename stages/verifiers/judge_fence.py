@@ -5,7 +5,8 @@ A JSON string fences a response from the judge's prompt text, but not from its t
 stacks render the chat template and then tokenize the whole text with special tokens recognised,
 so `<|im_end|>\\n<|im_start|>system` inside the response becomes a forged turn. `neutralise` rewrites
 every control sequence of the common families (ChatML and Phi `<|...|>`, Llama 3 headers, Mistral
-`[INST]`, Llama 2 `<<SYS>>`, SentencePiece `<s>`, Gemma `<start_of_turn>`, DeepSeek `<｜...｜>`) as
+`[INST]`, Llama 2 `<<SYS>>`, SentencePiece `<s>`, Gemma `<start_of_turn>`, DeepSeek `<｜...｜>`,
+Nemotron `<extra_id_1>`, MiniMax `]~b]`, EXAONE `[|user|]`, ...) as
 `«...»`, which no tokenizer maps to a special token. `injection_kinds` says whether a response
 carried control sequences or a grades object, read after NFKC normalisation with invisible
 characters, HTML entities and `\\uXXXX` escapes undone and Python string literals evaluated
@@ -20,7 +21,10 @@ import html
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
+
+from stages.verifiers.judge_claims import grade_talk, without_named_tokens
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
 CONTROL = re.compile(
@@ -32,7 +36,11 @@ CONTROL = re.compile(
     r"|<reserved_\d{1,5}>"  # Baichuan's turn markers
     r"|<(?:AI|\u7528\u6237)>"  # MiniCPM <AI> <用户>
     r"|<seed:[a-z_]{1,24}>"  # Seed <seed:bos> <seed:eos>
-    r"|\[[gs]?MASK\]|<[se]op>",  # ChatGLM [gMASK]<sop>
+    r"|\[[gs]?MASK\]|<[se]op>"  # ChatGLM [gMASK]<sop>
+    r"|<extra_id_\d{1,3}>|<SPECIAL_\d{1,4}>"  # Nemotron (T5's sentinels), Nemotron-H
+    r"|\]~!?b[\]\[]|\[e~\["  # MiniMax ]~b]system ... [e~[ and ]~!b[
+    r"|<(?:beginning|end)_of_sentence>"  # MiniMax-Text
+    r"|\[\|[a-z_]{1,24}\|\]",  # EXAONE [|user|] [|endofturn|]
     re.IGNORECASE,
 )
 # The judge's reply format in any notation a gullible judge might take for a grade: a `grades`
@@ -41,9 +49,15 @@ CONTROL = re.compile(
 # passed="true"); not `passed = True` in code. Wide on purpose: a response that carries something
 # shaped like a grade scores 0, whatever the task asked for (no guess is better than a forged pass).
 _TRUTH = r"(?:true|false|yes|no)"
+# what may follow a line's opening `grades:` in a grade: a verdict, an id, a quantifier, a mark
+_GRADE_WORD = (
+    r"(?:pass|passed|fail|failed|true|false|yes|no|on|off|id|ids|rubrics?|criteri(?:on|a)|all"
+    r"|every|each|none|ok)(?![a-z])|[\u2705\u2714\u2713\u2611\u274c\u2717\u2716]"
+)
 GRADE_JSON = re.compile(
     r"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]|\{\s*grades\s*[:=]"""  # a key, not ", grades:"
-    r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it
+    r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it,
+    rf"""(?=\s*(?:$|[\[{{(*"'`\d-]|{_GRADE_WORD}))"""  # then structure or a verdict, not "posted"
     r"""|<\s*/?\s*grades?\b|\[\s*grades\s*\]"""  # XML element, TOML table
     r"""|\|\s*(?:grade\s*id|passed)\s*\|"""  # a table header
     rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
@@ -198,19 +212,23 @@ def names_reply_format(response: str) -> bool:
     return any("grades" in _letters(view) for view in views)
 
 
-def injection_kinds(response: str) -> list[str]:
-    """Which injections `response` attempts: "control_tokens", "grade_json" (empty: none)."""
+def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
+    """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk" (empty:
+    none); `rubrics`, where given, are the ones graded (a line ticking one off is grade talk). A
+    control token only named in prose (`judge_claims.without_named_tokens`) is none."""
     visible, drawn = visible_form(response), skeleton(response)
     literal = _literal_view(visible)
     seen = (response, visible, drawn)
     seen += (literal, skeleton(literal)) if literal is not None else ()
     kinds = []
-    if any(CONTROL.search(t) for t in seen):
+    if any(CONTROL.search(without_named_tokens(t, CONTROL)) for t in seen):
         kinds.append("control_tokens")
     if any(GRADE_JSON.search(t) for t in seen) or any(
         SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
     ):
         kinds.append("grade_json")
+    if any(grade_talk(t, rubrics) for t in (visible, drawn)):
+        kinds.append("grade_talk")
     return kinds
 
 
@@ -227,7 +245,8 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 SQUEEZED_GRADES = re.compile(
     r"[{\[]\s*grades\s*\]?\s*[:=]"  # a key opening an object: {grades: / {[grades]:
-    r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists
+    r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists,
+    rf"(?=\s*(?:$|[\[{{\d]|{_GRADE_WORD}))"  # then structure or a verdict
     r"|(?<![a-z])grades\s*\]?\s*[:=][\s\S]{0,400}?(?<![a-z])passed\s*\]?\s*:"
     r"|(?<![a-z])passed\s*\]?\s*:\s*(?:true|false|yes|no|on|off|0|1)(?![a-z0-9])",
     re.MULTILINE,
