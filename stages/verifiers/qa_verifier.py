@@ -8,8 +8,10 @@ for parity with the official metric. `passed` and the reward depart from it wher
 normalisation pays for a wrong answer: numbers compare as numbers (dropping punctuation makes `125`
 of `12.5`, `5` of `-5`, `12` of `1/2`), a gold that normalises to nothing (`A`, `The The`) matches
 as written (case-insensitive) instead of never, curly quotes normalise like straight ones, and an
-answer that negates the gold (`not Kahar`) is wrong however many tokens it shares, and a pass by
-token F1 needs every word of a gold (`Republic of China` is not `People's Republic of China`)."""
+answer that negates the gold (`not Kahar`) is wrong however many tokens it shares, token F1
+counts the gold's words in its order (`James Henry` is not `Henry James`), and a pass by token F1
+needs every word of a gold (`Republic of China` is not `People's Republic of China`). Which answer
+the response commits to, and whether it withdraws or doubts it, is `qa_commit`'s."""
 
 from __future__ import annotations
 
