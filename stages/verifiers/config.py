@@ -127,8 +127,8 @@ class QAVerifierConfig(_Config):
         0.8,
         ge=0,
         le=1,
-        description="Reward at or above which an 'f1' answer holding every word of a gold counts "
-        "as passed.",
+        description="Reward at or above which an 'f1' answer holding every word of a gold, in its "
+        "order, and no other word but a gloss restating it ('(RSPCA)') counts as passed.",
     )
     retrieval_weight: float = Field(
         0.0,

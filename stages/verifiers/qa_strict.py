@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 
@@ -55,6 +56,19 @@ _SYMBOLS = re.compile(
     r"(?i)(?<![\w+#-])([a-z]\w*)([+#]+)|(?<![\w+#-])([a-z]{1,2})(-)(?=\s|$|[.,;:!?)\"'])"
 )
 _MINUS_WORD = re.compile(r"(?i)(?<![\w-])(?:minus|negative)\s+(?=\.?\d)")
+_PERCENT_WORD = re.compile(r"(?i)(?<=\d)\s*(?:percent|per\s+cent|pct)(?![\w'-])")
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
+           "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")  # fmt: skip
+# A date written day first ("2 October 1990", "2nd of October") and month first ("October 2,
+# 1990") is one date: read in one order, so that the order of other words can count.
+_DAY_FIRST = re.compile(
+    rf"(?i)(?<![\w.,/-])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTHS})\.?(?![\w'-])"
+)
+_MONTH_DAY = re.compile(rf"(?i)(?<![\w'-])({_MONTHS})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\w'-])")
+# A currency code before its amount ("USD 3.50") or after it ("3.5 USD") is one amount: read after.
+_CODE_FIRST = re.compile(
+    r"(?<![\w.])(USD|EUR|GBP|JPY|INR|CNY|CHF|CAD|AUD|Rs)\.?\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d\w])"
+)
 _SPACED_SLASH = re.compile(r"(?<=\d)\s+/\s+(?=\d)")
 _COMPOUND = re.compile(r"(?i)(?<![\w'-])(" + "|".join(["twenty", "thirty", "forty", "fifty", "sixty",
                        "seventy", "eighty", "ninety"]) + r")[\s-]+(one|two|three|four|five|six|"
@@ -152,6 +166,10 @@ def _number_word(m: re.Match[str]) -> str:
     return str(_TENS.get(word, _WORDS.index(word) if word in _WORDS else 0))
 
 
+def _month_first(m: re.Match[str]) -> str:
+    return f"{m.group(2)} {m.group(1)}" if 1 <= int(m.group(1)) <= 31 else m.group()
+
+
 def _symbol(m: re.Match[str]) -> str:
     spelled = {"+": "plus", "#": "sharp", "-": "minus"}
     word, marks = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
@@ -178,16 +196,56 @@ def strict_tokens(text: str) -> list[str]:
     text = _MIXED.sub(_vulgar, text)
     text = _INNER_HYPHEN.sub(" ", text)  # before number words: `three-time` is `three time`
     text = _NUMBER_WORD.sub(_number_word, text)
-    text = _SCALE.sub(_scaled, text)
+    text = _MINUS_WORD.sub("-", text)  # `negative five`: the word read as a number just now
+    text = _PERCENT_WORD.sub("%", text)
+    text = _DAY_FIRST.sub(_month_first, text)  # `2 October 1990` is `October 2, 1990`
+    text = _MONTH_DAY.sub(r"\1 \2", text)  # `October 2nd`
+    text = _CODE_FIRST.sub(r"\2 \1", _SCALE.sub(_scaled, text))
     text = _SEQUENCE.sub(_sequence_token, text)
     text = _NUMBER.sub(_number_token, text)
     text = _SYMBOLS.sub(_symbol, text)
     return normalize_answer(text).split()
 
 
-_TRAILING_GLOSS = re.compile(r"\s*\(\s*[A-Z0-9][A-Z0-9&.]+\s*\)\s*[.!?]?\s*$")
+_TRAILING_GLOSS = re.compile(r"\(\s*([^()]{1,60}?)\s*\)\s*[.!]?\s*$")
+_ACRONYM = re.compile(r"[A-Z](?:\.?[A-Za-z&])*\.?")
+_SMALL_WORDS = frozenset(("of", "the", "for", "and", "to", "in", "on", "a", "an", "at", "by", "de",
+                          "du", "des", "la", "le", "von", "van", "y", "e", "und", "et"))  # fmt: skip
 
 
-def without_gloss(answer: str) -> str:
-    """The answer less one trailing parenthetical acronym or number: `… Animals (RSPCA)`."""
-    return _TRAILING_GLOSS.sub("", answer)
+def without_gloss(answer: str, golds: Sequence[str]) -> str:
+    """The answer less one trailing parenthetical that restates it: its initials (`... Animals
+    (RSPCA)`), a number it names (`twenty-one (21)`) or a gold whole. Any other gloss is a word of
+    the answer (`(WRONG)`, `(MAYBE)`, `(former)`)."""
+    m = _TRAILING_GLOSS.search(answer)
+    if not m:
+        return answer
+    head, gloss = answer[: m.start()].rstrip(), m.group(1)
+    gloss_tokens = strict_tokens(gloss)
+    if not gloss_tokens or not strict_tokens(head):
+        return answer
+    if any(gloss_tokens == strict_tokens(g) for g in golds):
+        return head
+    if len(gloss_tokens) == 1 and gloss_tokens[0].startswith("num"):
+        return head if gloss_tokens[0] in strict_tokens(head) else answer
+    return head if _initials_of(head, gloss) else answer
+
+
+def _initials_of(head: str, gloss: str) -> bool:
+    """`gloss` is an acronym of `head`'s words: all of them, the capitalised ones, or all but
+    the small ones (`RSPCA`, `U.S.`, `UNESCO`)."""
+    if not _ACRONYM.fullmatch(gloss):
+        return False
+    letters = re.sub(r"[^A-Za-z]", "", gloss).upper()
+    words = [w for w in re.split(r"[\s\-\u2010-\u2014/]+", head) if re.search(r"[^\W\d_]", w)]
+    firsts = [next(c for c in w if c.isalpha()) for w in words]
+    options = (
+        firsts,
+        [c for c in firsts if c.isupper()],
+        [
+            c
+            for w, c in zip(words, firsts, strict=True)
+            if w.lower().strip(",.") not in _SMALL_WORDS
+        ],
+    )
+    return len(letters) >= 2 and any("".join(o).upper() == letters for o in options)

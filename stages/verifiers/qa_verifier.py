@@ -8,8 +8,10 @@ for parity with the official metric. `passed` and the reward depart from it wher
 normalisation pays for a wrong answer: numbers compare as numbers (dropping punctuation makes `125`
 of `12.5`, `5` of `-5`, `12` of `1/2`), a gold that normalises to nothing (`A`, `The The`) matches
 as written (case-insensitive) instead of never, curly quotes normalise like straight ones, and an
-answer that negates the gold (`not Kahar`) is wrong however many tokens it shares, and a pass by
-token F1 needs every word of a gold (`Republic of China` is not `People's Republic of China`)."""
+answer that negates the gold (`not Kahar`) is wrong however many tokens it shares, token F1
+counts the gold's words in its order (`James Henry` is not `Henry James`), and a pass by token F1
+needs every word of a gold (`Republic of China` is not `People's Republic of China`). Which answer
+the response commits to, and whether it withdraws or doubts it, is `qa_commit`'s."""
 
 from __future__ import annotations
 
@@ -19,6 +21,17 @@ from collections.abc import Sequence
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
 from stages.verifiers.judge_fence import CONTROL, visible_form
+from stages.verifiers.qa_commit import (
+    BRACKET_REF,
+    CITE_LINE,
+    CITE_TAG,
+    Final,
+    after_answer,
+    problem_before,
+    problem_in,
+    read_final,
+    strip_inline_citations,
+)
 from stages.verifiers.qa_strict import (
     END_MARKERS,
     QUOTES,
@@ -28,14 +41,9 @@ from stages.verifiers.qa_strict import (
 )
 from stages.verifiers.types import QAReference, Verdict, fail
 
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL | re.IGNORECASE)
-_ANSWER_LINE = re.compile(r"(?im)^\s*[*_]*(?:final answer|answer)[*_]*\s*[:：][*_]*\s*(.+)$")
-_CITE_TAG = re.compile(
-    r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
-)
-_CITE_LINE = re.compile(r"(?im)^\s*(?:supporting paragraphs?|citations?|sources?)\s*[:：]\s*(.+)$")
-_BRACKET_REF = re.compile(r"\[(?:paragraph\s*)?(\d+)\]", re.IGNORECASE)
 _NEGATION = re.compile(r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none)(?![\w'])|n't(?!\w)")
+# A choice letter in parentheses ("(A)", "A)") is the letter: SQuAD reads `A` as an article.
+_CHOICE = re.compile(r"\(\s*([^\W\d_])\s*\)|([^\W\d_])\s*\)")
 
 
 def token_f1(prediction: str, gold: str) -> float:
@@ -50,8 +58,11 @@ def token_f1(prediction: str, gold: str) -> float:
 
 
 def _as_written(text: str) -> str:
-    """A gold that SQuAD normalises to nothing ("A", "The The") is compared as written."""
-    return " ".join(text.translate(QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
+    """A gold that SQuAD normalises to nothing ("A", "The The") is compared as written, a choice
+    letter in parentheses as the letter."""
+    text = " ".join(text.translate(QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
+    choice = _CHOICE.fullmatch(text)
+    return (choice.group(1) or choice.group(2)) if choice else text
 
 
 def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, float]:
@@ -59,7 +70,9 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, floa
     holds) on number-aware tokens, best over the golds. Plain F1 pays for listing guesses ("Paris
     London" scores 0.67 against "Paris", more than the 0.5 a model torn between the two earns by
     committing to one). With k equally long guesses of which one is right F1 x precision is
-    2 / (k (k + 1)) <= 1 / k, the expected reward of committing: hedging never pays."""
+    2 / (k (k + 1)) <= 1 / k, the expected reward of committing: hedging never pays. The tokens
+    in common are the gold's in its order (a longest common subsequence): "Missouri City, Kansas"
+    names another place than "Kansas City, Missouri" with the same words."""
     em, hedge_proof, complete = 0.0, 0.0, 0.0
     pred = strict_tokens(answer)
     for gold in golds:
@@ -70,7 +83,7 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, floa
             )
             continue
         em = max(em, float(pred == gold_tokens))
-        common = sum((Counter(pred) & Counter(gold_tokens)).values())
+        common = _in_order(pred, gold_tokens)
         if pred and common:
             precision, recall = common / len(pred), common / len(gold_tokens)
             score = 2 * precision * recall / (precision + recall) * precision
@@ -79,31 +92,42 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, floa
     return em, max(em, hedge_proof), max(em, complete)
 
 
+def _in_order(pred: list[str], gold: list[str]) -> int:
+    """How many of the gold's tokens `pred` holds in the gold's order (LCS length). An answer over
+    50 times the gold's length scores under 0.001 anyway: 0, and no quadratic work on it."""
+    if len(pred) > 50 * len(gold) + 50:
+        return 0
+    row = [0] * (len(gold) + 1)
+    for token in pred:
+        diagonal = 0
+        for j, gold_token in enumerate(gold, start=1):
+            diagonal, row[j] = (
+                row[j],
+                diagonal + 1 if token == gold_token else max(row[j], row[j - 1]),
+            )
+    return row[-1]
+
+
 def extract_qa_answer(response: str) -> str:
-    """<answer>..</answer>, else the last "Answer:" line, else the last non-empty line."""
-    return answer_and_rest(response)[0]
+    """The committed answer (`qa_commit.read_final`): <answer>..</answer>, else an "Answer:" line,
+    else a response of one line; empty where the response commits to none."""
+    return read_final(response).answer
 
 
-def answer_and_rest(response: str) -> tuple[str, str]:
-    """The final answer (as `extract_qa_answer`) and the text that follows it."""
-    tags = list(_ANSWER_TAG.finditer(response))
-    if tags:
-        return tags[-1].group(1).strip(), response[tags[-1].end() :]
-    lines = list(_ANSWER_LINE.finditer(response))
-    if lines:
-        return lines[-1].group(1).strip().strip("*_").strip(), response[lines[-1].end() :]
-    return next((line.strip() for line in reversed(response.splitlines()) if line.strip()), ""), ""
+_END_AT_END = re.compile(rf"(?:{END_MARKERS.pattern})\Z")
 
 
-def after_answer(rest: str) -> str:
-    """What follows the final answer besides citations and punctuation: an answer taken back
-    (`<answer>Canberra</answer> Wait, no. It is Sydney.`) or explained away."""
-    rest = _CITE_LINE.sub(" ", _CITE_TAG.sub(" ", rest))
-    rest = END_MARKERS.sub(" ", _BRACKET_REF.sub(" ", rest))  # `</s>`, `<|im_end|>`
-    return " ".join(re.sub(r"[^\w]+", " ", rest).split())
-
-
-_TRAILING_END = re.compile(rf"(?:\s*(?:{END_MARKERS.pattern}))+\s*\Z")
+def _before_trailing_ends(text: str) -> int:
+    """Where the end-of-text markers and spaces that close `text` begin, found from the end (a
+    regex searched forwards retried every start in a run of spaces: quadratic)."""
+    end = len(text)
+    while True:
+        while end and text[end - 1].isspace():
+            end -= 1
+        marker = _END_AT_END.search(text, max(0, end - 64), end)  # a marker is < 64 chars
+        if not marker:
+            return end
+        end = marker.start()
 
 
 def control_problem(response: str) -> str | None:
@@ -112,16 +136,22 @@ def control_problem(response: str) -> str | None:
     that only close the response (`<answer>Paris</answer></s>`) are how a turn ends, not a
     forged one."""
     seen = visible_form(response)
-    seen = seen[: _TRAILING_END.search(seen).start()] if _TRAILING_END.search(seen) else seen
+    seen = seen[: _before_trailing_ends(seen)]
     return "the response carries chat-template control tokens" if CONTROL.search(seen) else None
 
 
 def extract_citations(response: str) -> list[int] | None:
     """Paragraph ids the response cites, or None when it cites none."""
-    found = _CITE_TAG.findall(response) or _CITE_LINE.findall(response)
+    found = CITE_TAG.findall(response) or CITE_LINE.findall(response)
     if found:
-        return sorted({int(n) for chunk in found for n in re.findall(r"\d+", chunk)})
-    refs = _BRACKET_REF.findall(response)
+        return sorted(
+            {int(n) for chunk in found for n in re.findall(r"(?<!\d)\d{1,9}(?!\d)", chunk)}
+        )
+    refs = [
+        n
+        for chunk in BRACKET_REF.findall(response)
+        for n in re.findall(r"(?<!\d)\d{1,9}(?!\d)", chunk)
+    ]  # an id of 10 digits or more is none: int() refuses 4300 digits
     return sorted({int(n) for n in refs}) if refs else None
 
 
@@ -144,23 +174,72 @@ class QAVerifier:
 
     def verify(self, response: str, reference: QAReference | str) -> Verdict:
         ref = QAReference(answer=reference) if isinstance(reference, str) else reference
+        final = read_final(response)
         control = control_problem(response)
-        if control:
-            return fail("parse_error", control)
-        answer, rest = answer_and_rest(response)
+        if control or (final.problem and not final.conflict):
+            return fail("parse_error", control or final.problem or "")
+        if final.problem:
+            return fail("failed", final.problem)
+        answer = final.answer
         if not _as_written(answer):
             return fail("parse_error", "no answer in the response")
-        trailing = after_answer(rest)
         golds = [ref.answer, *ref.aliases]
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
+        details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
+        passed, score, reason = self._answer_score(strip_inline_citations(answer, golds), golds)
+        refused = _refusal(final, golds)
+        if refused:
+            passed, score, reason = False, 0.0, refused
+        reward = self._weighted(score, ref, extract_citations(response), details)
+        return Verdict(
+            passed=passed,
+            reward=reward,
+            status="ok" if passed else "failed",
+            reason=reason,
+            details=details,
+        )
+
+    def _answer_score(self, answer: str, golds: Sequence[str]) -> tuple[bool, float, str]:
+        """(passed, score, reason) of the committed answer's words against the golds."""
         strict_em, hedge_proof, complete = strict_scores(answer, golds)
         negated = _NEGATION.search(answer.translate(QUOTES))
         if negated and not any(_NEGATION.search(g) for g in golds):
             strict_em = hedge_proof = complete = 0.0  # "not Kahar": the gold's tokens, not meaning
         score = strict_em if self.config.metric == "em" else hedge_proof
-        details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
-        cited = extract_citations(response)
+        # A pass by F1 needs every word of a gold, in its order: "Republic of China" scores 0.96
+        # against "People's Republic of China" and is another country; and no word besides but
+        # for a gloss that restates the answer: "anti Royal Society for the Prevention of Cruelty
+        # to Animals" scores 0.84 and says the opposite, "... Animals (RSPCA)" passes.
+        words = strict_tokens(without_gloss(answer, golds))
+        same_words = any(words == strict_tokens(g) for g in golds)
+        passed = bool(strict_em) or (same_words and complete >= self.config.f1_threshold)
+        if strict_em:
+            return passed, score, "exact match"
+        if negated and not passed:
+            return passed, score, f"the answer negates the gold ({negated.group()!r})"
+        if hedge_proof >= self.config.f1_threshold and not passed:
+            return (
+                passed,
+                score,
+                f"token F1 x precision = {hedge_proof:.2f}, but "
+                + (
+                    "a word of the gold is missing or out of order"
+                    if not complete
+                    else "the answer adds words"
+                ),
+            )
+        return (
+            passed,
+            score,
+            f"token F1 x precision = {hedge_proof:.2f}" + ("" if passed else " below threshold"),
+        )
+
+    def _weighted(
+        self, score: float, ref: QAReference, cited: list[int] | None, details: dict
+    ) -> float:
+        """The answer's score with the citations' share and the hop weight; `details` gains the
+        citation figures."""
         if cited is not None and ref.supporting_ids:
             precision, recall, cite_f1 = retrieval_scores(cited, ref.supporting_ids)
             details.update(cited=cited, retrieval_precision=precision, retrieval_recall=recall)
@@ -172,50 +251,19 @@ class QAVerifier:
             reward = (1 - w) * score + w * cite_f1
         if self.config.hop_weighting and ref.num_hops and ref.num_hops > 2:
             reward *= 1 + self.config.hop_weight_per_extra_hop * (ref.num_hops - 2)
-        # A pass by F1 needs every word of a gold: "Republic of China" scores 0.96 against
-        # "People's Republic of China" and is another country.
-        # ... and no word besides (in any order: `2 October 1990`), but for a one-word gloss:
-        # "anti Royal Society for the Prevention of Cruelty to Animals" scores 0.84 and says the
-        # opposite.
-        words = Counter(strict_tokens(without_gloss(answer)))
-        same_words = any(words == Counter(strict_tokens(g)) for g in golds)
-        passed = bool(strict_em) or (same_words and complete >= self.config.f1_threshold)
-        refused = _refusal(answer, trailing, golds)
-        if refused:
-            passed, reward, reason = False, 0.0, refused
-        elif strict_em:
-            reason = "exact match"
-        elif negated and not passed:
-            reason = f"the answer negates the gold ({negated.group()!r})"
-        elif hedge_proof >= self.config.f1_threshold and not passed:
-            reason = f"token F1 x precision = {hedge_proof:.2f}, but " + (
-                "a word of the gold is missing" if not complete else "the answer adds words"
-            )
-        else:
-            reason = f"token F1 x precision = {hedge_proof:.2f}" + (
-                "" if passed else " below threshold"
-            )
-        return Verdict(
-            passed=passed,
-            reward=reward,
-            status="ok" if passed else "failed",
-            reason=reason,
-            details=details,
-        )
+        return reward
 
     def verify_batch(self, items: Sequence[tuple[str, QAReference | str]]) -> list[Verdict]:
         return [self.verify(response, reference) for response, reference in items]
 
 
-def _refusal(answer: str, trailing: str, golds: Sequence[str]) -> str | None:
-    """Why the answer is not one whatever its words: text after it, or a question ("Steve
-    Jobs?" asks: doubt) where no gold is one."""
+def _refusal(final: Final, golds: Sequence[str]) -> str | None:
+    """Why the answer is not one whatever its words: doubt or a negation before it, a mark in it
+    that withdraws it (a strikethrough, `!=`, a question mark, `(MAYBE)`), text after it."""
+    trailing = after_answer(final.rest)
     if trailing:
         return f"text follows the final answer: {trailing[:80]!r}"
-    asked = answer.rstrip().rstrip("!.\u3002\uff01").endswith(("?", "\uff1f", "\u061f"))
-    if asked and not any(g.rstrip().endswith("?") for g in golds):
-        return "the answer is a question (doubt), not a statement"
-    return None
+    return problem_before(final.before) or problem_in(final.answer, golds)
 
 
 class ExactMatchVerifier:

@@ -1,0 +1,286 @@
+"""Which QA answer a response commits to, and whether it stands. Strict by construction: where
+the response is unsure, says two things, or withdraws what it says, it has no answer.
+
+- The final answer is an `<answer>` tag, else an `Answer:` line, else a response of one line
+  (lines holding only citations aside). Every tag, `Answer:` line and stated answer ("the answer
+  is London", "London is the answer") must name the same answer: several that disagree are none.
+- The answer's sentence and the one before it may hold no doubt ("maybe", "I think"), the 400
+  characters before it no guess or not knowing ("a random guess", "I cannot determine", "not
+  sure") nor a wrong mark, and the answer's clause no negation.
+- The answer itself may carry no strikethrough (`~~Paris~~`, `<del>`, a stroke overlay), no
+  symbolic negation (`!=`, `≠`, `¬`), no question mark and no doubt or disowning word that no gold
+  has (`(?)`, `(MAYBE)`, `(WRONG)`).
+- After it only citations (bracketed numbers, paragraph or document ids), end-of-text markers and
+  closing punctuation may follow: a citation line or tag holding anything else, a word or a mark
+  (`❌`, `?`) takes the answer back."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from stages.verifiers.qa_strict import END_MARKERS, QUOTES, strict_tokens
+
+# `<answer>`, also spaced or named `final_answer`: a malformed tag still states an answer.
+_TAG_OPEN = re.compile(r"<\s*(?:final[_\s-]?)?answer\b[^<>]*>", re.IGNORECASE)
+_TAG_CLOSE = re.compile(r"<\s*/\s*(?:final[_\s-]?)?answer\s*>", re.IGNORECASE)
+_BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
+# Spaces within a line only (`[^\S\n]`): `^\s*` from every line start of a run of newlines
+# rescans the run (quadratic). The value may stand on the next line ("Answer:\nParis").
+_ANSWER_LINE = re.compile(
+    r"(?im)^[^\S\n]*[*_]*(?:final answer|answer)[*_]*[^\S\n]*[:：][*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
+)
+CITE_TAG = re.compile(
+    r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
+)
+CITE_LINE = re.compile(
+    r"(?im)^[^\S\n]*(?:supporting paragraphs?|citations?|sources?)[^\S\n]*[:：][^\S\n]*(\S.*)$"
+)
+BRACKET_REF = re.compile(r"\[(?:paragraphs?\s*)?(\d+(?:\s*[,;]\s*\d+)*)\]", re.IGNORECASE)
+# What a citation may hold: numbers, bracketed or not, and ids (`paragraph 2`, `doc3`, `P1`), never
+# words: a retraction written as a source ("Sources: actually London") is text after the answer.
+_CITATION_ITEM = (  # possessive: a long run of digits is read once, never split many ways
+    r"[\[(]?\s*+(?:(?:paragraphs?|para|passages?|documents?|doc|p|#)\s*+[-_#]?\s*+)?\d++\s*+[\])]?"
+)
+_CITATIONS_ONLY = re.compile(
+    rf"(?i)\s*{_CITATION_ITEM}(?:\s*(?:[,;&]|and)?\s*{_CITATION_ITEM})*\s*[.]?\s*"
+)
+# "The answer is London", "My final answer: London", "London is the answer": a stated answer.
+_STATED = re.compile(
+    r"(?i)(?<![\w<>/])answer(?:\s+to\s+(?:the|this)\s+question)?\s*(?:is|was|would\s+be"
+    r"|should\s+be|must\s+be|will\s+be|remains|[:：=])(?![\w])[\s*_]*(?P<value>[^\n]{0,200})"
+)
+_STATED_BEFORE = re.compile(
+    r"(?i)\s(?:is|was|would\s+be)\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer(?![\w>])"
+)
+# Words that point at an answer rather than state one ("Here is the answer:", "The answer is below:
+# <answer>..", "So Paris is the answer").
+_POINTER = re.compile(
+    r"(?i)^(?:[\s:*_]|(?:below|as\s+follows|the\s+following|following|here|this|that|there|it"
+    r"|simple|simply|therefore|thus|so|then|hence|now)(?![\w'])[\s:,.]*)+"
+)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
+# Personal doubt before the answer: a guess, not a commitment.
+_DOUBT_BEFORE = re.compile(
+    r"(?i)(?<![\w'])(?:sure|confidence|confident|maybe|perhaps|probably|possibly|tentative"
+    r"|tentatively|hopefully|luck|unclear|doubt|doubtful|who\s+knows|hard\s+to\s+(?:say|tell)"
+    r"|top\s+of\s+my\s+head|(?:i|we)\s+(?:think|believe|suppose|bet|assume|reckon|suspect)"
+    r"|(?:might|could|may)\s+(?:well\s+)?be|without\s+(?:\w+\s+)?(?:checking|verifying)"
+    r"|(?:i'?d|i\s+would)\s+say)(?![\w'])"
+)
+# ... and anywhere in the 400 characters before it, saying that it is no answer at all: a guess,
+# not knowing, a wrong mark ("I have no idea. Let me just pick one. <answer>Paris</answer>").
+_NO_COMMITMENT = re.compile(
+    r"(?i)(?<![\w'])(?:unsure|uncertain|uncertainty|guess|guessing|guessed|guesswork|guesstimate"
+    r"|hunch|dunno|idk|random|randomly|arbitrary|arbitrarily|speculate|speculating|speculative"
+    r"|speculation|insufficient|no\s+idea|no\s+clue|clueless|beats\s+me|shot\s+in\s+the\s+dark"
+    r"|coin\s+(?:flip|toss)|not\s+(?:sure|certain|enough|positive)"
+    r"|(?:cannot|can\s*not|can't|could\s*n[o']t|unable\s+to)\s+(?:\w+\s+)?(?:determine|tell"
+    r"|say|know|find|answer|verify|confirm|identify|figure|be\s+certain)"
+    r"|(?:don't|do\s+not|didn't|did\s+not)\s+know|(?:impossible|no\s+way)\s+to\s+(?:say|tell"
+    r"|know|determine)|lack(?:ing)?\s+(?:of\s+)?(?:information|evidence|context))(?![\w'])"
+    r"|[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e\U0001f914\U0001f937]"
+)
+# In the answer's own clause: a negation ("It is not <answer>Paris</answer>").
+_NEGATION = re.compile(
+    r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none|wrong|incorrect|false)(?![\w'])|n't(?!\w)"
+)
+_CLAUSE_BREAK = re.compile(r"[,;:\u2014]")
+_STRIKE = re.compile(r"~|<\s*/?\s*(?:del|strike|s)\s*>|line-through", re.IGNORECASE)
+_STRIKE_OPEN = re.compile(r"~~|<\s*(?:del|strike|s)\s*>", re.IGNORECASE)
+_STRIKE_CLOSE = re.compile(r"~~|<\s*/\s*(?:del|strike|s)\s*>", re.IGNORECASE)
+_SYMBOLIC_NEGATION = re.compile(
+    r"!=|=/=|/=|=\\=|<>|[\u2260\u00ac\u2262\u2209\u2244\u2249\u2247\u2284\u2285]"
+    r"|\\(?:neq?|not|lnot|neg)(?![a-zA-Z])|(?<![\w!])!(?=\s*\w)|(?<![\w-])[-\u2212](?=[^\W\d_])"
+)
+_QUESTION = re.compile(
+    "[?\uff1f\u061f\u00bf\u2047\u2048\u2049\u203d\u2e2e\u2753\u2754\ufe56\U0001f914\U0001f937]"
+)  # and the thinking face and the shrug
+_WRONG_MARK = re.compile("[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e]")
+# Doubt or disowning words inside the answer ("<gold> (MAYBE)", "(WRONG)", "roughly 5").
+_DOUBT_IN_ANSWER = re.compile(
+    r"(?i)(?<![\w'])(?:maybe|perhaps|probably|possibly|likely|unlikely|guess|guessing|guessed"
+    r"|unsure|uncertain|doubt|doubtful|dubious|wrong|incorrect|false|mistaken|mistake|erroneous"
+    r"|fake|bogus|invalid|untrue|approx|approximately|roughly|circa|nearly|almost|about|around"
+    r"|unconfirmed|unverified|disputed|tentative|questionable|retracted|withdrawn|sure|unsure"
+    r"|confidence|confident|idk|dunno|nope|nah|non|anti|except|excluding|besides|instead"
+    r"|rather|nor|neither)(?![\w'])"
+)
+# What may follow an answer once citations and end markers are gone: closing punctuation.
+_CLOSING = re.compile(r"[\s.!,;:)\]}*_`\"'\u3002\uff01\u201d\u2019\u200b-\u200d\ufeff]+")
+_WINDOW = 400  # characters of context read before the answer
+
+
+@dataclass(frozen=True)
+class Final:
+    """The committed answer, the text before it and the text after it; `problem` says why there
+    is no answer (then `answer` is empty)."""
+
+    answer: str = ""
+    before: str = ""
+    rest: str = ""
+    problem: str | None = None
+    conflict: bool = False  # the problem is several answers, not none
+
+
+def answer_key(text: str) -> tuple[str, ...]:
+    """What two statements of an answer must share to be the same answer."""
+    text = BRACKET_REF.sub(" ", untagged(text)).strip().strip("*_").strip()
+    tokens = strict_tokens(text)
+    return tuple(tokens) if tokens else (" ".join(text.lower().rstrip(".!").split()),)
+
+
+def answer_tags(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, content) of every `<answer>..</answer>`, in one pass: a regex with a lazy
+    body would rescan the rest of the text from every unclosed opener (quadratic)."""
+    tags: list[tuple[int, int, str]] = []
+    opener = _TAG_OPEN.search(text)
+    while opener:
+        closer = _TAG_CLOSE.search(text, opener.end())
+        if not closer:
+            break
+        tags.append((opener.start(), closer.end(), text[opener.end() : closer.start()]))
+        opener = _TAG_OPEN.search(text, closer.end())
+    return tags
+
+
+def untagged(text: str) -> str:
+    """`text` with each answer tag replaced by its content."""
+    parts, pos = [], 0
+    for start, end, content in answer_tags(text):
+        parts += [text[pos:start], content]
+        pos = end
+    return "".join([*parts, text[pos:]])
+
+
+def read_final(response: str) -> Final:
+    """The final answer (see the module docstring) and whether the response commits to it alone."""
+    tags = answer_tags(response)
+    lines = list(_ANSWER_LINE.finditer(response))
+    if tags:
+        start, end, content = tags[-1]
+        final = Final(content.strip(), response[:start], response[end:])
+    elif lines:
+        value = lines[-1].group(1).strip().strip("*_").strip()
+        final = Final(value, response[: lines[-1].start()], response[lines[-1].end() :])
+    else:
+        final = _one_line(response)
+        if final.problem:
+            return final
+    committed = [t[2] for t in tags] + [m.group(1) for m in [*lines, *_BOXED.finditer(response)]]
+    others, stated = {c.strip() for c in committed} - {final.answer}, _stated_values(response)
+    if not others and not stated:
+        return final
+    key = answer_key(final.answer)
+    if any(answer_key(other) != key for other in others):
+        return Final(problem="several final answers that disagree", conflict=True)
+    for value in stated:  # the first that disagrees: a megabyte of phrases is read no further
+        if answer_key(value) != ("",) and not _agrees(value, final.answer, key):
+            return Final(
+                problem=f"the response states another answer: {value[:80]!r}", conflict=True
+            )
+    return final
+
+
+def _one_line(response: str) -> Final:
+    """A response without a tag or an `Answer:` line answers only with one line (besides lines of
+    citations or end markers): in a longer one the last line is no commitment ("The answer is
+    London.\\n\\nParis")."""
+    starts, offset = [], 0
+    for line in response.splitlines(keepends=True):
+        if after_answer(line):
+            starts.append((offset, line))
+        offset += len(line)
+    if len(starts) > 1:
+        return Final(problem="several lines and no <answer> tag or 'Answer:' line")
+    if not starts:
+        return Final()
+    start, line = starts[0]
+    return Final(line.strip(), response[:start], response[start + len(line) :])
+
+
+def _stated_values(response: str) -> list[str]:
+    """What the response states as the answer ("the answer is X", "X is the answer")."""
+    plain = untagged(response)
+    values = [m.group("value") for m in _STATED.finditer(plain)]
+    for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
+        values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
+    cleaned = (_POINTER.sub("", raw.strip()) for raw in values)
+    return [value for value in cleaned if value]
+
+
+def _agrees(value: str, answer: str, key: tuple[str, ...]) -> bool:
+    """`value` states `answer`: the same answer whole, up to its sentence's end, or followed by a
+    comma or a parenthesis ("Paris, the capital of France")."""
+    sentence = re.split(r"(?<=\S)[.!?](?:\s|$)", value, maxsplit=1)[0]
+    if key in (answer_key(value), answer_key(sentence)):
+        return True
+    head = " ".join(value.translate(QUOTES).strip("*_ ").lower().split())
+    said = " ".join(answer.translate(QUOTES).lower().split())
+    return head.startswith(said) and head[len(said) : len(said) + 1] in (",", ";", "(", "\u2014")
+
+
+def problem_before(before: str) -> str | None:
+    """Doubt in the answer's sentence or the one before it, a guess or not knowing anywhere
+    close before it, a negation in its clause, or a strikethrough opened before it and not
+    closed."""
+    if len(_STRIKE_OPEN.findall(before)) > len(_STRIKE_CLOSE.findall(before)) or (
+        before.count("~~") % 2
+    ):
+        return "the answer is struck through"
+    window = before[-_WINDOW:]
+    parts = [p for p in _SENTENCE_BREAK.split(window) if p.strip()]
+    own = parts[-1] if parts and not re.search(r"[.!?\n]\s*$", window) else ""
+    doubt = _NO_COMMITMENT.search(window.translate(QUOTES)) or next(
+        (m for m in map(_DOUBT_BEFORE.search, parts[-2:]) if m), None
+    )
+    if doubt:
+        return f"doubt stated before the answer ({doubt.group()!r})"
+    clause = _CLAUSE_BREAK.split(own)[-1]
+    negation = _NEGATION.search(clause.translate(QUOTES))
+    if negation:
+        return f"the answer's clause negates it ({negation.group()!r})"
+    return None
+
+
+def problem_in(answer: str, golds: Sequence[str]) -> str | None:
+    """Marks inside the answer that withdraw it, unless a gold has them too."""
+    gold_text = " ".join(golds)
+    overlaid = any(unicodedata.combining(c) == 1 or unicodedata.category(c) == "Me" for c in answer)
+    if overlaid or (_STRIKE.search(answer) and not _STRIKE.search(gold_text)):
+        return "the answer is struck through"
+    negation = _SYMBOLIC_NEGATION.search(answer.translate(QUOTES))
+    if negation and not _SYMBOLIC_NEGATION.search(gold_text.translate(QUOTES)):
+        return f"the answer negates the gold ({negation.group()!r})"
+    if _WRONG_MARK.search(answer) and not _WRONG_MARK.search(gold_text):
+        return "the answer is marked wrong"
+    if len(_QUESTION.findall(answer)) > max(len(_QUESTION.findall(g)) for g in golds):
+        return "the answer is a question (doubt), not a statement"
+    gold_words = {w.lower() for g in golds for w in re.findall(r"\w+", g)}
+    for m in _DOUBT_IN_ANSWER.finditer(answer):
+        if m.group().lower() not in gold_words:
+            return f"the answer holds a word of doubt ({m.group()!r})"
+    return None
+
+
+def after_answer(rest: str) -> str:
+    """What follows the final answer besides citations, end markers and closing punctuation: an
+    answer taken back (`<answer>Canberra</answer> Wait, no. It is Sydney.`), explained away, or
+    marked wrong (`❌`)."""
+    rest = CITE_TAG.sub(lambda m: _citation_or_text(m.group(1)), rest)
+    rest = CITE_LINE.sub(lambda m: _citation_or_text(m.group(1)), rest)
+    rest = END_MARKERS.sub(" ", BRACKET_REF.sub(" ", rest))  # `</s>`, `<|im_end|>`
+    return " ".join(_CLOSING.sub(" ", rest).split())
+
+
+def _citation_or_text(content: str) -> str:
+    return " " if _CITATIONS_ONLY.fullmatch(content) else f" {content} "
+
+
+def strip_inline_citations(answer: str, golds: Sequence[str]) -> str:
+    """`Paris [2]`: a bracketed citation in the answer cites, it is no word of it."""
+    if any("[" in g for g in golds):
+        return answer
+    return " ".join(BRACKET_REF.sub(" ", answer).split())
