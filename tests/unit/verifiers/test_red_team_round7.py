@@ -35,33 +35,7 @@ OPEN = {
 
 
 # Holes found and not closed yet (issue 27): each a strict xfail until its fix lands.
-OPEN_HOLES: set[str] = {
-    "s-qa-033",
-    "s-qa-034",
-    "s-qa-035",
-    "s-qa-036",
-    "s-qa-037",
-    "s-qa-038",
-    "s-qa-039",
-    "s-qa-040",
-    "s-qa-041",
-    "s-qa-042",
-    "s-qa-043",
-    "s-qa-044",
-    "s-qa-045",
-    "s-qa-046",
-    "s-qa-047",
-    "s-qa-048",
-    "s-qa-049",
-    "s-qa-050",
-    "s-qa-053",
-    "s-qa-055",
-    "s-qa-056",
-    "s-qa-057",
-    "s-qa-058",
-    "s-qa-084",
-    "s-qa-085",
-}
+OPEN_HOLES: set[str] = set()  # none left open
 
 
 def _params(family: str) -> list:
