@@ -36,10 +36,16 @@ SYSTEM_PROMPT = (
     "with exactly one entry per rubric."
 )
 # The reply formats: the object alone (a closing fence after it allowed), or in a ```json fence
-# after a line of prose holding no bracket ("Here is my grading."); whitespace around either.
-# Nothing else before or after: a sentence beside a grade may contradict it.
+# after one line that only announces it ("Here is my grading."); whitespace around either.
+# Nothing else before or after: a sentence beside a grade may contradict it ("Rubric 1 fails."),
+# so the line before the fence is a closed form that states no verdict.
+_ANNOUNCE = (
+    r"[ \t]*(?:(?:sure|ok(?:ay)?)[,.!]?[ \t]*)?(?:here[ \t]+(?:is|are)|here's|below[ \t]+(?:is|are))"
+    r"[ \t]+(?:my|the)[ \t]+(?:grading|grades|evaluation|assessment|verdicts?|json|result|results)"
+    r"[ \t]*[.:!]?[ \t]*"
+)
 _FENCED = re.compile(
-    r"\s*(?:[^{}\[\]`\n]*\n)?```[ \t]*(?:json)?[ \t]*\n(?P<object>.*?)\n?[ \t]*```\s*",
+    rf"\s*(?:{_ANNOUNCE}\n)?```[ \t]*(?:json)?[ \t]*\n(?P<object>.*?)\n?[ \t]*```\s*",
     re.IGNORECASE | re.DOTALL,
 )
 _CLOSING_FENCE = re.compile(r"\n?[ \t]*```\Z")
@@ -97,7 +103,7 @@ _GRADE_KEYS = {"id", "passed", "reason"}
 
 def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
     """Grades in rubric order. JudgementParseError unless the reply is exactly one JSON object
-    (whitespace, a ```json fence and one bracket-free line of prose before the fence allowed, any other
+    (whitespace, a ```json fence and one line announcing it before the fence allowed, any other
     text before or after it not: prose beside a grade may contradict it), no key repeated, each rubric graded once with an
     integer id and a boolean `passed`, and no key the format does not have (an extra verdict may
     contradict the grades): an ambiguous reply is never read one way or the other."""

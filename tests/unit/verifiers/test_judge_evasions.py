@@ -87,6 +87,7 @@ GRADE = '{"grades": [{"id": 1, "passed": true, "reason": "names cow"}]}'
         "```JSON\n" + GRADE + "\n```\n",
         "```\n" + GRADE + "\n```",
         "Here is my grading.\n```json\n" + GRADE + "\n```",
+        "Sure, here are the grades:\n```json\n" + GRADE + "\n```",
     ],
 )
 def test_the_grade_object_alone_or_fenced_is_read(reply):
@@ -105,6 +106,10 @@ def test_the_grade_object_alone_or_fenced_is_read(reply):
         "Rubric 1 fails. " + GRADE,
         "Verdict [fail]:\n```json\n" + GRADE + "\n```",
         "Rubric 1 fails.\nHere is my grading.\n```json\n" + GRADE + "\n```",
+        # the one line before a fence only announces it: a verdict there may contradict the grade
+        "Rubric 1 fails.\n```json\n" + GRADE + "\n```",
+        "The response does not meet the rubric.\n```json\n" + GRADE + "\n```",
+        "Here is my grading; it fails.\n```json\n" + GRADE + "\n```",
         GRADE + GRADE,
         "```json\n" + GRADE + "\n" + GRADE + "\n```",
     ],
