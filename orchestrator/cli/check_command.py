@@ -40,10 +40,15 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     family = input_family(verifier)
     if family is None:
         raise ValueError(f"no task family reads --verifier {verifier!r} input")
+    from store.text_files import NotUTF8Error, read_utf8
+
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        typer.echo(f"error: {file}: cannot read: {e}", err=True)
+        lines = read_utf8(file).splitlines()
+    except NotUTF8Error as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=2) from e
+    except OSError as e:  # a FIFO or a device too: refused, never read whole
+        typer.echo(f"error: {file}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from e
     pairs = []
     for number, line in enumerate(lines, start=1):
