@@ -190,3 +190,13 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temp_file(
         write_replacing(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["index.html"]
+
+
+def test_a_config_past_its_bound_is_refused_not_read_whole(tmp_path: Path) -> None:
+    from orchestrator.config_toml import read_toml
+    from orchestrator.errors import ConfigError
+
+    config = tmp_path / "run.toml"
+    config.write_text("# " + "x" * (16 << 20) + "\n")
+    with pytest.raises(ConfigError, match=r"run\.toml: cannot read: larger than 16,777,216 bytes"):
+        read_toml(config)
