@@ -17,7 +17,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 # What the command line reads whole: task files and exports of long runs fit many times over.
 MAX_FILE_BYTES = 1 << 30
@@ -47,6 +47,27 @@ def open_regular(path: Path | str) -> Iterator[BinaryIO]:
         raise
     with os.fdopen(fd, "rb") as f:
         yield f
+
+
+def open_appending(path: Path | str, encoding: str = "utf-8") -> TextIO:
+    """`path` open for appending text (made when absent), once it is known to be a regular file:
+    a FIFO put there is an `OSError` "not a regular file", never an open that waits for a reader
+    (opened without blocking; checked on the descriptor)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a FIFO with no reader
+            raise OSError(errno.EINVAL, "not a regular file", str(path)) from e
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "a", encoding=encoding)
 
 
 def read_regular_bytes(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:

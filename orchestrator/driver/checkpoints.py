@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,7 +30,7 @@ from store.blobs import BlobStore, sha256_file
 from store.errors import StoreError
 from store.log import EventLog
 from store.projections import RunState
-from store.text_files import NotUTF8Error, read_utf8
+from store.text_files import NotUTF8Error, open_appending, read_utf8
 
 log_ = get_logger("rlvr.checkpoints")
 OPTIMIZER_FILE = "optimizer.safetensors"  # stages/training/checkpoint.py's name for it
@@ -194,13 +192,8 @@ def claim(blobs: BlobStore, log: EventLog) -> None:
     path, me = blobs.root / _CLAIMS, store_identity(log)
     if me in _claim_lines(path):
         return
-    # O_APPEND: claims of concurrent drivers never overwrite each other. O_NONBLOCK and the
-    # check on the descriptor: a FIFO put there is refused, not an open that waits for a reader.
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise StoreError(f"{path}: cannot write: not a regular file")
-    with os.fdopen(fd, "a") as f:
+    # O_APPEND: claims of concurrent drivers never overwrite each other.
+    with open_appending(path) as f:
         if f.tell() == 0:
             f.write(f"since {time.time()}\n")
         f.write(me + "\n")

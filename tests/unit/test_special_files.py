@@ -200,3 +200,19 @@ def test_a_config_past_its_bound_is_refused_not_read_whole(tmp_path: Path) -> No
     config.write_text("# " + "x" * (16 << 20) + "\n")
     with pytest.raises(ConfigError, match=r"run\.toml: cannot read: larger than 16,777,216 bytes"):
         read_toml(config)
+
+
+def test_a_fifo_as_the_run_log_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """driver.jsonl is appended to by every driver: a FIFO put there blocked the run's start."""
+    import logging
+
+    from orchestrator.logging import configure
+
+    os.mkfifo(tmp_path / "driver.jsonl")
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    try:
+        with pytest.raises(OSError, match="not a regular file"):
+            _within(10, lambda: configure(json_file=tmp_path / "driver.jsonl"))
+    finally:
+        root.handlers[:] = handlers
