@@ -216,3 +216,13 @@ def test_a_fifo_as_the_run_log_is_refused_not_waited_on(tmp_path: Path) -> None:
             _within(10, lambda: configure(json_file=tmp_path / "driver.jsonl"))
     finally:
         root.handlers[:] = handlers
+
+
+def test_a_fifo_as_the_scheduled_runs_log_is_refused_not_waited_on(tmp_path: Path) -> None:
+    """The supervisor's children write to logs it opens for them: a FIFO put there blocked it."""
+    from orchestrator.driver.supervisor import ScheduledRun, start_scheduled
+
+    os.mkfifo(tmp_path / "scheduled-runs.log")
+    job = ScheduledRun(config="run.toml", cron="0 3 * * *")
+    with pytest.raises(OSError, match="not a regular file"):
+        _within(10, lambda: start_scheduled("events.db", job, tmp_path))
