@@ -61,8 +61,9 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
             # A task file's own `solution` is checked when there is no response (stage 2's check).
             field = "solution" if "response" not in obj and "solution" in obj else "response"
             pairs.append((record_text(obj, field), family.check_reference(obj)))
-        except (json.JSONDecodeError, RecordError, RecursionError) as e:
-            msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        except (ValueError, RecordError, RecursionError) as e:
+            # ValueError: also an integer past Python's 4,300-digit limit (its hint cut off)
+            msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e).split("; use ")[0]
             if isinstance(e, RecursionError):  # the decoder recurses per level of nesting
                 msg = "invalid JSON: nested too deeply (arrays or objects inside each other)"
             typer.echo(f"error: {file}:{number}: {msg}", err=True)

@@ -226,3 +226,13 @@ def test_a_fifo_as_the_scheduled_runs_log_is_refused_not_waited_on(tmp_path: Pat
     job = ScheduledRun(config="run.toml", cron="0 3 * * *")
     with pytest.raises(OSError, match="not a regular file"):
         _within(10, lambda: start_scheduled("events.db", job, tmp_path))
+
+
+def test_rlvr_check_on_an_integer_past_the_digit_limit_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team round 8 (a8s-54..56): a ValueError traceback, where the task-file reader says one."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pairs.jsonl").write_text('{"response": "x", "reference": ' + "9" * 5000 + "}\n")
+    result = rlvr(capsys, "check", "pairs.jsonl", "--verifier", "math")
+    _one_line(result, "pairs.jsonl:1: Exceeds the limit (4300 digits)")
