@@ -28,6 +28,7 @@ from orchestrator.errors import ConfigError, OrchestratorError
 from store.events import PauseRequested, RunPaused
 from store.log import EventLog, StoredEvent
 from store.projections import RunState
+from store.text_files import open_appending
 
 DETACHED_LOG = "detached.log"  # in the run directory: what a driver the console started printed
 
@@ -174,7 +175,7 @@ def _detached(log: EventLog, run_id: str, state: RunState) -> Started:
     run_dir = Path(config_of(state).log_path) / run_id
     run_dir.mkdir(parents=True, exist_ok=True)
     output = run_dir / DETACHED_LOG
-    with output.open("ab") as sink:
+    with open_appending(output) as sink:  # a FIFO there: refused, not waited on
         # The store's URL travels in the environment, not argv (a password stays out of `ps`).
         job = subprocess.Popen(
             # `--asked-at-seq`: a pause recorded after this point (while the child starts) wins.

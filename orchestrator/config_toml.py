@@ -10,12 +10,14 @@ from typing import Any
 from orchestrator.errors import ConfigError
 from store.text_files import NotUTF8Error, read_utf8
 
+MAX_CONFIG_BYTES = 16 << 20  # a config is a few KB; a file past this is not one (read whole)
+
 
 def read_toml(path: Path) -> tuple[str, dict[str, Any]]:
     """A TOML file's text and data; `ConfigError` naming the file for what a person may hand us:
     unreadable, not UTF-8, bad syntax, nested past what the parser can follow."""
     try:
-        text = read_utf8(path)
+        text = read_utf8(path, MAX_CONFIG_BYTES)
     except NotUTF8Error as e:
         raise ConfigError(str(e)) from e
     except OSError as e:

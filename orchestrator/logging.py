@@ -13,11 +13,12 @@ import logging
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 
 from orchestrator.terminal import visible
+from store.text_files import open_appending
 
 _configured = False
 _SECRET_KEYS = re.compile(
@@ -144,6 +145,10 @@ class _RunFileHandler(logging.FileHandler):
     instead of logging's traceback per line."""
 
     _warned = False
+
+    def _open(self) -> TextIO:
+        # A FIFO put at driver.jsonl: refused (one line), not an open that waits for a reader.
+        return open_appending(self.baseFilename, self.encoding or "utf-8")
 
     def handleError(self, record: logging.LogRecord) -> None:
         if not self._warned:

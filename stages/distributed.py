@@ -22,11 +22,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stages.errors import StageInterrupted
+from store.text_files import read_utf8
 
 CHUNK_BYTES = 64 << 20  # the most one collective carries; mlx counts a message's bytes in 32 bits
 _HALF = 1 << 30  # a length travels as two int32 halves (high, low), so any size fits
@@ -263,7 +265,6 @@ def init_world(config: DistributedConfig) -> World:
 
 def _blank(path: str) -> bool:
     try:
-        with open(path, encoding="utf-8") as f:
-            return not f.read().strip()
-    except OSError:
+        return not read_utf8(Path(path), 1 << 20).strip()
+    except (OSError, ValueError):
         return False  # not ours to judge: init() reports what is wrong with it

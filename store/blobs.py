@@ -26,6 +26,7 @@ from pathlib import Path
 
 from store.crashpoints import crashpoint
 from store.errors import IntegrityError, StoreError
+from store.text_files import open_regular, read_regular_bytes
 
 _CHUNK = 1 << 20
 _TMP = ".tmp-"
@@ -36,6 +37,7 @@ _FOREIGN_TMP_STALE_S = 24 * 3600
 # for each run that writes here (store/blob_users.py). Never delete it: the runs recorded under
 # the old name would no longer be read by this store's GC.
 _ID_FILE = "blob-store-id"
+_MAX_ID_BYTES = 4096  # a uuid and a newline; a larger file is not an id
 
 
 class BlobWriteError(StoreError):
@@ -56,7 +58,7 @@ def sha256_bytes(data: bytes) -> str:
 
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         while chunk := f.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
@@ -94,9 +96,12 @@ class BlobStore:
                         os.link(aside, path)
                 finally:
                     aside.unlink(missing_ok=True)
-            return path.read_text().strip()
         except OSError as e:
             raise self._write_error(e) from e
+        try:
+            return read_regular_bytes(path, _MAX_ID_BYTES).decode("ascii", "replace").strip()
+        except OSError as e:  # a FIFO or a device put there: refused, never a read that blocks
+            raise StoreError(f"{path}: cannot read: {e.strerror or e}") from e
 
     def _path(self, digest: str) -> Path:
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
@@ -184,7 +189,7 @@ class BlobStore:
 
     def put_file(self, path: Path | str) -> str:
         def chunks() -> Iterable[bytes]:
-            with open(path, "rb") as src:
+            with open_regular(path) as src:
                 while chunk := src.read(_CHUNK):
                     yield chunk
 
@@ -240,7 +245,7 @@ class BlobStore:
 
     def get_bytes(self, digest: str) -> bytes:
         """A small blob (a manifest, a record) whole, verified."""
-        data = self._existing(digest).read_bytes()
+        data = read_regular_bytes(self._existing(digest))
         if sha256_bytes(data) != digest:
             raise IntegrityError(
                 f"blob {digest} is corrupt: its content no longer matches its hash"
@@ -251,7 +256,7 @@ class BlobStore:
         """Stream one blob to `target`, hashing while copying (one read); a corrupt blob leaves
         no target behind."""
         digest_now = hashlib.sha256()
-        with open(self._existing(digest), "rb") as src, open(target, "wb") as dst:
+        with open_regular(self._existing(digest)) as src, open(target, "wb") as dst:
             while chunk := src.read(_CHUNK):
                 digest_now.update(chunk)
                 dst.write(chunk)

@@ -16,21 +16,21 @@ produce a log that verifies; someone who holds the key can.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import hmac
 import json
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from store.errors import IntegrityError, StoreError
+from store.text_files import read_regular_bytes, write_replacing
 from store.verification import ChainBroken
 
 KEY_ENV = "RLVR_CHAIN_KEY_FILE"
 MIN_KEY_BYTES = 16
+_MAX_KEY_FILE_BYTES = 1 << 20  # a key or a head file; anything larger is not one
 
 
 @dataclass(frozen=True)
@@ -44,24 +44,10 @@ class Head:
         return {"run_id": self.run_id, "seq": self.seq, "hash": self.hash, "mac": self.mac}
 
 
-def read_regular_file(path: Path) -> bytes:
-    """The bytes of `path`, a regular file: a FIFO, a device or a directory put where a key or a
-    head belongs is an `OSError`, never a read that blocks every command for ever. Opened without
-    blocking and checked on the open descriptor, so nothing can be swapped in between."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    finally:
-        os.close(fd)
-
-
 class ChainKey:
     def __init__(self, path: Path) -> None:
         try:
-            self.secret = read_regular_file(path).strip()
+            self.secret = read_regular_bytes(path, _MAX_KEY_FILE_BYTES).strip()
         except OSError as e:
             raise StoreError(f"{KEY_ENV}={path}: cannot read the chain key: {e}") from e
         if len(self.secret) < MIN_KEY_BYTES:
@@ -116,7 +102,7 @@ class ChainKey:
         """The run's signed head and its pending one (the batch being committed), each checked."""
         path = self._path(run_id)
         try:
-            data = json.loads(read_regular_file(path))
+            data = json.loads(read_regular_bytes(path, _MAX_KEY_FILE_BYTES))
             parts = [_head_of(run_id, data, name) for name in ("head", "pending")]
         except FileNotFoundError:
             return None, None
@@ -141,7 +127,7 @@ class ChainKey:
         runs: dict[str, int] = {}
         for path in sorted(self.heads_dir.glob("*.json")) if self.heads_dir.is_dir() else []:
             try:
-                data = json.loads(read_regular_file(path))
+                data = json.loads(read_regular_bytes(path, _MAX_KEY_FILE_BYTES))
                 parts = [data.get("head"), data.get("pending")]
                 seq = max(part["seq"] for part in parts if part)
                 run_id = next(part["run_id"] for part in parts if part)
@@ -184,13 +170,7 @@ class ChainKey:
             "pending": pending.to_json() if pending else None,
         }
         self.heads_dir.mkdir(parents=True, exist_ok=True)
-        path = self._path(run_id)
-        temp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-        with temp.open("w") as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
+        write_replacing(self._path(run_id), json.dumps(data))
 
     # --- checking a log against its head -------------------------------------------------------
 

@@ -1,10 +1,27 @@
-"""Reading a text file a person hands the command line (a config, a task file, an export): UTF-8
-or an error that names the file and the line of the first bad byte, never a `UnicodeDecodeError`
-traceback. Lives on the bottom floor so that every package reads such files one way."""
+"""Reading a file a person hands the command line (a config, a task file, an export, a key, a
+blob store's side files) and writing one it makes (a report, a record). Lives on the bottom
+floor so that every package reads and writes such files one way:
+
+- read: a regular file only (a FIFO, a device or a folder is an `OSError` naming why, never a read
+  that blocks for ever or that reads `/dev/zero` until memory runs out), at most a bound of bytes,
+  and UTF-8 text or an error naming the file, line and byte (never a `UnicodeDecodeError`);
+- write: to a temporary file in the same folder, renamed over the target, so a link put there is
+  replaced, never written through, and a crash leaves the old file or the new one, never half."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO, TextIO
+
+# What the command line reads whole: task files and exports of long runs fit many times over.
+MAX_FILE_BYTES = 1 << 30
+_CHUNK = 1 << 20
 
 
 class NotUTF8Error(ValueError):
@@ -15,9 +32,63 @@ class NotUTF8Error(ValueError):
         self.line = line
 
 
-def read_utf8(path: Path) -> str:
-    """The file's text; `NotUTF8Error` (file:line) when it is not UTF-8, `OSError` as raised."""
-    data = path.read_bytes()
+@contextlib.contextmanager
+def open_regular(path: Path | str) -> Iterator[BinaryIO]:
+    """`path` open for reading in binary, once it is known to be a regular file. Opened without
+    blocking (opening a FIFO for reading waits for a writer) and checked on the open descriptor,
+    so nothing can be swapped in between; `OSError` "not a regular file" otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
+        yield f
+
+
+def open_appending(path: Path | str, encoding: str = "utf-8") -> TextIO:
+    """`path` open for appending text (made when absent), once it is known to be a regular file:
+    a FIFO put there is an `OSError` "not a regular file", never an open that waits for a reader
+    (opened without blocking; checked on the descriptor)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a FIFO with no reader
+            raise OSError(errno.EINVAL, "not a regular file", str(path)) from e
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "a", encoding=encoding)
+
+
+def read_regular_bytes(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of `path`, a regular file of at most `limit` bytes; `OSError` otherwise."""
+    too_large = OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+    with open_regular(path) as f:
+        if os.fstat(f.fileno()).st_size > limit:
+            raise too_large
+        # In chunks, not read(limit + 1): that allocates the whole bound for a file of 10 bytes.
+        data = bytearray()
+        while chunk := f.read(min(_CHUNK, limit + 1 - len(data))):
+            data += chunk
+            if len(data) > limit:  # it grew since the check
+                raise too_large
+    return bytes(data)
+
+
+def read_utf8(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+    """The file's text; `NotUTF8Error` (file:line) when it is not UTF-8, `OSError` when it is not
+    a regular file, is past `limit` bytes, or cannot be read."""
+    data = read_regular_bytes(path, limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -26,3 +97,22 @@ def read_utf8(path: Path) -> str:
             f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start})",
             line,
         ) from e
+
+
+def write_replacing(path: Path, content: str | bytes) -> None:
+    """Write `content` to `path` by renaming a finished temporary file of the same folder over
+    it: a symlink or a hard link at `path` is replaced (the file it named is left as it was), and
+    a failure part way leaves `path` as it was. `OSError` as raised; no temporary file is left."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

@@ -17,6 +17,7 @@ from orchestrator.console.run_data import logged_steps, run_page_data, step_data
 from orchestrator.console.run_page import render_run_html
 from store.blobs import BlobStore
 from store.log import EventLog
+from store.text_files import write_replacing
 
 # A report carries the rollouts of at most this many steps (the first and last always).
 MAX_STEPS = 60
@@ -73,5 +74,6 @@ def build_report(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "index.html"
-    path.write_text(render_run_html(run_id, data=data, inline=True, api_base=""), encoding="utf-8")
+    # Renamed into place: a link at index.html is replaced, never written through.
+    write_replacing(path, render_run_html(run_id, data=data, inline=True, api_base=""))
     return path

@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from orchestrator.errors import ConfigError
+from store.text_files import read_utf8, write_replacing
+
 if TYPE_CHECKING:  # the config (pydantic, every stage's settings) loads only when a command runs
     from orchestrator.config import RunConfig
 
@@ -52,26 +55,35 @@ def _records_path(config: RunConfig) -> Path:
 
 def record(config: RunConfig, result: dict[str, Any]) -> Path:
     path = _records_path(config)
-    records = json.loads(path.read_text()) if path.is_file() else []
+    records = _records(path)
     records = [r for r in records if (r["host"], r["model"]) != (result["host"], result["model"])]
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps([*records, result], indent=1))
-    tmp.replace(path)
+    write_replacing(path, json.dumps([*records, result], indent=1))
     return path
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    """The calibration records of `path` ([] when there are none yet); `ConfigError` naming it
+    when it is not a regular file or not a list of records."""
+    try:
+        records = json.loads(read_utf8(path))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, RecursionError) as e:
+        raise ConfigError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from e
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and {"host", "model"} <= r.keys() for r in records
+    ):
+        raise ConfigError(f"{path}: not a list of calibration records")
+    return records
 
 
 def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
     """`overrides`, plus the resolved `grpo.sampling.batch_size=N` when the config says auto."""
     raw: Any = None
     try:
-        # A FIFO or a folder is load_config's to refuse: reading one here would block or raise.
-        readable = config_path is None or Path(config_path).is_file()
-        data = (
-            tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
-            if config_path and readable
-            else {}
-        )
+        # A FIFO or a folder is load_config's to refuse (read_utf8 never blocks on one).
+        data = tomllib.loads(read_utf8(Path(config_path))) if config_path else {}
     except (OSError, ValueError, RecursionError):  # UnicodeDecodeError and TOMLDecodeError too
         return overrides  # load_config reports what is wrong with the file
     grpo = data.get("grpo")
@@ -93,7 +105,7 @@ def auto_overrides(config_path: Path | None, overrides: list[str]) -> list[str]:
     config = load_config(config_path, [*kept, f"{_KEY}=512"])
     shape = model_shape(config)
     path = _records_path(config)
-    records = json.loads(path.read_text()) if path.is_file() else []
+    records = _records(path)
     found = next((r for r in records if (r["host"], r["model"]) == (socket.gethostname(), shape)), None)  # fmt: skip
     if found is None:
         sizes = [int(s) for s in DEFAULT_SIZES.split(",")]

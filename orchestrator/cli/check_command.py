@@ -40,10 +40,15 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     family = input_family(verifier)
     if family is None:
         raise ValueError(f"no task family reads --verifier {verifier!r} input")
+    from store.text_files import NotUTF8Error, read_utf8
+
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        typer.echo(f"error: {file}: cannot read: {e}", err=True)
+        lines = read_utf8(file).splitlines()
+    except NotUTF8Error as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(code=2) from e
+    except OSError as e:  # a FIFO or a device too: refused, never read whole
+        typer.echo(f"error: {file}: cannot read: {e.strerror or e}", err=True)
         raise typer.Exit(code=2) from e
     pairs = []
     for number, line in enumerate(lines, start=1):
@@ -56,8 +61,9 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
             # A task file's own `solution` is checked when there is no response (stage 2's check).
             field = "solution" if "response" not in obj and "solution" in obj else "response"
             pairs.append((record_text(obj, field), family.check_reference(obj)))
-        except (json.JSONDecodeError, RecordError, RecursionError) as e:
-            msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e)
+        except (ValueError, RecordError, RecursionError) as e:
+            # ValueError: also an integer past Python's 4,300-digit limit (its hint cut off)
+            msg = e.msg if isinstance(e, json.JSONDecodeError) else str(e).split("; use ")[0]
             if isinstance(e, RecursionError):  # the decoder recurses per level of nesting
                 msg = "invalid JSON: nested too deeply (arrays or objects inside each other)"
             typer.echo(f"error: {file}:{number}: {msg}", err=True)

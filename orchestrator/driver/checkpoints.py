@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,6 +30,7 @@ from store.blobs import BlobStore, sha256_file
 from store.errors import StoreError
 from store.log import EventLog
 from store.projections import RunState
+from store.text_files import NotUTF8Error, open_appending, read_utf8
 
 log_ = get_logger("rlvr.checkpoints")
 OPTIMIZER_FILE = "optimizer.safetensors"  # stages/training/checkpoint.py's name for it
@@ -174,6 +174,7 @@ def sweep_orphans(
 
 # The event stores whose drivers wrote to a blob store, one a line, and when the first claimed it.
 _CLAIMS = "event-stores.txt"
+_MAX_CLAIMS_BYTES = 64 << 20  # a line per event store
 
 
 def store_identity(log: EventLog) -> str:
@@ -189,24 +190,42 @@ def store_identity(log: EventLog) -> str:
 def claim(blobs: BlobStore, log: EventLog) -> None:
     """Record that `log`'s runs write to `blobs` (every driver does, when it starts)."""
     path, me = blobs.root / _CLAIMS, store_identity(log)
-    with contextlib.suppress(FileNotFoundError):
-        if me in path.read_text().splitlines():
-            return
+    if me in _claim_lines(path):
+        return
     # O_APPEND: claims of concurrent drivers never overwrite each other.
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    with os.fdopen(fd, "a") as f:
+    with open_appending(path) as f:
         if f.tell() == 0:
             f.write(f"since {time.time()}\n")
         f.write(me + "\n")
 
 
+def check_side_files(blobs: BlobStore) -> None:
+    """The blob store's own files (its id, the claims) read as a driver will read them:
+    `StoreError` naming one that is not a regular file, before a branch or a rewind is written."""
+    blobs.identity  # noqa: B018 (read for its check)
+    _claim_lines(blobs.root / _CLAIMS)
+
+
+def _claim_lines(path: Path) -> list[str]:
+    """The claims file's lines ([] when there is none); `StoreError` naming it when it is not a
+    regular file (a FIFO there would block every branch and resume) or not text."""
+    try:
+        return read_utf8(path, _MAX_CLAIMS_BYTES).splitlines()
+    except FileNotFoundError:
+        return []
+    except (OSError, NotUTF8Error) as e:
+        raise StoreError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from e
+
+
 def _sweepable_since(blobs: BlobStore, store: str) -> float | None:
     """When `store` claimed `blobs`, if it is the only store that did; else None. Blobs from
     before the first claim (older versions, other stores) are never swept."""
-    try:
-        lines = (blobs.root / _CLAIMS).read_text().splitlines()
-    except FileNotFoundError:
+    lines = _claim_lines(blobs.root / _CLAIMS)
+    if not lines:
         return None
-    stamps = [float(x.split()[1]) for x in lines if x.startswith("since ")]
+    try:
+        stamps = [float(x.split()[1]) for x in lines if x.startswith("since ")]
+    except (IndexError, ValueError):  # a claims file someone edited: sweep nothing
+        return None
     stores = {x for x in lines if x and not x.startswith("since ")}
     return min(stamps) if stamps and stores == {store} else None

@@ -14,7 +14,7 @@ from pathlib import Path
 from orchestrator.config import RunConfig, config_hash
 from orchestrator.driver.machine import validate
 from orchestrator.driver.observers import UNOBSERVED, Observers
-from orchestrator.errors import OrchestratorError
+from orchestrator.errors import ConfigError, OrchestratorError
 from orchestrator.logging import redact
 from store.errors import StoreError
 from store.events import Event, RunStarted, StateChanged
@@ -44,7 +44,12 @@ def data_digest(config: RunConfig) -> str | None:
     from store.blobs import sha256_file
 
     path = config.data.data_path
-    return sha256_file(Path(path)) if path else None
+    if not path:
+        return None
+    try:
+        return sha256_file(Path(path))
+    except OSError as e:  # swapped for a FIFO or a folder since check_data read it
+        raise ConfigError(f"data.data_path {path}: cannot read: {e.strerror or e}") from e
 
 
 def start_run(

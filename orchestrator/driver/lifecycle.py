@@ -22,6 +22,7 @@ from orchestrator.config import (
     override_paths,
     validate_config,
 )
+from orchestrator.driver.checkpoints import check_side_files
 from orchestrator.driver.commands import load_state, new_run_id
 from orchestrator.driver.lease import LeaseKeeper
 from orchestrator.driver.machine import STAGES
@@ -204,6 +205,7 @@ def resume(
         )
     config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
     check_data(config)  # the task file is read again: refused here if it went bad since
+    check_side_files(BlobStore(Path(config.log_path) / "blobs"))  # before `--from` rewinds
     return drive(
         log,
         run_id,
@@ -270,6 +272,7 @@ def branch(
     at_seq, state = branch_point(log, parent_id, at_seq, say)
     validate_overrides(state, overrides)  # before anything is written
     check_data(config_of(replace(state, config_overrides=(*state.config_overrides, *overrides))))
+    check_side_files(BlobStore(Path(config_of(state).log_path) / "blobs"))
     child = new_run_id(f"{config_of(state).run_name}-branch")
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))

@@ -26,6 +26,7 @@ from orchestrator.logging import get_logger
 from store.events import RunFailed, SupervisorActed
 from store.leases import LeaseRow, LeaseTable
 from store.log import EventLog, RunSummary
+from store.text_files import open_appending
 
 log_ = get_logger("rlvr.supervisor")
 
@@ -233,7 +234,8 @@ def subprocess_launcher(store_url: str, log_dir: Path) -> Callable[[str], None]:
     def launch(run_id: str) -> None:
         log_dir.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        output = open(log_dir / f"{run_id}.resume-{stamp}.log", "ab")  # noqa: SIM115 (child owns it)
+        # The child owns it; a FIFO put there is refused, not an open that waits for a reader.
+        output = open_appending(log_dir / f"{run_id}.resume-{stamp}.log")
         subprocess.Popen(
             [sys.executable, "-m", "orchestrator", "resume", run_id, "--store", store_url],
             stdout=output,
@@ -247,7 +249,7 @@ def subprocess_launcher(store_url: str, log_dir: Path) -> Callable[[str], None]:
 
 def start_scheduled(store_url: str, job: ScheduledRun, log_dir: Path) -> None:
     log_dir.mkdir(parents=True, exist_ok=True)
-    output = open(log_dir / "scheduled-runs.log", "ab")  # noqa: SIM115 (child owns it)
+    output = open_appending(log_dir / "scheduled-runs.log")  # the child owns it
     subprocess.Popen(
         [
             sys.executable,

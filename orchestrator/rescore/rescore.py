@@ -83,7 +83,13 @@ def check_data(state: RunState, config: RunConfig) -> None:
         return
     if not Path(path).is_file():
         raise OrchestratorError(f"data.data_path {path}: no such file (run {state.run_id} read it)")
-    if state.data_digest is not None and sha256_file(Path(path)) != state.data_digest:
+    if state.data_digest is None:
+        return
+    try:
+        digest = sha256_file(Path(path))
+    except OSError as e:  # a FIFO or a device: refused, never a read that blocks
+        raise OrchestratorError(f"data.data_path {path}: cannot read: {e.strerror or e}") from e
+    if digest != state.data_digest:
         raise OrchestratorError(
             f"data.data_path {path} changed since run {state.run_id} read it (sha256 "
             f"{state.data_digest[:12]} recorded): rescoring would check other references"

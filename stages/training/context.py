@@ -9,6 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from stages.training.config import ModelConfig
+from store.text_files import read_utf8
+
+_MAX_MODEL_CONFIG_BYTES = 16 << 20  # a model's config.json is a few KB
 
 
 def model_context(config: ModelConfig) -> tuple[int, str] | None:
@@ -18,8 +21,9 @@ def model_context(config: ModelConfig) -> tuple[int, str] | None:
         return config.max_position_embeddings, "model.max_position_embeddings"
     path = Path(config.model_name) / "config.json"
     try:
-        context = json.loads(path.read_text(encoding="utf-8")).get("max_position_embeddings")
-    except (OSError, ValueError, AttributeError):
+        text = read_utf8(path, _MAX_MODEL_CONFIG_BYTES)
+        context = json.loads(text).get("max_position_embeddings")
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     return (context, str(path)) if isinstance(context, int) and context > 0 else None
 
