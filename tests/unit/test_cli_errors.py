@@ -122,3 +122,25 @@ def test_a_row_that_breaks_its_schema_is_one_line_naming_its_seq(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
     assert "seq 4: payload does not match MetricsRecorded" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "args", [["replay"], ["sink", "--to", "tensorboard", "tb"], ["report", "--out", "rep"]]
+)
+def test_a_metric_that_is_not_a_number_is_one_line_naming_its_seq(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """A forged MetricsRecorded whose `kl` is text folds (the fold keeps metrics as they are), then
+    the policies (replay), the sink and the run page's series read it as a number."""
+    from store.log import EventLog
+    from tests.tampering import forge_chain, synthetic_run
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, "forged", steps=4)
+    forge_chain(log, "forged", 4, {"metrics": {"kl": "big"}})
+    command, *rest = args
+    result = _rlvr(tmp_path, command, "forged", *rest, "--store", "events.db")
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    assert "seq 4: payload does not match MetricsRecorded" in lines[0], lines[0]
