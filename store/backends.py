@@ -181,9 +181,29 @@ def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
     for attempt in range(5):  # a pass that lost a race left that table created by the winner
         try:
             SQLModel.metadata.create_all(engine, tables=list(tables))
+            _require_columns(engine, tables)
             return
         except DBAPIError as e:
             # Only a lost creation race is tried again: a locked or unreachable store is the
             # caller's to report (retrying here multiplied SQLite's 30 s lock wait by five).
             if attempt == 4 or getattr(e.orig, "sqlstate", None) not in _CREATED_BY_ANOTHER:
                 raise
+
+
+def _require_columns(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
+    """A table of ours that another program created (`events(a int)` in a file passed as
+    --store) is a `StoreError` naming what it holds, not an SQL error at the first query."""
+    inspector = sa.inspect(engine)
+    for table in tables:
+        found = [c["name"] for c in inspector.get_columns(table.name, schema=table.schema)]
+        missing = [c.name for c in table.columns if c.name not in found]
+        if missing:
+            where = (
+                engine.url.database
+                if engine.url.get_backend_name() == "sqlite"
+                else (engine.url.render_as_string(hide_password=True))
+            )
+            raise StoreError(
+                f"{where} is not an rlvr event store (table {table.name} has columns "
+                f"{', '.join(found) or 'none'}; missing {', '.join(missing)})"
+            )

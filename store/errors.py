@@ -13,6 +13,11 @@ class IntegrityError(StoreError):
     """Stored data does not match its hash (a tampered event or a corrupt blob)."""
 
 
+class PayloadMismatchError(IntegrityError):
+    """A row's payload does not fit its event type (a field of the wrong type, not JSON): the
+    chain may hold, but the row is not one the code wrote."""
+
+
 class UnknownRunError(StoreError):
     """The run id is not in this store."""
 

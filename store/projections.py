@@ -14,6 +14,7 @@ from typing import Any
 from store.errors import SequenceGapError
 from store.events import EVENT_TYPES
 from store.log import StoredEvent
+from store.rows import PAYLOAD_ERRORS, payload_mismatch
 from store.run_state import (  # noqa: F401  (re-exported: readers import them from here)
     EARLY_METRICS,
     METRICS_WINDOW,
@@ -60,7 +61,11 @@ def _apply(state: RunState, stored: StoredEvent) -> RunState:
     state.run_id = stored.run_id
     handler = _HANDLERS.get(stored.type)
     if handler is not None:
-        handler(state, stored)
+        try:
+            handler(state, stored)
+        except PAYLOAD_ERRORS as e:
+            # A chain-consistent row the code never wrote: refuse it by its seq, not a traceback.
+            raise payload_mismatch(stored, e) from e
     return state
 
 
@@ -77,7 +82,10 @@ def project(
     history: list[StoredEvent] = []
     for stored in events:
         if stored.type == "RunRewound":
-            to_seq = decoded_payload(stored)["to_seq"]
+            try:
+                to_seq = int(decoded_payload(stored)["to_seq"])
+            except PAYLOAD_ERRORS as e:
+                raise payload_mismatch(stored, e) from e
             before = state
             if state_at is not None:
                 state = state_at(to_seq)

@@ -9,10 +9,29 @@ from typing import Any
 
 import orjson
 import sqlalchemy as sa
+from pydantic import ValidationError
 from sqlmodel import Field, SQLModel
 
+from store.errors import PayloadMismatchError
 from store.events import EVENT_TYPES, Event
 from store.upcasters import decode, upcast
+
+# What reading a payload of the wrong shape raises: a missing key, a text where a number goes, a
+# list where a mapping goes; JSONDecodeError and pydantic's ValidationError are ValueErrors.
+PAYLOAD_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
+def payload_mismatch(stored: StoredEvent, error: Exception) -> PayloadMismatchError:
+    """The store error for a row whose payload does not fit its type, naming the run and seq."""
+    if isinstance(error, ValidationError) and error.errors():
+        first = error.errors()[0]
+        why = ".".join(str(part) for part in first["loc"]) + ": " + first["msg"]
+    else:
+        why = f"{type(error).__name__}: {error}"
+    return PayloadMismatchError(
+        f"run {stored.run_id}: seq {stored.seq}: payload does not match {stored.type} "
+        f"(edited?): {why}"
+    )
 
 
 class EventRow(SQLModel, table=True):
@@ -56,18 +75,37 @@ class StoredEvent:
 
     @property
     def event(self) -> Event:
-        """The event as the current code knows it (old versions upcast on read)."""
-        return decode(self.type, self.schema_version, orjson.loads(self.payload))
+        """The event as the current code knows it (old versions upcast on read). A payload that
+        does not fit its type is a `PayloadMismatchError` naming the seq."""
+        try:
+            return decode(self.type, self.schema_version, orjson.loads(self.payload))
+        except PAYLOAD_ERRORS as e:
+            raise payload_mismatch(self, e) from e
 
     def fields(self) -> dict[str, Any]:
         """The payload as the current code knows it (upcast), as plain JSON values: the one way a
         reader that wants a few fields decodes a row (building the pydantic event for every row is
-        the slow part of a long log). An unknown type is given as stored."""
-        payload = orjson.loads(self.payload)
-        known = EVENT_TYPES.get(self.type)
-        if known is not None and self.schema_version != known.schema_version:
-            payload = upcast(self.type, self.schema_version, payload)
+        the slow part of a long log). An unknown type is given as stored. A payload that is not a
+        JSON object is a `PayloadMismatchError` naming the seq."""
+        try:
+            payload = orjson.loads(self.payload)
+            known = EVENT_TYPES.get(self.type)
+            if known is not None and self.schema_version != known.schema_version:
+                payload = upcast(self.type, self.schema_version, payload)
+        except PAYLOAD_ERRORS as e:
+            raise payload_mismatch(self, e) from e
+        if not isinstance(payload, dict):
+            raise payload_mismatch(
+                self, TypeError(f"a JSON {type(payload).__name__}, not an object")
+            )
         return payload
+
+    def checked_fields(self) -> dict[str, Any]:
+        """`fields()` of a row whose payload has first been checked against its event's schema
+        (types included): for readers that take fields outside the fold."""
+        if self.type in EVENT_TYPES:
+            _ = self.event
+        return self.fields()
 
     def to_json(self) -> dict[str, Any]:
         row = {name: getattr(self, name) for name in COLUMNS}

@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import hashlib
 import hmac
+import logging
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,6 +44,7 @@ from store.projections import (
     RunState,
     project,
 )
+from store.rows import PAYLOAD_ERRORS
 from store.verification import ChainBroken
 
 SNAPSHOT_EVERY = 2000
@@ -74,6 +76,7 @@ class StoreMark(SQLModel, table=True):
     set_at: str
 
 
+_log = logging.getLogger("rlvr.store")
 _TABLE = SnapshotRow.__table__
 _MARKS = StoreMark.__table__
 _EVENTS = sa.table("events", sa.column("run_id"), sa.column("seq"), sa.column("hash"))
@@ -238,7 +241,9 @@ class Snapshots:
                     )
                 ).one()
             self._check_mac(run_id, seq, event_hash, mac, text)
-            return state_from_json(text)
+            state = _readable_state(run_id, seq, text)
+            if state is not None:
+                return state
         return None
 
     def _check_mac(
@@ -255,6 +260,24 @@ class Snapshots:
                 seq,
                 "its MAC does not match the chain key (forged, or signed with another key)",
             )
+
+
+def _readable_state(run_id: str, seq: int, text: str) -> RunState | None:
+    """The state a snapshot row holds, or None (with a warning naming its seq) when it is not one
+    (`{}`, `null`, not JSON, another seq's state): a snapshot is only a cache, so the fold skips
+    it and reads the events instead of refusing the run."""
+    try:
+        state = state_from_json(text)
+    except PAYLOAD_ERRORS as e:
+        why: str = f"{type(e).__name__}: {e}"
+    else:
+        if state.last_seq == seq:
+            return state
+        why = f"it holds the state at seq {state.last_seq!r}"
+    _log.warning(
+        "run %s: snapshot at seq %s skipped, the fold reads the events (%s)", run_id, seq, why
+    )
+    return None
 
 
 class _RewindsAfter:

@@ -17,6 +17,7 @@ write the store recomputing the chain and this record. That is `store.keyed`'s j
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +28,8 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from store.errors import IntegrityError, StoreError
+
+_log = logging.getLogger("rlvr.store")
 
 GENESIS_HASH = "0" * 64
 
@@ -245,8 +248,25 @@ class PrefixRecord:
         )
 
     def get(self, conn: sa.Connection, run_id: str) -> tuple[int, str] | None:
+        """The run's verified end (seq, hash), or None when there is none or the row is not one
+        (a seq that is not an integer, a hash that is not text: edited): the walk then starts from
+        genesis, which is only slower."""
         row = conn.exec_driver_sql(self._get_sql, (run_id,)).first()
-        return (row[0], row[1]) if row else None
+        if row is None:
+            return None
+        seq, hash_ = row[0], row[1]
+        if (
+            isinstance(seq, int)
+            and not isinstance(seq, bool)
+            and seq >= 0
+            and isinstance(hash_, str)
+        ):
+            return seq, hash_
+        _log.warning(
+            "run %s: verified_prefix row ignored (seq %r, hash %r): walking the chain from seq 1",
+            run_id, seq, hash_,
+        )  # fmt: skip
+        return None
 
     def advance(self, conn: sa.Connection, run_id: str, seq: int, hash_: str) -> None:
         conn.exec_driver_sql(self._advance_sql, (run_id, seq, hash_, _now()))

@@ -35,9 +35,12 @@ def edit_payload(log: EventLog, run_id: str, seq: int, payload: dict) -> None:
         )
 
 
-def forge_chain(log: EventLog, run_id: str, seq: int, change: dict) -> None:
-    """A careful forgery: row `seq`'s payload updated with `change`, and every hash from there on
-    recomputed, the verified-prefix record included: the unkeyed chain verifies."""
+def forge_chain(
+    log: EventLog, run_id: str, seq: int, change: dict, *, raw: str | None = None
+) -> None:
+    """A careful forgery: row `seq`'s payload updated with `change` (or replaced by the text
+    `raw`, JSON or not), and every hash from there on recomputed, the verified-prefix record
+    included: the unkeyed chain verifies."""
     rows = list(log._stream(run_id, 1, None, None, 1000))
     prev = rows[seq - 2].hash if seq > 1 else "0" * 64
     with log.engine.begin() as conn:
@@ -45,7 +48,7 @@ def forge_chain(log: EventLog, run_id: str, seq: int, change: dict) -> None:
             payload = orjson.loads(row.payload)
             if row.seq == seq:
                 payload.update(change)
-            text = canonical_json(payload)
+            text = raw if raw is not None and row.seq == seq else canonical_json(payload)
             digest = chain_hash(
                 prev, run_id, row.seq, row.type, row.schema_version, row.recorded_at, text
             )

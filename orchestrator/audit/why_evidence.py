@@ -40,7 +40,7 @@ class Entry:
 def entries(events: Iterable[StoredEvent]) -> list[Entry]:
     out = []
     for stored in events:
-        out.append(Entry(stored.seq, stored.type, stored.recorded_at, stored.fields()))
+        out.append(Entry(stored.seq, stored.type, stored.recorded_at, stored.checked_fields()))
     return out
 
 

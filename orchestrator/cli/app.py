@@ -358,7 +358,20 @@ def main() -> None:
             sys.exit(e.exit_code)
         if "Abort" in kinds:
             sys.exit(1)
-        raise
+        _unexpected(e)
+
+
+def _unexpected(error: Exception) -> None:
+    """The last resort: what no command expected is still one `error:` line and exit 1, not a
+    traceback; RLVR_DEBUG=1 (or --debug) shows the traceback."""
+    if _debug or os.environ.get("RLVR_DEBUG", "") not in ("", "0"):
+        raise error
+    err.print(
+        f"[red]error:[/] {plain(f'{type(error).__name__}: {error}')} "
+        "(set RLVR_DEBUG=1 for the traceback)",
+        highlight=False,
+    )
+    sys.exit(1)
 
 
 def _fail(error: Exception, code: int) -> None:

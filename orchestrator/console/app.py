@@ -19,6 +19,8 @@ from starlette.staticfiles import StaticFiles
 
 from orchestrator.console import api, pages
 from orchestrator.console.security import Binding, ConsoleGuard
+from orchestrator.errors import OrchestratorError
+from store.errors import StoreError, UnknownRunError
 from store.log import EventLog
 
 STATIC = Path(__file__).parent / "static"
@@ -38,7 +40,11 @@ def create_app(log: EventLog, binding: Binding, *, read_only: bool = False) -> S
     app = Starlette(
         routes=routes,
         middleware=[Middleware(ConsoleGuard, binding=binding)],
-        exception_handlers={404: _not_found},
+        exception_handlers={
+            404: _not_found,
+            StoreError: _refused,
+            OrchestratorError: _refused,
+        },
     )
     app.state.services = api.Services(log)
     app.state.binding = binding
@@ -62,6 +68,16 @@ async def _not_found(request: Request, exc: Any) -> Response:
     if request.url.path.startswith("/api/"):
         return api.error(404, f"no such route: {request.url.path}")
     return Response("not found", status_code=404, media_type="text/plain")
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    """A run the store refuses to hand out (a row that does not fit its type, a tampered chain)
+    or a command the orchestrator refuses: the message, as JSON under /api/ (the page shows it),
+    not a 500 and a traceback."""
+    status = 404 if isinstance(exc, UnknownRunError) else 409
+    if request.url.path.startswith("/api/"):
+        return api.error(status, str(exc))
+    return Response(f"error: {exc}", status_code=status, media_type="text/plain")
 
 
 def _run_page_routes() -> list[BaseRoute]:

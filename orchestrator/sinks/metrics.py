@@ -26,6 +26,7 @@ from orchestrator.errors import OrchestratorError
 from orchestrator.logging import get_logger, redact
 from store.log import StoredEvent
 from store.rewinds import Rewinds
+from store.rows import PAYLOAD_ERRORS, payload_mismatch
 
 log_ = get_logger("rlvr.sinks")
 METRIC_TYPES = ("MetricsRecorded", "EvalRecorded", "BaselineRecorded", "PolicyDecided")
@@ -65,24 +66,28 @@ def step_scalars(rows: Iterable[StoredEvent], step: int = 0) -> list[StepScalars
     for stored in rows:
         if stored.type not in METRIC_TYPES:
             continue
-        p = stored.fields()  # upcast: a v1 log exports the names of today
-        walltime = datetime.fromisoformat(stored.recorded_at).timestamp()
-        if stored.type == "PolicyDecided":
-            out.append(
-                StepScalars(step, walltime=walltime, texts=[("decisions", _decision_text(p))])
-            )
-            continue
-        step = 0 if stored.type == "BaselineRecorded" else int(p["step"])
-        row = StepScalars(step, walltime=walltime)
-        if stored.type == "MetricsRecorded":
-            row.scalars = {f"train/{k}": float(v) for k, v in p["metrics"].items() if v is not None}
-        else:
-            row.scalars = {"eval/verify_rate": float(p["verify_rate"])}
-            row.scalars.update(
-                {f"eval/capability/{k}": float(v) for k, v in p["capability"].items()}
-            )
+        try:
+            row = _scalars_of(stored, step)
+        except PAYLOAD_ERRORS as e:  # a row the code never wrote: refused by its seq
+            raise payload_mismatch(stored, e) from e
+        step = row.step
         out.append(row)
     return out
+
+
+def _scalars_of(stored: StoredEvent, step: int) -> StepScalars:
+    p = stored.fields()  # upcast: a v1 log exports the names of today
+    walltime = datetime.fromisoformat(stored.recorded_at).timestamp()
+    if stored.type == "PolicyDecided":
+        return StepScalars(step, walltime=walltime, texts=[("decisions", _decision_text(p))])
+    step = 0 if stored.type == "BaselineRecorded" else int(p["step"])
+    row = StepScalars(step, walltime=walltime)
+    if stored.type == "MetricsRecorded":
+        row.scalars = {f"train/{k}": float(v) for k, v in p["metrics"].items() if v is not None}
+    else:
+        row.scalars = {"eval/verify_rate": float(p["verify_rate"])}
+        row.scalars.update({f"eval/capability/{k}": float(v) for k, v in p["capability"].items()})
+    return row
 
 
 def metric_rows(rows: Iterable[StoredEvent]) -> list[StepScalars]:

@@ -1,0 +1,92 @@
+"""Rows and side tables that do not fit what the code writes (issue 28, red-team round 8): a
+chain-consistent row whose payload breaks its event's schema, a snapshot whose state is not a
+state, a `verified_prefix` seq that is text, a foreign `events` table. Each is a store error that
+names the run and seq (or the table), or is skipped as the cache it is; never a Python error."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from orchestrator.audit.why import WHY_TYPES, explain
+from store.errors import PayloadMismatchError, StoreError
+from store.log import EventLog
+from store.projections import project
+from store.snapshots import FOLD_KEY, fold_run
+from tests.tampering import forge_chain, forge_snapshot, synthetic_run
+
+RUN = "malformed"
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> EventLog:
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, RUN, steps=6)  # step n at seq n + 2
+    return log
+
+
+@pytest.mark.parametrize(
+    ("change", "raw"),
+    [({"step": "x"}, None), ({"step": None}, None), ({}, "not json{"), ({}, "[1, 2]")],
+)
+def test_a_row_that_breaks_its_schema_is_refused_by_its_seq(
+    log: EventLog, change: dict, raw: str | None
+) -> None:
+    forge_chain(log, RUN, 5, change, raw=raw)
+    assert log.verify(RUN).ok  # the chain itself holds: only the payload is wrong
+    for read in (
+        lambda: fold_run(log, RUN),
+        lambda: project(log.read(RUN)),
+        lambda: explain(log.read(RUN, types=WHY_TYPES)),
+    ):
+        with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq 5: .*MetricsRecorded"):
+            read()
+
+
+def test_a_well_formed_run_still_folds_and_explains(log: EventLog) -> None:
+    assert fold_run(log, RUN).step == 6
+    explain(log.read(RUN, types=WHY_TYPES))
+
+
+@pytest.mark.parametrize("state", ["{}", "not json", "[]", "null", '{"last_seq": 3}'])
+def test_an_unreadable_snapshot_is_skipped_with_a_warning_naming_its_seq(
+    log: EventLog, state: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    forge_snapshot(log, RUN, 6, {}, mac=None)
+    with log.engine.begin() as conn:
+        conn.execute(
+            sa.text("UPDATE state_snapshots SET state = :s WHERE run_id = :r AND fold_key = :k"),
+            {"s": state, "r": RUN, "k": FOLD_KEY},
+        )
+    with caplog.at_level(logging.WARNING, logger="rlvr.store"):
+        state_now = fold_run(log, RUN)
+    assert state_now.step == 6 and state_now.last_seq == 8
+    assert "snapshot at seq 6 skipped" in caplog.text
+
+
+@pytest.mark.parametrize("value", ["abc", "", 2.5, -1])
+def test_a_verified_prefix_seq_of_the_wrong_type_is_ignored(
+    log: EventLog, value: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    with log.engine.begin() as conn:
+        conn.execute(sa.text("UPDATE verified_prefix SET seq = :v"), {"v": value})
+    with caplog.at_level(logging.WARNING, logger="rlvr.store"):
+        assert log.verify(RUN).ok
+        log.check_chain(RUN)
+        assert [e.seq for e in log.read(RUN)][-1] == 8
+    assert "verified_prefix row ignored" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "ddl", ["create table events (a int)", "create table events (run_id text, seq int)"]
+)
+def test_a_foreign_events_table_is_not_an_event_store(tmp_path: Path, ddl: str) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(ddl)
+    with pytest.raises(StoreError, match=r"is not an rlvr event store \(table events has columns"):
+        EventLog(path)
