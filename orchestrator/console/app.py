@@ -20,10 +20,15 @@ from starlette.staticfiles import StaticFiles
 from orchestrator.console import api, pages
 from orchestrator.console.security import Binding, ConsoleGuard
 from orchestrator.errors import OrchestratorError
+from orchestrator.logging import get_logger
 from store.errors import StoreError, UnknownRunError
 from store.log import EventLog
+from store.rows import PAYLOAD_ERRORS
 
 STATIC = Path(__file__).parent / "static"
+
+
+logger = get_logger("rlvr.console")
 
 
 def create_app(log: EventLog, binding: Binding, *, read_only: bool = False) -> Starlette:
@@ -44,6 +49,7 @@ def create_app(log: EventLog, binding: Binding, *, read_only: bool = False) -> S
             404: _not_found,
             StoreError: _refused,
             OrchestratorError: _refused,
+            **dict.fromkeys(PAYLOAD_ERRORS, _unreadable),
         },
     )
     app.state.services = api.Services(log)
@@ -68,6 +74,17 @@ async def _not_found(request: Request, exc: Any) -> Response:
     if request.url.path.startswith("/api/"):
         return api.error(404, f"no such route: {request.url.path}")
     return Response("not found", status_code=404, media_type="text/plain")
+
+
+async def _unreadable(request: Request, exc: Exception) -> Response:
+    """A value a page reads outside the fold that does not have its type (a chain-consistent row
+    the code never wrote, read by the step or compare view): a refusal naming the error, as for
+    the fold's own refusals, with the traceback in the console's log, not the page's."""
+    logger.warning("console could not read a run's data", path=request.url.path, exc_info=exc)
+    return await _refused(
+        request,
+        StoreError(f"the log holds a value this page cannot read: {type(exc).__name__}: {exc}"),
+    )
 
 
 async def _refused(request: Request, exc: Exception) -> Response:

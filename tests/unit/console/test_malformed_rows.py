@@ -27,3 +27,50 @@ def test_a_malformed_row_is_a_json_error_naming_its_seq_not_a_500(tmp_path: Path
         response = c.get(path)
     assert response.status_code == 409, response.text
     assert "seq 4: payload does not match MetricsRecorded" in response.json()["error"]
+
+
+# A value of the wrong type in rows the fold keeps (a checkpoint's step, a baseline's capability,
+# the run's config) and in rows the step and compare views read outside the fold.
+FORGERIES = [
+    ("MetricsRecorded", {"step": "x"}),
+    ("MetricsRecorded", {"metrics": 5}),
+    ("MetricsRecorded", {"metrics": {"kl": "big"}}),
+    ("CheckpointSaved", {"step": "x"}),
+    ("BaselineRecorded", {"capability": [1]}),
+    ("RunStarted", {"config": "x"}),
+    ("RolloutsSampled", {"samples": "x"}),
+]
+
+
+@pytest.fixture(scope="module")
+def chaos_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.unit.audit.chaos_log import chaos_run
+
+    root = tmp_path_factory.mktemp("chaos-template")
+    chaos_run(root)
+    return root
+
+
+@pytest.mark.parametrize(("event_type", "change"), FORGERIES)
+def test_no_route_answers_500_on_a_value_of_the_wrong_type(
+    chaos_template: Path, tmp_path: Path, event_type: str, change: dict
+) -> None:
+    import shutil
+
+    for part in chaos_template.glob("events.db*"):  # the WAL too
+        shutil.copy(part, tmp_path / part.name)
+    log = EventLog(tmp_path / "events.db")
+    [run_id] = [r.run_id for r in log.runs()]
+    seq = next(r.seq for r in log.read(run_id) if r.type == event_type)
+    forge_chain(log, run_id, seq, change)
+    app = create_app(log, Binding("127.0.0.1", 8765, "tok-malformed"))
+    paths = [
+        "/api/runs", f"/api/runs/{run_id}/data", f"/api/runs/{run_id}/step/1",
+        f"/api/runs/{run_id}/why/{seq}", f"/api/runs/{run_id}/events",
+        f"/api/actions/runs/{run_id}", f"/api/compare?a={run_id}&b={run_id}",
+    ]  # fmt: skip
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as c:
+        answers = {path: c.get(path) for path in paths}
+    assert {p: r.status_code for p, r in answers.items() if r.status_code >= 500} == {}
+    refused = [r.json()["error"] for r in answers.values() if r.status_code == 409]
+    assert refused, "some route reads the forged value"
