@@ -212,22 +212,33 @@ class ReadsAndChecks:
         self, run_id: str, from_seq: int, types: list[str] | None, to_seq: int | None, batch: int
     ) -> Iterator[StoredEvent]:
         mark = self.backend.mark
-        sql = f"{self._select_sql} AND seq >= {mark}"
-        params: list = [run_id, from_seq]
+        sql = f"{self._select_sql} AND seq > {mark}"
+        bounds: list = []
         if to_seq is not None:
             sql += f" AND seq <= {mark}"
-            params.append(to_seq)
+            bounds.append(to_seq)
         if types is not None:
             sql += f" AND type IN ({', '.join([mark] * len(types))})"
-            params.extend(types)
-        sql += " ORDER BY seq"
-        # The stream is closed before the connection is: PostgreSQL's, left open mid-result,
-        # would make the connection's rollback wait on it for ever (a read refused or abandoned).
-        with (
-            self.engine.connect() as conn,
-            contextlib.closing(self.backend.stream(conn, sql, params, batch)) as rows,
-        ):
+            bounds.extend(types)
+        sql += f" ORDER BY seq LIMIT {int(batch)}"
+        after = from_seq - 1
+        while True:
+            # One query a chunk, its connection back in the pool before a row is handed out: a
+            # stream left mid-way (a row refused, a reader that stops early) holds no connection,
+            # so no cursor is open when the garbage collector rolls a pooled connection back
+            # (psycopg's rollback would wait for ever on the lock of an open stream).
+            with self.engine.connect() as conn:
+                cursor = conn.connection.driver_connection.cursor()
+                try:
+                    cursor.execute(sql, [run_id, after, *bounds])
+                    rows = cursor.fetchall()
+                finally:
+                    cursor.close()
             yield from itertools.starmap(StoredEvent, rows)
+            # an edited seq SQLite keeps as text ends the stream: the chain walk refuses it
+            if len(rows) < batch or not isinstance(rows[-1][1], int):
+                return
+            after = rows[-1][1]
 
     def check_chain(self, run_id: str) -> None:
         """Walk the rows past the verified prefix, check the prefix's end still holds and the
