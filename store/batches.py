@@ -71,13 +71,34 @@ def spans_of(conn: sa.Connection, run_id: str, to_seq: int | None = None) -> lis
     return [(a, b) for a, b in conn.execute(query.order_by(TABLE.c.last_seq))]
 
 
+def check_disjoint(run_id: str, spans: list[tuple[int, int]]) -> None:
+    """Batches never overlap (each append starts after the last row): a recorded boundary inside
+    another recorded batch was not written by an append (the side table was changed), and a cut
+    there could split that batch. `spans` in `spans_of`'s order."""
+    for (a, b), (c, d) in zip(spans, spans[1:], strict=False):
+        if c <= b:
+            raise CutError(
+                f"run {run_id}: the batch boundary recorded at seq {b} (seqs {a}..{b}) overlaps "
+                f"the batch recorded as seqs {c}..{d} (the batches table was changed): refusing "
+                "to cut by it"
+            )
+
+
 def cut_at(conn: sa.Connection, run_id: str, seq: int) -> Cut:
-    """`seq` if it ends a batch, else the end of the last whole batch before it (see `Cut`)."""
+    """`seq` if it ends a batch, else the end of the last whole batch before it (see `Cut`).
+    A boundary another recorded batch spans over is refused (`check_disjoint`)."""
     c = TABLE.c
     ended = conn.execute(
         sa.select(c.first_seq).where(c.run_id == run_id, c.last_seq == seq)
     ).first()
     if ended is not None:
+        over = conn.execute(
+            sa.select(c.first_seq, c.last_seq)
+            .where(c.run_id == run_id, c.first_seq <= seq, c.last_seq > seq)
+            .limit(1)
+        ).first()
+        if over is not None:
+            check_disjoint(run_id, [(ended[0], seq), (over[0], over[1])])
         return Cut(seq, seq)
     first_recorded = conn.execute(
         sa.select(sa.func.min(c.first_seq)).where(c.run_id == run_id)

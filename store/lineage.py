@@ -117,8 +117,10 @@ def batch_ends(conn: sa.Connection, run_id: str, to_seq: int | None) -> list[int
         part = span.clip(1, to_seq)
         if part is None:
             continue
+        spans = batches.spans_of(conn, span.run_id)
+        batches.check_disjoint(span.run_id, spans)
         ends |= {
-            last for _, last in batches.spans_of(conn, span.run_id, part[1]) if last >= part[0]
+            last for _, last in spans if part[0] <= last and (part[1] is None or last <= part[1])
         }
         if span.last is not None and part[1] == span.last:
             ends.add(span.last)

@@ -75,6 +75,7 @@ class EventLog(ReadsAndChecks):
             # the whole migration (runs without a pointer or a record are read as before).
             tables = [EVENTS_TABLE, VERIFIED_TABLE, batches.TABLE, lineage.TABLE, requests.TABLE]
             create_tables(self.engine, [*tables, blob_users.TABLE])
+            requests.add_missing_columns(self.engine)
         except (DBAPIError, ModuleNotFoundError) as e:
             # The driver's own words ("database is locked"), not SQLAlchemy's SQL and web link.
             reason = str(getattr(e, "orig", None) or e).strip().splitlines()[0]
@@ -135,7 +136,7 @@ class EventLog(ReadsAndChecks):
                     raise ConcurrencyError(
                         f"run {run_id}: expected last seq {expected_seq}, the log is at {last_seq}"
                     )
-                queued = requests.take(conn, run_id) if drain_requests else []
+                queued = requests.take(conn, run_id, self.key) if drain_requests else []
                 both = encoded + [(q.type, q.schema_version, q.payload) for q in queued]
                 if not both:
                     return []
