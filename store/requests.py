@@ -24,7 +24,6 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from pydantic import ValidationError
-from sqlalchemy.exc import DBAPIError
 from sqlmodel import Field, SQLModel
 
 from store.event_base import EVENT_TYPES
@@ -54,20 +53,6 @@ _log = logging.getLogger("rlvr.store")
 # console's pause, `rlvr export-model`, `rlvr rescore`). Nothing else is ever taken from the queue:
 # a row of another type was not put there by this program.
 QUEUEABLE = frozenset({"PauseRequested", "ModelExported", "RunRescored"})
-
-
-def add_missing_columns(engine: sa.Engine) -> None:
-    """A store made before the `mac` column: add it (NULL in older rows, which a keyed taker
-    refuses, as it would any row it cannot check)."""
-    if "mac" in {c["name"] for c in sa.inspect(engine).get_columns(TABLE.name)}:
-        return
-    try:
-        with engine.begin() as conn:
-            conn.execute(sa.text(f"ALTER TABLE {TABLE.name} ADD COLUMN mac VARCHAR(100)"))
-    except DBAPIError:
-        # Another process added it first: only a column still missing is an error.
-        if "mac" not in {c["name"] for c in sa.inspect(engine).get_columns(TABLE.name)}:
-            raise
 
 
 @dataclass(frozen=True)
