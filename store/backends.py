@@ -181,6 +181,8 @@ def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
     for attempt in range(5):  # a pass that lost a race left that table created by the winner
         try:
             SQLModel.metadata.create_all(engine, tables=list(tables))
+            for table in tables:
+                add_mac_column(engine, table)
             _require_columns(engine, tables)
             return
         except DBAPIError as e:
@@ -207,3 +209,21 @@ def _require_columns(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
                 f"{where} is not an rlvr event store (table {table.name} has columns "
                 f"{', '.join(found) or 'none'}; missing {', '.join(missing)})"
             )
+
+
+def add_mac_column(engine: sa.Engine, table: sa.Table) -> None:
+    """A side table made before it had a `mac` column (store/requests.py, store/batches.py): add
+    it, NULL in the older rows (which a keyed reader refuses, as any row it cannot check). Only
+    to a table that has every other column of ours: another program's is `_require_columns`'s."""
+
+    def found() -> set[str]:
+        return {c["name"] for c in sa.inspect(engine).get_columns(table.name, schema=table.schema)}
+
+    if "mac" not in table.columns or {c.name for c in table.columns} - found() != {"mac"}:
+        return
+    try:
+        with engine.begin() as conn:
+            conn.execute(sa.text(f"ALTER TABLE {table.name} ADD COLUMN mac VARCHAR(100)"))
+    except DBAPIError:
+        if "mac" not in found():  # else another process added it first
+            raise

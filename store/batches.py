@@ -7,6 +7,12 @@ working. Logs without the record (written before it existed, or imported from an
 not carry it) are read this way: the seqs before a run's first recorded batch are a legacy span
 whose inner boundaries are unknown, so a cut inside it is refused with a message naming the span;
 the seq just before the first recorded batch is a boundary (every append was atomic).
+
+The table is not covered by the chain. A recorded boundary inside another recorded batch is
+refused (`check_disjoint`). With a chain key each row carries an HMAC over (run, first, last)
+written with it, and every row a cut reads must verify (`_trusted`): a row added, or two put in
+place of one, is refused naming its seq. Rows recorded before they were signed are refused the
+same way with a key (cut such a run without the key, or at a step).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from store.errors import StoreError
+from store.keyed import ChainKey
 
 
 class BatchRow(SQLModel, table=True):
@@ -26,6 +33,7 @@ class BatchRow(SQLModel, table=True):
     run_id: str = Field(primary_key=True, max_length=200)
     last_seq: int = Field(primary_key=True)
     first_seq: int
+    mac: str | None = Field(default=None, max_length=100)  # with a chain key: see `_trusted`
 
 
 TABLE = BatchRow.__table__
@@ -56,32 +64,77 @@ class Cut:
         )
 
 
-def record(conn: sa.Connection, run_id: str, spans: Iterable[tuple[int, int]]) -> None:
+def record(
+    conn: sa.Connection,
+    run_id: str,
+    spans: Iterable[tuple[int, int]],
+    key: ChainKey | None = None,
+) -> None:
     """Record the (first_seq, last_seq) spans of batches written in `conn`'s transaction."""
-    rows = [{"run_id": run_id, "first_seq": a, "last_seq": b} for a, b in spans]
+    rows = [
+        {"run_id": run_id, "first_seq": a, "last_seq": b,
+         "mac": key.side_mac("batch", run_id, a, b) if key is not None else None}
+        for a, b in spans
+    ]  # fmt: skip
     if rows:
         conn.execute(sa.insert(TABLE), rows)
 
 
-def spans_of(conn: sa.Connection, run_id: str, to_seq: int | None = None) -> list[tuple[int, int]]:
-    """The recorded (first_seq, last_seq) spans of a run, in order, up to `to_seq`."""
-    query = sa.select(TABLE.c.first_seq, TABLE.c.last_seq).where(TABLE.c.run_id == run_id)
+def _trusted(run_id: str, row: sa.Row, key: ChainKey | None) -> tuple[int, int]:
+    """`row`'s (first_seq, last_seq), once its MAC verifies (with a key)."""
+    first, last = row.first_seq, row.last_seq
+    if key is not None and not key.side_authentic(row.mac, "batch", run_id, first, last):
+        raise CutError(
+            f"run {run_id}: the batch boundary recorded at seq {last} (seqs {first}..{last}) is "
+            "not signed with the chain key (the batches table was changed, or the row predates "
+            "signed boundaries): refusing to cut by it"
+        )
+    return first, last
+
+
+def spans_of(
+    conn: sa.Connection, run_id: str, to_seq: int | None = None, key: ChainKey | None = None
+) -> list[tuple[int, int]]:
+    """The recorded (first_seq, last_seq) spans of a run, in order, up to `to_seq`; with `key`,
+    each checked (`_trusted`)."""
+    query = sa.select(TABLE).where(TABLE.c.run_id == run_id)
     if to_seq is not None:
         query = query.where(TABLE.c.last_seq <= to_seq)
-    return [(a, b) for a, b in conn.execute(query.order_by(TABLE.c.last_seq))]
+    return [_trusted(run_id, r, key) for r in conn.execute(query.order_by(TABLE.c.last_seq))]
 
 
-def cut_at(conn: sa.Connection, run_id: str, seq: int) -> Cut:
-    """`seq` if it ends a batch, else the end of the last whole batch before it (see `Cut`)."""
+def check_disjoint(run_id: str, spans: list[tuple[int, int]]) -> None:
+    """Batches never overlap (each append starts after the last row): a recorded boundary inside
+    another recorded batch was not written by an append (the side table was changed), and a cut
+    there could split that batch. `spans` in `spans_of`'s order."""
+    for (a, b), (c, d) in zip(spans, spans[1:], strict=False):
+        if c <= b:
+            raise CutError(
+                f"run {run_id}: the batch boundary recorded at seq {b} (seqs {a}..{b}) overlaps "
+                f"the batch recorded as seqs {c}..{d} (the batches table was changed): refusing "
+                "to cut by it"
+            )
+
+
+def cut_at(conn: sa.Connection, run_id: str, seq: int, key: ChainKey | None = None) -> Cut:
+    """`seq` if it ends a batch, else the end of the last whole batch before it (see `Cut`).
+    A boundary another recorded batch spans over is refused (`check_disjoint`); with `key`, so is
+    every row read that does not verify (`_trusted`)."""
     c = TABLE.c
-    ended = conn.execute(
-        sa.select(c.first_seq).where(c.run_id == run_id, c.last_seq == seq)
+    ended = conn.execute(sa.select(TABLE).where(c.run_id == run_id, c.last_seq == seq)).first()
+    inside = conn.execute(
+        sa.select(TABLE).where(c.run_id == run_id, c.first_seq <= seq, c.last_seq > seq).limit(1)
     ).first()
+    inside = _trusted(run_id, inside, key) if inside is not None else None
     if ended is not None:
+        ended = _trusted(run_id, ended, key)
+        if inside is not None:
+            check_disjoint(run_id, [ended, inside])
         return Cut(seq, seq)
-    first_recorded = conn.execute(
-        sa.select(sa.func.min(c.first_seq)).where(c.run_id == run_id)
-    ).scalar()
+    first_row = conn.execute(
+        sa.select(TABLE).where(c.run_id == run_id).order_by(c.first_seq).limit(1)
+    ).first()
+    first_recorded = _trusted(run_id, first_row, key)[0] if first_row is not None else None
     if first_recorded is not None and seq == first_recorded - 1:
         return Cut(seq, seq)  # the legacy span's end: the append after it was atomic
     if first_recorded is None or seq < first_recorded:
@@ -95,11 +148,6 @@ def cut_at(conn: sa.Connection, run_id: str, seq: int) -> Cut:
             f"cannot cut run {run_id} at seq {seq}: {known} (an old log, or an import of an "
             "export that did not carry them), so a cut there could split a batch"
         )
-    inside = conn.execute(
-        sa.select(c.first_seq, c.last_seq)
-        .where(c.run_id == run_id, c.first_seq <= seq, c.last_seq > seq)
-        .limit(1)
-    ).first()
     if inside is None:
         raise CutError(f"cannot cut run {run_id} at seq {seq}: the run has no such seq")
     first, last = inside

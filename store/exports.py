@@ -28,7 +28,7 @@ from store.upcasters import upcast
 def export_lines(log: EventLog, run_id: str) -> Iterator[str]:
     """The run's rows (checked as every read is), then its head line."""
     # The last row of each appended batch says so, so an import keeps the run's cut points.
-    ends = set(log.batch_ends(run_id))
+    ends = set(log.batch_ends(run_id, cut=False))  # the importer re-signs them
     last: StoredEvent | None = None
     for stored in log.read(run_id):
         # The stored payload text is spliced in as it is: a long run exports without re-parsing.

@@ -76,6 +76,19 @@ class ChainKey:
         message = f"{run_id}\n{seq}\n{event_hash}\n{fold_key}\n{state}".encode()
         return hmac.new(key, message, hashlib.sha256).hexdigest()
 
+    def side_mac(self, purpose: str, *fields: object) -> str:
+        """The MAC of a side-table row the store trusts with a key (`purpose`: "request", "batch",
+        "parent"): a key of its own per purpose, derived from the secret, over the JSON list of
+        `fields` (unambiguous whatever they hold), so no row's MAC passes for another's."""
+        key = hmac.new(self.secret, b"rlvr " + purpose.encode(), hashlib.sha256).digest()
+        message = json.dumps([purpose, *fields], separators=(",", ":")).encode()
+        return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+    def side_authentic(self, mac: object, purpose: str, *fields: object) -> bool:
+        return isinstance(mac, str) and hmac.compare_digest(
+            mac.encode(), self.side_mac(purpose, *fields).encode()
+        )
+
     def signed(self, run_id: str, seq: int, hash_: str) -> Head:
         return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))
 

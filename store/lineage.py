@@ -23,6 +23,7 @@ from sqlmodel import Field, SQLModel
 
 from store import batches
 from store.errors import StoreError
+from store.keyed import ChainKey
 from store.verification import GENESIS_HASH, chain_hash
 
 
@@ -109,7 +110,13 @@ def owner_of(spans: list[Segment], seq: int) -> str:
     return spans[0].run_id
 
 
-def batch_ends(conn: sa.Connection, run_id: str, to_seq: int | None) -> list[int]:
+def batch_ends(
+    conn: sa.Connection,
+    run_id: str,
+    to_seq: int | None,
+    key: ChainKey | None = None,
+    checked: bool = True,
+) -> list[int]:
     """The last seqs of the batches of a run's history up to `to_seq`: each segment's recorded
     batches, and each ancestor segment's end (the branch's own rows start a batch after it)."""
     ends: set[int] = set()
@@ -117,8 +124,11 @@ def batch_ends(conn: sa.Connection, run_id: str, to_seq: int | None) -> list[int
         part = span.clip(1, to_seq)
         if part is None:
             continue
+        spans = batches.spans_of(conn, span.run_id, key=key)
+        if checked:
+            batches.check_disjoint(span.run_id, spans)
         ends |= {
-            last for _, last in batches.spans_of(conn, span.run_id, part[1]) if last >= part[0]
+            last for _, last in spans if part[0] <= last and (part[1] is None or last <= part[1])
         }
         if span.last is not None and part[1] == span.last:
             ends.add(span.last)

@@ -135,7 +135,7 @@ class EventLog(ReadsAndChecks):
                     raise ConcurrencyError(
                         f"run {run_id}: expected last seq {expected_seq}, the log is at {last_seq}"
                     )
-                queued = requests.take(conn, run_id) if drain_requests else []
+                queued = requests.take(conn, run_id, self.key) if drain_requests else []
                 both = encoded + [(q.type, q.schema_version, q.payload) for q in queued]
                 if not both:
                     return []
@@ -169,7 +169,7 @@ class EventLog(ReadsAndChecks):
         self._insert(conn, rows)
         if after[0] == 0:
             blob_users.created(conn, run_id)
-        batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends))
+        batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends), self.key)
         self._prefix.extend(conn, run_id, after, (rows[-1].seq, rows[-1].hash))
         if self.key is not None:
             self.key.sign(run_id, rows[-1].seq, rows[-1].hash, pending=True)
@@ -198,7 +198,7 @@ class EventLog(ReadsAndChecks):
                 self._insert(conn, rows)
                 lineage.record(conn, child, lineage.Parent(parent_id, at_seq))
                 blob_users.inherit(conn, child, parent_id)
-                batches.record(conn, child, [(rows[0].seq, rows[-1].seq)])
+                batches.record(conn, child, [(rows[0].seq, rows[-1].seq)], self.key)
                 self._prefix.advance(conn, child, rows[-1].seq, rows[-1].hash)
                 if self.key is not None:
                     self.key.sign(child, rows[-1].seq, rows[-1].hash, pending=True)
@@ -255,7 +255,7 @@ class EventLog(ReadsAndChecks):
                 self._prefix.advance(conn, run_id, rows[-1].seq, rows[-1].hash)
                 if batch_ends:
                     ends = sorted({e for e in batch_ends if e < rows[-1].seq})
-                    batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, ends))
+                    batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, ends), self.key)
         except SAIntegrityError as e:
             raise ConcurrencyError(f"run {run_id} was written while importing") from e
         return len(rows)
@@ -271,13 +271,14 @@ class EventLog(ReadsAndChecks):
             spans = lineage.segments(conn, run_id)
             if any(span.last == seq for span in spans):
                 return batches.Cut(seq, seq)  # a branch point: the branch's own rows follow it
-            return batches.cut_at(conn, lineage.owner_of(spans, seq), seq)
+            return batches.cut_at(conn, lineage.owner_of(spans, seq), seq, self.key)
 
-    def batch_ends(self, run_id: str, to_seq: int | None = None) -> list[int]:
+    def batch_ends(self, run_id: str, to_seq: int | None = None, *, cut: bool = True) -> list[int]:
         """The recorded last seqs of a run's batches (up to `to_seq`), in order; a branch's
-        include its ancestors' up to where it was cut, and the cut."""
+        include its ancestors' up to where it was cut, and the cut. `cut`: for a cut, so checked
+        as `cut_at` checks them (`CutError`); False: as recorded (an export, a suggestion)."""
         with self.engine.connect() as conn:
-            return lineage.batch_ends(conn, run_id, to_seq)
+            return lineage.batch_ends(conn, run_id, to_seq, self.key if cut else None, cut)
 
     def parent(self, run_id: str) -> lineage.Parent | None:
         """The run and seq a branch points at (None for a run with no pointer)."""

@@ -18,7 +18,7 @@ from sqlalchemy.exc import DBAPIError
 
 from store import lineage
 from store.backends import Backend
-from store.errors import StoreError
+from store.errors import IntegrityError, StoreError
 from store.keyed import ChainKey
 from store.retry import RetryPolicy, is_transient, with_retries
 from store.rows import StoredEvent
@@ -305,6 +305,30 @@ class ReadsAndChecks:
             )
         return junction
 
+    def _broken_pointer(self, run_id: str) -> ChainBroken | None:
+        """The first branch pointer of the run's lineage (`run_parents`, a side table no key
+        signs) that its rows do not bear out: its seq is not a seq (< 1: at seq 0), its parent
+        has no row there, or the branch's first own row does not chain from that row. A pointer added to a
+        standalone run, moved, or naming a run that does not exist fails here; a pointer that
+        passes is as trustworthy as the chain (and the keyed head) that covers that link."""
+        with self.engine.connect() as conn:
+            for span in lineage.segments(conn, run_id):
+                parent = lineage.parent_of(conn, span.run_id)
+                if parent is None:
+                    continue
+                if not _is_seq(parent.seq) or parent.seq < 1:
+                    return ChainBroken(
+                        span.run_id,
+                        0,  # not a seq of the history: `verify` refuses the history whole
+                        f"names run {parent.run_id} at seq {parent.seq!r}, which is not a seq a "
+                        "branch can start after",
+                    )
+                try:
+                    self._junction(conn, span.run_id, parent)
+                except ChainBroken as e:
+                    return e
+        return None
+
     def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
         owner = lineage.owner_of(_segments(conn, run_id), seq)
         row = conn.exec_driver_sql(self._hash_sql, (owner, seq)).first()
@@ -322,7 +346,16 @@ class ReadsAndChecks:
             record = self._prefix.get(conn, run_id)
         heads = self.key.heads(run_id) if self.key is not None else None
         last = self.require(run_id)
+        pointer = self._broken_pointer(run_id)
+        if pointer is not None and pointer.seq == 0:  # no seq to name: the history has no shape
+            raise IntegrityError(
+                f"run {run_id}: its history cannot be verified: the branch pointer of run "
+                f"{pointer.run_id} (run_parents) {pointer.reason}"
+            )
         report = verify_rows(run_id, self._stream(run_id, 1, None, None, 5000))
+        if report.ok and pointer is not None:
+            why = f"the branch pointer (run_parents) is not borne out by its rows: {pointer.reason}"
+            return replace(report, first_bad_seq=pointer.seq, reason=why)
         if not report.ok:
             with self.engine.connect() as conn:
                 owner = lineage.owner_of(lineage.segments(conn, run_id), report.first_bad_seq)

@@ -60,7 +60,7 @@ def append_or_queue(
     owner = f"{by}:{driver_identity()}"
     held = _take(log, table, run_id, owner)
     if held is not None:
-        requests.queue_for(log.engine, log.retry, run_id, events, queued_by=owner)
+        requests.queue_for(log.engine, log.retry, run_id, events, queued_by=owner, key=log.key)
         # The driver may have let the lease go between the two: then the queue is ours to empty.
         if _take(log, table, run_id, owner) is not None:
             return Written([], queued_for=held)

@@ -202,7 +202,8 @@ def checkpoint_before(log: EventLog, state: RunState, seq: int) -> dict[str, Any
             best = ref
     if best is None:
         return None
-    ends = [e for e in log.batch_ends(state.run_id, to_seq=seq) if e >= best.seq]
+    # A suggestion: `rlvr branch` checks the cut it is given.
+    ends = [e for e in log.batch_ends(state.run_id, to_seq=seq, cut=False) if e >= best.seq]
     return {"step": best.step, "digest": best.digest, "seq": best.seq,
             "cut": min(ends) if ends else best.seq}  # fmt: skip
 
