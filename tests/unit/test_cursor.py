@@ -90,7 +90,9 @@ def test_fold_many_refuses_a_lineage_tree_with_an_edited_row(event_log, run_id, 
     elif where == "branch":
         edit_payload(event_log, kids[1], 6, {"step": 99, "metrics": {"kl": 9.0}})
     else:
-        forge_chain(event_log, run_id, 2, {"step": 99})
+        forge_chain(
+            event_log, run_id, 2, {"reason": "forged"}
+        )  # fits the schema: the chain refuses it
     with pytest.raises(ChainBroken):
         fold_run(event_log, kids[1])
     with pytest.raises(ChainBroken):
