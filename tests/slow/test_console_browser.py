@@ -13,7 +13,7 @@ import pytest
 
 from orchestrator.driver.lifecycle import branch
 from store.events import RunPaused, StateChanged
-from tests.slow.test_report_browser import CHROMIUM, FLAGS, _require_browser
+from tests.slow.test_report_browser import CHROMIUM, FLAGS, _require_browser, wait_until
 from tests.tampering import synthetic_run
 from tests.unit.audit.chaos_log import chaos_run
 from tests.unit.console.serve import serving
@@ -106,7 +106,7 @@ def test_the_events_page_links_pages_and_filters_the_raw_log(store, tmp_path):
         _loaded(page)
         assert page.locator("#events tbody tr").count() == 100
         page.click("#more")
-        page.wait_for_function(f"document.querySelectorAll('#events tbody tr').length === {last}")
+        wait_until(page, f"document.querySelectorAll('#events tbody tr').length === {last}")
         page.select_option("#type", "GateEvaluated")
         page.click("#filter button")
         page.wait_for_url("**/events?type=GateEvaluated")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,6 +71,18 @@ def browser_page(profile: Path) -> Iterator[tuple[Any, dict[str, list[str]]]]:
             yield page, seen
         finally:
             browser.close()
+
+
+def wait_until(page: Any, expression: str, timeout_s: float = 10.0) -> None:
+    """Until `expression` is truthy in the page. Polled from here with `page.evaluate` (the
+    DevTools protocol, which the page's Content-Security-Policy does not govern): Playwright's own
+    `wait_for_function` evaluates a string inside the page, which the console's CSP (no
+    'unsafe-eval') refuses whenever the condition is not true at once."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout_s} s: {expression}")
+        time.sleep(0.02)
 
 
 def open_run_page(page: Any, url: str) -> None:

@@ -20,7 +20,7 @@ from orchestrator.audit.report import build_report
 from orchestrator.console.run_data import step_data
 from store.log import EventLog
 from tests.cli_runner import rlvr
-from tests.slow.test_report_browser import browser_page, open_run_page
+from tests.slow.test_report_browser import browser_page, open_run_page, wait_until
 from tests.unit.audit.chaos_log import chaos_run
 from tests.unit.audit.hostile_log import HOSTILE, hostile_run
 
@@ -107,9 +107,7 @@ def test_clicking_markers_shows_the_window_threshold_and_evidence_why_gives(
         # The capability rollback's marker: its evidence (an eval against the baseline).
         page.locator("#detail .close").click()
         page.locator("#chart-kl .marker.rollback[data-step='20']").click()
-        page.wait_for_function(
-            f"document.querySelector('#detail').dataset.whySeq != '{kl_rollback_seq}'"
-        )
+        wait_until(page, f"document.querySelector('#detail').dataset.whySeq != '{kl_rollback_seq}'")
         page.locator("#detail .why-item").wait_for()
         rollback_seq = int(page.get_attribute("#detail", "data-why-seq"))
         item = page.locator("#detail .why-item").first
@@ -332,7 +330,7 @@ def test_a_step_another_process_appends_is_drawn_within_a_second(
         writer = subprocess.run([sys.executable, "-c", WRITER, str(log.url), run_id],
                                 capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
         committed_ms = float(writer.stdout.strip()) * 1000
-        page.wait_for_function("() => window.__step2At !== undefined", timeout=10000)
+        wait_until(page, "window.__step2At !== undefined")
         drawn_ms = page.evaluate("() => window.__step2At")
         rewards = page.evaluate("() => window.rlvrRunCharts[0].u.data[1]")
     assert seen["errors"] == []
