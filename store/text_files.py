@@ -32,12 +32,9 @@ class NotUTF8Error(ValueError):
         self.line = line
 
 
-@contextlib.contextmanager
-def open_regular(path: Path | str) -> Iterator[BinaryIO]:
-    """`path` open for reading in binary, once it is known to be a regular file. Opened without
-    blocking (opening a FIFO for reading waits for a writer) and checked on the open descriptor,
-    so nothing can be swapped in between; `OSError` "not a regular file" otherwise."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+def _require_regular(fd: int, path: Path | str) -> None:
+    """The descriptor, opened without blocking, is a regular file: made blocking again; closed and
+    `OSError` "not a regular file" otherwise (checked on the descriptor, so nothing is swapped in)."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
@@ -45,6 +42,15 @@ def open_regular(path: Path | str) -> Iterator[BinaryIO]:
     except BaseException:
         os.close(fd)
         raise
+
+
+@contextlib.contextmanager
+def open_regular(path: Path | str) -> Iterator[BinaryIO]:
+    """`path` open for reading in binary, once it is known to be a regular file. Opened without
+    blocking (opening a FIFO for reading waits for a writer) and checked on the open descriptor,
+    so nothing can be swapped in between; `OSError` "not a regular file" otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    _require_regular(fd, path)
     with os.fdopen(fd, "rb") as f:
         yield f
 
@@ -60,13 +66,7 @@ def open_appending(path: Path | str, encoding: str = "utf-8") -> TextIO:
         if e.errno == errno.ENXIO:  # a FIFO with no reader
             raise OSError(errno.EINVAL, "not a regular file", str(path)) from e
         raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
+    _require_regular(fd, path)
     return os.fdopen(fd, "a", encoding=encoding)
 
 
