@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import sympy
 
-from stages.verifiers.math_chains import FALSE_STEP, shows_working, symbolic_chain_holds
+from stages.verifiers.math_chains import FALSE_STEP, is_chain, symbolic_chain_holds
 from stages.verifiers.math_compare import (
     CompareOptions,
     Outcome,
@@ -82,8 +82,7 @@ def _big_operator(node: Node):  # noqa: ANN202 - a sympy Sum or Product, never e
 
 
 def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
-    chain = a[0] == "eq" and len(a[1]) > 2 and is_assignment(a) and not shows_working(a[1][1])
-    if chain and not symbolic_chain_holds(a[1][1:], to_sympy):
+    if is_chain(a) and not symbolic_chain_holds(a[1][1:], to_sympy):
         return False, FALSE_STEP
     aligned = align_labels(a, r)
     if isinstance(aligned, str):
