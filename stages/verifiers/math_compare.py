@@ -272,6 +272,12 @@ def fast_compare(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | Non
     if is_assignment(ref) and not is_assignment(answer):
         ref = final_side(ref)
     if is_assignment(answer) and not is_assignment(ref) and ref[0] != "eq":
+        if answer[1][0][0] in ("mul", "div"):
+            # "mn = 12" for 12: a product of unknowns equals 12; which unknown is asked is unsaid
+            return (
+                False,
+                "the answer's left side is a product or ratio of unknowns, not a name for it",
+            )
         answer = final_side(answer)
     both_relations = answer[0] == ref[0] == "rel"
     pair = comparable_pair(answer, ref, opts)

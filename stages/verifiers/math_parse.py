@@ -22,6 +22,7 @@ from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: p
     MathParseError,
     Node,
     Step,
+    applied_function,
     check_depth,
     drive,
     has_text,
@@ -362,13 +363,13 @@ class _Parser(SubscriptRules):
             arg = yield self.group("(", ")", "paren")
         else:
             arg = yield self.latex_arg()
-        node = ("func", name, arg)
+        node = applied_function(name, arg)
         return node if exponent is None else ("pow", node, exponent)
 
     def word(self) -> Step:
         _, value = self.take()
         if value in FUNCS and self.at("("):
-            return ("func", value, (yield self.group("(", ")", "paren")))
+            return applied_function(value, (yield self.group("(", ")", "paren")))
         if value == "pi":
             return ("const", "pi")
         if value == "oo":

@@ -23,6 +23,12 @@ _WORD_IN_PARSE = re.compile(r"(?i)(?<![\w'\\])(?:or|either|not|at least|at most|
 _TEXT_BODY = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\{[^{}]*\}")
 
 
+# "f(x) = 5", "P(A) = 0.5": a function's value named by its application. The grammar reads "f(x)"
+# as the product f*x, the same tree as "fx"; only the text tells them apart, and a product of
+# unknowns ("mn = 12") names no single answer while a function's value does.
+_APPLIED_LABEL = re.compile(r"^\s*([A-Za-z])\s*\(\s*([A-Za-z0-9]{1,3})\s*\)\s*=(?!=)")
+
+
 class ReadError(MathParseError):
     """The text is not one answer in the grammar (the message says why)."""
 
@@ -71,7 +77,15 @@ def read(text: str) -> Read:
     word = _WORD_IN_PARSE.search(_TEXT_BODY.sub(" ", normalised))
     if word:
         raise ReadError(f"hedged, a bound or a range ({word.group()!r})")
-    return Read(node, unit)
+    return Read(_applied_label(node, normalised), unit)
+
+
+def _applied_label(node: Node, text: str) -> Node:
+    """ "f(x) = 5" with its left side as one name, "f(x)", instead of the product f*x."""
+    m = _APPLIED_LABEL.match(text)
+    if m is None or node[0] != "eq" or node[1][0][0] != "mul" or len(node[1][0][1]) != 2:
+        return node
+    return ("eq", [("sym", f"{m.group(1)}({m.group(2)})"), *node[1][1:]])
 
 
 def answer_key(text: str) -> object:

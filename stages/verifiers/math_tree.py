@@ -69,3 +69,8 @@ def has_text(node: Node) -> bool:
             return True
         stack.extend(_children(current))
     return False
+
+
+def applied_function(name: str, arg: Node) -> Node:
+    # exp(x) is written e^x as often: one tree for both, so "\\exp(2)" answers "e^2"
+    return ("pow", ("sym", "e"), arg) if name == "exp" else ("func", name, arg)

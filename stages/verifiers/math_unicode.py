@@ -98,6 +98,23 @@ _CONTROL_NAMES = {
 _X_TIMES_TEN = re.compile(r"(?<=\d)\s*[xX]\s*(?=10\s*\^)")
 
 
+# "2\\frac{1}{2}" is the mixed number 5/2, as "2½" is (and as Math-Verify's parser reads it); a
+# whole number that is an exponent or subscript ("x^2\\frac12"), or an improper fraction, is not.
+_LATEX_MIXED = re.compile(
+    r"(?<![\d.^_])(\d{1,9})\s*\\[dt]?frac\s*(?:\{\s*(\d{1,9})\s*\}\s*\{\s*(\d{1,9})\s*\}|(\d)(\d))"
+)
+
+
+def _latex_mixed(m: re.Match[str]) -> str:
+    whole = int(m.group(1))
+    num, den = (
+        (int(m.group(2)), int(m.group(3))) if m.group(2) else (int(m.group(4)), int(m.group(5)))
+    )
+    if not 0 < num < den:
+        return m.group()
+    return f"\\frac{{{whole * den + num}}}{{{den}}}"
+
+
 def _vulgar(m: re.Match[str]) -> str:
     whole, (num, den) = m.group(1), _VULGAR[m.group(2)]
     if whole:
@@ -133,6 +150,8 @@ def unify(text: str) -> str:
         # because it would turn ² into 2 and ½ into 1⁄2.
         text = unicodedata.normalize("NFKC", text)
         text = _ascii_digits(text).translate(_MINUS).translate(_SPACES)
+    if "frac" in text:
+        text = _LATEX_MIXED.sub(_latex_mixed, text)
     if "x" in text or "X" in text:
         text = _X_TIMES_TEN.sub(lambda _: " \\times ", text)
     return text

@@ -16,6 +16,7 @@ from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_parse import UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import Read, read
+from stages.verifiers.math_unit_convert import converted, factor
 from stages.verifiers.math_units import units_conflict
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.types import Verdict, fail
@@ -170,10 +171,14 @@ class MathVerifier:
                 answer_read = read(found.text)
             except MathParseError as e:
                 return fail("failed", f"the answer is not one answer: {e}", **details)
-            conflict = units_conflict(_unit(answer_read), _unit(ref_read))
-            if conflict:
-                return fail("failed", conflict, **details)
             answer = answer_read.node
+            conflict = units_conflict(_unit(answer_read), _unit(ref_read))
+            by = factor(_unit(answer_read), _unit(ref_read)) if conflict else None
+            scaled = converted(answer, by) if by is not None else None
+            if conflict and scaled is None:
+                return fail("failed", conflict, **details)
+            if scaled is not None:
+                answer, details["converted"] = scaled, f"{_unit(answer_read)} -> {_unit(ref_read)}"
         outcome = fast_compare(answer, ref, self.options)
         if outcome is None:
             return answer, ref, details

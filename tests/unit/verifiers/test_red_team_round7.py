@@ -20,14 +20,8 @@ DATA = Path(__file__).parent / "data" / "adversarial_round7_shared.jsonl"
 CASES = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
 # Kept open on purpose, with the rule that decides them:
 OPEN = {
-    # a product of symbols names what is asked ("find mn": "mn = 12" answers it)
-    "s-math-013": "a product label",
-    "s-math-014": "a product label",
     # an unevaluated expression is never the answer (an echo of the question would be paid)
     "s-math-029": "unevaluated",
-    "s-math-031": "a mixed number reads as a product in LaTeX",
-    "s-math-030": "e is a variable unless the reference says exp",
-    "s-math-032": "units are compared, never converted",
     # candidate programs run on the sandbox python's standard library (-I -S): numpy is not
     # installed for it; the reason says so (README, "The code sandbox")
     "s-code-059": "numpy is not installed for the sandbox's python",
