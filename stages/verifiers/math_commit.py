@@ -23,6 +23,14 @@ WINDOW = 300  # characters of context read on each side
 # Doubt anywhere in the answer's sentence ("I'm not sure, but", "a wild guess, so"), and an answer
 # that is someone else's or a false one ("Bob's answer is", "the textbook says", "a tempting but
 # false answer is").
+# A note that the work is unfinished or unchecked ("TODO: verify", "FIXME", a shrug) doubts the
+# answer that follows it as much as "I'm not sure" does.
+_UNFINISHED = (
+    r"|(?i:(?<![\w'])(?:todo|fixme|tbd|xxx|to\s+be\s+(?:checked|verified|confirmed)"
+    r"|needs?\s+(?:(?:to\s+be\s+)?(?:re)?(?:checked|checking|verified|verifying|verification)"
+    r"|double[-\s]?check(?:ing)?)|double[-\s]?check\s+(?:this|that|it|later))(?![\w']))"
+    r"|¯\\?_\(ツ\)_/¯|\U0001f937"
+)
 _DOUBT = re.compile(
     r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|probable|likely|unlikely|guess|guessing"
     r"|guessed|guesstimate|wrong|wrongly|mistaken|mistakenly|mistake|incorrect|incorrectly"
@@ -47,7 +55,7 @@ _DOUBT = re.compile(
     r"|not\s+(?:certain|confident|positive|checked|verified)|может\s+быть|peut-être|tal\s+vez"
     r"|je\s+(?:pense|crois)|à\s+peu\s+près|más\s+o\s+menos)(?![\w'])|\?|\w's\s+(?:\w+\s+)?(?:answer|guess|claim)"
     r"|大概|大约|也许|可能|估计|不确定|应该是|たぶん|多分|おそらく|かもしれ|だいたい|約"
-    r"|наверное|возможно|примерно|около|вероятно|кажется|我猜|我觉得|应该"
+    r"|наверное|возможно|примерно|около|вероятно|кажется|我猜|我觉得|应该" + _UNFINISHED
 )
 # The sentence before the answer's may hedge it too ("I'm not sure. \\boxed{36}"): personal doubt
 # only, since reasoning words there ("approximately 7.777", "almost as far") are the working.
@@ -59,6 +67,7 @@ _PERSONAL_DOUBT = re.compile(
     r"(?:checking|verifying|verification)|vielleicht|vermutlich|wahrscheinlich|quizás|quizá"
     r"|probablemente|peut-être|probablement|forse|talvez|может\s+быть)(?![\w'])"
     r"|大概|也许|可能|不确定|我猜|たぶん|多分|おそらく|かもしれ|наверное|возможно|вероятно"
+    + _UNFINISHED
 )
 # Negations and conditions in the answer's clause ("It is not 5", "If x = 2, then").
 _NEGATION = re.compile(

@@ -14,8 +14,10 @@ closed form, not a list of retractions:
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from stages.verifiers.math_context import has_value
+from stages.verifiers.math_parse import Node
 from stages.verifiers.math_read import ReadError, answer_key, read
 from stages.verifiers.math_unicode import unify
 from stages.verifiers.math_values import eval_rational
@@ -80,6 +82,8 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
         # "Because I erred.", "Check: mismatch.", "Since c'est faux.": a sentence that states no
         # mathematics cannot justify the answer, and a list of words that retract never ends
         return "text with no value"
+    if _false_equation(_DELIMITERS.sub(" ", sentence[opener.end() :])):
+        return "a false equation in text"
     side = _LAST_SIDE.search(_DELIMITERS.sub(" ", sentence))
     if side is None:
         return "a value in text"
@@ -89,6 +93,46 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
     except ReadError:
         return "a value in text"
     return None if same else "another value in text"
+
+
+def _false_equation(text: str) -> bool:
+    """The sentence's equation ("6 = 5", "we know 2 \\cdot 3 = 5") has sides of numbers that
+    differ. The equation is the longest tail of the text that reads as one with every side a
+    number (one it cannot evaluate, "\\sqrt{10^{400}} = 5", counts as false: it proves nothing);
+    an equation with unknowns is left to the last-side rule."""
+    text = text.strip().rstrip(".!").strip()
+    starts = [0] + [m.end() for m in re.finditer(r"\s+", text)]
+    for start in starts[:MAX_CHARS]:
+        try:
+            node = read(text[start:]).node
+        except ReadError:
+            continue
+        if node[0] != "eq":
+            continue
+        values = [_exact_value(side) for side in node[1]]
+        if all(v is not None for v in values):
+            return len(set(values)) > 1
+        if "'sym'" not in repr(node):  # numbers only, and one side too big to check: no proof
+            return True
+    return False
+
+
+def _exact_value(node: Node) -> Fraction | None:
+    """A side's rational value, a root of a perfect power included ("\\sqrt{36}" is 6)."""
+    if node[0] != "root":
+        return eval_rational(node)
+    arg, index = eval_rational(node[1]), eval_rational(node[2])
+    if arg is None or arg < 0 or index is None or index.denominator != 1 or not 2 <= index <= 9:
+        return None
+    roots = [_integer_root(part, int(index)) for part in (arg.numerator, arg.denominator)]
+    return None if None in roots else Fraction(roots[0], roots[1])
+
+
+def _integer_root(value: int, n: int) -> int | None:
+    if value.bit_length() > 512:  # no justification needs it; a float would overflow
+        return None
+    guess = round(float(value) ** (1 / n))
+    return next((r for r in (guess - 1, guess, guess + 1) if r >= 0 and r**n == value), None)
 
 
 def same_value(texts: list[str]) -> bool:

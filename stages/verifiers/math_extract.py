@@ -64,8 +64,8 @@ _CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
 # Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
 # \\boxed{3}").
 _LIST_GAP = re.compile(
-    r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
-    r"\s*,?\s*and\s*\})*$"
+    r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|or|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
+    r"\s*,?\s*(?:and|or)\s*\})*$"
 )
 # Between two boxes that restate one answer ("\\boxed{\\frac12} or equivalently \\boxed{0.5}"): their
 # values must then be equal (`math_explain.same_value`), or they are two different finals.
@@ -329,7 +329,7 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     if all(f.kind == "boxed" for f in finals) and all(
         _LIST_GAP.match(body[a.end : b.start]) for a, b in zip(finals, finals[1:], strict=False)
     ):
-        several = texts  # "\boxed{2} and \boxed{3}" answer a set reference
+        several = texts  # "\boxed{2} and \boxed{3}", "\boxed{5} or \boxed{-5}": a set reference
     return Extraction(
         None,
         mode,

@@ -50,6 +50,40 @@ _NUMBER_NAMES = (
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(_NUMBER_NAMES)}
 
 
+# Other spellings of values the grammar reads: the empty set, the reals, a repeating decimal
+# (0.\overline{3} is exactly 1/3), "negative 5", "1~000" (a tie as a thousands space), \mathrm{5}, a
+# residue's modulus after it ("5 \pmod{7}" is 5).
+_EMPTY_SET = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])|\\\{\s*\\\}")
+_REALS = re.compile(r"^\s*\\mathbb\s*\{?\s*R\s*\}?\s*$")
+_REPEATING = re.compile(r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
+_NEGATIVE_WORD = re.compile(r"^\s*(?:negative|minus)\s+(?=\d|[a-z]+\s*$)", re.IGNORECASE)
+_TIE_THOUSANDS = re.compile(r"(?<=\d)~(?=\d{3}(?!\d))")
+_ROMAN_NUMBER = re.compile(r"^\\mathrm\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}$")
+_MODULUS = re.compile(r"\s*(?:\\pmod\s*\{\s*\d{1,12}\s*\}|\(\s*\\bmod\s*\d{1,12}\s*\))\s*$")
+
+
+def _spellings(s: str) -> str:
+    if _REALS.match(s):
+        return "(-oo, oo)"
+    s = _EMPTY_SET.sub("\\{\\}", s)
+    s = _REPEATING.sub(_repeating, s)
+    s = _TIE_THOUSANDS.sub("", _MODULUS.sub("", s))
+    s = _ROMAN_NUMBER.sub(lambda m: m.group(1), s)
+    negative = _NEGATIVE_WORD.match(s)
+    if negative:
+        rest = s[negative.end() :].strip()
+        return "-" + _NUMBER_WORDS.get(rest.lower(), rest)
+    return s
+
+
+def _repeating(m: re.Match[str]) -> str:
+    """0.1\overline{6} as the fraction it is exactly: (016 - 01) / 90 = 1/6."""
+    sign, whole, fixed, cycle = m.groups()
+    all_digits, head = int(whole + fixed + cycle), int(whole + fixed)
+    den = (10 ** len(cycle) - 1) * 10 ** len(fixed)
+    return f"{sign}\\frac{{{all_digits - head}}}{{{den}}}"
+
+
 def normalise(text: str) -> str:
     """Strip presentation (dollar signs, spacing, units, degree marks) from an extracted answer."""
     return normalise_answer(text)[0]
@@ -60,6 +94,7 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
     s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
     s = _THOUSANDS_LATEX.sub(",", s)  # 14{,}916 and 11,\!111 are MATH's thousands separators
+    s = _spellings(s)
     if s.lower() in _NUMBER_WORDS:  # "Answer: five": one number word, the whole answer
         s = _NUMBER_WORDS[s.lower()]
     only_text = _ONLY_TEXT.match(s)

@@ -287,6 +287,9 @@ class _Parser(SubscriptRules):
         if value == "{":
             return (yield self.braced())
         if value == "\\{":
+            if self.i + 1 < len(self.toks) and self.toks[self.i + 1][1] == "\\}":
+                self.i += 2  # \{\}: the empty set, as \emptyset and \varnothing read
+                return ("set", [])
             return (yield self.group("\\{", "\\}", "set"))
         if value == "|":  # |z|
             self.take()

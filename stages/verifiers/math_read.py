@@ -52,8 +52,19 @@ _SOLUTION_SPLIT = re.compile(
 )
 
 
+# "3 \text{ or } -3": values alone joined by "or" are the same set (no "=" anywhere).
+_VALUES_OR = re.compile(
+    r"^[^=]{1,40}?(?:\s*(?:\\(?:text|textrm|mathrm)\s*\{\s*,?\s*or\s*\}|,?\s*\bor\b)\s*[^=]{1,40}?){1,7}$"
+)
+_VALUES_OR_SPLIT = re.compile(r"\s*(?:\\(?:text|textrm|mathrm)\s*\{\s*,?\s*or\s*\}|,?\s*\bor\b)\s*")
+
+
 def _solution_set(text: str) -> str:
-    """ "x = 3 or x = -3" as "\\{3, -3\\}"; any other text as it is."""
+    """ "x = 3 or x = -3" and "3 or -3" as "\\{3, -3\\}"; any other text as it is."""
+    if "=" not in text and _VALUES_OR.match(text) and " or" in text.replace("{", " "):
+        values = _VALUES_OR_SPLIT.split(text.strip())
+        if all(v and "," not in v for v in values):
+            return "\\{" + ", ".join(values) + "\\}"
     m = _SOLUTIONS.match(text)
     if m is None or " or" not in text.replace("{", " ").replace("\\", " "):
         return text

@@ -147,11 +147,17 @@ def split_unit(text: str) -> tuple[str, str | None]:
     return text, unit
 
 
+# "5K" is 5 kelvin or 5 thousand: only a reference in kelvin says which.
+_ALSO_A_MAGNITUDE = frozenset({"K"})
+
+
 def units_conflict(answer_unit: str | None, reference_unit: str | None) -> str | None:
     """Why the two units cannot name the same quantity, or None. An answer may add a unit the
     reference leaves out; it may not name another one (a percent sign counts as a unit: "%")."""
     if answer_unit == "conflict":
         return "two different units on one answer"
+    if answer_unit in _ALSO_A_MAGNITUDE and reference_unit is None:
+        return f"{answer_unit!r} after a number may be thousands as well as kelvin: no answer"
     if answer_unit is None or reference_unit is None or answer_unit == reference_unit:
         return None
     return f"the answer is in {answer_unit}, the reference in {reference_unit}"

@@ -16,13 +16,26 @@ from stages.verifiers.math_spans import MAX_FINALS
 
 _WORDS = (
     "ans", "final", "result", "solution", "response", "réponse", "reponse", "antwort", "respuesta",
-    "risposta", "resposta", "ответ", "答案", "答え", "解答", "<answer", '"answer"', "answer",
+    "risposta", "resposta", "ответ", "答案", "答え", "解答", "回答", "<answer", '"answer"', "answer",
 )  # fmt: skip
+# A label and what joins it to its value: "Result: 37", "Final result = 37", "Answer -> 37",
+# "Answer — 37", "$$\\text{Answer} = 37$$", "回答：37", and a bare "A: 37" opening a line.
+_LABEL = (
+    r"(?:\\text\{[ \t]*)?(?:final[ \t]+)?(?:ans|answer|final|result|solution|response|r[ée]ponse"
+    r"|antwort|respuesta|risposta|resposta|ответ)\}?"
+)
+_JOIN = r"[ \t*_]*(?:[:：=]|->|=>|→|⟶|—|–|-(?=[ \t]))"
 _WEAK = re.compile(
-    r"(?im)(?:^[ \t>*_#-]*(?:ans|final|result|solution|response|r[ée]ponse|antwort"
-    r"|respuesta|risposta|resposta|ответ)[ \t*_]*[:：]|(?:答案|答え|解答)[ \t]*[:：是为]?"
+    r"(?im)(?:^[ \t>*_#$-]*(?:"
+    + _LABEL
+    + r"|a(?=[ \t]*[:：]))"
+    + _JOIN
+    + r"|(?:答案|答え|解答|回答)[ \t]*[:：是为=]?"
     r"|<answer>|\"(?:final_?)?answer\"[ \t]*:|\|[ \t]*(?:final[ \t]+)?answer[ \t]*\|)[ \t*_]*"
 )
+_LINE_A = re.compile(r"(?im)^[ \t>*_#-]*a[ \t]*[:：]")
+
+
 # What a weak form's value may run to: the end of its line, tag, cell or JSON value.
 _VALUE = re.compile(r"[^\n<|}]{1,400}")
 # A JSON value ends at its closing quote, or at the next "," or "}" ({"answer": 5, "answer": 6}).
@@ -36,11 +49,11 @@ def _windows(body: str) -> list[tuple[int, int]] | str:
     low = body.lower()
     if len(low) != len(body):  # a letter whose lower case is longer: scan it all
         return [(0, len(body))]
-    windows: list[tuple[int, int]] = []
+    windows = [(m.start(), m.end() + 40) for m in _LINE_A.finditer(body)]
     for word in _WORDS:
         i = low.find(word)
         while i >= 0:
-            windows.append((max(0, i - 5), i + len(word) + 40))
+            windows.append((max(0, i - 12), i + len(word) + 40))
             if len(windows) > 8 * MAX_FINALS:
                 return f"more than {8 * MAX_FINALS} answer-like words"
             i = low.find(word, i + len(word))

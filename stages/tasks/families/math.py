@@ -18,6 +18,8 @@ from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_int, require
 from stages.tasks.types import Task
 
+_OR = re.compile(r"(?<![\w\\])or(?!\w)")
+
 EXPRESSION = re.compile(r"\d+(?:\s*[-+*/×÷^]\s*\d+)+")
 _INT = re.compile(r"^-?\d+$")
 
@@ -117,7 +119,9 @@ class MathFamily(TaskFamily):
         an `Answer:` line, `####`) that extraction accepts: no conflicting or hedged finals."""
         from stages.verifiers.math_extract import extract_answer
 
-        return float(extract_answer(response, ("boxed", "answer_line")).text is not None)
+        text = extract_answer(response, ("boxed", "answer_line")).text
+        # "12 or 13" reads as a set (it answers a set reference); as a form it is a hedge
+        return float(text is not None and not ("=" not in text and _OR.search(text)))
 
     def near_misses(
         self, task: Task, other_answers: Sequence[str], rng: random.Random
