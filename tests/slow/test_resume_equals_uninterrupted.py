@@ -57,6 +57,8 @@ TINY = [
 
 
 CHANGED_ON_CHECKPOINT_STEP = "after a checkpoint step whose batch changed hyper-parameters"
+LAST_ROUND_STEP = "after stage 6's last step"
+LAST_ROUND_CHECKPOINT = "after stage 6's last checkpoint and eval"
 
 
 def _files(workdir: Path, digest: str) -> int:
@@ -79,6 +81,15 @@ def _batches(store: Path, run_id: str) -> list[list[StoredEvent]]:
         if row.seq in ends:
             out.append([])
     return out[:-1]
+
+
+def _logged_after(store: Path, run_id: str, cut: int) -> list[tuple[str, object]]:
+    """The checkpoints, evals, early stops and gates logged after seq `cut`, with what they say."""
+    rows = [r for r in EventLog(store).read(run_id) if r.seq > cut and r.type in AFTER_THE_CUT]
+    rows = rows[: next((i for i, r in enumerate(rows) if r.type == "RunRewound"), len(rows))]
+    return [
+        (r.type, getattr(r.event, "step", None) or getattr(r.event, "gate", None)) for r in rows
+    ]
 
 
 def _types(batch: list[StoredEvent]) -> set[str]:
@@ -113,6 +124,10 @@ def _boundaries(store: Path, run_id: str) -> dict[str, int]:
             found["after a rollback"] = end
         if step and stage == "iterative_training" and len(types) == 3:
             found.setdefault("in stage 6", end)
+            if "CheckpointSaved" in nxt:  # the round's last step; its checkpoint and eval follow
+                found[LAST_ROUND_STEP] = end
+        if stage == "iterative_training" and "CheckpointSaved" in types and "EvalRecorded" in types:
+            found[LAST_ROUND_CHECKPOINT] = end
     return found
 
 
@@ -176,7 +191,12 @@ BOUNDARY_KINDS = [
     CHANGED_ON_CHECKPOINT_STEP,
     "after a rollback",
     "in stage 6",
+    LAST_ROUND_STEP,
+    LAST_ROUND_CHECKPOINT,
 ]
+# What a resumed run must log again after the cut as the parent did: a cut after a round's last
+# step once skipped the round, its checkpoint, its eval and its early stop (red team round 10).
+AFTER_THE_CUT = ("CheckpointSaved", "EvalRecorded", "TrainingStoppedEarly", "GateEvaluated")
 
 
 # Both commands at a boundary of every kind: they share the cut and restore code, but each has its
@@ -206,6 +226,7 @@ def test_a_cut_at_a_batch_boundary_with_no_overrides_ends_on_the_parents_weights
         assert result.returncode == 0, result.stderr[-3000:]
         assert _final_digest(copy, parent) == expected
         cut = next(iter(events(copy, parent, "RunRewound"))).event.to_seq
+        assert _logged_after(copy, parent, cut) == _logged_after(store, parent, cut)
     if kind == "inside stage 1":  # asked inside the batch [SFTCompleted, BaselineRecorded]
         assert (
             cut == at - 1 and f"note: seq {at} of run {parent} is inside a batch" in result.stderr

@@ -6,18 +6,15 @@ judgement call."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
-from openai_server import ScriptedOpenAIServer
+from red_team_cases import check, load, params
 
 from stages.verifiers.registry import build_verifier
-from stages.verifiers.types import CodeReference, QAReference, RubricReference
 
-DATA = Path(__file__).parent / "data" / "adversarial_round7_shared.jsonl"
-CASES = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+CASES = load(Path(__file__).parent / "data" / "adversarial_round7_shared.jsonl")
 # Kept open on purpose, with the rule that decides them:
 OPEN = {
     # an unevaluated expression is never the answer (an echo of the question would be paid)
@@ -33,14 +30,7 @@ OPEN_HOLES: set[str] = set()  # none left open
 
 
 def _params(family: str) -> list:
-    reasons = {**OPEN, **{i: "open: issue 27" for i in OPEN_HOLES}}
-    return [
-        pytest.param(c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=reasons[c["id"]]))
-        if c["id"] in reasons
-        else pytest.param(c, id=c["id"])
-        for c in CASES
-        if c["verifier"] == family
-    ]
+    return params(CASES, family, {**OPEN, **{i: "open: issue 27" for i in OPEN_HOLES}})
 
 
 def test_the_set_has_every_family_and_labels() -> None:
@@ -51,51 +41,23 @@ def test_the_set_has_every_family_and_labels() -> None:
 
 @pytest.mark.parametrize("case", _params("math"))
 def test_math(case: dict) -> None:
-    given = case["input"]
-    verdict = build_verifier({"kind": "math"}).verify(given["response"], given["reference"])
-    assert verdict.passed == (case["expect"] == "pass"), f"{case['mechanism']}: {verdict.reason}"
-
-
-def _labelled(case: dict, passed: bool, reason: str) -> None:
-    assert passed == (case["expect"] == "pass"), f"{case['mechanism']}: {reason}"
+    check(case)
 
 
 @pytest.mark.parametrize("case", _params("qa"))
 def test_qa(case: dict) -> None:
-    given = case["input"]
-    reference = QAReference(answer=given["answer"], aliases=given.get("aliases", []))
-    verdict = build_verifier({"kind": "qa"}).verify(given["response"], reference)
-    _labelled(case, verdict.passed, verdict.reason)
+    check(case)
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 @pytest.mark.parametrize("case", _params("code"))
 def test_code(case: dict) -> None:
-    verifier = build_verifier({"kind": "code"})
-    given = case["input"]
-    try:
-        [verdict] = verifier.verify_batch(
-            [(given["response"], CodeReference(tests=given["tests"]))]
-        )
-    finally:
-        getattr(verifier, "close", lambda: None)()
-    _labelled(case, verdict.passed, verdict.reason)
+    check(case)
 
 
 @pytest.mark.parametrize("case", _params("judge"))
-def test_judge(case: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The scripted judge answers each case's reply: a fooled judge, or one that contradicts
-    itself; what is checked is what our code sends and accepts."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
-    given = case["input"]
-    with ScriptedOpenAIServer(default=lambda _body: given["judge_reply"]) as server:
-        verifier = build_verifier(
-            {"kind": "rubric", "base_url": server.base_url, "judge_max_retries": 0,
-             "timeout_s": 10.0}
-        )  # fmt: skip
-        reference = RubricReference(prompt=given.get("prompt", ""), rubrics=given["rubrics"])
-        verdict = verifier.verify(given["response"], reference)
-    _labelled(case, verdict.passed and verdict.reward >= 1.0, f"{verdict.status}: {verdict.reason}")
+def test_judge(case: dict) -> None:
+    check(case)
 
 
 @pytest.mark.parametrize(

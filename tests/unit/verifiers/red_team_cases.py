@@ -1,0 +1,73 @@
+"""Running one labelled red-team case (rounds 7 and 9: math, QA, code, judge) against the verifiers,
+as each round's runner outside the project did. A case passes when the verifier's judgement equals
+its label."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from openai_server import ScriptedOpenAIServer
+
+from stages.verifiers.registry import build_verifier
+from stages.verifiers.types import CodeReference, QAReference, RubricReference
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def params(cases: list[dict], family: str, open_reasons: dict[str, str]) -> list:
+    """The family's cases; one kept open is a strict xfail with the rule that decides it."""
+    return [
+        pytest.param(
+            c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=open_reasons[c["id"]])
+        )
+        if c["id"] in open_reasons
+        else pytest.param(c, id=c["id"])
+        for c in cases
+        if c["verifier"] == family
+    ]
+
+
+def judged(case: dict) -> tuple[bool, str]:
+    """(paid, reason): what the verifier of the case's family said of its response."""
+    family, given = case["verifier"], case["input"]
+    if family == "math":
+        verdict = build_verifier({"kind": "math"}).verify(given["response"], given["reference"])
+        return verdict.passed, verdict.reason
+    if family == "qa":
+        reference = QAReference(answer=given["answer"], aliases=given.get("aliases", []))
+        verdict = build_verifier({"kind": "qa"}).verify(given["response"], reference)
+        return verdict.passed, verdict.reason
+    if family == "code":
+        verifier = build_verifier({"kind": "code"})
+        try:
+            [verdict] = verifier.verify_batch(
+                [(given["response"], CodeReference(tests=given["tests"]))]
+            )
+        finally:
+            getattr(verifier, "close", lambda: None)()
+        return verdict.passed, verdict.reason
+    return _judge(given)
+
+
+def _judge(given: dict) -> tuple[bool, str]:
+    """The scripted judge answers the case's reply: a fooled judge, or one that contradicts itself;
+    what is checked is what our code sends and accepts."""
+    os.environ.setdefault("OPENAI_API_KEY", "sk-local-test")
+    with ScriptedOpenAIServer(default=lambda _body: given["judge_reply"]) as server:
+        verifier = build_verifier(
+            {"kind": "rubric", "base_url": server.base_url, "judge_max_retries": 0,
+             "timeout_s": 10.0}
+        )  # fmt: skip
+        reference = RubricReference(prompt=given.get("prompt", ""), rubrics=given["rubrics"])
+        verdict = verifier.verify(given["response"], reference)
+    return verdict.passed and verdict.reward >= 1.0, f"{verdict.status}: {verdict.reason}"
+
+
+def check(case: dict) -> None:
+    paid, reason = judged(case)
+    assert paid == (case["expect"] == "pass"), f"{case['mechanism']}: {reason}"

@@ -1,0 +1,95 @@
+"""Red team round 9 (issue 27): 89 shared cases a helper who saw only the code wrote against the
+verifiers (math, QA, code, judge; a held-out set of other variants stays outside the project).
+Each case is labelled: a response a correct verifier must fail, or a right one it must pay. Cases
+kept open are strict xfails whose reason names the rule that decides them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from red_team_cases import check, load, params
+
+CASES = load(Path(__file__).parent / "data" / "adversarial_round9_shared.jsonl")
+_MV_APPROX = "Math-Verify's suite pays it (test_relations_math[15], [16]): the exact side answers"
+OPEN = {
+    # "x \approx 5" and "\sqrt{3} \approx 1.414": Math-Verify's own labels read the value after a
+    # name's \approx, and the exact side before an approximation, whatever the approximation says;
+    # we keep its labels (mv_raw_agreement), the red team's differ.
+    **{f"s9-math-{n:03d}": _MV_APPROX for n in (1, 2, 3, 4, 5, 29, 30, 31, 32, 33)},
+    "s9-math-016": "an inequality answers an interval only with inequality_answers_interval",
+    "s9-math-017": "a power stays unevaluated (2^{10} does not answer 1024; 2^{-1} not 1/2)",
+    "s9-math-020": "degrees are not converted to radians (30° does not answer \\frac{\\pi}{6})",
+}
+
+# Holes found and not closed yet: each a strict xfail until its fix lands.
+OPEN_HOLES = [
+    "s9-code-001",
+    "s9-code-002",
+    "s9-code-003",
+    "s9-code-004",
+    "s9-code-011",
+    "s9-code-012",
+    "s9-code-013",
+    "s9-judge-001",
+    "s9-judge-002",
+    "s9-judge-003",
+    "s9-judge-004",
+    "s9-judge-005",
+    "s9-judge-006",
+    "s9-judge-007",
+    "s9-judge-008",
+    "s9-judge-012",
+    "s9-judge-013",
+    "s9-judge-014",
+    "s9-judge-015",
+    "s9-judge-016",
+    "s9-judge-017",
+    "s9-judge-018",
+    "s9-judge-019",
+    "s9-judge-021",
+    "s9-qa-001",
+    "s9-qa-002",
+    "s9-qa-003",
+    "s9-qa-004",
+    "s9-qa-005",
+    "s9-qa-006",
+    "s9-qa-007",
+    "s9-qa-008",
+    "s9-qa-009",
+    "s9-qa-013",
+    "s9-qa-014",
+    "s9-qa-015",
+    "s9-qa-016",
+    "s9-qa-017",
+    "s9-qa-018",
+    "s9-qa-019",
+]
+OPEN |= {case_id: "open: issue 27" for case_id in OPEN_HOLES}
+
+
+def test_the_set_has_every_family() -> None:
+    assert {c["verifier"] for c in CASES} == {"math", "qa", "code", "judge"}
+    assert {c["expect"] for c in CASES} == {"pass", "fail"}
+
+
+@pytest.mark.parametrize("case", params(CASES, "math", OPEN))
+def test_math(case: dict) -> None:
+    check(case)
+
+
+@pytest.mark.parametrize("case", params(CASES, "qa", OPEN))
+def test_qa(case: dict) -> None:
+    check(case)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.parametrize("case", params(CASES, "code", OPEN))
+def test_code(case: dict) -> None:
+    check(case)
+
+
+@pytest.mark.parametrize("case", params(CASES, "judge", OPEN))
+def test_judge(case: dict) -> None:
+    check(case)
