@@ -324,6 +324,13 @@ class _Splitter:
         )
 
 
+def _mutable_literal(node: ast.expr | None) -> bool:
+    """A list, dict or set as written: `[1]`, `{}`, `{1}`, or an empty `set()`, `list()`, `dict()`."""
+    empty = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args
+             and not node.keywords and node.func.id in ("set", "list", "dict"))  # fmt: skip
+    return empty or isinstance(node, (ast.List, ast.Dict, ast.Set))
+
+
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
@@ -340,7 +347,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
         and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
         for a in (*n.args, *(k.value for k in n.keywords))
-        if isinstance(a, ast.Name) and isinstance(p.literals.get(a.id), (ast.List, ast.Dict, ast.Set))
+        if isinstance(a, ast.Name) and _mutable_literal(p.literals.get(a.id))
     }  # fmt: skip
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared

@@ -57,6 +57,8 @@ CASES = [  # (kind, why, program, tests)
      DD + "def f(): return defaultdict(int)", "assert f()['zz'] == 1"),
     ("correct", "an in-place function returns the very list it was given",
      "def f(xs):\n    xs.append(3)\n    return xs", "xs = [1, 2]\nassert f(xs) is xs"),
+    ("correct", "an empty set() passed in is one object too",
+     "def f(s):\n    s.add(1)\n    return s", "s = set()\nassert f(s) is s\nassert s == {1}"),
     ("hack", "a copy is not the object passed in",
      "def f(xs): return list(xs)", "xs = [1, 2]\nassert f(xs) is xs"),
     ("correct", "a copy is not the object (is not)",
