@@ -143,6 +143,9 @@ class _OneDefault:
     def __init__(self, made: Any) -> None:
         self.made, self.calls = made, 0
 
+    def __repr__(self) -> str:  # as a failed assert shows it: defaultdict(<the program's ...>)
+        return f"<the program's factory, which made {self.made!r:.60}>"
+
     def __call__(self) -> Any:
         self.calls += 1
         if self.calls > 1 or isinstance(self.made, CandidateError):
