@@ -16,6 +16,7 @@ from typing import Any
 
 from stages.verifiers.code_trusted import (
     GUARDS,
+    IS_INPUT,
     TRUSTED_BUILTINS,
     UnsupportedTests,
     check_trusted,
@@ -195,3 +196,22 @@ class SubstituteNodes(ast.NodeTransformer):
     def visit_Name(self, node: ast.Name) -> ast.expr:
         found = self.by_node.get(id(node))
         return node if found is None else ast.copy_location(copy.deepcopy(found), node)
+
+
+class InputIdentity(ast.NodeTransformer):
+    """`f(xs) is xs` (or `is not`, either way round) for a shared input `xs` becomes
+    `_is_input(f(xs), 'xs')`: whether the call returned the very object passed in, as the harness
+    saw it in the sandbox (`code_values.returned_inputs`), never two copies compared by identity."""
+
+    def __init__(self, shared: dict[str, ast.expr], program_call: Any) -> None:
+        self.shared, self.program_call = shared, program_call
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return node
+        for value, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+            if isinstance(other, ast.Name) and other.id in self.shared and self.program_call(value):
+                same = _constructed(IS_INPUT, value, ast.Constant(other.id))
+                return same if isinstance(node.ops[0], ast.Is) else ast.UnaryOp(ast.Not(), same)
+        return node

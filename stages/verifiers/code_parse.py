@@ -4,12 +4,19 @@ before `code_tests` splits the asserts: nothing here runs the tests."""
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.verifiers.code_trusted import UnsupportedTests, resolve_import
+from stages.verifiers.code_implicit import implicit_imports
+from stages.verifiers.code_trusted import UnsupportedTests, local_names, resolve_import
 
 STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+class MissingEntryPoint(Exception):
+    """The tests call only builtin names and the program defines none of them."""
 
 
 def _line(node: ast.AST) -> str:
@@ -101,3 +108,28 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
 def asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
     return [s if isinstance(s, ast.Assert) else assert_call(s) for s in fn.body
             if isinstance(s, ast.Assert) or assert_call(s)]  # fmt: skip
+
+
+def candidate_names(module: ast.Module, p: Any, defines: frozenset[str] | set[str]) -> set[str]:
+    """The names the tests take from the program: free names that are neither builtins nor bound
+    by the tests themselves (their imports, literals, functions, or modules they use without
+    importing, which `p.bound` gains), plus the entry points the tests name."""
+    local = local_names(module)
+    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
+    bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
+    implicit = implicit_imports(module, names - bound_by_tests - _BUILTIN_NAMES - p.entries)
+    p.bound.update(implicit)
+    bound_by_tests |= set(implicit)
+    candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
+    candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
+    if not candidate:
+        called = {
+            n.func.id for n in ast.walk(module)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _BUILTIN_NAMES
+        }  # fmt: skip
+        if called and not called & set(defines):
+            raise MissingEntryPoint(
+                f"the tests call only builtin names ({', '.join(sorted(called))}) and the program "
+                "defines none of them"
+            )
+    return candidate

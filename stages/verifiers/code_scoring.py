@@ -23,7 +23,12 @@ from typing import Any
 
 from stages.verifiers.code_tests import MissingEntryPoint, TestPlan, UnsupportedTests, plan
 from stages.verifiers.code_trusted import GUARDS, TRUSTED_BUILTINS, Refused, evaluate, local_names
-from stages.verifiers.code_values import CandidateError, UnsupportedValue, decode
+from stages.verifiers.code_values import (
+    CandidateError,
+    UnsupportedValue,
+    decode,
+    returned_inputs,
+)
 
 TRUSTED_TIMEOUT_S = 10.0
 TRUSTED_MEMORY_BYTES = 2 * 1024**3
@@ -139,12 +144,14 @@ def job(kind: str, *args: Any) -> Any:
     return plan_job(*args) if kind == "plan" else score_job(*args)
 
 
-def _first_failure(asserts: list[ast.expr], values: list[Any], modules: dict[str, Any]) -> int:
+def _first_failure(
+    asserts: list[ast.expr], values: list[Any], modules: dict[str, Any], returned: dict[int, str]
+) -> int:
     for k, expr in enumerate(asserts):
         used = [values[i] for i in _placeholders(expr)]
         if any(isinstance(v, CandidateError) for v in used):
             return k
-        if not evaluate(expr, values, modules):
+        if not evaluate(expr, values, modules, returned):
             return k
     return -1
 
@@ -157,12 +164,13 @@ def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
         checked = _checked_plan(tests, frozenset(defines))
         if isinstance(checked, str):
             return ("unverifiable", checked)
+        returned = returned_inputs(tagged, checked.calls)
         unsupported = next((v for v in values if isinstance(v, UnsupportedValue)), None)
         if unsupported is not None:
             return ("unverifiable", unsupported.message)
         return (
             "scored",
-            [_first_failure(u.asserts, values, checked.modules) for u in checked.units],
+            [_first_failure(u.asserts, values, checked.modules, returned) for u in checked.units],
         )
     except (UnsupportedTests, MissingEntryPoint) as e:
         return ("unverifiable", str(e))

@@ -33,19 +33,21 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.verifiers.code_implicit import implicit_imports
 from stages.verifiers.code_inputs import (
     Fold,
     Inline,
+    InputIdentity,
     Originals,
     Substitute,
     SubstituteNodes,
     program_names,
 )
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
+from stages.verifiers.code_parse import MissingEntryPoint, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_trusted import (
+    IS_INPUT,
     UnsupportedTests,
     check_trusted,
     evaluate,
@@ -67,10 +69,6 @@ _READERS = frozenset(["str", "repr", "format", "int", "float", "complex", "bool"
                       "round", "len", "list", "tuple", "set", "frozenset", "dict", "sorted",
                       "reversed", "iter", "next", "min", "max", "sum"])  # fmt: skip
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
-
-
-class MissingEntryPoint(Exception):
-    """The tests call only builtin names and the program defines none of them."""
 
 
 @dataclass
@@ -155,6 +153,7 @@ class _Splitter:
         trusted `list`, and, where the program redefines `list` too, also the program's `list`
         against the trusted `sorted`."""
         self.mutable_reads = []
+        node = InputIdentity(self.shared, self._program_call).visit(node)
         node, passed = self._read_unpassed_as_written(node)
         calls_before = len(self.calls)
         trusted = self._split_assert(node)
@@ -265,6 +264,11 @@ class _Splitter:
         if isinstance(node, ast.Dict):
             return ast.Dict([k and self.split(k) for k in node.keys],
                             [self.split(v) for v in node.values])  # fmt: skip
+        if isinstance(node, ast.JoinedStr):  # an f-string: formatted out here, bounded
+            return ast.JoinedStr([self.split(v) for v in node.values])
+        if isinstance(node, ast.FormattedValue):
+            spec = node.format_spec and self.split(node.format_spec)
+            return ast.FormattedValue(self.split(node.value), node.conversion, spec)
         raise UnsupportedTests(f"{_line(node)}: {type(node).__name__} around a candidate call")
 
     def _read_inputs_first(self, node: ast.Compare) -> None:
@@ -320,12 +324,21 @@ class _Splitter:
         )
 
 
+def _mutable_literal(node: ast.expr | None) -> bool:
+    """A list, dict or set as written: `[1]`, `{}`, `{1}`, or an empty `set()`, `list()`, `dict()`."""
+    empty = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args
+             and not node.keywords and node.func.id in ("set", "list", "dict"))  # fmt: skip
+    return empty or isinstance(node, (ast.List, ast.Dict, ast.Set))
+
+
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
     call only builtin names, none of which the program defines."""
     module, p = _parse(tests)
-    candidate = _candidate_names(module, p, defines)
+    if any(isinstance(n, ast.Name) and n.id == IS_INPUT for n in ast.walk(module)):
+        raise UnsupportedTests(f"the tests name {IS_INPUT}, which the trusted side uses")
+    candidate = candidate_names(module, p, defines)
     # A list/dict/set the tests pass to the program is one object, as in Python: the program may
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
     # It is held by the harness, never in the program's globals; a read before any call received
@@ -334,7 +347,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
         and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
         for a in (*n.args, *(k.value for k in n.keywords))
-        if isinstance(a, ast.Name) and isinstance(p.literals.get(a.id), (ast.List, ast.Dict, ast.Set))
+        if isinstance(a, ast.Name) and _mutable_literal(p.literals.get(a.id))
     }  # fmt: skip
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
@@ -372,28 +385,3 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings,
     )  # fmt: skip
-
-
-def _candidate_names(module: ast.Module, p: Any, defines: frozenset[str] | set[str]) -> set[str]:
-    """The names the tests take from the program: free names that are neither builtins nor bound
-    by the tests themselves (their imports, literals, functions, or modules they use without
-    importing, which `p.bound` gains), plus the entry points the tests name."""
-    local = local_names(module)
-    names = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} - local
-    bound_by_tests = p.imported | set(p.literals) | set(p.functions) | p.program_modules
-    implicit = implicit_imports(module, names - bound_by_tests - _BUILTIN_NAMES - p.entries)
-    p.bound.update(implicit)
-    bound_by_tests |= set(implicit)
-    candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
-    candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
-    if not candidate:
-        called = {
-            n.func.id for n in ast.walk(module)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _BUILTIN_NAMES
-        }  # fmt: skip
-        if called and not called & set(defines):
-            raise MissingEntryPoint(
-                f"the tests call only builtin names ({', '.join(sorted(called))}) and the program "
-                "defines none of them"
-            )
-    return candidate

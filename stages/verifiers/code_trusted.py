@@ -13,6 +13,7 @@ import ast
 import builtins
 import cmath
 import collections
+import datetime
 import decimal
 import fractions
 import functools
@@ -27,6 +28,8 @@ import statistics
 import string
 from types import SimpleNamespace
 from typing import Any
+
+from stages.verifiers.code_trusted_re import timed_re
 
 _PLACEHOLDER = re.compile(r"_v\d+")
 _GUARD_NAMES = {ast.Mult: "_mul", ast.Pow: "_pow", ast.LShift: "_lshift", ast.Mod: "_mod"}
@@ -97,6 +100,12 @@ def _format(value: Any, spec: str = "") -> str:
     return format(value, spec)
 
 
+def _formatted(value: Any, conversion: int, spec: str) -> str:
+    """One `{value!r:spec}` of an f-string, with its width bounded as format()'s is."""
+    converted = {ord("r"): repr, ord("s"): str, ord("a"): ascii}.get(conversion)
+    return _format(converted(value) if converted else value, spec)
+
+
 def _mod(a: Any, b: Any) -> Any:  # '%*s' % (n, s) pads to n characters
     if isinstance(a, (str, bytes)):
         raw = a.encode("utf-8", "replace") if isinstance(a, str) else a
@@ -127,10 +136,12 @@ def _range(*args: Any) -> range:
     return r
 
 
-# Methods of plain values that pad or repeat by an argument: bounded when called out here.
+# Methods of plain values that pad or repeat by an argument (or, Counter.elements, by the counts it
+# holds): bounded when called out here.
 AMPLIFYING_METHODS = frozenset(
-    {"ljust", "rjust", "center", "zfill", "expandtabs", "to_bytes", "format", "format_map"}
-)
+    {"ljust", "rjust", "center", "zfill", "expandtabs", "to_bytes", "format", "format_map",
+     "elements"}
+)  # fmt: skip
 
 
 def call_method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
@@ -138,6 +149,9 @@ def call_method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
     texts = [receiver, *args, *kwargs.values()] if name in ("format", "format_map") else []
     if any(isinstance(t, str) and _WIDE.search(t) for t in texts):
         raise Refused("a format width past the size limit")
+    counts = receiver.values() if isinstance(receiver, collections.Counter) else ()
+    if name == "elements" and sum(n for n in counts if _int_arg(n) and n > 0) > MAX_SIZE:
+        raise Refused("Counter.elements() past the size limit")
     if name in AMPLIFYING_METHODS:
         return _bounded(method, 10**6)(*args, **kwargs)
     return method(*args, **kwargs)
@@ -148,7 +162,8 @@ def _words(text: str) -> list[str]:
 
 
 # What the rewritten trusted expressions call in place of `*`, `**`, `<<`, `%` and padding methods.
-GUARDS = {"_mul": _mul, "_pow": _pow, "_lshift": _lshift, "_mod": _mod, "_method": call_method}
+GUARDS = {"_mul": _mul, "_pow": _pow, "_lshift": _lshift, "_mod": _mod, "_method": call_method,
+          "_formatted": _formatted}  # fmt: skip
 
 _PLAIN_BUILTINS = _words(
     "abs all any ascii bin bool callable chr complex dict divmod enumerate filter float format "
@@ -243,6 +258,7 @@ def _modules() -> dict[str, SimpleNamespace]:
         ),
         "heapq": _namespace(heapq, "nlargest nsmallest"),
         "json": _namespace(json, "loads dumps"),
+        "datetime": _namespace(datetime, "date datetime time timedelta timezone MINYEAR MAXYEAR"),
     }
     return modules
 
@@ -250,40 +266,10 @@ def _modules() -> dict[str, SimpleNamespace]:
 TRUSTED_MODULES = _modules()
 
 
-REGEX_TIMEOUT_S = 0.5  # a pattern or a string from the program may backtrack for ever
-
-
-class _TimedPattern:
-    """A compiled pattern whose matching stops after REGEX_TIMEOUT_S (TimeoutError: a fail)."""
-
-    def __init__(self, pattern: Any) -> None:
-        self.pattern = pattern
-
-    def __getattr__(self, name: str) -> Any:
-        if name not in _REGEX_CALLS:
-            raise AttributeError(name)
-        return functools.partial(getattr(self.pattern, name), timeout=REGEX_TIMEOUT_S)
-
-
-_REGEX_CALLS = ("fullmatch", "match", "search", "findall", "sub", "subn", "split")
-
-
-def _re() -> SimpleNamespace:
-    """`re` as the tests use it, run by the `regex` module, which can stop a runaway match."""
-    import regex
-
-    timed = {n: functools.partial(getattr(regex, n), timeout=REGEX_TIMEOUT_S) for n in _REGEX_CALLS}
-    flags = "I IGNORECASE M MULTILINE S DOTALL X VERBOSE A ASCII"
-    return _namespace(
-        re, flags, escape=re.escape, compile=lambda p, f=0: _TimedPattern(regex.compile(p, f)),
-        **timed,
-    )  # fmt: skip
-
-
 def trusted_module(name: str) -> SimpleNamespace | None:
     """A trusted module by name; numpy only when it is installed, it and `re` on first use."""
     if name == "re" and "re" not in TRUSTED_MODULES:
-        TRUSTED_MODULES["re"] = _re()
+        TRUSTED_MODULES["re"] = timed_re()
     if name in ("numpy", "numpy.testing") and "numpy" not in TRUSTED_MODULES:
         numpy = _numpy()
         if numpy is None:
@@ -333,6 +319,12 @@ class _Guard(ast.NodeTransformer):
             return node
         return ast.Call(ast.Name(name, ast.Load()), [node.left, node.right], [])
 
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.FormattedValue:
+        self.generic_visit(node)
+        spec = node.format_spec or ast.Constant("")
+        args = [node.value, ast.Constant(node.conversion), spec]
+        return ast.FormattedValue(ast.Call(ast.Name("_formatted", ast.Load()), args, []), -1, None)
+
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         func = node.func
@@ -366,7 +358,7 @@ def check_trusted(expr: ast.expr, bound: dict[str, Any]) -> None:
             )
         if isinstance(node, ast.Name):
             name = node.id
-            if _PLACEHOLDER.fullmatch(name) or name in local:
+            if _PLACEHOLDER.fullmatch(name) or name in local or name == IS_INPUT:
                 continue
             if name not in TRUSTED_BUILTINS and name not in bound:
                 raise UnsupportedTests(
@@ -379,9 +371,26 @@ def guard(expr: ast.expr) -> ast.expr:
     return ast.fix_missing_locations(_Guard().visit(expr))
 
 
-def evaluate(expr: ast.expr, values: list[Any], modules: dict[str, Any]) -> bool:
-    """One assert's trusted part over the candidate's plain values; any error counts as False."""
+# `f(xs) is xs`, rewritten by code_tests as `_is_input(f(xs), 'xs')` (a test's own `_is_input` is
+# the program's name, called in the sandbox): whether the call returned the very object passed in.
+IS_INPUT = "_is_input"
+
+
+def evaluate(
+    expr: ast.expr,
+    values: list[Any],
+    modules: dict[str, Any],
+    returned: dict[int, str] | None = None,
+) -> bool:
+    """One assert's trusted part over the candidate's plain values; any error counts as False.
+    `returned`: call index -> the shared input that call returned as the very object."""
+    by_id = {id(values[i]): name for i, name in (returned or {}).items()}
+
+    def is_input(value: Any, name: str) -> bool:  # a fresh container per value: ids are unique
+        return type(value) in (list, dict, set) and by_id.get(id(value)) == name
+
     namespace: dict[str, Any] = {"__builtins__": TRUSTED_BUILTINS, **modules, **GUARDS}
+    namespace[IS_INPUT] = is_input
     namespace.update({f"_v{i}": v for i, v in enumerate(values)})
     code = compile(ast.Expression(expr), "<test>", "eval")
     try:

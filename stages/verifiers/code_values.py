@@ -5,6 +5,7 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 from __future__ import annotations
 
 import collections
+import datetime
 import decimal
 import fractions
 from typing import Any
@@ -100,6 +101,8 @@ def decode(obj: Any) -> Any:
         return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
     if tag == "dq" and isinstance(raw, list):
         return collections.deque(decode(x) for x in raw)
+    if tag == "bt" and raw in _FACTORIES:
+        return _FACTORIES[raw]
     if tag == "fn":
         return ProgramFunction(str(raw)[:100])
     if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
@@ -112,14 +115,102 @@ def decode(obj: Any) -> Any:
         return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
         return _SEQUENCES[tag](decode(x) for x in raw)
-    if tag == "d" and isinstance(raw, list):
-        return {decode(k): decode(v) for k, v in raw}
+    if tag == "ref" and isinstance(raw, list) and len(raw) == 2:
+        return decode(raw[1])  # which input it was: `returned_inputs`
+    if tag in _MAPPINGS and isinstance(raw, list):
+        return _MAPPINGS[tag]({decode(k): decode(v) for k, v in raw})  # Counter(pairs) counts
+    if tag == "dd" and isinstance(raw, list) and len(raw) == 2 and isinstance(raw[1], list):
+        items = ((decode(k), decode(v)) for k, v in raw[1])
+        return collections.defaultdict(_factory(raw[0]), items)
     if tag in ("dk", "dv", "di") and isinstance(raw, list):
         items = [decode(x) for x in raw]
         if tag == "dk":
             return dict.fromkeys(items).keys()
         return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
-    return _decode_bounded(tag, raw)
+    return _decode_dates(tag, raw) if tag in _DATES else _decode_bounded(tag, raw)
+
+
+_MAPPINGS = {"d": dict, "od": collections.OrderedDict, "ctr": collections.Counter}
+_FACTORIES = {t.__name__: t for t in (int, float, complex, str, bytes, bool, list, tuple, dict,
+                                      set, frozenset)}  # fmt: skip
+_DATES = frozenset(["td", "date", "time", "dt"])
+
+
+class _OneDefault:
+    """A defaultdict's factory of the program's own: the one value it made in the sandbox, for one
+    missing key out here; a second call fails the assert (the program's factory might differ)."""
+
+    def __init__(self, made: Any) -> None:
+        self.made, self.calls = made, 0
+
+    def __repr__(self) -> str:  # as a failed assert shows it: defaultdict(<the program's ...>)
+        return f"<the program's factory, which made {self.made!r:.60}>"
+
+    def __call__(self) -> Any:
+        self.calls += 1
+        if self.calls > 1 or isinstance(self.made, CandidateError):
+            raise ValueError("the program's default factory ran once, in the sandbox")
+        return self.made
+
+
+def _factory(spec: Any) -> Any:
+    if spec is None:
+        return None
+    if isinstance(spec, str) and spec in _FACTORIES:
+        return _FACTORIES[spec]
+    if isinstance(spec, dict) and set(spec) == {"v"}:
+        return _OneDefault(decode(spec["v"]))
+    if isinstance(spec, dict) and set(spec) == {"x"}:
+        return _OneDefault(CandidateError(f"the default factory raised {str(spec['x'])[:60]}"))
+    raise ValueError("malformed default factory")
+
+
+def _ints(raw: Any, count: int) -> list[int]:
+    """`count` ints, and a time zone last where there are more fields."""
+    if not isinstance(raw, list) or len(raw) != count + (count > 3):
+        raise ValueError("malformed date or time")
+    if any(type(x) is not int for x in raw[:count]):
+        raise ValueError("malformed date or time")
+    return raw[:count]
+
+
+def _zone(raw: Any) -> datetime.timezone | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) != 4:
+        raise ValueError("malformed time zone")
+    days, seconds, micros = _ints(raw[:3], 3)
+    offset = datetime.timedelta(days, seconds, micros)
+    plain = datetime.timezone(offset)  # UTC for a zero offset, as Python gives it
+    return plain if raw[3:] == [plain.tzname(None)] else datetime.timezone(offset, str(raw[3])[:60])
+
+
+def _decode_dates(tag: str, raw: Any) -> Any:
+    """date, datetime, time and timedelta values from their fields (ValueError out of range)."""
+    if tag == "td":
+        return datetime.timedelta(*_ints(raw, 3))
+    if tag == "date":
+        return datetime.date(*_ints(raw, 3))
+    if tag == "time":
+        *clock, fold = _ints(raw, 5)
+        return datetime.time(*clock, tzinfo=_zone(raw[5]), fold=fold)
+    *fields, fold = _ints(raw, 8)
+    return datetime.datetime(*fields, tzinfo=_zone(raw[8]), fold=fold)
+
+
+def returned_inputs(tagged: list[Any], calls: list[str]) -> dict[int, str]:
+    """Call index -> the shared input it returned as the very object (`f(xs) is xs`), as the
+    harness saw it. A claim is kept only for an input that call or an earlier one received (which
+    the program could have returned), and for a list, dict or set value (what inputs are)."""
+    received: set[str] = set()
+    returned = {}
+    for i, (value, call) in enumerate(zip(tagged, calls, strict=False)):
+        received |= set(compile(call, "<call>", "eval").co_names)
+        if isinstance(value, dict) and set(value) == {"ref"} and isinstance(value["ref"], list):
+            name = value["ref"][0]
+            if isinstance(name, str) and name in received:
+                returned[i] = name
+    return returned
 
 
 def _decode_bounded(tag: str, raw: Any) -> Any:
