@@ -25,13 +25,6 @@ OPEN = {
 
 # Holes found and not closed yet: each a strict xfail until its fix lands.
 OPEN_HOLES = [
-    "s9-code-001",
-    "s9-code-002",
-    "s9-code-003",
-    "s9-code-004",
-    "s9-code-011",
-    "s9-code-012",
-    "s9-code-013",
     "s9-judge-001",
     "s9-judge-002",
     "s9-judge-003",
