@@ -70,6 +70,15 @@ WRONG = [
     ("magnitude", "1.5M", "1500", "mega, not kilo"),
     ("magnitude", "5m", "5000000", "lower-case m is metres"),
     ("magnitude", "300 K", "300000", "spaced K is kelvin"),
+    # a locator may not move the place away from where a gold puts it
+    ("place_locator", "Paris, Texas", "Paris, France", "another country named by the gold"),
+    ("place_locator", "Paris, Texas", "Paris|Paris, France", "an alias says where it is"),
+    ("place_locator", "Georgia, USA", "Georgia", "the gold is the country, not the state"),
+    ("place_locator", "Paris, London", "Paris", "a city is no locator"),
+    ("place_locator", "London, Paris", "Paris", "the gold as the locator"),
+    ("place_locator", "Lyon, France", "Paris", "a right country, a wrong city"),
+    ("place_locator", "Bank of America, USA", "Bank of America", "the gold names a place"),
+    ("place_locator", "Paris, maybe France", "Paris", "doubt in the locator"),
 ]
 
 # (kind, response, golds, why): each must pass with reward 1.
@@ -109,6 +118,13 @@ RIGHT = [
     ("magnitude", "1.5 million", "1500000", "the word"),
     ("magnitude", "1.5e3", "1500", "e-notation"),
     ("magnitude", "5m", "5 m", "metres stay metres"),
+    ("place_locator", "Paris, France", "Paris", "shared"),
+    ("place_locator", "Paris (France)", "Paris", "in parentheses"),
+    ("place_locator", "<answer>Paris, France.</answer>", "Paris", "a closing period"),
+    ("place_locator", "Springfield, Illinois", "Springfield", "a US state"),
+    ("place_locator", "Springfield, IL", "Springfield", "its postal code"),
+    ("place_locator", "Toronto, Ontario", "Toronto", "a Canadian province"),
+    ("place_locator", "Paris, France", "Paris|Paris, France", "the locator the alias names"),
 ]
 
 
