@@ -2,12 +2,14 @@
 
 - ordinals: `1st` is `first`, `21st` is `twenty-first` (one token, `ord` and the value: never the
   cardinal `21`, nor `1st` the `1` of a list);
-- number words with a scale: `fifteen hundred` is 1500, `two thousand and five` 2005, `one
-  hundred twenty-three` 123; a run that is no number (`two three`, `five and six`) stays words;
+- number words with a scale: `fifteen hundred` is 1500, `a thousand` 1000, `two thousand and
+  five` 2005, `one hundred twenty-three` 123; a run that is no number (`two three`, `five and
+  six`) stays words;
 - magnitudes: `1.5k` is 1500, `2.5M` 2500000, `1.5e3` 1500 (a letter right after the digits: `300 K`
   is a temperature, `5m` five metres);
-- an ISO date (`1990-10-02`, year first: unambiguous) is the date it names, and a month's
-  abbreviation (`Oct.`) its name. `02/10/1990` stays digits: day and month cannot be told apart."""
+- an ISO date (`1990-10-02`, also `1990-10-2`: year first, unambiguous) is the date it names, and
+  a month's abbreviation (`Oct.`) its name. `02/10/1990` stays digits: day and month cannot be told
+  apart."""
 
 from __future__ import annotations
 
@@ -40,7 +42,9 @@ _MAGNITUDE = re.compile(
 _MAGNITUDES = {"k": 10**3, "K": 10**3, "M": 10**6, "bn": 10**9, "B": 10**9}
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")  # fmt: skip
-_ISO_DATE = re.compile(r"(?<![\w./:-])(\d{4})-(\d{2})-(\d{2})(?![\w/:-]|[.]\d)")
+_ISO_DATE = re.compile(r"(?<![\w./:-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w/:-]|[.]\d)")
+# `a hundred`, `a thousand`: one of the scale, where a number-word run begins there.
+_A_SCALE = re.compile(r"(?i)(?<![\w'-])an?\s+(?=(?:hundred|thousand|million|billion)(?![\w'-]))")
 
 
 def ordinals_as_digits(text: str) -> str:
@@ -72,7 +76,7 @@ def number_words_as_digits(text: str) -> str:
         value = _words_value(re.split(r"[\s-]+", m.group().lower()))
         return m.group() if value is None else str(value)
 
-    return _WORD_RUN.sub(digits, text)
+    return _WORD_RUN.sub(digits, _A_SCALE.sub("one ", text))
 
 
 def _words_value(words: list[str]) -> int | None:

@@ -3,9 +3,11 @@
 The trailing locator may be dropped only where it cannot change which place the answer names
 against the golds: it is a country, a US state (or its postal code), a Canadian province, an
 Australian state or a UK nation; what precedes it is a gold whole; that gold is no such place
-itself (`Georgia, USA` does not answer the country `Georgia`); and no gold names another one
-(`Paris, Texas` fails where an alias says `Paris, France`). A bare gold does not say which Paris
-it means: `Paris, Texas` for a bare `Paris` still passes (the verifier has no gazetteer)."""
+itself (`Georgia, USA` does not answer the country `Georgia`); and where golds name places, it
+is one of them (`Paris, Texas` fails where an alias says `Paris, France`, so does `Austin, Texas,
+USA` for `Austin, Texas`: the lists do not say which state is in which country). Two locators
+may go (`Austin, Texas, USA` answers `Austin`). A bare gold does not say which Paris it means:
+`Paris, Texas` for a bare `Paris` still passes (the verifier has no gazetteer)."""
 
 from __future__ import annotations
 
@@ -73,19 +75,29 @@ def _places_in(text: str) -> set[str]:
 
 
 def without_locator(answer: str, golds: Sequence[str]) -> str:
-    """`answer` less a trailing `, <country or state>` that only says where a gold is."""
-    text = answer.strip().rstrip(".").rstrip()
-    if text.endswith(")"):  # `Paris (France)`; split by hand: a lazy regex would be quadratic
+    """`answer` less one or two trailing locators (`, <country or state>`: `Austin, Texas, USA`)
+    that only say where a gold is."""
+    head = answer
+    named = set().union(*(_places_in(g) for g in golds))
+    for _ in range(2):
+        head, locator = _split_locator(head)
+        if locator is None:
+            return answer
+        if named and _place_key(locator) not in named:
+            return answer  # a gold says where it is, and not there (or not only there)
+        head_tokens = strict_tokens(head)
+        if any(head_tokens == strict_tokens(g) and not _is_place(g.strip()) for g in golds):
+            return head
+    return answer
+
+
+def _split_locator(text: str) -> tuple[str, str | None]:
+    """(what precedes, the place) of a trailing `, <place>` or `(<place>)`, else (text, None)."""
+    text = text.strip().rstrip(".").rstrip()
+    if text.endswith(")"):  # split by hand: a lazy regex would be quadratic
         head, _, locator = text[:-1].rpartition("(")
     else:
         head, _, locator = text.rpartition(",")
-    if not head.strip() or not _is_place(locator) or "(" in locator:
-        return answer
-    named = set().union(*(_places_in(g) for g in golds))
-    if named - {_place_key(locator)}:
-        return answer  # a gold says where it is, and it is elsewhere
-    head_tokens = strict_tokens(head)
-    for gold in golds:
-        if head_tokens and head_tokens == strict_tokens(gold) and not _is_place(gold.strip()):
-            return head
-    return answer
+    if not head.strip() or "(" in locator or not _is_place(locator):
+        return text, None
+    return head, locator

@@ -79,6 +79,13 @@ WRONG = [
     ("place_locator", "Lyon, France", "Paris", "a right country, a wrong city"),
     ("place_locator", "Bank of America, USA", "Bank of America", "the gold names a place"),
     ("place_locator", "Paris, maybe France", "Paris", "doubt in the locator"),
+    (
+        "place_locator",
+        "Paris, Texas, France",
+        "Paris|Paris, France",
+        "a state the gold does not name",
+    ),
+    ("place_locator", "Austin, Texas, France", "Austin, Texas", "a country the gold does not name"),
 ]
 
 # (kind, response, golds, why): each must pass with reward 1.
@@ -125,6 +132,10 @@ RIGHT = [
     ("place_locator", "Springfield, IL", "Springfield", "its postal code"),
     ("place_locator", "Toronto, Ontario", "Toronto", "a Canadian province"),
     ("place_locator", "Paris, France", "Paris|Paris, France", "the locator the alias names"),
+    ("place_locator", "Austin, Texas, USA", "Austin", "a state and its country"),
+    ("number_words", "a thousand", "1000", "`a` for one before a scale"),
+    ("number_words", "One Thousand Splendid Suns", "A Thousand Splendid Suns", "in a title"),
+    ("numeric_date", "1990-10-2", "October 2, 1990", "ISO without the day's zero"),
 ]
 
 
