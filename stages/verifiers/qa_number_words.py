@@ -3,7 +3,7 @@
 - ordinals: `1st` is `first`, `21st` is `twenty-first` (one token, `ord` and the value: never the
   cardinal `21`, nor `1st` the `1` of a list);
 - number words with a scale: `fifteen hundred` is 1500, `a thousand` 1000, `two thousand and
-  five` 2005, `one hundred twenty-three` 123; a run that is no number (`two three`, `five and
+  five` 2005, `one hundred twenty-three` 123, `one hundred and first` 101st; a run that is no number (`two three`, `five and
   six`) stays words;
 - magnitudes: `1.5k` is 1500, `2.5M` 2500000, `1.5e3` 1500 (a letter right after the digits: `300 K`
   is a temperature, `5m` five metres);
@@ -33,11 +33,15 @@ _TENS_WORD, _ORDINAL = "|".join(_TENS), "|".join(_ORDINAL_UNITS)
 _ORDINAL_WORD = re.compile(rf"(?i)(?<![\w'-])(?:({_TENS_WORD})[\s-]+)?({_ORDINAL})(?![\w'-])")
 _DIGIT_ORDINAL = re.compile(r"(?i)(?<![\w.,/-])(\d+)(?:st|nd|rd|th)(?![\w'-])")
 _NUMBER_WORD = "|".join([*_UNITS, *_TENS, "hundred", *_SCALES])
+# A run may end in an ordinal: `one hundred and first` is `101st`.
 _WORD_RUN = re.compile(
-    rf"(?i)(?<![\w'-])(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}))+(?![\w'-])"
+    rf"(?i)(?<![\w'-])(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}|{_ORDINAL}))+"
+    r"(?![\w'-])"
 )
+_CARDINAL_WORDS = [*_UNITS[1:], *_TENS, "hundred", "thousand"]
+_CARDINAL_OF = dict(zip(_ORDINAL_UNITS, _CARDINAL_WORDS, strict=True))  # `first`: `one`
 _MAGNITUDE = re.compile(
-    r"(?<![\w.,])(\d+(?:\.\d+)?)(?:(k|K|M|bn|B)|[eE]\+?(\d{1,2}))(?![\w'-]|[.,]\d)"
+    r"(?<![\w.,])(\d{1,30}(?:\.\d{1,30})?)(?:(k|K|M|bn|B)|[eE]\+?(\d{1,2}))(?![\w'-]|[.,]\d)"
 )
 _MAGNITUDES = {"k": 10**3, "K": 10**3, "M": 10**6, "bn": 10**9, "B": 10**9}
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -65,7 +69,9 @@ def ordinals_as_digits(text: str) -> str:
 def ordinal_tokens(text: str) -> str:
     """`21st` is one token, `ord` with the value in letters: no number rule reads it again."""
     letters = str.maketrans("0123456789", "abcdefghij")
-    return _DIGIT_ORDINAL.sub(lambda m: f" ord{str(int(m.group(1))).translate(letters)} ", text)
+    return _DIGIT_ORDINAL.sub(
+        lambda m: f" ord{(m.group(1).lstrip('0') or '0').translate(letters)} ", text
+    )
 
 
 def number_words_as_digits(text: str) -> str:
@@ -73,8 +79,12 @@ def number_words_as_digits(text: str) -> str:
     digits; a run that does not name one number is left as it is."""
 
     def digits(m: re.Match[str]) -> str:
-        value = _words_value(re.split(r"[\s-]+", m.group().lower()))
-        return m.group() if value is None else str(value)
+        words = re.split(r"[\s-]+", m.group().lower())
+        ordinal = words[-1] in _CARDINAL_OF
+        if any(word in _CARDINAL_OF for word in words[:-1]):
+            return m.group()  # `one hundred first two`: an ordinal ends a number
+        value = _words_value([*words[:-1], _CARDINAL_OF.get(words[-1], words[-1])])
+        return m.group() if value is None else f"{value}{'th' if ordinal else ''}"
 
     return _WORD_RUN.sub(digits, _A_SCALE.sub("one ", text))
 

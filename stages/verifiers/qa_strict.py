@@ -45,7 +45,7 @@ QUOTES = str.maketrans(
      "\u2010": "-", "\u2011": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-"}
 )  # fmt: skip
 _VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅛": "1/8"}
-_MIXED = re.compile(r"(?<![\d.,])(\d*)\s?([" + "".join(_VULGAR) + "])")
+_MIXED = re.compile(r"(?<![\d.,])(\d{0,30})\s?([" + "".join(_VULGAR) + "])")
 _CURRENCY = "$€£¥"
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
           "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -53,7 +53,9 @@ _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
 _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}  # fmt: skip
 _NUMBER_WORD = re.compile(r"(?i)(?<![\w'-])(" + "|".join([*_WORDS, *_TENS]) + r")(?![\w'-])")
-_SCALE = re.compile(r"(?i)(?<![\w.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion)(?![\w'-])")
+_SCALE = re.compile(
+    r"(?i)(?<![\w.,])(\d{1,30}(?:\.\d{1,30})?)\s+(thousand|million|billion)(?![\w'-])"
+)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 # Digits joined by separators: several of them, or one '-' or ':' (a single '.' is a decimal, a
 # single '/' a fraction: those are numbers, read below).
@@ -142,7 +144,7 @@ def _sequence_token(m: re.Match[str]) -> str:
         return text  # a decimal or a fraction: a number
     parts = re.split(r"([./:-])", text)
     spelled = "".join(
-        _SEPARATORS[p] if p in _SEPARATORS else str(int(p)) for p in parts if p
+        _SEPARATORS[p] if p in _SEPARATORS else (p.lstrip("0") or "0") for p in parts if p
     )  # leading zeros aside: `1/01/2010` is `1/1/2010`
     sep = "x" if len(separators) > 1 else {"-": "h", ":": "c"}[separators[0]]
     return f" seq{sep}{spelled.translate(_DIGIT_LETTERS)} "
@@ -165,7 +167,8 @@ def _number_token(m: re.Match[str]) -> str:
         return f" numz{sign}{whole}{'p' + frac if point else ''} "
     frac = frac.rstrip("0")  # a decimal is its value: issue 27 item 5, numbers compare as numbers
     # letters and digits only, so SQuAD's punctuation removal leaves it whole
-    return f" num{sign}{int(whole or '0')}{'p' + frac if frac else ''} "
+    whole = whole.lstrip("0") or "0"  # not int(): a number of 4300 digits or more raises
+    return f" num{sign}{whole}{'p' + frac if frac else ''} "
 
 
 def _vulgar(m: re.Match[str]) -> str:

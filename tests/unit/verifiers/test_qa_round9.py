@@ -60,6 +60,8 @@ WRONG = [
     ("number_words", "two thousand and six", "2005", "another year"),
     ("number_words", "two three", "23", "two numbers, not one"),
     ("number_words", "five and six", "11", "a list, not a sum"),
+    ("number_words", "one hundred first two", "1012", "an ordinal inside is no number"),
+    ("ordinal", "100", "one hundredth", "the cardinal of a scale ordinal"),
     # an ISO date is its own date; day and month of a slashed date cannot be told apart
     ("numeric_date", "1990-02-10", "October 2, 1990", "month and day swapped"),
     ("numeric_date", "02/10/1990", "October 2, 1990", "slashes: ambiguous"),
@@ -136,6 +138,8 @@ RIGHT = [
     ("number_words", "a thousand", "1000", "`a` for one before a scale"),
     ("number_words", "One Thousand Splendid Suns", "A Thousand Splendid Suns", "in a title"),
     ("numeric_date", "1990-10-2", "October 2, 1990", "ISO without the day's zero"),
+    ("ordinal", "101st", "one hundred and first", "an ordinal after a scale"),
+    ("ordinal", "one hundred twenty-first", "121st", "a compound ordinal after a scale"),
 ]
 
 
@@ -160,3 +164,12 @@ def test_round9_right_answers_pass(kind: str, response: str, golds: str, why: st
 @pytest.mark.parametrize("response", ["Paris \u037e", "[ ] Paris", "\u2610 Paris"])
 def test_an_open_box_or_a_question_earns_nothing(response: str) -> None:
     assert _verdict(response, "Paris").reward == 0.0
+
+
+@pytest.mark.parametrize(
+    "response", ["1" * 5000, "1" * 5000 + " thousand", "1" * 5000 + "k", "1" * 5000 + "st"]
+)
+def test_a_number_of_thousands_of_digits_is_an_answer_not_a_crash(response: str) -> None:
+    """int() of 4300 digits or more raises (CPython's limit): the verifier read numbers so."""
+    verdict = _verdict(response, "1" * 5000)
+    assert verdict.passed == (response == "1" * 5000)
