@@ -96,8 +96,16 @@ _SYMBOLIC_NEGATION = re.compile(
     r"|\\(?:neq?|not|lnot|neg)(?![a-zA-Z])|(?<![\w!])!(?=\s*\w)|(?<![\w-])[-\u2212](?=[^\W\d_])"
 )
 _QUESTION = re.compile(
-    "[?\uff1f\u061f\u00bf\u2047\u2048\u2049\u203d\u2e2e\u2753\u2754\ufe56\U0001f914\U0001f937]"
-)  # and the thinking face and the shrug
+    "[?\uff1f\u061f\u00bf\u2047\u2048\u2049\u203d\u2e2e\u2753\u2754\ufe56\U0001f914\U0001f937"
+    "\u037e\u055e\u1367\ufe16\u2370\ua60f]"
+)  # and the thinking face and the shrug; U+037E, the Greek question mark, looks like `;`
+# An unchecked box (`[ ] Paris`, `☐ Paris`) leaves the option open: no answer. A checked one
+# (`[x] Paris`, `☑`, `✅`, `✔`) on the answer's edge commits to it and is no word of it.
+_UNCHECKED = re.compile("\\[\\s*\\]|[\u2610\u25a1\u25a2\u2b1c\u274f-\u2752\U0001f532\U0001f533]")
+_CHECKED = re.compile(
+    "^\\s*(?:[-*]\\s*)?(?:\\[[xX\u2713\u2714]\\]|[\u2611\u2705\u2713\u2714]\ufe0f?)\\s*"
+    "|\\s*(?:\\[[xX\u2713\u2714]\\]|[\u2611\u2705\u2713\u2714]\ufe0f?)\\s*$"
+)
 _WRONG_MARK = re.compile("[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e]")
 # Doubt or disowning words inside the answer ("<gold> (MAYBE)", "(WRONG)", "roughly 5").
 _DOUBT_IN_ANSWER = re.compile(
@@ -256,6 +264,8 @@ def problem_in(answer: str, golds: Sequence[str]) -> str | None:
         return f"the answer negates the gold ({negation.group()!r})"
     if _WRONG_MARK.search(answer) and not _WRONG_MARK.search(gold_text):
         return "the answer is marked wrong"
+    if _UNCHECKED.search(answer) and not _UNCHECKED.search(gold_text):
+        return "the answer's box is unchecked: no choice made"
     if len(_QUESTION.findall(answer)) > max(len(_QUESTION.findall(g)) for g in golds):
         return "the answer is a question (doubt), not a statement"
     gold_words = {w.lower() for g in golds for w in re.findall(r"\w+", g)}
@@ -280,7 +290,10 @@ def _citation_or_text(content: str) -> str:
 
 
 def strip_inline_citations(answer: str, golds: Sequence[str]) -> str:
-    """`Paris [2]`: a bracketed citation in the answer cites, it is no word of it."""
+    """`Paris [2]`: a bracketed citation in the answer cites, it is no word of it; nor is a
+    checked box or a check mark on its edge (`[x] Paris`, `✅ Paris`)."""
+    if not any(_CHECKED.search(g) for g in golds):
+        answer = _CHECKED.sub(" ", answer, count=1)
     if any("[" in g for g in golds):
         return answer
     return " ".join(BRACKET_REF.sub(" ", answer).split())

@@ -13,7 +13,11 @@ read these tokens instead, where dropping punctuation would pay for a wrong answ
   times) are one token, separators kept: `11/2/2020` is not `1/12/2020`, `2-1` not `21`;
 - `+`, `#` and a closing `-` on a short name are part of it: `C++`, `C#`, `C`, `B+`, `B-`, `F#`
   are six answers;
-- a hyphen inside a word splits it: `re-sign` is two words, never `resign`."""
+- a hyphen inside a word splits it: `re-sign` is two words, never `resign`;
+- a sign on a number is a word of it: `%` (`12%` is not `12`, nor `12` `12%`; `12 percent` is
+  `12%`), a bound or an approximation (`>12`, `>=12`, `<12`, `12+`, `~12`, `≈12` are not `12`);
+- ordinals, number words with a scale, magnitudes (`1.5k`), ISO dates and abbreviated months are
+  read as `qa_number_words` says."""
 
 from __future__ import annotations
 
@@ -24,6 +28,15 @@ from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 
+from stages.verifiers.qa_number_words import (
+    iso_dates_as_words,
+    magnitudes_as_digits,
+    month_name,
+    number_words_as_digits,
+    ordinal_tokens,
+    ordinals_as_digits,
+)
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans("", "", string.punctuation)
 QUOTES = str.maketrans(
@@ -32,7 +45,7 @@ QUOTES = str.maketrans(
      "\u2010": "-", "\u2011": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-"}
 )  # fmt: skip
 _VULGAR = {"½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅕": "1/5", "⅛": "1/8"}
-_MIXED = re.compile(r"(?<![\d.,])(\d*)\s?([" + "".join(_VULGAR) + "])")
+_MIXED = re.compile(r"(?<![\d.,])(\d{0,30})\s?([" + "".join(_VULGAR) + "])")
 _CURRENCY = "$€£¥"
 _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
           "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
@@ -40,7 +53,9 @@ _WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
 _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}  # fmt: skip
 _NUMBER_WORD = re.compile(r"(?i)(?<![\w'-])(" + "|".join([*_WORDS, *_TENS]) + r")(?![\w'-])")
-_SCALE = re.compile(r"(?i)(?<![\w.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion)(?![\w'-])")
+_SCALE = re.compile(
+    r"(?i)(?<![\w.,])(\d{1,30}(?:\.\d{1,30})?)\s+(thousand|million|billion)(?![\w'-])"
+)
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 # Digits joined by separators: several of them, or one '-' or ':' (a single '.' is a decimal, a
 # single '/' a fraction: those are numbers, read below).
@@ -57,6 +72,17 @@ _SYMBOLS = re.compile(
 )
 _MINUS_WORD = re.compile(r"(?i)(?<![\w-])(?:minus|negative)\s+(?=\.?\d)")
 _PERCENT_WORD = re.compile(r"(?i)(?<=\d)\s*(?:percent|per\s+cent|pct)(?![\w'-])")
+# `%` after a number is a word of it: `12%` is not `12` (nor `12` `12%`; `12 percent` is `12%`).
+_PERCENT_SIGN = re.compile(r"(?<=\d)\s*[%\ufe6a\u066a]")
+# A bound or approximation sign on a number makes another answer: `>12`, `>=12`, `~12`, `12+`.
+_BOUND_BEFORE = re.compile(
+    r"(?<![<>=!])(>=|=>|<=|=<|[<>\u2265\u2264\u2a7e\u2a7d\u2273\u2272\ufe64\ufe65~\u223c"
+    r"\u2248\u2243\u2245])\s*(?=[-+]?\.?\d)"
+)
+_BOUND_AFTER = re.compile(r"(?<=\d)\s*\+(?![\w+]|\s*\d)")
+_BOUND_NAMES = {">": "gt", ">=": "ge", "=>": "ge", "\u2265": "ge", "\u2a7e": "ge", "\u2273": "ge",
+                "\ufe65": "gt", "<": "lt", "<=": "le", "=<": "le", "\u2264": "le", "\u2a7d": "le",
+                "\u2272": "le", "\ufe64": "lt"}  # fmt: skip
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
            "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")  # fmt: skip
 # A date written day first ("2 October 1990", "2nd of October") and month first ("October 2,
@@ -118,7 +144,7 @@ def _sequence_token(m: re.Match[str]) -> str:
         return text  # a decimal or a fraction: a number
     parts = re.split(r"([./:-])", text)
     spelled = "".join(
-        _SEPARATORS[p] if p in _SEPARATORS else str(int(p)) for p in parts if p
+        _SEPARATORS[p] if p in _SEPARATORS else (p.lstrip("0") or "0") for p in parts if p
     )  # leading zeros aside: `1/01/2010` is `1/1/2010`
     sep = "x" if len(separators) > 1 else {"-": "h", ":": "c"}[separators[0]]
     return f" seq{sep}{spelled.translate(_DIGIT_LETTERS)} "
@@ -141,7 +167,8 @@ def _number_token(m: re.Match[str]) -> str:
         return f" numz{sign}{whole}{'p' + frac if point else ''} "
     frac = frac.rstrip("0")  # a decimal is its value: issue 27 item 5, numbers compare as numbers
     # letters and digits only, so SQuAD's punctuation removal leaves it whole
-    return f" num{sign}{int(whole or '0')}{'p' + frac if frac else ''} "
+    whole = whole.lstrip("0") or "0"  # not int(): a number of 4300 digits or more raises
+    return f" num{sign}{whole}{'p' + frac if frac else ''} "
 
 
 def _vulgar(m: re.Match[str]) -> str:
@@ -167,7 +194,12 @@ def _number_word(m: re.Match[str]) -> str:
 
 
 def _month_first(m: re.Match[str]) -> str:
-    return f"{m.group(2)} {m.group(1)}" if 1 <= int(m.group(1)) <= 31 else m.group()
+    day = m.group(1)
+    return f"{month_name(m.group(2))} {day}" if 1 <= int(day) <= 31 else m.group()
+
+
+def _bound(m: re.Match[str]) -> str:
+    return f" bound{_BOUND_NAMES.get(m.group(1), 'approx')} "
 
 
 def _symbol(m: re.Match[str]) -> str:
@@ -192,15 +224,20 @@ def strict_tokens(text: str) -> list[str]:
         text = text.replace(" ", "")
     text = END_MARKERS.sub(" ", text.translate(QUOTES))
     text = _MINUS_WORD.sub("-", _SPACED_SLASH.sub("/", text))
+    text = ordinals_as_digits(number_words_as_digits(text))  # `fifteen hundred`, `twenty-first`
     text = _COMPOUND.sub(_compound, text)
     text = _MIXED.sub(_vulgar, text)
     text = _INNER_HYPHEN.sub(" ", text)  # before number words: `three-time` is `three time`
     text = _NUMBER_WORD.sub(_number_word, text)
     text = _MINUS_WORD.sub("-", text)  # `negative five`: the word read as a number just now
-    text = _PERCENT_WORD.sub("%", text)
+    text = _PERCENT_SIGN.sub(" pct ", _PERCENT_WORD.sub("%", text))
+    text = _BOUND_AFTER.sub(" boundplus ", _BOUND_BEFORE.sub(_bound, text))
+    text = iso_dates_as_words(text)  # `1990-10-02` is `October 2, 1990`
     text = _DAY_FIRST.sub(_month_first, text)  # `2 October 1990` is `October 2, 1990`
-    text = _MONTH_DAY.sub(r"\1 \2", text)  # `October 2nd`
-    text = _CODE_FIRST.sub(r"\2 \1", _SCALE.sub(_scaled, text))
+    text = _MONTH_DAY.sub(lambda m: f"{month_name(m.group(1))} {m.group(2)}", text)  # `Oct 2nd`
+    text = ordinal_tokens(text)  # `21st`, read after dates: `October 21st` is a day
+    text = _SCALE.sub(_scaled, magnitudes_as_digits(text))
+    text = _CODE_FIRST.sub(r"\2 \1", text)
     text = _SEQUENCE.sub(_sequence_token, text)
     text = _NUMBER.sub(_number_token, text)
     text = _SYMBOLS.sub(_symbol, text)

@@ -32,6 +32,7 @@ from stages.verifiers.qa_commit import (
     read_final,
     strip_inline_citations,
 )
+from stages.verifiers.qa_places import without_locator
 from stages.verifiers.qa_strict import (
     END_MARKERS,
     QUOTES,
@@ -187,7 +188,8 @@ class QAVerifier:
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
-        passed, score, reason = self._answer_score(strip_inline_citations(answer, golds), golds)
+        scored = without_locator(strip_inline_citations(answer, golds), golds)  # `Paris, France`
+        passed, score, reason = self._answer_score(scored, golds)
         refused = _refusal(final, golds)
         if refused:
             passed, score, reason = False, 0.0, refused
