@@ -42,22 +42,6 @@ OPEN_HOLES = [
     "s9-judge-018",
     "s9-judge-019",
     "s9-judge-021",
-    "s9-qa-001",
-    "s9-qa-002",
-    "s9-qa-003",
-    "s9-qa-004",
-    "s9-qa-005",
-    "s9-qa-006",
-    "s9-qa-007",
-    "s9-qa-008",
-    "s9-qa-009",
-    "s9-qa-013",
-    "s9-qa-014",
-    "s9-qa-015",
-    "s9-qa-016",
-    "s9-qa-017",
-    "s9-qa-018",
-    "s9-qa-019",
 ]
 OPEN |= {case_id: "open: issue 27" for case_id in OPEN_HOLES}
 
