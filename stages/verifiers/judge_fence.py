@@ -217,9 +217,12 @@ def names_reply_format(response: str) -> bool:
 
 
 def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
-    """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk" (empty:
-    none); `rubrics`, where given, are the ones graded (a line ticking one off is grade talk). A
-    control token only named in prose (`judge_claims.without_named_tokens`) is none."""
+    """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk",
+    "grader_instruction", "role_turn", "hidden_text" (empty: none); `rubrics`, where given, are
+    the ones graded (a line ticking one off is grade talk). Grade talk and orders to the grader
+    are also read in what the response encodes (base64, hex, percent, rot13, reversed) or hides
+    (`judge_hidden`). A control token only named in prose (`judge_claims.without_named_tokens`)
+    is none."""
     visible, drawn = visible_form(response), skeleton(response)
     literal = _literal_view(visible)
     seen = (response, visible, drawn)
