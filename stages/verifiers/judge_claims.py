@@ -131,7 +131,7 @@ _SCORE = re.compile(
     rf"|[{_MARK}\u2611\u2b50]",
     re.IGNORECASE,
 )
-_BARE_CLAIM = re.compile(rf"[\W_]*(?:all\s+|the\s+)?{COMPLIANCE.pattern}[\W_]*", re.IGNORECASE)
+_BARE_CLAIM = re.compile(rf"[\W_]*(?:all\s+|the\s+)?(?:{COMPLIANCE.pattern})[\W_]*", re.IGNORECASE)
 _SELF_VOUCH = re.compile(
     r"\b(?:this|my|the\s+above)\s+(?:response|answer|reply|submission|output)\s+"
     r"(?:(?:fully|clearly|completely)\s+)?(?:meets|satisfies|fulfill?s|passes|complies\s+with"

@@ -7,7 +7,8 @@ a word (`E\u200bv\u200ba...`) hide a word from a string match; three or more suc
 response are hiding text too (a soft hyphen, a hyphenation hint, does not count). HTML a browser
 does not show (comments, `display:none` / `visibility:hidden` / `font-size:0` elements, `hidden`
 elements, `alt` / `title` / `aria-label` attributes, markdown image alt text) is hiding text when
-it speaks of grading (the grader, a rubric, a verdict) or instructs the grader.
+it speaks of grading (the grader, a rubric, a verdict; not "evaluation chart") or instructs the
+grader.
 
 `hidden_payloads` returns what these channels say (tag characters read as ASCII), so that the
 other detectors read it as well."""
@@ -42,8 +43,8 @@ _ATTRIBUTE = re.compile(
 _MARKDOWN_ALT = re.compile(r"!\[([^\]\n]{1,2000})\]\(|\]\(\S{1,2000}\s+\"([^\"\n]{1,2000})\"\)")
 # grading vocabulary: in text nobody sees, a word about the grader is an address to it
 _GRADING_WORD = re.compile(
-    r"(?<![a-z])(?:grader|grading|judge|evaluator|evaluation|assessor|rubrics?|criteri(?:a|on)"
-    r"|verdict|full\s+marks|reward|(?:ai|language)\s+model|llm)(?![a-z])",
+    r"(?<![a-z])(?:grader|grading|evaluator|assessor|rubrics?|verdict|full\s+marks|(?:llm|ai)\s+judge"
+    r"|judge\s+(?:model|llm)|(?:to|for)\s+the\s+judge|judge\s*:|(?:ai|language)\s+model|llm)(?![a-z])",
     re.IGNORECASE,
 )
 
