@@ -99,14 +99,41 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _GRADE_KEYS = {"id", "passed", "reason"}
+_DIGITS = re.compile(r"[1-9][0-9]{0,5}")
+# A reason that says the rubric fails (red team round 9): opening with a failing verdict
+# ("FAIL: ...", "false", "❌ ...", "Not satisfied"), or saying the response does not meet or
+# satisfy it, or that it should be false. Beside `"passed": true` the grade says two things.
+_REASON_FAILS = re.compile(
+    r"\A[\s*_\W]*(?:fail(?:ed|s|ure)?|false|no(?=\s*(?:[.;!]|\Z))|incorrect|wrong|unsatisfied|not\s+(?:satisfied|met"
+    r"|passed|fulfill?ed))(?![a-z])"
+    r"|\A[\s*_]*[\u274c\u2717\u2718\u2716\u26d4\U0001f6ab]"
+    r"|\b(?:does\s+not|doesn't|did\s+not|didn't|fails\s+to|failed\s+to|cannot|can't)\s+(?:fully\s+)?"
+    r"(?:meet|satisfy|fulfill?|pass|comply\s+with|adhere\s+to)\b"
+    r"|\b(?:rubric|criterion|requirement)\s+(?:is\s+|was\s+)?(?:not\s+(?:met|satisfied|fulfill?ed)"
+    r"|unmet|failed)\b"
+    r"|\bshould\s+(?:be\s+)?(?:false|fail(?:ed)?|not\s+pass)\b",
+    re.IGNORECASE,
+)
+
+
+def _rubric_id(value: Any) -> int | None:
+    """An integer id, or a string of ASCII digits written as a JSON string ("1"): the same
+    number, with nothing else to read it as. Floats, booleans, "01", " 1", "one" are None."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and _DIGITS.fullmatch(value):
+        return int(value)
+    return None
 
 
 def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
     """Grades in rubric order. JudgementParseError unless the reply is exactly one JSON object
     (whitespace, a ```json fence and one line announcing it before the fence allowed, any other
-    text before or after it not: prose beside a grade may contradict it), no key repeated, each rubric graded once with an
-    integer id and a boolean `passed`, and no key the format does not have (an extra verdict may
-    contradict the grades): an ambiguous reply is never read one way or the other."""
+    text before or after it not: prose beside a grade may contradict it), no key repeated, each
+    rubric graded once with an integer id (or its digits as a string, "1") and a boolean
+    `passed`, no passing grade whose reason says it fails, and no key the format does not have
+    (an extra verdict may contradict the grades): an ambiguous reply is never read one way or
+    the other."""
     if not content:
         raise JudgementParseError("empty judgement")
     fenced = _FENCED.fullmatch(content)
@@ -130,9 +157,13 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
             raise JudgementParseError(f"grade without a boolean 'passed': {str(g)[:80]}")
         if not set(g) <= _GRADE_KEYS:
             raise JudgementParseError(f"grade with keys besides id, passed, reason: {str(g)[:80]}")
-        rubric_id = g.get("id")
-        if type(rubric_id) is not int:
+        rubric_id = _rubric_id(g.get("id"))
+        if rubric_id is None:
             raise JudgementParseError(f"grade with a non-integer id: {str(g)[:80]}")
+        if g["passed"] and _REASON_FAILS.search(str(g.get("reason", ""))):
+            raise JudgementParseError(
+                f"grade passed with a reason that says it fails: {str(g)[:80]}"
+            )
         if rubric_id in by_id or not 1 <= rubric_id <= n_rubrics:
             raise JudgementParseError(f"duplicate or unknown rubric id {rubric_id}")
         by_id[rubric_id] = {

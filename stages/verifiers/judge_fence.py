@@ -16,6 +16,7 @@ scores 0 whatever the judge says."""
 from __future__ import annotations
 
 import ast
+import codecs
 import functools
 import html
 import json
@@ -24,7 +25,9 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
+from stages.verifiers.judge_address import grader_instruction, role_turn
 from stages.verifiers.judge_claims import grade_talk, without_named_tokens
+from stages.verifiers.judge_hidden import hidden_payloads, hides_text
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
 CONTROL = re.compile(
@@ -87,6 +90,7 @@ _IGNORABLE = re.compile(
     "\U000e0000-\U000e0fff]"
 )
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+_ROT_LIMIT = 200_000  # rot13 and reversed readings of longer texts are not searched
 _PASSES = 8  # a rewrite never makes a new sequence; the bound is a guard
 
 
@@ -213,9 +217,12 @@ def names_reply_format(response: str) -> bool:
 
 
 def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
-    """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk" (empty:
-    none); `rubrics`, where given, are the ones graded (a line ticking one off is grade talk). A
-    control token only named in prose (`judge_claims.without_named_tokens`) is none."""
+    """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk",
+    "grader_instruction", "role_turn", "hidden_text" (empty: none); `rubrics`, where given, are
+    the ones graded (a line ticking one off is grade talk). Grade talk and orders to the grader
+    are also read in what the response encodes (base64, hex, percent, rot13, reversed) or hides
+    (`judge_hidden`). A control token only named in prose (`judge_claims.without_named_tokens`)
+    is none."""
     visible, drawn = visible_form(response), skeleton(response)
     literal = _literal_view(visible)
     seen = (response, visible, drawn)
@@ -227,8 +234,18 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
         SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
     ):
         kinds.append("grade_json")
-    if any(grade_talk(t, rubrics) for t in (visible, drawn)):
+    hidden = [visible_form(h) for h in hidden_payloads(response)]
+    # what an encoding or a hidden channel says is read like the visible text
+    said = [visible, drawn, *_decodings(visible), *hidden]
+    said += [codecs.decode(visible, "rot13"), visible[::-1]] if len(visible) < _ROT_LIMIT else []
+    if any(grade_talk(t, rubrics) for t in said):
         kinds.append("grade_talk")
+    if any(grader_instruction(t) for t in [*said, response]):
+        kinds.append("grader_instruction")
+    if role_turn(visible) or any(role_turn(t) for t in hidden):
+        kinds.append("role_turn")
+    if hides_text(response):
+        kinds.append("hidden_text")
     return kinds
 
 

@@ -107,7 +107,8 @@ def test_non_ascii_reaches_the_judge_as_text_not_escapes():
         ('{"grades": [{"id": 1, "passed": false, "passed": true}]}', "two passed keys"),
         ('{"grades": [{"id": 1.9, "passed": true}]}', "a fractional id"),
         ('{"grades": [{"id": 1.0, "passed": true}]}', "a float id"),
-        ('{"grades": [{"id": "1", "passed": true}]}', "a string id"),
+        ('{"grades": [{"id": "one", "passed": true}]}', "a string id that is not digits"),
+        ('{"grades": [{"id": "1.0", "passed": true}]}', "a fractional string id"),
         ('{"grades": [{"id": true, "passed": true}]}', "a boolean id"),
         (
             '{"grades": [{"id": 1, "passed": false}]} {"grades": [{"id": 1, "passed": true}]}',
