@@ -23,28 +23,6 @@ OPEN = {
     "s9-math-020": "degrees are not converted to radians (30° does not answer \\frac{\\pi}{6})",
 }
 
-# Holes found and not closed yet: each a strict xfail until its fix lands.
-OPEN_HOLES = [
-    "s9-judge-001",
-    "s9-judge-002",
-    "s9-judge-003",
-    "s9-judge-004",
-    "s9-judge-005",
-    "s9-judge-006",
-    "s9-judge-007",
-    "s9-judge-008",
-    "s9-judge-012",
-    "s9-judge-013",
-    "s9-judge-014",
-    "s9-judge-015",
-    "s9-judge-016",
-    "s9-judge-017",
-    "s9-judge-018",
-    "s9-judge-019",
-    "s9-judge-021",
-]
-OPEN |= {case_id: "open: issue 27" for case_id in OPEN_HOLES}
-
 
 def test_the_set_has_every_family() -> None:
     assert {c["verifier"] for c in CASES} == {"math", "qa", "code", "judge"}
