@@ -24,7 +24,7 @@ from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
 from orchestrator.logging import get_logger
 from store.events import RunFailed, SupervisorActed
-from store.leases import LeaseRow, LeaseTable
+from store.leases import LeaseRow, LeaseTable, lease_expiry
 from store.log import EventLog, RunSummary
 from store.text_files import open_appending
 
@@ -154,7 +154,7 @@ def _scan_run(
     live = ("created", *STAGES)
     if settled_state(log, summary.run_id) not in (*live, None):
         return None  # finished, failed, or paused on purpose (a person or a policy decides)
-    if lease is not None and _parse(lease.expires_at) > now:
+    if lease is not None and lease_expiry(lease) > now:  # a damaged row: the run is "broken"
         return None
     if lease is None and (now - _parse(summary.last_recorded_at)).total_seconds() < config.grace_s:
         return None
