@@ -85,7 +85,9 @@ def test_a_request_mac_covers_its_payload(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("keyed", [False, True])
-@pytest.mark.parametrize(("parent", "seq"), [("ghost-run", -3), ("p", 0), ("ghost-run", -1)])
+@pytest.mark.parametrize(
+    ("parent", "seq"), [("ghost-run", -3), ("p", 0), ("ghost-run", -1), ("p", "abc"), ("p", 1.5)]
+)
 def test_verify_refuses_a_branch_pointer_to_no_seq(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed: bool, parent: str, seq: int
 ) -> None:
@@ -97,9 +99,11 @@ def test_verify_refuses_a_branch_pointer_to_no_seq(
     with sqlite3.connect(tmp_path / "events.db") as db:
         db.execute("INSERT INTO run_parents VALUES ('r', ?, ?)", (parent, seq))
     with pytest.raises(
-        IntegrityError, match=f"branch pointer of run r .*run {parent} at seq {seq}"
+        IntegrityError, match=f"branch pointer of run r .*run {parent} at seq {seq!r}"
     ):
         log.verify("r")
+    with pytest.raises(IntegrityError, match=f"run r .*at seq {seq!r}"):  # a read (red team s23)
+        list(log.read("r", types=["PauseRequested"]))
 
 
 @pytest.mark.parametrize(("parent", "seq"), [("ghost-run", 1), ("p", 2), ("p", 9)])
