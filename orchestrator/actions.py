@@ -28,6 +28,7 @@ from orchestrator.errors import ConfigError, OrchestratorError
 from store.events import PauseRequested, RunPaused
 from store.log import EventLog, StoredEvent
 from store.projections import RunState
+from store.run_ids import run_path
 from store.text_files import open_appending
 
 DETACHED_LOG = "detached.log"  # in the run directory: what a driver the console started printed
@@ -166,7 +167,7 @@ def start_resume(log: EventLog, run_id: str) -> Started:
 
 
 def _detached(log: EventLog, run_id: str, state: RunState) -> Started:
-    run_dir = Path(config_of(state).log_path) / run_id
+    run_dir = run_path(Path(config_of(state).log_path), run_id)
     run_dir.mkdir(parents=True, exist_ok=True)
     output = run_dir / DETACHED_LOG
     with open_appending(output) as sink:  # a FIFO there: refused, not waited on
