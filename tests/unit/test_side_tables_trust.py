@@ -60,6 +60,13 @@ def test_a_genuine_queued_request_is_appended(
         ("PauseRequested", '{"by":5}', False),  # not a PauseRequested
         ("PauseRequested", "not json{", False),
         ("NoSuchEvent", "{}", False),
+        # Valid by its schema but past the store's 64-bit integers (red team round 10, s24): it
+        # failed every later append (a pause, the driver's batches) until deleted by hand.
+        (
+            "ModelExported",
+            f'{{"checkpoint":"c","step":{10**26},"which":"best","out":"/x","layout":"full"}}',
+            False,
+        ),
     ],
 )
 def test_a_forged_or_malformed_queued_row_is_refused_and_never_signed(
