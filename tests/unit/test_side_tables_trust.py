@@ -195,3 +195,17 @@ def test_a_store_from_before_the_mac_columns_opens_and_gains_them(
     requests.queue_for(log.engine, log.retry, "r", [_asked(1)], queued_by="t")
     assert [r.seq for r in log.append("r", [_asked(2)], 1, drain_requests=True)] == [2, 3]
     assert log.cut_at("r", 1).seq == 1 and log.batch_ends("r") == [1, 3]
+
+
+def test_a_garbled_batch_boundary_is_refused_as_garbled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team round 10: text seqs in a boundary row made a cut say "the run has no such seq"
+    of a seq the run has."""
+    log = _log(tmp_path, monkeypatch, keyed=False)
+    log.append("r", [_asked(0)], 0)
+    log.append("r", [_asked(1), _asked(2)], 1)
+    with sqlite3.connect(tmp_path / "events.db") as db:
+        db.execute("UPDATE batches SET first_seq = 'abc', last_seq = 'xyz' WHERE first_seq = 2")
+    with pytest.raises(CutError, match=r"batch boundary row \(table batches\) .*'abc'.* garbled"):
+        log.cut_at("r", 2)

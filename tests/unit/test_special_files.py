@@ -255,3 +255,18 @@ def test_a_symlink_in_place_of_a_log_appended_to_is_refused_not_written_through(
     with open_appending(tmp_path / "fresh.log") as f:  # a plain file is made and appended to
         f.write("line\n")
     assert (tmp_path / "fresh.log").read_text() == "line\n"
+
+
+def test_a_fifo_as_a_config_or_an_import_says_not_a_regular_file(tmp_path: Path) -> None:
+    """Red team round 10: a FIFO there was reported as `no such file`, which it is not."""
+    from orchestrator.config import load_config
+    from orchestrator.errors import ConfigError
+    from store.errors import StoreError
+    from store.exports import read_export
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="pipe: not a regular file"):
+        load_config(fifo)
+    with pytest.raises(StoreError, match="pipe: not a regular file"):
+        read_export(fifo)
