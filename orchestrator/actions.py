@@ -28,6 +28,7 @@ from orchestrator.errors import ConfigError, OrchestratorError
 from store.events import PauseRequested, RunPaused
 from store.log import EventLog, StoredEvent
 from store.projections import RunState
+from store.run_ids import run_path
 from store.text_files import open_appending
 
 DETACHED_LOG = "detached.log"  # in the run directory: what a driver the console started printed
@@ -158,21 +159,15 @@ def start_resume(log: EventLog, run_id: str) -> Started:
         raise OrchestratorError(
             f"run {run_id} is {state.state}; use `rlvr resume {run_id} --from SEQ` or `rlvr branch`"
         )
-    held = LeaseTable(log).get(run_id)
-    if held is not None and _live(held.expires_at) and not holder_is_dead(held.owner):
-        raise OrchestratorError(f"run {run_id} is being driven by {held.owner}")
+    holder = LeaseTable(log).live_holder(run_id, holder_is_dead)  # a damaged row: refused
+    if holder is not None:
+        raise OrchestratorError(f"run {run_id} is being driven by {holder}")
     check_data(config_of(state))  # a task file gone bad: refused here, not in the log file
     return _detached(log, run_id, state)
 
 
-def _live(expires_at: str) -> bool:
-    from datetime import UTC, datetime
-
-    return datetime.fromisoformat(expires_at) > datetime.now(UTC)
-
-
 def _detached(log: EventLog, run_id: str, state: RunState) -> Started:
-    run_dir = Path(config_of(state).log_path) / run_id
+    run_dir = run_path(Path(config_of(state).log_path), run_id)
     run_dir.mkdir(parents=True, exist_ok=True)
     output = run_dir / DETACHED_LOG
     with open_appending(output) as sink:  # a FIFO there: refused, not waited on

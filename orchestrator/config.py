@@ -325,8 +325,10 @@ def load_config(path: Path | str | None, overrides: list[str] | None = None) -> 
     if path is not None:
         path = Path(path)
         source = str(path)
-        if not path.is_file():
-            raise ConfigError(f"{path}: no such config file")
+        if not path.is_file():  # a FIFO or a folder is there, but is not a file to read
+            raise ConfigError(
+                f"{path}: " + ("not a regular file" if path.exists() else "no such config file")
+            )
         text, data = read_toml(path)
     overrides = overrides or []
     data = apply_overrides(data, overrides)

@@ -149,8 +149,21 @@ def cut_at(conn: sa.Connection, run_id: str, seq: int, key: ChainKey | None = No
             "export that did not carry them), so a cut there could split a batch"
         )
     if inside is None:
-        raise CutError(f"cannot cut run {run_id} at seq {seq}: the run has no such seq")
+        raise CutError(f"cannot cut run {run_id} at seq {seq}: {_why_no_batch(conn, run_id)}")
     first, last = inside
     if first == 1:
         raise CutError(f"cannot cut run {run_id} at seq {seq}: it is inside the run's first batch")
     return Cut(seq, first - 1, first, last)
+
+
+def _why_no_batch(conn: sa.Connection, run_id: str) -> str:
+    """Why no recorded batch holds a seq of the run: a garbled boundary row (SQLite keeps text
+    in an integer column, and compares text above every number), else a seq past the run's end."""
+    c = TABLE.c
+    for first, last in conn.execute(sa.select(c.first_seq, c.last_seq).where(c.run_id == run_id)):
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last)):
+            return (
+                f"its batch boundary row (table batches) first_seq={first!r:.40}, "
+                f"last_seq={last!r:.40} is garbled (not seqs)"
+            )
+    return "the run has no such seq"

@@ -16,6 +16,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import time
@@ -27,6 +28,8 @@ from pathlib import Path
 from store.crashpoints import crashpoint
 from store.errors import IntegrityError, StoreError
 from store.text_files import open_regular, read_regular_bytes
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")  # a blob's name: its sha256, hex
 
 _CHUNK = 1 << 20
 _TMP = ".tmp-"
@@ -272,6 +275,14 @@ class BlobStore:
             files = json.loads(self.get_bytes(digest))["files"]
         except (ValueError, KeyError, TypeError) as e:
             raise IntegrityError(f"blob {digest} is not a tree manifest: {e}") from e
+        if not isinstance(files, dict) or not all(
+            isinstance(rel, str) and isinstance(blob, str) and _DIGEST.fullmatch(blob)
+            for rel, blob in files.items()
+        ):  # a crafted blob: its readers take `files` as {path: digest}
+            raise IntegrityError(
+                f"blob {digest} is not a tree manifest: 'files' is not a mapping of paths to "
+                f"blob digests ({type(files).__name__})"
+            )
         for rel in files:
             parts = Path(rel).parts
             if Path(rel).is_absolute() or ".." in parts or not parts:

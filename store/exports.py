@@ -47,8 +47,8 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     as ends of batches (none in older exports). Every row is checked against its event's schema
     (the readers read payloads as stored), and a file with no row is refused: `StoreError` with
     the file and line, before any store is written."""
-    if not path.is_file():
-        raise StoreError(f"{path}: no such file")
+    if not path.is_file():  # a FIFO or a folder is there, but is not a file to read
+        raise StoreError(f"{path}: " + ("not a regular file" if path.exists() else "no such file"))
     try:
         text = read_utf8(path)
     except NotUTF8Error as e:

@@ -46,6 +46,23 @@ class LeaseLost(StoreError):
     """The lease expired and someone else took it: the old owner must stop writing."""
 
 
+class LeaseUnreadable(StoreError):
+    """A lease row no driver wrote (a garbled expiry or owner): it is neither honoured as held
+    nor taken over, since nothing says whether its driver still runs; the operator clears it."""
+
+    def __init__(self, run_id: str, why: str) -> None:
+        super().__init__(
+            f"run {run_id}: its lease row (table leases) is unreadable: {why}; the row is "
+            f"damaged: once no driver runs {run_id}, delete it "
+            f"(DELETE FROM leases WHERE run_id = '{run_id}') and retry"
+        )
+        self.run_id = run_id
+
+
+class OwnerUnreadable(ValueError):
+    """Raised by a `holder_gone` check for an owner it cannot parse (a pid that is no pid)."""
+
+
 @dataclass(frozen=True)
 class Lease:
     run_id: str
@@ -60,6 +77,23 @@ def _now() -> datetime:
 
 def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds")
+
+
+def lease_expiry(row: LeaseRow) -> datetime:
+    """When `row`'s lease ends, or `LeaseUnreadable`: the row sits outside the chain, so what it
+    holds is checked like any other untrusted input (an ISO time with a zone, as `_iso` writes)."""
+    text = row.expires_at
+    try:
+        moment = datetime.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise LeaseUnreadable(
+            row.run_id, f"expires_at {text!r} is not an ISO time with a time zone"
+        )
+    if not isinstance(row.owner, str):
+        raise LeaseUnreadable(row.run_id, f"owner {row.owner!r} is not text")
+    return moment
 
 
 class LeaseTable:
@@ -101,8 +135,7 @@ class LeaseTable:
                 current = self.get(run_id)  # lost the race for a fresh lease
                 if current is None:
                     raise
-        live = datetime.fromisoformat(current.expires_at) > now
-        if live and current.owner != owner and not holder_gone(current.owner):
+        if self._live_holder(current, owner, now, holder_gone):
             raise LeaseHeld(run_id, current.owner, current.expires_at)
         # Compare-and-swap on the row we read: a concurrent taker changes it and we lose.
         with self.engine.begin() as conn:
@@ -122,6 +155,28 @@ class LeaseTable:
             )
         took_over = current.owner if current.owner != owner else None
         return Lease(run_id, owner, expires, took_over)
+
+    def live_holder(
+        self, run_id: str, holder_gone: Callable[[str], bool] = lambda holder: False
+    ) -> str | None:
+        """Who holds `run_id`'s lease now: None when no one does, it expired, or its holder is
+        gone; `LeaseUnreadable` for a damaged row."""
+        current = self.get(run_id)
+        if current is None or not self._live_holder(current, None, _now(), holder_gone):
+            return None
+        return current.owner
+
+    @staticmethod
+    def _live_holder(
+        current: LeaseRow, owner: str | None, now: datetime, holder_gone: Callable[[str], bool]
+    ) -> bool:
+        """Whether `current` is a live lease of someone other than `owner`."""
+        if lease_expiry(current) <= now or current.owner == owner:
+            return False
+        try:
+            return not holder_gone(current.owner)
+        except OwnerUnreadable as e:
+            raise LeaseUnreadable(current.run_id, str(e)) from e
 
     def renew(self, run_id: str, owner: str, ttl_s: float) -> str:
         now = _now()

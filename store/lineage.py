@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from store import batches
-from store.errors import StoreError
+from store.errors import IntegrityError, StoreError
 from store.keyed import ChainKey
 from store.verification import GENESIS_HASH, chain_hash
 
@@ -89,6 +89,12 @@ def segments(
         if len(chain) >= MAX_DEPTH:
             raise StoreError(f"run {run_id}: its branch pointers loop or are {MAX_DEPTH} deep")
         parent = known.get(current) if known is not None else parent_of(conn, current)
+        if parent is not None and not _is_branch_seq(parent.seq):  # before any arithmetic on it
+            raise IntegrityError(
+                f"run {run_id}: its history cannot be verified: the branch pointer of run "
+                f"{current} (run_parents) names run {parent.run_id} at seq {parent.seq!r}, "
+                "which is not a seq a branch can start after"
+            )
         chain.append((current, parent))
         current = parent.run_id if parent else None
     out: list[Segment] = []
@@ -100,6 +106,11 @@ def segments(
         if parent is not None:
             last = parent.seq if last is None else min(last, parent.seq)
     return out[::-1]
+
+
+def _is_branch_seq(value: object) -> bool:
+    """A pointer's seq from the side table no key signs: an int >= 1 (not text, a float, a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def owner_of(spans: list[Segment], seq: int) -> str:

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from pydantic import ValidationError
 from sqlmodel import Field, SQLModel
 
+from store.errors import StoreError
 from store.event_base import EVENT_TYPES
 from store.events import Event
 from store.keyed import ChainKey
@@ -108,9 +109,13 @@ def refusal(row: sa.Row, key: ChainKey | None) -> str | None:
     if row.schema_version != cls.schema_version:
         return f"schema version {row.schema_version!r} is not {row.type}'s ({cls.schema_version})"
     try:
-        cls.model_validate_json(row.payload, strict=True)
+        event = cls.model_validate_json(row.payload, strict=True)
     except (ValidationError, TypeError, ValueError) as e:
         return f"its payload does not read as {row.type}: {str(e).splitlines()[0][:200]}"
+    try:  # it validates, but the append must store it (an int past 64 bits cannot be)
+        canonical_json(vars(event))
+    except StoreError as e:
+        return f"its payload cannot be stored: {e}"
     return None
 
 

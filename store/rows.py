@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from pydantic import ValidationError
 from sqlmodel import Field, SQLModel
 
-from store.errors import PayloadMismatchError
+from store.errors import PayloadMismatchError, StoreError
 from store.events import EVENT_TYPES, Event
 from store.upcasters import decode, upcast
 
@@ -81,6 +81,8 @@ class StoredEvent:
             return decode(self.type, self.schema_version, orjson.loads(self.payload))
         except PAYLOAD_ERRORS as e:
             raise payload_mismatch(self, e) from e
+        except StoreError as e:  # a schema_version out of range: no upcaster, or a future one
+            raise self._unreadable(e) from e
 
     def fields(self) -> dict[str, Any]:
         """The payload as the current code knows it (upcast), as plain JSON values: the one way a
@@ -94,11 +96,17 @@ class StoredEvent:
                 payload = upcast(self.type, self.schema_version, payload)
         except PAYLOAD_ERRORS as e:
             raise payload_mismatch(self, e) from e
+        except StoreError as e:
+            raise self._unreadable(e) from e
         if not isinstance(payload, dict):
             raise payload_mismatch(
                 self, TypeError(f"a JSON {type(payload).__name__}, not an object")
             )
         return payload
+
+    def _unreadable(self, error: StoreError) -> StoreError:
+        """`upcast`'s refusal (it knows no run or seq), naming the run and the row's seq."""
+        return StoreError(f"run {self.run_id}: seq {self.seq}: {error} (schema_version edited?)")
 
     def checked_fields(self) -> dict[str, Any]:
         """`fields()` of a row whose payload has first been checked against its event's schema

@@ -5,6 +5,7 @@ separator, `..`, a leading dot or control characters could write outside `log_pa
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from store.errors import StoreError
 
@@ -36,3 +37,10 @@ def check_run_id(run_id: str) -> str:
     if problem is not None:
         raise InvalidRunIdError(f"invalid run id {run_id!r:.80}: {problem}")
     return run_id
+
+
+def run_path(root: Path, run_id: str) -> Path:
+    """`root / run_id`, the run's directory: the id is checked first, since one read from the
+    store is not trusted (a row copied under `../../x`, its chain recomputed, would name a path
+    outside `root`); `InvalidRunIdError` otherwise."""
+    return root / check_run_id(run_id)

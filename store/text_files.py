@@ -58,13 +58,17 @@ def open_regular(path: Path | str) -> Iterator[BinaryIO]:
 def open_appending(path: Path | str, encoding: str = "utf-8") -> TextIO:
     """`path` open for appending text (made when absent), once it is known to be a regular file:
     a FIFO put there is an `OSError` "not a regular file", never an open that waits for a reader
-    (opened without blocking; checked on the descriptor)."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    (opened without blocking; checked on the descriptor), and a symbolic link is one too, never
+    written through (a log file is appended to in place, so it cannot be replaced as
+    `write_replacing` does: the link is refused)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW
     try:
-        fd = os.open(path, flags, 0o644)
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as e:
         if e.errno == errno.ENXIO:  # a FIFO with no reader
             raise OSError(errno.EINVAL, "not a regular file", str(path)) from e
+        if e.errno == errno.ELOOP:  # O_NOFOLLOW on a symbolic link
+            raise OSError(errno.ELOOP, "a symbolic link, not a regular file", str(path)) from e
         raise
     _require_regular(fd, path)
     return os.fdopen(fd, "a", encoding=encoding)

@@ -15,16 +15,14 @@ from rich.table import Table
 
 from orchestrator.audit.verifier_changes import verifier_lines
 from orchestrator.terminal import plain
-from store.leases import LeaseRow
+from store.leases import LeaseRow, lease_expiry
 from store.log import RunSummary
 from store.projections import RunState
 
 
 def _expired(lease: LeaseRow, now: datetime) -> bool:
-    expires = datetime.fromisoformat(lease.expires_at)
-    if expires.tzinfo is None:
-        expires = expires.replace(tzinfo=UTC)
-    return expires < now
+    """`LeaseUnreadable` for a damaged row (a garbled or zone-less expiry)."""
+    return lease_expiry(lease) < now
 
 
 def health(state: RunState, lease: LeaseRow | None, now: datetime | None = None) -> str:

@@ -64,18 +64,19 @@ def find_run(log: EventLog, given: str) -> str:
     id, or the start of exactly one run id. `UnknownRunError` (bad input) otherwise."""
     from store.errors import UnknownRunError
     from store.labels import RunLabels
+    from store.run_ids import check_run_id
     from store.run_lookup import latest, starting_with
 
     if given == "latest":
         found = latest(log, RunLabels(log).hidden())
         if found is None:
             raise UnknownRunError(f"`latest`: no runs in {log.url}")
-        return found
+        return check_run_id(found)  # read from the store: it names directories from here on
     if log.last_seq(given):
-        return given
+        return check_run_id(given)
     matches = starting_with(log, given)
     if len(matches) == 1:
-        return matches[0]
+        return check_run_id(matches[0])
     if matches:
         shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
         raise UnknownRunError(f"{given!r} is the start of several runs ({shown}): type more of it")

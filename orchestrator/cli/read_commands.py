@@ -26,6 +26,7 @@ from orchestrator.cli.options import (
 )
 from orchestrator.errors import OrchestratorError, UsageError
 from orchestrator.terminal import plain, visible
+from store.run_ids import run_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -106,7 +107,7 @@ def report(
     with log.walking_once():  # several reads of one run: its rows are walked by the first
         state = readable_state(log, run_id)
         log_root = Path(state.config.get("log_path", "runs"))
-        out = out if out is not None else log_root / run_id / "report"
+        out = out if out is not None else run_path(log_root, run_id) / "report"
         # Read only: a blob store that is not there is not created (the rollout text goes blank).
         blobs = BlobStore(log_root / "blobs") if (log_root / "blobs").is_dir() else None
         try:

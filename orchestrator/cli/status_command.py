@@ -77,7 +77,7 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
     from orchestrator.audit.status_view import health
     from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
     from store.labels import RunLabels
-    from store.leases import LeaseTable
+    from store.leases import LeaseTable, LeaseUnreadable
 
     hidden = RunLabels(log).hidden()
     leases = LeaseTable(log).all()
@@ -92,6 +92,11 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
             rows.append(_broken_row(summary, e))
             continue
         lease = leases.get(summary.run_id)
+        try:
+            lease_health = health(state, lease)
+        except LeaseUnreadable as e:  # listed as unreadable, the others all the same
+            rows.append(_broken_row(summary, e))
+            continue
         rows.append(
             {
                 "run_id": summary.run_id,
@@ -105,7 +110,7 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
                 "last_event": summary.last_type,
                 "last_event_at": summary.last_recorded_at,
                 "lease_holder": lease.owner if lease is not None else None,
-                "health": health(state, lease),
+                "health": lease_health,
                 "parent": f"{state.parent[0]}@{state.parent[1]}" if state.parent else None,
                 "hidden": summary.run_id in hidden,
             }

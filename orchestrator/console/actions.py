@@ -26,9 +26,11 @@ from starlette.routing import Route
 
 from orchestrator import actions
 from orchestrator.console.api import MAX_SEQ
+from orchestrator.driver.commands import BROKEN_RUN_ERRORS
 from orchestrator.errors import ConfigError, LeaseHeldError, OrchestratorError, UsageError
 from store.errors import StoreError, UnknownRunError
 from store.log import EventLog
+from store.retry import StoreUnavailable
 from store.run_ids import InvalidRunIdError
 
 STATIC = Path(__file__).parent / "static"
@@ -85,8 +87,12 @@ def _action(handle: Handler) -> Callable[[Request], Awaitable[Response]]:
             return _error(404, str(e))
         except (LeaseHeldError, OrchestratorError) as e:
             return _error(409, str(e))
-        except StoreError as e:
+        except StoreUnavailable as e:  # retried until the retries ran out: try again later
             return _error(503, str(e))
+        except StoreError as e:  # a damaged row, a tampered log, a lease row no driver wrote
+            return _error(409, str(e))
+        except BROKEN_RUN_ERRORS as e:  # what the fold could not read either
+            return _error(409, f"run {body.get('run_id')} cannot be read: {e}")
         return JSONResponse(result)
 
     return endpoint

@@ -20,7 +20,7 @@ from orchestrator.driver.commands import BROKEN_RUN_ERRORS
 from store import lineage
 from store.cursor import StateCursor, fold_many
 from store.labels import RunLabels
-from store.leases import LeaseTable
+from store.leases import LeaseTable, LeaseUnreadable
 from store.log import EventLog, RunSummary
 from store.projections import RunState
 
@@ -107,7 +107,10 @@ class RunsList:
         parent = parents.get(run_id)
         if parent is None and state.parent:
             parent = lineage.Parent(*state.parent)
-        text = health(state, lease, now)
+        try:
+            text = health(state, lease, now)
+        except LeaseUnreadable as e:  # this run marked; the others listed all the same
+            return {**base, **_broken(str(e))}
         return {
             **base,
             "state": state.state,

@@ -18,6 +18,7 @@ once, as an expired one is.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import socket
 import threading
@@ -28,7 +29,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from orchestrator.errors import LeaseHeldError
 from orchestrator.logging import get_logger
 from store.events import LeaseAcquired
-from store.leases import LeaseHeld, LeaseLost, LeaseTable
+from store.leases import LeaseHeld, LeaseLost, LeaseTable, OwnerUnreadable
 from store.log import EventLog
 from store.retry import RetryPolicy, with_retries
 
@@ -36,6 +37,8 @@ log_ = get_logger("rlvr.lease")
 _HELD: set[LeaseKeeper] = set()  # this process's live leases, for the os._exit paths
 # About 1.5 s in all: a release runs on the way out of the process (a pause, os._exit paths).
 RELEASE_RETRY = RetryPolicy(attempts=6, first_delay_s=0.05, max_delay_s=1.0)
+_PID = re.compile(r"[0-9]{1,7}")  # ASCII digits: str.isdigit() takes '²', which int() refuses
+_PID_MAX = 2**22  # the largest pid_max a Linux kernel allows
 
 
 def driver_identity() -> str:
@@ -44,12 +47,16 @@ def driver_identity() -> str:
 
 def holder_is_dead(owner: str) -> bool:
     """Whether a lease holder (`driver_identity`'s HOST:PID:TOKEN) ran on this host and its
-    process is gone (or a zombie nobody reaped). Another host's, or an unparsable owner, is never
-    provably dead: its lease waits for its TTL."""
+    process is gone (or a zombie nobody reaped). Another host's owner is never provably dead: its
+    lease waits for its TTL. This host's owner whose pid is no pid (text, negative, past any
+    pid_max) was written by no driver: `OwnerUnreadable`, which the lease table reports as a
+    damaged row."""
     host, _, rest = owner.partition(":")
     pid_text = rest.split(":", 1)[0]
-    if host != socket.gethostname() or not pid_text.isdigit():
+    if host != socket.gethostname():
         return False
+    if not _PID.fullmatch(pid_text) or int(pid_text) > _PID_MAX:
+        raise OwnerUnreadable(f"owner {owner!r} names this host but no process id")
     pid = int(pid_text)
     if pid <= 1 or pid == os.getpid():
         return False

@@ -45,6 +45,7 @@ from store.events import (
 )
 from store.log import EventLog
 from store.projections import RunState, project
+from store.run_ids import run_path
 from store.snapshots import fold_run
 
 log_ = get_logger("rlvr.lifecycle")
@@ -83,7 +84,7 @@ def drive(
     the metric sinks the command line brings)."""
     stop = stop or StopRequest()
     log_root = Path(config.log_path)
-    run_dir = log_root / run_id
+    run_dir = run_path(log_root, run_id)
     configure(json_file=run_dir / "driver.jsonl")
     # Signals are handled before the lease is taken and until after it is released: a SIGTERM
     # in between would otherwise kill the process with the lease still held. Sinks open first:

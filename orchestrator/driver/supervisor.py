@@ -24,8 +24,9 @@ from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
 from orchestrator.logging import get_logger
 from store.events import RunFailed, SupervisorActed
-from store.leases import LeaseRow, LeaseTable
+from store.leases import LeaseRow, LeaseTable, lease_expiry
 from store.log import EventLog, RunSummary
+from store.run_ids import check_run_id
 from store.text_files import open_appending
 
 log_ = get_logger("rlvr.supervisor")
@@ -134,6 +135,7 @@ def scan(log: EventLog, config: SupervisorConfig, launch: Callable[[str], None])
     actions = []
     for summary in log.runs():
         try:
+            check_run_id(summary.run_id)  # read from the store: it names a log file and folders
             action = _scan_run(log, config, launch, summary, leases.get(summary.run_id), now)
         except BROKEN_RUN_ERRORS as e:
             action = Action(summary.run_id, "broken", f"cannot read the run: {e}")
@@ -154,7 +156,7 @@ def _scan_run(
     live = ("created", *STAGES)
     if settled_state(log, summary.run_id) not in (*live, None):
         return None  # finished, failed, or paused on purpose (a person or a policy decides)
-    if lease is not None and _parse(lease.expires_at) > now:
+    if lease is not None and lease_expiry(lease) > now:  # a damaged row: the run is "broken"
         return None
     if lease is None and (now - _parse(summary.last_recorded_at)).total_seconds() < config.grace_s:
         return None
@@ -235,7 +237,7 @@ def subprocess_launcher(store_url: str, log_dir: Path) -> Callable[[str], None]:
         log_dir.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         # The child owns it; a FIFO put there is refused, not an open that waits for a reader.
-        output = open_appending(log_dir / f"{run_id}.resume-{stamp}.log")
+        output = open_appending(log_dir / f"{check_run_id(run_id)}.resume-{stamp}.log")
         subprocess.Popen(
             [sys.executable, "-m", "orchestrator", "resume", run_id, "--store", store_url],
             stdout=output,

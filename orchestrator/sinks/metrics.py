@@ -27,6 +27,7 @@ from orchestrator.logging import get_logger, redact
 from store.log import StoredEvent
 from store.rewinds import Rewinds
 from store.rows import PAYLOAD_ERRORS, payload_mismatch
+from store.run_ids import run_path
 
 log_ = get_logger("rlvr.sinks")
 METRIC_TYPES = ("MetricsRecorded", "EvalRecorded", "BaselineRecorded", "PolicyDecided")
@@ -332,12 +333,14 @@ def backfill(
             raise SinkError(
                 "--to tensorboard needs a directory: rlvr sink RUN --to tensorboard DIR"
             )
-        sink: MetricSink = TensorBoardSink(directory / run_id, hparams_of(config, run_id, parent))
+        sink: MetricSink = TensorBoardSink(
+            run_path(directory, run_id), hparams_of(config, run_id, parent)
+        )
     elif to == "wandb":
         project = project or config.get("wandb_project")
         if not project:
             raise SinkError(f"run {run_id} names no wandb_project: pass --project")
-        run_dir = Path(config.get("log_path", "runs")) / run_id
+        run_dir = run_path(Path(config.get("log_path", "runs")), run_id)
         sink = WandbSink(project, run_id, name or config.get("wandb_name"), config,
                          directory or run_dir)  # fmt: skip
     else:

@@ -178,3 +178,18 @@ def test_blobs_are_streamed_never_held_whole_in_memory(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 8 << 20, f"peak {peak / 2**20:.1f} MiB for a 32 MiB blob"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [["model.safetensors"], {"model.safetensors": 5}, {"a": "not-a-digest"}, "x", {"a": None}],
+)
+def test_a_crafted_manifest_of_the_wrong_shape_is_refused_naming_the_blob(
+    tmp_path: Path, files: object
+) -> None:
+    """Red team round 10 (s29): a real, content-addressed blob `{"files": [...]}` named by a
+    checkpoint gave the CLI's catch-all (AttributeError: 'list' object has no attribute 'items')."""
+    store = BlobStore(tmp_path / "blobs")
+    digest = store.put_bytes(json.dumps({"files": files}).encode())
+    with pytest.raises(IntegrityError, match=f"blob {digest} is not a tree manifest"):
+        store.manifest(digest)

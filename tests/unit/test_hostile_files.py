@@ -311,4 +311,4 @@ def test_a_config_that_is_a_fifo_is_refused_not_read(
 
     monkeypatch.chdir(tmp_path)
     os.mkfifo(tmp_path / "run.toml")
-    _one_line(rlvr(capsys, "run", "run.toml"), "run.toml: no such config file")
+    _one_line(rlvr(capsys, "run", "run.toml"), "run.toml: not a regular file")

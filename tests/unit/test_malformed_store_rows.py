@@ -90,3 +90,16 @@ def test_a_foreign_events_table_is_not_an_event_store(tmp_path: Path, ddl: str) 
         conn.execute(ddl)
     with pytest.raises(StoreError, match=r"is not an rlvr event store \(table events has columns"):
         EventLog(path)
+
+
+@pytest.mark.parametrize("version", [99, 0, -1, 1.5])
+def test_a_row_at_a_schema_version_out_of_range_is_refused_naming_run_and_seq(version) -> None:
+    """Red team round 10 (s22): 'MetricsRecorded v99 is newer than this code knows (v2)' named
+    neither the run nor the seq, so the operator searched the whole log for the row."""
+    from store.rows import StoredEvent
+
+    row = StoredEvent("syn", 4, "MetricsRecorded", version, "t", "0" * 64, "1" * 64,
+                      '{"step": 1, "metrics": {"kl": 0.1}}')  # fmt: skip
+    for read in (lambda: row.event, row.fields):
+        with pytest.raises(StoreError, match=r"^run syn: seq 4: .*MetricsRecorded v"):
+            read()

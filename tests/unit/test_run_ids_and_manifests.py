@@ -107,3 +107,25 @@ def test_a_sound_manifest_restores_nested_files(tmp_path: Path) -> None:
     restored = blobs.get_tree(blobs.put_tree(source), tmp_path / "out")
     assert (restored / "sub" / "w.bin").read_bytes() == b"w"
     assert (restored / "meta.json").read_text() == "{}"
+
+
+def test_a_run_id_read_from_the_store_is_checked_before_it_names_a_path(tmp_path) -> None:
+    """Red team round 10 (s31): rows copied under `../../x` (chain recomputed) made `latest`,
+    and `rlvr report latest` wrote outside the store's folder."""
+    import sqlite3
+
+    from orchestrator.cli.options import find_run
+    from store.log import EventLog
+    from store.run_ids import run_path
+    from tests.tampering import synthetic_run
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, "good", steps=2)
+    with sqlite3.connect(tmp_path / "events.db") as db:
+        db.execute("UPDATE events SET run_id = '../../x' WHERE run_id = 'good'")
+    for given in ("../../x", "latest", "../.."):
+        with pytest.raises(InvalidRunIdError, match="invalid run id '../../x'"):
+            find_run(log, given)
+    with pytest.raises(InvalidRunIdError):
+        run_path(tmp_path, "../../x")
+    assert run_path(tmp_path, "good") == tmp_path / "good"

@@ -60,6 +60,13 @@ def test_a_genuine_queued_request_is_appended(
         ("PauseRequested", '{"by":5}', False),  # not a PauseRequested
         ("PauseRequested", "not json{", False),
         ("NoSuchEvent", "{}", False),
+        # Valid by its schema but past the store's 64-bit integers (red team round 10, s24): it
+        # failed every later append (a pause, the driver's batches) until deleted by hand.
+        (
+            "ModelExported",
+            f'{{"checkpoint":"c","step":{10**26},"which":"best","out":"/x","layout":"full"}}',
+            False,
+        ),
     ],
 )
 def test_a_forged_or_malformed_queued_row_is_refused_and_never_signed(
@@ -85,7 +92,9 @@ def test_a_request_mac_covers_its_payload(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("keyed", [False, True])
-@pytest.mark.parametrize(("parent", "seq"), [("ghost-run", -3), ("p", 0), ("ghost-run", -1)])
+@pytest.mark.parametrize(
+    ("parent", "seq"), [("ghost-run", -3), ("p", 0), ("ghost-run", -1), ("p", "abc"), ("p", 1.5)]
+)
 def test_verify_refuses_a_branch_pointer_to_no_seq(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed: bool, parent: str, seq: int
 ) -> None:
@@ -97,9 +106,11 @@ def test_verify_refuses_a_branch_pointer_to_no_seq(
     with sqlite3.connect(tmp_path / "events.db") as db:
         db.execute("INSERT INTO run_parents VALUES ('r', ?, ?)", (parent, seq))
     with pytest.raises(
-        IntegrityError, match=f"branch pointer of run r .*run {parent} at seq {seq}"
+        IntegrityError, match=f"branch pointer of run r .*run {parent} at seq {seq!r}"
     ):
         log.verify("r")
+    with pytest.raises(IntegrityError, match=f"run r .*at seq {seq!r}"):  # a read (red team s23)
+        list(log.read("r", types=["PauseRequested"]))
 
 
 @pytest.mark.parametrize(("parent", "seq"), [("ghost-run", 1), ("p", 2), ("p", 9)])
@@ -184,3 +195,17 @@ def test_a_store_from_before_the_mac_columns_opens_and_gains_them(
     requests.queue_for(log.engine, log.retry, "r", [_asked(1)], queued_by="t")
     assert [r.seq for r in log.append("r", [_asked(2)], 1, drain_requests=True)] == [2, 3]
     assert log.cut_at("r", 1).seq == 1 and log.batch_ends("r") == [1, 3]
+
+
+def test_a_garbled_batch_boundary_is_refused_as_garbled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team round 10: text seqs in a boundary row made a cut say "the run has no such seq"
+    of a seq the run has."""
+    log = _log(tmp_path, monkeypatch, keyed=False)
+    log.append("r", [_asked(0)], 0)
+    log.append("r", [_asked(1), _asked(2)], 1)
+    with sqlite3.connect(tmp_path / "events.db") as db:
+        db.execute("UPDATE batches SET first_seq = 'abc', last_seq = 'xyz' WHERE first_seq = 2")
+    with pytest.raises(CutError, match=r"batch boundary row \(table batches\) .*'abc'.* garbled"):
+        log.cut_at("r", 2)

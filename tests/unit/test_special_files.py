@@ -236,3 +236,37 @@ def test_rlvr_check_on_an_integer_past_the_digit_limit_is_one_line(
     (tmp_path / "pairs.jsonl").write_text('{"response": "x", "reference": ' + "9" * 5000 + "}\n")
     result = rlvr(capsys, "check", "pairs.jsonl", "--verifier", "math")
     _one_line(result, "pairs.jsonl:1: Exceeds the limit (4300 digits)")
+
+
+def test_a_symlink_in_place_of_a_log_appended_to_is_refused_not_written_through(
+    tmp_path: Path,
+) -> None:
+    """Red team round 10 (s27): driver.jsonl, detached.log and the supervisor's resume logs were
+    appended to through a link put in their place, into the file it named."""
+    from store.text_files import open_appending
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    link = tmp_path / "driver.jsonl"
+    link.symlink_to(victim)
+    with pytest.raises(OSError, match="a symbolic link, not a regular file"):
+        open_appending(link)
+    assert victim.read_text() == "mine\n"
+    with open_appending(tmp_path / "fresh.log") as f:  # a plain file is made and appended to
+        f.write("line\n")
+    assert (tmp_path / "fresh.log").read_text() == "line\n"
+
+
+def test_a_fifo_as_a_config_or_an_import_says_not_a_regular_file(tmp_path: Path) -> None:
+    """Red team round 10: a FIFO there was reported as `no such file`, which it is not."""
+    from orchestrator.config import load_config
+    from orchestrator.errors import ConfigError
+    from store.errors import StoreError
+    from store.exports import read_export
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError, match="pipe: not a regular file"):
+        load_config(fifo)
+    with pytest.raises(StoreError, match="pipe: not a regular file"):
+        read_export(fifo)

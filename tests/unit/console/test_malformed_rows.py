@@ -74,3 +74,25 @@ def test_no_route_answers_500_on_a_value_of_the_wrong_type(
     assert {p: r.status_code for p, r in answers.items() if r.status_code >= 500} == {}
     refused = [r.json()["error"] for r in answers.values() if r.status_code == 409]
     assert refused, "some route reads the forged value"
+
+
+@pytest.mark.parametrize("action", ["pause", "resume"])
+def test_an_action_on_a_tampered_run_is_a_409_naming_the_seq(tmp_path: Path, action: str):
+    """Red team round 10: the actions answered 503 (the store unavailable, try later) to a log
+    that will never read; like every other route, a 409 that names the row."""
+    import json
+
+    from tests.unit.console.serve import serving
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, "forged", steps=4)
+    forge_chain(log, "forged", 4, {"step": "x"})
+    with serving(log) as served, served.client() as client:
+        client.get("/", params={"token": served.token})
+        answer = client.post(
+            f"/api/actions/{action}",
+            content=json.dumps({"run_id": "forged"}),
+            headers={"X-Console-Token": served.token, "Origin": served.base},
+        )
+    assert answer.status_code == 409, answer.text
+    assert "seq 4" in answer.json()["error"]
