@@ -30,6 +30,11 @@ _UNFINISHED = (
     r"|needs?\s+(?:(?:to\s+be\s+)?(?:re)?(?:checked|checking|verified|verifying|verification)"
     r"|double[-\s]?check(?:ing)?)|double[-\s]?check\s+(?:this|that|it|later))(?![\w']))"
     r"|¯\\?_\(ツ\)_/¯|\U0001f937"
+    # the writer says the work failed or went unchecked: "I gave up.", "I couldn't solve it."
+    r"|(?i:(?<![\w'])(?:(?:i|we)\s+(?:just\s+)?(?:gave|give|giving)\s+up|(?:i|we)\s+(?:couldn'?t|could\s+not"
+    r"|can'?t|cannot|didn'?t|did\s+not|haven'?t|have\s+not|never)\s+(?:\w+\s+)?(?:solve|solved|check"
+    r"|checked|verify|verified|finish|finished|figure|work\s+it\s+out|compute|computed)"
+    r"|(?:wild\s+)?stab(?:\s+in\s+the\s+dark)?|gave\s+up)(?![\w']))"
 )
 _DOUBT = re.compile(
     r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|probable|likely|unlikely|guess|guessing"

@@ -83,7 +83,7 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
         # mathematics cannot justify the answer, and a list of words that retract never ends
         return "text with no value"
     if _false_equation(_DELIMITERS.sub(" ", sentence[opener.end() :])):
-        return "a false equation in text"
+        return "a false or uncheckable equation in text"
     side = _LAST_SIDE.search(_DELIMITERS.sub(" ", sentence))
     if side is None:
         return "a value in text"
@@ -98,8 +98,8 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
 def _false_equation(text: str) -> bool:
     """The sentence's equation ("6 = 5", "we know 2 \\cdot 3 = 5") has sides of numbers that
     differ. The equation is the longest tail of the text that reads as one with every side a
-    number (one it cannot evaluate, "\\sqrt{10^{400}} = 5", counts as false: it proves nothing);
-    an equation with unknowns is left to the last-side rule."""
+    number (one it cannot evaluate, "\\sqrt{10^{400}} = 5", or cannot read, counts as false: it
+    proves nothing); an equation with unknowns is left to the last-side rule."""
     text = text.strip().rstrip(".!").strip()
     starts = [0] + [m.end() for m in re.finditer(r"\s+", text)]
     for start in starts[:MAX_CHARS]:
@@ -114,6 +114,18 @@ def _false_equation(text: str) -> bool:
             return len(set(values)) > 1
         if "'sym'" not in repr(node):  # numbers only, and one side too big to check: no proof
             return True
+    # an equation outside the grammar ("\\lfloor 6.5 \\rfloor = 5", "\\binom{6}{1} = 5") cannot be
+    # checked, so it proves nothing either
+    return "=" in text and not _reads_as_equation(text, starts)
+
+
+def _reads_as_equation(text: str, starts: list[int]) -> bool:
+    for start in starts[:MAX_CHARS]:
+        try:
+            if read(text[start:]).node[0] == "eq":
+                return True
+        except ReadError:
+            continue
     return False
 
 

@@ -59,7 +59,10 @@ _REPEATING = re.compile(r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\overline\s*\{\s*
 _NEGATIVE_WORD = re.compile(r"^\s*(?:negative|minus)\s+(?=\d|[a-z]+\s*$)", re.IGNORECASE)
 _TIE_THOUSANDS = re.compile(r"(?<=\d)~(?=\d{3}(?!\d))")
 _ROMAN_NUMBER = re.compile(r"^\\mathrm\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}$")
-_MODULUS = re.compile(r"\s*(?:\\pmod\s*\{\s*\d{1,12}\s*\}|\(\s*\\bmod\s*\d{1,12}\s*\))\s*$")
+# "5 \pmod{7}": the modulus is kept as the answer's unit ("mod 7"), so "5 \pmod{8}" conflicts
+_MODULUS = re.compile(
+    r"\s*(?:\\pmod\s*\{?\s*(\d{1,12})\s*\}?|\(\s*\\bmod\s*(\d{1,12})\s*\)|\\bmod\s*(\d{1,12}))\s*$"
+)
 
 
 def _spellings(s: str) -> str:
@@ -67,7 +70,7 @@ def _spellings(s: str) -> str:
         return "(-oo, oo)"
     s = _EMPTY_SET.sub("\\{\\}", s)
     s = _REPEATING.sub(_repeating, s)
-    s = _TIE_THOUSANDS.sub("", _MODULUS.sub("", s))
+    s = _TIE_THOUSANDS.sub("", s)
     s = _ROMAN_NUMBER.sub(lambda m: m.group(1), s)
     negative = _NEGATIVE_WORD.match(s)
     if negative:
@@ -108,7 +111,12 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     if approx > 0:  # "x = 1/3 \approx 0.33": the exact value is the answer; "x \approx 11": 11
         before = s[:approx]
         s = s[approx + len("\\approx") :] if _BARE_NAME.match(before) else before
+    modulus = _MODULUS.search(s)
+    if modulus:
+        s = s[: modulus.start()]
     s, unit = split_unit(s)
+    if modulus:
+        unit = "mod " + next(g for g in modulus.groups() if g) if unit is None else "conflict"
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
         s = s.replace(",", ".")
     s = _OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s)

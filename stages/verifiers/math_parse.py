@@ -364,6 +364,8 @@ class _Parser(SubscriptRules):
             exponent = (yield self.braced()) if self.at("{") else (yield self.latex_arg())
         if self.at("("):
             arg = yield self.group("(", ")", "paren")
+        elif name == "exp" and not self.at("{"):
+            raise MathParseError("\\exp without brackets: its argument's end is unsaid")
         else:
             arg = yield self.latex_arg()
         node = applied_function(name, arg)

@@ -20,7 +20,8 @@ _VOLUME |= {"in3": _F("16.387064"), "ft3": _F("28316.846592"), "gal": _F("3785.4
 _VOLUME |= {"qt": _F("946.352946"), "pt": _F("473.176473"), "floz": _F("29.5735295625")}
 _KINDS: dict[str, dict[str, Fraction]] = {
     "length": _LENGTH,
-    "area": {f"{name}2": size**2 for name, size in _LENGTH.items()} | {"ha": _F(10**10) * 10**2},
+    # in mm^2: 1 m^2 is 10^6 of them, a hectare (10^4 m^2) 10^10
+    "area": {f"{name}2": size**2 for name, size in _LENGTH.items()} | {"ha": _F(10**10)},
     "volume": _VOLUME,
     "mass": {"mg": _F(1), "g": _F(1000), "kg": _F(10**6), "lb": _F("453592.37")}
     | {"oz": _F("28349.523125")},
@@ -30,7 +31,7 @@ _KINDS: dict[str, dict[str, Fraction]] = {
     | {"ft/s": _F("0.3048")},
 }
 _SIZE = {unit: (kind, size) for kind, units in _KINDS.items() for unit, size in units.items()}
-_SIZE["acre"] = ("area", _F("4046.8564224") * 10**6)
+_SIZE["acre"] = ("area", _F("4046.8564224") * 10**6)  # m^2 in mm^2, as "ha" above
 
 
 def factor(answer_unit: str | None, reference_unit: str | None) -> Fraction | None:

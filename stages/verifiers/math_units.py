@@ -83,6 +83,7 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "inr": ("₹", "rupee", "rupees", "Rs", "Rs.", "INR"),
     "cny": ("yuan", "RMB", "CNY", "元"),
 }
+_LISTED = frozenset(spelling for spellings in _UNITS.values() for spelling in spellings)
 _CASE_SENSITIVE = {"m", "in", "s", "h", "g", "t", "l", "L", "K", "J", "W", "N", "V", "A", "B"}
 _ALIASES: dict[str, str] = {}
 for _name, _spellings in _UNITS.items():
@@ -107,6 +108,8 @@ def _lookup(text: str, wrapped: bool) -> str | None:
         return None  # "5 m" or "3 in" unwrapped may be algebra (5m); "5 \\text{m}" is a unit
     if spelling in _ALIASES:
         return _ALIASES[spelling]
+    if len(spelling) <= 3 and spelling not in _LISTED:
+        return None  # a symbol's case is its meaning: "Mm" is not "mm", nor "Mg" "mg"
     return _ALIASES.get(spelling.lower()) if spelling.lower() not in _CASE_SENSITIVE else None
 
 

@@ -6,8 +6,10 @@ Australian state or a UK nation; what precedes it is a gold whole; that gold is 
 itself (`Georgia, USA` does not answer the country `Georgia`); and where golds name places, it
 is one of them (`Paris, Texas` fails where an alias says `Paris, France`, so does `Austin, Texas,
 USA` for `Austin, Texas`: the lists do not say which state is in which country). Two locators
-may go (`Austin, Texas, USA` answers `Austin`). A bare gold does not say which Paris it means:
-`Paris, Texas` for a bare `Paris` still passes (the verifier has no gazetteer)."""
+may go. A bare gold does not say which Paris it means, and the verifier has no gazetteer: a
+locator is dropped only when a gold or alias names that place (`Paris (France)` answers `Paris`
+with the alias `Paris, France`); against a bare `Paris`, `Paris, France` fails as `Paris, Texas`
+and `Athens, Georgia` for `Athens` do (red team round 11: precision before agreement)."""
 
 from __future__ import annotations
 
@@ -83,8 +85,10 @@ def without_locator(answer: str, golds: Sequence[str]) -> str:
         head, locator = _split_locator(head)
         if locator is None:
             return answer
-        if named and _place_key(locator) not in named:
-            return answer  # a gold says where it is, and not there (or not only there)
+        if _place_key(locator) not in named:
+            # a bare gold does not say which Paris it means (`Athens, Georgia` for `Athens`), and
+            # a gold that says where it is may say another place: only a place a gold names goes
+            return answer
         head_tokens = strict_tokens(head)
         if any(head_tokens == strict_tokens(g) and not _is_place(g.strip()) for g in golds):
             return head

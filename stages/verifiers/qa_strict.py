@@ -79,7 +79,8 @@ _BOUND_BEFORE = re.compile(
     r"(?<![<>=!])(>=|=>|<=|=<|[<>\u2265\u2264\u2a7e\u2a7d\u2273\u2272\ufe64\ufe65~\u223c"
     r"\u2248\u2243\u2245])\s*(?=[-+]?\.?\d)"
 )
-_BOUND_AFTER = re.compile(r"(?<=\d)\s*\+(?![\w+]|\s*\d)")
+# ... also after a suffix of the number: `12%+`, `1.5k+`, `12th+`
+_BOUND_AFTER = re.compile(r"(?<=\d)((?:\s*(?:pct|[A-Za-z]{1,3})(?![\w]))?)\s*\+(?![\w+]|\s*\d)")
 _BOUND_NAMES = {">": "gt", ">=": "ge", "=>": "ge", "\u2265": "ge", "\u2a7e": "ge", "\u2273": "ge",
                 "\ufe65": "gt", "<": "lt", "<=": "le", "=<": "le", "\u2264": "le", "\u2a7d": "le",
                 "\u2272": "le", "\ufe64": "lt"}  # fmt: skip
@@ -231,7 +232,7 @@ def strict_tokens(text: str) -> list[str]:
     text = _NUMBER_WORD.sub(_number_word, text)
     text = _MINUS_WORD.sub("-", text)  # `negative five`: the word read as a number just now
     text = _PERCENT_SIGN.sub(" pct ", _PERCENT_WORD.sub("%", text))
-    text = _BOUND_AFTER.sub(" boundplus ", _BOUND_BEFORE.sub(_bound, text))
+    text = _BOUND_AFTER.sub(r"\1 boundplus ", _BOUND_BEFORE.sub(_bound, text))
     text = iso_dates_as_words(text)  # `1990-10-02` is `October 2, 1990`
     text = _DAY_FIRST.sub(_month_first, text)  # `2 October 1990` is `October 2, 1990`
     text = _MONTH_DAY.sub(lambda m: f"{month_name(m.group(1))} {m.group(2)}", text)  # `Oct 2nd`
