@@ -53,6 +53,39 @@ CASES = [
         False,
     ),
     ("a unit the reference leaves out is not converted", "\\boxed{1 \\text{ hour}}", "60", False),
+    # round 11: wrong answers the first version of these forms paid, and their right twins
+    ("a hectare is 10^4 square metres", "\\boxed{1 \\text{ ha}}", "10000 \\text{ m}^2", True),
+    (
+        "a hectare is not 10^6 square metres",
+        "\\boxed{1 \\text{ ha}}",
+        "1000000 \\text{ m}^2",
+        False,
+    ),
+    ("a megametre is not a millimetre", "\\boxed{1 \\text{ Mm}}", "0.001 \\text{ m}", False),
+    ("a megagram is not a milligram", "\\boxed{2 \\text{ Mg}}", "2 \\text{ mg}", False),
+    ("a spelled-out unit in capitals", "\\boxed{5 \\text{ Meters}}", "5 \\text{ m}", True),
+    ("exp without brackets is unsaid", "\\boxed{\\exp 2x}", "x e^2", False),
+    ("exp with braces", "\\boxed{\\exp{2x}}", "e^{2x}", True),
+    ("a residue with its modulus", "\\boxed{5 \\pmod{7}}", "5", True),
+    ("a residue under another modulus", "\\boxed{5 \\pmod 7}", "5 \\pmod 8", False),
+    (
+        "a justification outside the grammar",
+        "\\boxed{5}. Since \\lfloor 6.5\\rfloor = 5.",
+        "5",
+        False,
+    ),
+    (
+        "a false justification by a root",
+        "\\boxed{5}. This is because $\\sqrt{36} = 5$.",
+        "5",
+        False,
+    ),
+    ("a true justification by a root", "\\boxed{6}. This is because $\\sqrt{36} = 6$.", "6", True),
+    ("the writer gave up", "I gave up.\n\\boxed{5}", "5", False),
+    ("the writer did not check", "I didn't check.\n\\boxed{5}", "5", False),
+    ("a wild stab", "This is just a wild stab.\n\\boxed{5}", "5", False),
+    ("an unfinished note", "TODO: verify\n\\boxed{5}", "5", False),
+    ("a checked answer", "I checked it twice.\n\\boxed{5}", "5", True),
 ]
 
 
