@@ -10,6 +10,8 @@ closed but two pipes: requests in, answers out. Each request carries a token the
 after the fork; an answer must echo it in one well-formed frame, so a frame the program writes
 ahead (without the token) or besides (one too many) makes the reporter report an error. What
 the program can still do is claim values for the calls it was asked, as returning them would.
+Which input a call returned (`f(xs) is xs`) is decided with `is` against the harness's own tuple of
+the inputs it passed (a fast local), and only `answer` writes that claim (round 11).
 
 The job: the header as JSON, then the nonce, then per call `repr((call, [[name, literal]]))`
 holding the shared inputs that call is the first to name, each read just before it runs."""
@@ -95,8 +97,10 @@ def _program(job, requests, answers, frame):
     _int, _eval, _compile = int, eval, compile
     sys.stdin = open(os.devnull)
     _type, _repr, _str, _hex, _hasattr = type, repr, str, hex, hasattr
-    _callable, _getattr, _isinstance, _dumps = callable, getattr, isinstance, json.dumps
-    _send_ = _send
+    _callable, _getattr, _isinstance = callable, getattr, isinstance
+    _json = __import__("_json")  # the C encoder: json.dumps reads module globals the program may patch
+    _json_encoder = _json.make_encoder(None, None, _json.encode_basestring_ascii, None, ": ", ", ",
+                                       False, False, True)  # fmt: skip
     _issubclass, _id, _list, _tuple, _set, _frozenset = issubclass, id, list, tuple, set, frozenset
     _dict, _float, _complex, _bytes, _bytearray = dict, float, complex, bytes, bytearray
     _fraction = __import__("fractions").Fraction  # before the program: its own, never a fake
@@ -225,14 +229,40 @@ def _program(job, requests, answers, frame):
     def request():
         token, _, text = frame(requests).partition("\n")
         return token, text
-    def answer(token, value):
-        _send_(answers, _dumps({"t": token, "a": value}))
+    def answer(token, value, ref=None, _write=os.write, _fd=answers, _json=_json_encoder,
+               _join="".join, _len=len):  # fmt: skip
+        # Defaults only, no cells (a cell's contents the program could rebind; __defaults__ it
+        # cannot, see guard): os.write, json's C encoder and this fd as they were before the
+        # program. Only this function wraps a value as the input it was (`ref`): a top-level
+        # "ref" in what enc made (enc's cells the program can rebind) is a forgery.
+        body = _join(_json(value, 0))
+        if ref is not None:
+            body = '{"ref": [' + _join(_json(ref, 0)) + ", " + body + "]}"
+        elif body.startswith('{"ref"'):
+            body = '{"e": "the program forged which input a call returned"}'
+        text = '{"t": ' + _join(_json(token, 0)) + ', "a": ' + body + "}"
+        data = text.encode("utf-8", "backslashreplace")
+        data = b"%d\n" % _len(data) + data
+        while data:
+            data = data[_write(_fd, data):]
     import builtins, types
-    literal_names = {"__builtins__": {}, "set": set, "frozenset": frozenset}
+    set_type, frozenset_type = set, frozenset  # fast locals: a shared dict the program could edit
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
     ns = module.__dict__
+    harness_globals, rebinds = globals(), ("__code__", "__defaults__", "__kwdefaults__")
+    def guard(event, args, _globals=harness_globals, _rebinds=rebinds, _get=getattr,
+              _error=RuntimeError):  # fmt: skip
+        # A trace or profile function is the one pure-Python way to write back into a running
+        # frame's fast locals (where the harness keeps the inputs it passed), and a function's
+        # code or defaults the way to rewrite how it answers: neither is the program's to do.
+        if event == "sys.settrace" or event == "sys.setprofile":
+            raise _error("tracing is not available to the program")
+        if event == "object.__setattr__" and args[1] in _rebinds:
+            if _get(args[0], "__globals__", None) is _globals:
+                raise _error("the harness's functions are not the program's to rewrite")
+    sys.addaudithook(guard)
     token, _ = request()
     try:
         exec(compile(job["solution"], "solution.py", "exec"), ns)
@@ -258,26 +288,36 @@ def _program(job, requests, answers, frame):
     # the program's globals: a call sees only those it is passed, by its own local names.
     # Frames are Python literals we wrote, read with the builtins as they were (never json or ast,
     # which the program may have patched to watch what comes in).
-    inputs = {}
+    # `shared` is a tuple of (name, object) pairs in a fast local (no nested function names it, so
+    # no cell): a program that walks its frames or gc can read it but neither mutate it (a tuple)
+    # nor rebind it (a fast local of a running frame, tracing blocked above), and it keeps every
+    # input alive (no id reused). Identity and read-backs are decided from it with `is` alone.
+    shared = ()
     for _ in range(job["calls"]):
         token, text = request()
         try:
             call, binds = _eval(_compile(text, "<frame>", "eval"), {"__builtins__": {}})
             for name, literal in binds:
-                inputs[name] = _eval(_compile(literal, "<input>", "eval"), literal_names)
+                names = {"__builtins__": {}, "set": set_type, "frozenset": frozenset_type}
+                made = _eval(_compile(literal, "<input>", "eval"), names)
+                shared = shared + ((name, made),)
             code = _compile(call, "<call>", "eval")
-            local = {n: inputs[n] for n in code.co_names if n in inputs}
-            result = _eval(code, ns, local)
-            value = enc(result)
-            for name, given in inputs.items():  # the very object the tests passed in (`f(xs) is xs`)
+            passed = {}  # a loop, not a comprehension (whose cells would hold `code`)
+            for name, given in shared:
+                if name in code.co_names:
+                    passed[name] = given
+            result = _eval(code, ns, passed)
+            returned = None  # decided here, before enc runs any of the program's code
+            for name, given in shared:  # the very object the tests passed in (`f(xs) is xs`)
                 if result is given:
-                    value = {"ref": [name, value]}
+                    returned = name
                     break
+            value = enc(result)
         except _Unsupported as e:
-            value = {"u": _str(e)[:100]}
+            value, returned = {"u": _str(e)[:100]}, None
         except BaseException as e:
-            value = {"e": _type(e).__name__ + ": " + _str(e)[:200]}
-        answer(token, value)
+            value, returned = {"e": _type(e).__name__ + ": " + _str(e)[:200]}, None
+        answer(token, value, returned)
 def _main():
     frame = _frame_reader(os.read)
     job = json.loads(frame(0))
