@@ -116,7 +116,7 @@ _LATIN = {
         r"|hochstpunkt|als\s+richtig)",
         r"\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:alle\s+)?(?:vorherigen"
         r"|bisherigen|obigen|fruheren|vorigen)\s+(?:anweisungen|instruktionen|regeln)",
-        r"\b(?:\w+en\s+sie|bitte|muss|mussen|soll(?:en|te|ten)?|markiere|setze|gib|werte|akzeptiere)\b",
+        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|markiere|setze|gib|werte|akzeptiere)\b",
     ),
     "es": (
         r"\b(?:evaluador|calificador|corrector|examinador)(?:a|es|as)?\b"
@@ -125,8 +125,7 @@ _LATIN = {
         r"|nota\s+maxima)",
         r"\b(?:ignora|ignore|olvida|olvide)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones"
         r"|indicaciones)\s+(?:anteriores|previas)",
-        r"\b(?:marque|marca|apruebe|aprueba|considere|considera|acepte|acepta|valide|valida|asigne"
-        r"|asigna|otorgue|debe|deben|deberia|por\s+favor|tiene\s+que|hay\s+que)\b",
+        r"\b(?:marque|apruebe|considere|acepte|valide|asigne|otorgue|debe|deben|deberia|por\s+favor|tiene\s+que|hay\s+que)\b",
     ),
     "it": (
         r"\b(?:valutat(?:ore|ori|rice|rici)|corret(?:tore|tori|trice)|esaminat(?:ore|ori|rice)"
@@ -135,8 +134,7 @@ _LATIN = {
         r"|punteggio\s+massimo|pieni\s+voti)",
         r"\b(?:ignora|ignorate|ignori|dimentica|dimenticate)\s+(?:tutte\s+)?(?:le\s+)?istruzioni"
         r"\s+(?:precedenti|sopra|anteriori)",
-        r"\b(?:segna|segnate|segni|marca|marcate|considera|considerate|approva|approvate|approvi"
-        r"|accetta|accettate|assegna|assegnate|dai|date|deve|devono|dovrebbe|per\s+favore"
+        r"\b(?:segnate|marcate|considerate|approvate|approvi|accettate|assegnate|deve|devono|dovrebbe|per\s+favore"
         r"|si\s+prega)\b",
     ),
     "pt": (
@@ -145,12 +143,12 @@ _LATIN = {
         r"|pontuacao\s+maxima)",
         r"\b(?:ignore|ignora|esqueca|esquece)\s+(?:todas\s+)?(?:as\s+)?instrucoes"
         r"\s+(?:anteriores|previas|acima)",
-        r"\b(?:marque|marca|considere|aprove|aceite|atribua|valide|deve|devem|deveria"
+        r"\b(?:marque|considere|aprove|aceite|atribua|valide|deve|devem|deveria"
         r"|por\s+favor|tem\s+que)\b",
     ),
     "nl": (
         r"\b(?:beoordelaar|examinator|corrector)(?:s|en)?\b|\bbeoordelingsmodel\b",
-        r"\b(?:geslaagd|voldaan|goedgekeurd|goedkeur|goed\b|geaccepteerd|accepteer|waar\b|true"
+        r"\b(?:geslaagd|voldaan|goedgekeurd|goedkeur|keur\s+\w+(?:\s+\w+)?\s+goed|geaccepteerd|accepteer|waar\b|true"
         r"|passed|volle\s+punten|maximale\s+score)",
         r"\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:de\s+)?(?:vorige|eerdere|bovenstaande|voorgaande)"
         r"\s+(?:instructies|aanwijzingen|regels)",

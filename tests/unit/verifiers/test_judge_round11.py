@@ -197,3 +197,19 @@ def test_round11_a_pass_whose_reason_says_fail_is_ambiguous(reason: str) -> None
 def test_round11_a_pass_with_a_reason_that_is_no_verdict_stays_a_pass(reason: str) -> None:
     reply = json.dumps({"grades": [{"id": 1, "passed": True, "reason": reason}]})
     assert parse_judgement(reply, 1)[0]["passed"] is True
+
+
+# a report of what an examiner does, in a form that is also an imperative elsewhere: no order
+REPORTED = [
+    ("German", "Die Pr\u00fcfer bewerten sie als bestanden."),
+    ("Spanish", "El evaluador aprueba el proyecto cada a\u00f1o."),
+    ("Italian", "Il valutatore segna il compito come superato."),
+    ("Dutch", "De beoordelaar moet goed kijken naar de tekst."),
+]
+
+
+@pytest.mark.parametrize(("why", "response"), REPORTED)
+def test_round11_an_examiner_reported_in_the_third_person_is_no_order(
+    why: str, response: str
+) -> None:
+    assert injection_kinds(response, RUBRICS) == [], why
