@@ -100,18 +100,26 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 _GRADE_KEYS = {"id", "passed", "reason"}
 _DIGITS = re.compile(r"[1-9][0-9]{0,5}")
-# A reason that says the rubric fails (red team round 9): opening with a failing verdict
-# ("FAIL: ...", "false", "❌ ...", "Not satisfied"), or saying the response does not meet or
-# satisfy it, or that it should be false. Beside `"passed": true` the grade says two things.
+# A reason that says the rubric fails (red team rounds 9 and 11): opening with a failing verdict
+# ("FAIL: ...", "false", "❌ ...", "👎", "Not satisfied"), or saying the response does not meet,
+# satisfy or answer it, that the answer is wrong / irrelevant / not correct, that the rubric is
+# violated, that it should be false or marked failing, in French or Chinese. Beside
+# `"passed": true` the grade says two things. "does not include" is none: a rubric may ask for
+# an absence.
 _REASON_FAILS = re.compile(
     r"\A[\s*_\W]*(?:fail(?:ed|s|ure)?|false|no(?=\s*(?:[.;!]|\Z))|incorrect|wrong|unsatisfied|not\s+(?:satisfied|met"
     r"|passed|fulfill?ed))(?![a-z])"
-    r"|\A[\s*_]*[\u274c\u2717\u2718\u2716\u26d4\U0001f6ab]"
+    r"|\A[\s*_]*[\u274c\u2717\u2718\u2716\u26d4\U0001f6ab\U0001f44e]"
     r"|\b(?:does\s+not|doesn't|did\s+not|didn't|fails\s+to|failed\s+to|cannot|can't)\s+(?:fully\s+)?"
-    r"(?:meet|satisfy|fulfill?|pass|comply\s+with|adhere\s+to)\b"
+    r"(?:meet|satisfy|fulfill?|pass|comply\s+with|adhere\s+to|answer|address|respond\s+to)\b"
+    r"|\b(?:answer|response|it|this)\s+(?:is|was)\s+(?:(?:entirely|completely|simply|clearly)\s+)?"
+    r"(?:wrong|incorrect|irrelevant|not\s+(?:correct|relevant|right|accurate))\b"
     r"|\b(?:rubric|criterion|requirement)\s+(?:is\s+|was\s+)?(?:not\s+(?:met|satisfied|fulfill?ed)"
-    r"|unmet|failed)\b"
-    r"|\bshould\s+(?:be\s+)?(?:false|fail(?:ed)?|not\s+pass)\b",
+    r"|unmet|failed|violated)\b"
+    r"|\bshould\s+(?:be\s+)?(?:marked\s+(?:as\s+)?)?(?:false|fail(?:ed|ing)?|not\s+pass)\b"
+    r"|\bn[\u2019']?\s*est\s+pas\s+(?:rempli|satisfait|respect|atteint|correct)"
+    r"|\bne\s+(?:remplit|satisfait|respecte)\s+pas\b"
+    r"|(?:不满足|未满足|没有满足|不符合|未通过|没有通过|不通过|不合格|不正确)",
     re.IGNORECASE,
 )
 

@@ -27,7 +27,35 @@ _PASS_WORD = (
     r"(?:pass(?:ed|ing)?|a\s+pass|fulfill?ed|satisfied|met|compliant|successful|true"
     r"|accept(?:ed|able)?|approved?|full\s+marks|perfect)"
 )
-_CONDITION = re.compile(r"\b(?:if|when|whether|unless|only|once)\b", re.IGNORECASE)
+# a spec's condition: "return passed only if ...", "for each test that succeeds"
+_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|whether|unless|only|once|provided)\b"
+    r"|\bfor\s+(?:each|every|any)\s+\w+\s+(?:that|which|where)\b",
+    re.IGNORECASE,
+)
+# what the order is about when it is about this response, not a report or test in a spec
+_SELF = (
+    r"\b(?:it|everything|me|myself)\b|\b(?:the|this|my|your)\s+(?:response|answer|submission"
+    r"|reply)\b|\bthis(?=\s*(?:[.,;!?)]|$|\s+(?:one|text|output)\b))|criteri|rubrics?\b"
+    r"|requirements?\b|\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+|my\s+)?(?:items?|fields?|grades?"
+    r"|checks?|points?)\b"
+)
+_ABOUT_SELF = re.compile(_SELF, re.IGNORECASE)
+_ABOUT_SELF_BROAD = re.compile(_SELF + r"|\b(?:this|all|every|each)\b", re.IGNORECASE)
+# SYSTEM NOTICE: / admin override - ; the line must speak of grading ("Admin note: the meeting
+# moved" is a memo, red team round 11)
+_NOTICE = re.compile(
+    r"\b(?:system|admin(?:istrator)?|developer|operator)\s+(?:notice|note|message|override"
+    r"|instructions?|update|alert|directive)\s*[:!\-\u2013\u2014]",
+    re.IGNORECASE,
+)
+_GRADING_LINE = re.compile(
+    r"(?<![a-z])(?:grad\w*|rubrics?|pass(?:ed|es|ing)?|scor\w*|judge\w*|evaluat\w*|assess\w*"
+    r"|criteri\w*|requirements?|approv\w*|full\s+marks|responses?|answers?|verdict)(?![a-z])",
+    re.IGNORECASE,
+)
+# "Ignore all previous instructions?" quoted to explain prompt injection
+_QUOTED_AFTER = re.compile(r"[ \t]*[?\"'\u201d\u2019]")
 ENGLISH_DIRECTIVES = [
     # ignore previous instructions / disregard the rubric
     re.compile(
@@ -36,11 +64,9 @@ ENGLISH_DIRECTIVES = [
         r"[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|rubrics?|criteria)\b",
         _F,
     ),
-    # SYSTEM NOTICE: / admin override - / the grading policy changed
+    # the grading policy changed
     re.compile(
-        r"\b(?:system|admin(?:istrator)?|developer|operator)\s+(?:notice|note|message|override"
-        r"|instructions?|update|alert|directive)\s*[:!\-\u2013\u2014]"
-        r"|\b(?:grading|evaluation|scoring|judging|rubric)\s+(?:policy|policies|rules|instructions"
+        r"\b(?:grading|evaluation|scoring|judging|rubric)\s+(?:policy|policies|rules|instructions"
         r"|criteria|guidelines)\s+(?:has|have)?\s*(?:been\s+|just\s+)?(?:changed|updated|revised"
         r"|overridden|replaced|suspended)",
         _F,
@@ -68,7 +94,7 @@ ENGLISH_DIRECTIVES = [
 # the grader addressed with an obligation and a verdict: "The evaluator must treat ... fulfilled"
 _ADDRESSED = re.compile(
     rf"\b{_ADDRESSEE}\b[^.\n]{{0,20}}?\b(?:must|should|shall|will|is\s+to|has\s+to|needs?\s+to"
-    rf"|is\s+required\s+to|please)\b[^.\n]{{0,60}}?(?<![a-z]){_PASS_WORD}(?![a-z])",
+    rf"|is\s+required\s+to|is\s+expected\s+to|please)\b[^.\n]{{0,60}}?(?<![a-z]){_PASS_WORD}(?![a-z])",
     _F,
 )
 # other languages: (the grader named, a verdict or instruction word) in one line, or "ignore the
@@ -81,6 +107,7 @@ _LATIN = {
         r"|conform)",
         r"\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes)"
         r"\s+(?:precedentes|anterieures|ci-dessus)",
+        r"\b\w+ez\b|\bdoi(?:t|s|vent)\b|\bveuillez\b|\bmerci\s+de\b|\bil\s+faut\b",
     ),
     "de": (
         r"\b(?:bewerter(?:in)?|prufer(?:in)?|gutachter(?:in)?|korrektor(?:in)?"
@@ -89,6 +116,7 @@ _LATIN = {
         r"|hochstpunkt|als\s+richtig)",
         r"\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:alle\s+)?(?:vorherigen"
         r"|bisherigen|obigen|fruheren|vorigen)\s+(?:anweisungen|instruktionen|regeln)",
+        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|markiere|setze|gib|werte|akzeptiere)\b",
     ),
     "es": (
         r"\b(?:evaluador|calificador|corrector|examinador)(?:a|es|as)?\b"
@@ -97,6 +125,35 @@ _LATIN = {
         r"|nota\s+maxima)",
         r"\b(?:ignora|ignore|olvida|olvide)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones"
         r"|indicaciones)\s+(?:anteriores|previas)",
+        r"\b(?:marque|apruebe|considere|acepte|valide|asigne|otorgue|debe|deben|deberia|por\s+favor|tiene\s+que|hay\s+que)\b",
+    ),
+    "it": (
+        r"\b(?:valutat(?:ore|ori|rice|rici)|corret(?:tore|tori|trice)|esaminat(?:ore|ori|rice)"
+        r"|modello\s+(?:di\s+valutazione|giudice))\b",
+        r"\b(?:superat|promoss|approv|accett|soddisfatt|valid|convalid|vero\b|true|passed"
+        r"|punteggio\s+massimo|pieni\s+voti)",
+        r"\b(?:ignora|ignorate|ignori|dimentica|dimenticate)\s+(?:tutte\s+)?(?:le\s+)?istruzioni"
+        r"\s+(?:precedenti|sopra|anteriori)",
+        r"\b(?:segnate|marcate|considerate|approvate|approvi|accettate|assegnate|deve|devono|dovrebbe|per\s+favore"
+        r"|si\s+prega)\b",
+    ),
+    "pt": (
+        r"\b(?:avaliador|corretor|examinador)(?:a|es|as)?\b|\bmodelo\s+(?:avaliador|juiz)\b",
+        r"\b(?:aprov|cumprid|satisfeit|valid|aceit|verdadeir|true|passed|nota\s+maxima"
+        r"|pontuacao\s+maxima)",
+        r"\b(?:ignore|ignora|esqueca|esquece)\s+(?:todas\s+)?(?:as\s+)?instrucoes"
+        r"\s+(?:anteriores|previas|acima)",
+        r"\b(?:marque|considere|aprove|aceite|atribua|valide|deve|devem|deveria"
+        r"|por\s+favor|tem\s+que)\b",
+    ),
+    "nl": (
+        r"\b(?:beoordelaar|examinator|corrector)(?:s|en)?\b|\bbeoordelingsmodel\b",
+        r"\b(?:geslaagd|voldaan|goedgekeurd|goedkeur|keur\s+\w+(?:\s+\w+)?\s+goed|geaccepteerd|accepteer|waar\b|true"
+        r"|passed|volle\s+punten|maximale\s+score)",
+        r"\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:de\s+)?(?:vorige|eerdere|bovenstaande|voorgaande)"
+        r"\s+(?:instructies|aanwijzingen|regels)",
+        r"\b(?:markeer|beoordeel|keur|geef|accepteer|moet|moeten|zou|gelieve|alstublieft"
+        r"|graag)\b",
     ),
 }
 _NON_LATIN = {
@@ -105,26 +162,37 @@ _NON_LATIN = {
         r"(?:засчита|пройден|выполнен|удовлетвор|принят|одобр|верн|true|passed|максимальн|зачет)",
         r"(?:игнориру|забуд|проигнориру)\w*\s+(?:все\s+)?(?:предыдущ|прежн|вышеизложенн|ранее)"
         r"\w*\s+(?:\w+\s+)?(?:инструкци|указани|правил)",
+        r"\w(?:йте|ите|ьте)\b|долж|нужно|необходимо|пожалуйста|следует|надо",
     ),
     "zh": (
         r"(?:评分员|评分者|评分模型|评审|评估者|评估员|评委|阅卷|裁判|评判|打分员|系统提示|系统通知|系统消息)",
         r"(?:通过|满分|合格|满足|符合|正确|true|passed|批准|接受)",
         r"(?:忽略|无视|忘记|忽视)(?:之前|以上|先前|上面|前面|所有|全部|一切)?的?(?:所有|全部)?(?:指令|指示|说明|规则|提示)",
+        r"(?:请|应该|应当|必须|务必|需要|标记|设为|设置为|判为|判定为|一律)",
     ),
     "ja": (
         r"(?:評価者|採点者|審査員|審査者|ジャッジ|評価モデル|採点モデル|グレーダー|システム通知|システムメッセージ)",
         r"(?:合格|満点|満た|true|passed|パス|通過|承認|正し|適合|クリア)",
         r"(?:以前|前|上記|これまで|先)の(?:すべての|全ての)?(?:指示|命令|指令|ルール)を(?:無視|忘れ)",
+        r"(?:ください|下さい|(?<!と)して|しろ|すること|べき|必要|せよ|なさい|お願い)",
+    ),
+    "ko": (
+        r"(?:채점자|평가자|심사위원|심사자|채점\s*모델|평가\s*모델|시스템\s*(?:알림|메시지))",
+        r"(?:통과|합격|만점|충족|승인|true|passed)",
+        r"(?:이전|위의|앞의|모든)\s*(?:모든\s*)?(?:지시|지침|명령|규칙)\w*\s*(?:을|를)?\s*(?:무시|잊)",
+        r"(?:하세요|하십시오|주세요|주십시오|해야|하라|바랍니다)",
     ),
 }
 
 
-def _compiled(table: dict[str, tuple[str, str, str]]) -> list[tuple[re.Pattern[str], ...]]:
+def _compiled(table: dict[str, tuple[str, ...]]) -> list[tuple[re.Pattern[str], ...]]:
     return [tuple(re.compile(p, _F) for p in row) for row in table.values()]
 
 
 LATIN_RULES = _compiled(_LATIN)
 NON_LATIN_RULES = _compiled(_NON_LATIN)
+# the grader addressed by name: "Note pour l'évaluateur :", "採点者へ：", "Оценщику:"
+_VOCATIVE = re.compile(r"\w{0,4}\s*[:\uff1a]")
 
 
 def plain_form(text: str) -> str:
@@ -134,37 +202,99 @@ def plain_form(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
+def _addresses_grader(line: str, addressee: re.Pattern[str], order: re.Pattern[str]) -> bool:
+    """Whether `line`, which names an examiner, speaks to it: an order (imperative, "must",
+    "please") or the examiner named before a colon. "Der Prüfer hat die Arbeit als bestanden
+    bewertet" reports what an examiner did and is none (red team round 11)."""
+    if order.search(line):
+        return True
+    return any(_VOCATIVE.match(line, m.end()) for m in addressee.finditer(line))
+
+
 def _by_rules(text: str, rules: list[tuple[re.Pattern[str], ...]]) -> bool:
-    for addressee, directive, override in rules:
+    for addressee, directive, override, order in rules:
         if override.search(text):
             return True
         for line in text.splitlines():
-            if addressee.search(line) and directive.search(line):
+            if (
+                addressee.search(line)
+                and directive.search(line)
+                and _addresses_grader(line, addressee, order)
+            ):
+                return True
+    return False
+
+
+def _sentence_at(text: str, start: int, end: int) -> str:
+    """The sentence (or line) of `text` holding `text[start:end]`."""
+    head = max(text.rfind(".", 0, start), text.rfind("\n", 0, start)) + 1
+    tail = re.search(r"[.\n]", text[end:])
+    return text[head : end + tail.start() if tail else len(text)]
+
+
+def _english_order(text: str) -> bool:
+    """An English directive that is an order to this judge: not a quoted "Ignore all previous
+    instructions?" in an answer about prompt injection, not a memo's "Admin note:", and not a
+    spec's conditional "mark the report as passed when ..." that says nothing of this response
+    (red team round 11)."""
+    ignore, policy, *verdicts = ENGLISH_DIRECTIVES
+    for found in ignore.finditer(text):
+        if not (_QUOTED_AFTER.match(text, found.end()) and "inject" in text.lower()):
+            return True
+    if policy.search(text):
+        return True
+    for found in _NOTICE.finditer(text):
+        line_end = text.find("\n", found.end())
+        if _GRADING_LINE.search(text, found.end(), line_end if line_end >= 0 else len(text)):
+            return True
+    for pattern in verdicts:
+        for found in pattern.finditer(text):
+            sentence = _sentence_at(text, found.start(), found.end())
+            if not _CONDITION.search(sentence) or _ABOUT_SELF.search(sentence):
                 return True
     return False
 
 
 def grader_instruction(text: str) -> bool:
     """Whether `text` (a skeleton or plain form) instructs the grader in any language covered."""
-    if any(p.search(text) for p in ENGLISH_DIRECTIVES):
+    if _english_order(text):
         return True
     for found in _ADDRESSED.finditer(text):
         sentence = re.split(r"[.\n]", text[found.start() :], maxsplit=1)[0]
-        if not _CONDITION.search(sentence):  # "should return passed only if ..." is a spec
+        # "should return passed only if ..." is a spec, "must approve them in writing" a policy
+        if not _CONDITION.search(sentence) and _ABOUT_SELF_BROAD.search(sentence):
             return True
     return _by_rules(text, LATIN_RULES) or _by_rules(plain_form(text), NON_LATIN_RULES)
 
 
-# A line opening as another speaker: "Assistant:", "User:", "System:", "### Human:", Alpaca's
-# "### Instruction:" / "### Response:", or a <system> element; capitalised as transcripts write them
+# A line opening as another speaker: "Assistant:", "user:", "[SYSTEM]", "System -", "### Human:",
+# Alpaca's "### Instruction:" / "### Response:", or a <system> element
 ROLE_TURN = re.compile(
-    r"^[ \t>*_]*(?:#{1,6}[ \t]*)?(?:System|SYSTEM|User|USER|Assistant|ASSISTANT|Human|HUMAN)"
-    r"[ \t*_]*:"
-    r"|^[ \t>]*#{1,6}[ \t]*(?:Instruction|Response|Input|AI|Bot|Grader|Judge)[ \t*_]*:"
+    r"^[ \t>*_]*(?:#{1,6}[ \t]*)?(?:\[[ \t]*(?:system|user|assistant|human)[ \t]*\]"
+    r"|(?:system|user|assistant|human)[ \t*_]*(?::|[ \t]+[-\u2013\u2014][ \t]))"
+    r"|^[ \t>]*#{1,6}[ \t]*(?:instruction|response|input|ai|bot|grader|judge)[ \t*_]*:"
     r"|^[ \t]*</?(?:system|user|assistant|human)>",
-    re.MULTILINE,
+    re.MULTILINE | re.IGNORECASE,
 )
+# What makes a turn speak to the grader rather than be a transcript, log, screenplay, YAML key or
+# credentials line the task asked for (red team round 11): grading words, a verdict on "the
+# response", an instruction to drop instructions. Real chat-template tokens are `CONTROL`'s.
+_TURN_TO_GRADER = re.compile(
+    r"(?<![a-z])(?:grad(?:e|es|ed|er|ers|ing)|rubrics?|pass(?:ed|es|ing)?|scor(?:e|es|ed|ing)"
+    r"|judge[sd]?|evaluat\w*|assess\w*|verdict|criteri(?:on|a)|requirements?|approv\w*"
+    r"|verified|reviewed|full\s+marks|rate\s+(?:it|this)|(?:that|this|it)\s+is\s+correct"
+    r"|(?:the|this|my)\s+(?:response|answer|submission)|(?:ignore|disregard)\s[^\n]{0,40}"
+    r"instructions)(?![a-z])",
+    re.IGNORECASE,
+)
+_TURN_TEXT = 300  # characters of a turn read for an address to the grader
 
 
 def role_turn(text: str) -> bool:
-    return bool(ROLE_TURN.search(text))
+    """Whether `text` opens a turn as another speaker and that turn speaks to the grader."""
+    starts = [m.start() for m in ROLE_TURN.finditer(text)]
+    for i, start in enumerate(starts):
+        next_start = starts[i + 1] if i + 1 < len(starts) else len(text)
+        if _TURN_TO_GRADER.search(text, start, min(next_start, start + _TURN_TEXT)):
+            return True
+    return False

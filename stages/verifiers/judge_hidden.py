@@ -28,6 +28,9 @@ _COMMENT = re.compile(r"<!--([\s\S]{0,4000}?)-->")
 _HIDING_STYLE = (
     r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])"
     r"|opacity\s*:\s*0(?![.\d]*[1-9])|(?:max-)?(?:height|width)\s*:\s*0(?![.\d]*[1-9])"
+    # white text (on the white page a reader sees) and a font under 2px
+    r"|(?<![-\w])color\s*:\s*(?:white|#fff(?:fff)?|rgba?\(\s*255\s*,\s*255\s*,\s*255)(?![\w])"
+    r"|font-size\s*:\s*(?:0?\.\d+|1(?:\.\d+)?)\s*(?:px|pt)|font-size\s*:\s*0?\.0\d*\s*r?em"
 )
 _HIDDEN_ELEMENT = re.compile(
     r"<([a-z][a-z0-9]{0,15})\b(?=[^<>]*(?:style\s*=\s*[\"'][^\"'<>]*(?:"
@@ -41,10 +44,14 @@ _ATTRIBUTE = re.compile(
     re.IGNORECASE,
 )
 _MARKDOWN_ALT = re.compile(r"!\[([^\]\n]{1,2000})\]\(|\]\(\S{1,2000}\s+\"([^\"\n]{1,2000})\"\)")
-# grading vocabulary: in text nobody sees, a word about the grader is an address to it
+# the grader named or a verdict: in text nobody sees, that is an address to it. Not "grading",
+# "rubric", "language model" or "LLM" alone: alt text and comments of a course page or an article
+# about LLMs say them (red team round 11); an order or grade claim in hidden text is read by the
+# other detectors through `hidden_payloads`.
 _GRADING_WORD = re.compile(
-    r"(?<![a-z])(?:grader|grading|evaluator|assessor|rubrics?|verdict|full\s+marks|(?:llm|ai)\s+judge"
-    r"|judge\s+(?:model|llm)|(?:to|for)\s+the\s+judge|judge\s*:|(?:ai|language)\s+model|llm)(?![a-z])",
+    r"(?<![a-z])(?:grader|evaluator|assessor|verdict|full\s+marks|(?:llm|ai)\s+(?:judge|grader)"
+    r"|judge\s+(?:model|llm)|(?:to|for)\s+the\s+(?:judge|grading)|judge\s*:"
+    r"|rubrics?\s+(?:met|passed|satisfied|fulfill?ed))(?![a-z])",
     re.IGNORECASE,
 )
 
