@@ -52,6 +52,8 @@ _SOLUTION_SPLIT = re.compile(
 )
 
 
+# The word "or" (never a command's letters, "\\for", nor a word's, "color").
+OR_WORD = re.compile(r"(?<![\w\\])or(?!\w)")
 # "3 \text{ or } -3": values alone joined by "or" are the same set (no "=" anywhere).
 _VALUES_OR = re.compile(
     r"^[^=]{1,40}?(?:\s*(?:\\(?:text|textrm|mathrm)\s*\{\s*,?\s*or\s*\}|,?\s*\bor\b)\s*[^=]{1,40}?){1,7}$"

@@ -15,7 +15,7 @@ from stages.verifiers.math_compare import CompareOptions, fast_compare, is_perce
 from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, Node
-from stages.verifiers.math_read import Read, read
+from stages.verifiers.math_read import OR_WORD, Read, read
 from stages.verifiers.math_unit_convert import converted, factor
 from stages.verifiers.math_units import units_conflict
 from stages.verifiers.pool import HardTimeoutPool
@@ -108,9 +108,6 @@ def parse_reference(reference: str) -> Node:
     return read_reference(reference).node
 
 
-_OR = re.compile(r"(?<![\w\\])or(?!\w)")
-
-
 def _unit(found: Read) -> str | None:
     return "%" if found.unit is None and is_percent(found.node) else found.unit
 
@@ -175,7 +172,7 @@ class MathVerifier:
             except MathParseError as e:
                 return fail("failed", f"the answer is not one answer: {e}", **details)
             answer = answer_read.node
-            if answer[0] == "set" and _OR.search(found.text) and ref[0] not in COLLECTIONS:
+            if answer[0] == "set" and OR_WORD.search(found.text) and ref[0] not in COLLECTIONS:
                 # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge
                 return fail("failed", "hedged, a bound or a range ('or')", **details)
             conflict = units_conflict(_unit(answer_read), _unit(ref_read))

@@ -18,8 +18,6 @@ from stages.tasks.families.base import TaskFamily
 from stages.tasks.rows import make_task, optional_int, require
 from stages.tasks.types import Task
 
-_OR = re.compile(r"(?<![\w\\])or(?!\w)")
-
 EXPRESSION = re.compile(r"\d+(?:\s*[-+*/×÷^]\s*\d+)+")
 _INT = re.compile(r"^-?\d+$")
 
@@ -118,10 +116,11 @@ class MathFamily(TaskFamily):
         """`format`: 1 when the response states one final answer in a final form (`\\boxed{}`,
         an `Answer:` line, `####`) that extraction accepts: no conflicting or hedged finals."""
         from stages.verifiers.math_extract import extract_answer
+        from stages.verifiers.math_read import OR_WORD
 
         text = extract_answer(response, ("boxed", "answer_line")).text
         # "12 or 13" reads as a set (it answers a set reference); as a form it is a hedge
-        return float(text is not None and not ("=" not in text and _OR.search(text)))
+        return float(text is not None and not ("=" not in text and OR_WORD.search(text)))
 
     def near_misses(
         self, task: Task, other_answers: Sequence[str], rng: random.Random
