@@ -95,14 +95,14 @@ def only_symbols(node: Node) -> bool:
     return False
 
 
-def _symbols_of(node: Node) -> set[str]:
+def symbols_of(node: Node) -> set[str]:
     if node[0] == "sym":
         return {node[1]}
     found: set[str] = set()
     for part in node[1:]:
         for child in part if isinstance(part, list) else [part]:
             if isinstance(child, tuple) and child and isinstance(child[0], str):
-                found |= _symbols_of(child)
+                found |= symbols_of(child)
     return found
 
 
@@ -114,7 +114,7 @@ def is_assignment(node: Node) -> bool:
         return False
     label = node[1][0]
     if label[0] == "sym":
-        return not any(label[1] in _symbols_of(side) for side in node[1][1:])
+        return not any(label[1] in symbols_of(side) for side in node[1][1:])
     return only_symbols(label) or label[0] == "ratio"
 
 

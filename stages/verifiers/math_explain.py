@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from stages.verifiers.math_chains import symbols_of
 from stages.verifiers.math_context import has_value
 from stages.verifiers.math_parse import Node
 from stages.verifiers.math_read import ReadError, answer_key, read
@@ -102,6 +103,7 @@ def _false_equation(text: str) -> bool:
     proves nothing); an equation with unknowns is left to the last-side rule."""
     text = text.strip().rstrip(".!").strip()
     starts = [0] + [m.end() for m in re.finditer(r"\s+", text)]
+    read_one = False
     for start in starts[:MAX_CHARS]:
         try:
             node = read(text[start:]).node
@@ -109,24 +111,15 @@ def _false_equation(text: str) -> bool:
             continue
         if node[0] != "eq":
             continue
+        read_one = True
         values = [_exact_value(side) for side in node[1]]
         if all(v is not None for v in values):
             return len(set(values)) > 1
-        if "'sym'" not in repr(node):  # numbers only, and one side too big to check: no proof
+        if not symbols_of(node):  # numbers only, and one side too big to check: no proof
             return True
     # an equation outside the grammar ("\\lfloor 6.5 \\rfloor = 5", "\\binom{6}{1} = 5") cannot be
     # checked, so it proves nothing either
-    return "=" in text and not _reads_as_equation(text, starts)
-
-
-def _reads_as_equation(text: str, starts: list[int]) -> bool:
-    for start in starts[:MAX_CHARS]:
-        try:
-            if read(text[start:]).node[0] == "eq":
-                return True
-        except ReadError:
-            continue
-    return False
+    return "=" in text and not read_one
 
 
 def _exact_value(node: Node) -> Fraction | None:
