@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,17 +20,19 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def params(cases: list[dict], family: str, open_reasons: dict[str, str]) -> list:
-    """The family's cases; one kept open is a strict xfail with the rule that decides it."""
-    return [
-        pytest.param(
-            c, id=c["id"], marks=pytest.mark.xfail(strict=True, reason=open_reasons[c["id"]])
-        )
-        if c["id"] in open_reasons
-        else pytest.param(c, id=c["id"])
-        for c in cases
-        if c["verifier"] == family
-    ]
+def params(cases: list[dict], open_reasons: dict[str, str]) -> list:
+    """Every case, with its family in its id; one kept open is a strict xfail with the rule that
+    decides it, and a code case is skipped where bubblewrap is not installed."""
+    no_sandbox = pytest.mark.skipif(
+        shutil.which("bwrap") is None, reason="bubblewrap is not installed"
+    )
+    out = []
+    for case in cases:
+        marks = [no_sandbox] if case["verifier"] == "code" else []
+        if case["id"] in open_reasons:
+            marks.append(pytest.mark.xfail(strict=True, reason=open_reasons[case["id"]]))
+        out.append(pytest.param(case, id=f"{case['verifier']}-{case['id']}", marks=marks))
+    return out
 
 
 def judged(case: dict) -> tuple[bool, str]:

@@ -6,7 +6,6 @@ judgement call."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -29,34 +28,16 @@ OPEN = {
 OPEN_HOLES: set[str] = set()  # none left open
 
 
-def _params(family: str) -> list:
-    return params(CASES, family, {**OPEN, **{i: "open: issue 27" for i in OPEN_HOLES}})
-
-
 def test_the_set_has_every_family_and_labels() -> None:
     assert {c["verifier"] for c in CASES} == {"math", "code", "qa", "judge"}
     assert all(c["mechanism"] and c["why"] and c["expect"] in ("pass", "fail") for c in CASES)
     assert {c["id"] for c in CASES} >= set(OPEN) | OPEN_HOLES
 
 
-@pytest.mark.parametrize("case", _params("math"))
-def test_math(case: dict) -> None:
-    check(case)
-
-
-@pytest.mark.parametrize("case", _params("qa"))
-def test_qa(case: dict) -> None:
-    check(case)
-
-
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
-@pytest.mark.parametrize("case", _params("code"))
-def test_code(case: dict) -> None:
-    check(case)
-
-
-@pytest.mark.parametrize("case", _params("judge"))
-def test_judge(case: dict) -> None:
+@pytest.mark.parametrize(
+    "case", params(CASES, {**OPEN, **{i: "open: issue 27" for i in OPEN_HOLES}})
+)
+def test_case(case: dict) -> None:
     check(case)
 
 

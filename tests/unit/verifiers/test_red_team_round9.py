@@ -5,7 +5,6 @@ kept open are strict xfails whose reason names the rule that decides them."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -32,22 +31,6 @@ def test_the_set_has_every_family() -> None:
     assert {c["expect"] for c in CASES} == {"pass", "fail"}
 
 
-@pytest.mark.parametrize("case", params(CASES, "math", OPEN))
-def test_math(case: dict) -> None:
-    check(case)
-
-
-@pytest.mark.parametrize("case", params(CASES, "qa", OPEN))
-def test_qa(case: dict) -> None:
-    check(case)
-
-
-@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
-@pytest.mark.parametrize("case", params(CASES, "code", OPEN))
-def test_code(case: dict) -> None:
-    check(case)
-
-
-@pytest.mark.parametrize("case", params(CASES, "judge", OPEN))
-def test_judge(case: dict) -> None:
+@pytest.mark.parametrize("case", params(CASES, OPEN))
+def test_case(case: dict) -> None:
     check(case)
