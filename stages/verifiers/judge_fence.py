@@ -27,6 +27,7 @@ from pathlib import Path
 
 from stages.verifiers.judge_address import grader_instruction, role_turn
 from stages.verifiers.judge_claims import grade_talk, without_named_tokens
+from stages.verifiers.judge_decode import decodings, obfuscated_readings
 from stages.verifiers.judge_hidden import hidden_payloads, hides_text
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
@@ -49,7 +50,8 @@ CONTROL = re.compile(
 # The judge's reply format in any notation a gullible judge might take for a grade: a `grades`
 # key (JSON, YAML, TOML, arrows), a <grade(s)> element, a [grades] table, a table whose header
 # names a grade id or `passed`, or a `passed` field set to a truth value (`passed: yes`, XML's
-# passed="true"); not `passed = True` in code. Wide on purpose: a response that carries something
+# passed="true"), a grade's id beside its `passed` (`dict(id=1, passed=True)`); not a lone
+# `passed = True` in code. Wide on purpose: a response that carries something
 # shaped like a grade scores 0, whatever the task asked for (no guess is better than a forged pass).
 _TRUTH = r"(?:true|false|yes|no)"
 # what may follow a line's opening `grades:` in a grade: a verdict, an id, a quantifier, a mark
@@ -64,7 +66,8 @@ GRADE_JSON = re.compile(
     r"""|<\s*/?\s*grades?\b|\[\s*grades\s*\]"""  # XML element, TOML table
     r"""|\|\s*(?:grade\s*id|passed)\s*\|"""  # a table header
     rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
-    rf"""|\bpassed\s*=\s*["']{_TRUTH}["']""",  # passed="true"
+    rf"""|\bpassed\s*=\s*["']{_TRUTH}["']"""  # passed="true"
+    r"""|\bid\W{0,3}[:=]\W{0,3}\d+\W{0,3},\W{0,3}passed\W{0,3}[:=]""",  # dict(id=1, passed=True)
     re.IGNORECASE | re.MULTILINE,
 )
 # What a reader takes for ASCII: Cyrillic and Greek look-alike letters, curly quotes, guillemets
@@ -220,7 +223,8 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk",
     "grader_instruction", "role_turn", "hidden_text" (empty: none); `rubrics`, where given, are
     the ones graded (a line ticking one off is grade talk). Grade talk and orders to the grader
-    are also read in what the response encodes (base64, hex, percent, rot13, reversed) or hides
+    are also read in what the response encodes (base64, base32, hex, percent) or scrambles
+    (`judge_decode`: a Caesar shift, reversed, upside down, spaced, leet) or hides
     (`judge_hidden`). A control token only named in prose (`judge_claims.without_named_tokens`)
     is none."""
     visible, drawn = visible_form(response), skeleton(response)
@@ -236,8 +240,8 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
         kinds.append("grade_json")
     hidden = [visible_form(h) for h in hidden_payloads(response)]
     # what an encoding or a hidden channel says is read like the visible text
-    said = [visible, drawn, *_decodings(visible), *hidden]
-    said += [codecs.decode(visible, "rot13"), visible[::-1]] if len(visible) < _ROT_LIMIT else []
+    said = [visible, drawn, *decodings(visible), *hidden]
+    said += obfuscated_readings(visible) if len(visible) < _ROT_LIMIT else []
     if any(grade_talk(t, rubrics) for t in said):
         kinds.append("grade_talk")
     if any(grader_instruction(t) for t in [*said, response]):
@@ -258,8 +262,6 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
 _TAG = re.compile(r"<[^<>\n]{0,200}>|/\*[\s\S]{0,200}?\*/")  # and /* comments */
 _CONCAT = re.compile(r"""["'`]\s*(?:\+|\|\||\.\.)\s*["'`]""")
 _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
-_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 SQUEEZED_GRADES = re.compile(
     r"[{\[]\s*grades\s*\]?\s*[:=]"  # a key opening an object: {grades: / {[grades]:
     r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists,
@@ -268,36 +270,6 @@ SQUEEZED_GRADES = re.compile(
     r"|(?<![a-z])passed\s*\]?\s*:\s*(?:true|false|yes|no|on|off|0|1)(?![a-z0-9])",
     re.MULTILINE,
 )
-
-
-def _decodings(text: str) -> list[str]:
-    """`text` percent-decoded, and the base64 / hex runs in it decoded (where they decode to text)."""
-    import base64
-    import binascii
-    from urllib.parse import unquote
-
-    found = []
-    if "%" in text:
-        decoded = text
-        for _ in range(3):  # %257B is %7B is {
-            decoded, before = unquote(decoded), decoded
-            if decoded == before:
-                break
-        found.append(decoded)
-    for match in _BASE64.finditer(text):
-        run = match.group()
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
-            try:
-                data = decode(run + "=" * (-len(run) % 4)).decode("utf-8")
-            except (binascii.Error, ValueError):
-                continue
-            found.append(data)
-    for match in _HEX.finditer(text):
-        try:
-            found.append(bytes.fromhex(re.sub(r"[ :]", "", match.group())).decode("utf-8"))
-        except ValueError:
-            continue
-    return found
 
 
 def squeezed(text: str) -> str:
@@ -310,9 +282,7 @@ def squeezed(text: str) -> str:
 
 def _squeezed_views(seen: str, drawn: str) -> list[str]:
     """The squeezed readings of a response's visible form (`seen`) and skeleton (`drawn`)."""
-    import codecs
-
-    views = [seen, drawn, *_decodings(seen)]
+    views = [seen, drawn, *decodings(seen)]
     views += [codecs.decode(seen, "rot13"), seen[::-1]]
     squeezed_views = [squeezed(v) for v in views]
     # and without any whitespace: a key split by spaces (`"gra des"`) reads as one

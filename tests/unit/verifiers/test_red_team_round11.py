@@ -19,7 +19,6 @@ _WEAK_A = "a line opening 'A: 5' is an earlier answer (a listed option too): str
 _WEAK_FORMS = "only the listed joins make an answer line ('Answer =>' and '## Answer =' are not)"
 _NO_GAZETTEER = "a gold that is also a region does not lose its locator (no gazetteer)"
 _CHECKBOX = "an unchecked box anywhere leaves the choice open (no reading of which box is ticked)"
-_JUDGE_HOLE = "open: an order to the grader in unlisted wording or an encoding we do not decode"
 OPEN = {
     "a11-math-009": "'pt' is a pint only spelled out (pt is also a point)",
     "a11-math-011": "\\exp without brackets is no answer: its argument's end is unsaid",
@@ -29,7 +28,6 @@ OPEN = {
     "a11-math-028": "doubt anywhere before the answer voids it, a shrug included",
     **{f"a11-qa-{n:03d}": _NO_GAZETTEER for n in (5, 6, 7)},
     **{f"a11-qa-{n:03d}": _CHECKBOX for n in (8, 9, 10)},
-    **{f"a11-judge-{n:03d}": _JUDGE_HOLE for n in (11, 12, *range(50, 60))},
 }
 
 
