@@ -83,10 +83,9 @@ def replay(
     for stored in events:
         if state_at is None:
             history.append(stored)
-        if stored.type in TRIGGER_TYPES:
-            # The policies read these rows' metrics as numbers: one that is not (a row the code
-            # never wrote) is refused by its seq here, not a TypeError deep in a policy.
-            stored.checked_fields()
+        # The policies read a trigger row's metrics as numbers: one that is not (a row the code
+        # never wrote) is refused by its seq in the fold (its hand check of a step's metrics, the
+        # event's schema for any other row), never a TypeError deep in a policy.
         if stored.type == "RunRewound":
             # A rewind re-folds the kept prefix; `project` knows how.
             state = project([stored], state, state_at) if state_at else project(history)

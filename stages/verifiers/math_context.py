@@ -99,7 +99,18 @@ def visible_text(response: str) -> tuple[str | None, str]:
         if has_value(after):
             return None, "a value follows the end of the turn (a chat-template control token)"
         response = response[: turn_end.start()]
+    if "<" in response or "`" in response:
+        response = _MARKUP.sub("", response)
     return response, ""
+
+
+# Markup a rendered page shows as its text: bold and code tags ("<strong>Answer:</strong> 5"),
+# inline code ("Answer: `5`"), a code fence's lines (red team round 12)
+_MARKUP = re.compile(
+    r"</?(?:b|strong|i|em|u|mark|code|span|p|div|pre|kbd|samp|tt)[ \t]*/?>"
+    r"|^[ \t]*```[\w+-]{0,20}[ \t]*$|`",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def _between_thinking(response: str, folded: str, close: int) -> bool:

@@ -95,6 +95,7 @@ class _Final:
     end: int  # where the answer text ends (the box's closing brace, a unit after it included)
     text: str
     kind: str  # "boxed" | "answer_line" | "####"
+    weak: bool = False  # `math_weak`'s forms ("Result: 5", "<answer>5</answer>"): prefix checked
 
 
 def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
@@ -252,7 +253,7 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
         if isinstance(weak, str):
             return weak
         found += [
-            _Final(start, end, text, "answer_line")
+            _Final(start, end, text, "answer_line", weak=True)
             for start, end, text in weak
             if not any(f.start <= start < f.end for f in found)
         ]
@@ -276,7 +277,7 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
             break
         k -= 1
     for j in range(k, len(found)):
-        if found[j].kind == "boxed":
+        if found[j].kind == "boxed" or found[j].weak:
             problem = _check_prefix(body, found[j], found[j - 1] if j > k else None)
             if problem:
                 return problem

@@ -56,6 +56,14 @@ _NUMBER_WORDS = {w: str(i) for i, w in enumerate(_NUMBER_NAMES)}
 _EMPTY_SET = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])|\\\{\s*\\\}")
 _REALS = re.compile(r"^\s*\\mathbb\s*\{?\s*R\s*\}?\s*$")
 _REPEATING = re.compile(r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\overline\s*\{\s*(\d{1,12})\s*\}")
+# 0.\dot{3}, 0.\dot{1}4285\dot{7} (dots over a cycle's first and last digit); 0.1666\ldots, a
+# last digit written three times or more before the dots, repeats that digit
+_DOTTED = re.compile(
+    r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\dot\s*\{\s*(\d)\s*\}(?:(\d{0,10})\\dot\s*\{\s*(\d)\s*\})?"
+)
+_TRAILING_DOTS = re.compile(
+    r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12}?)(\d)\4{2,12}[ \t]*(?:\\[lc]?dots|\.\.\.|\u2026)(?![\w])"
+)
 _NEGATIVE_WORD = re.compile(r"^\s*(?:negative|minus)\s+(?=\d|[a-z]+\s*$)", re.IGNORECASE)
 _TIE_THOUSANDS = re.compile(r"(?<=\d)~(?=\d{3}(?!\d))")
 _ROMAN_NUMBER = re.compile(r"^\\mathrm\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}$")
@@ -65,11 +73,35 @@ _MODULUS = re.compile(
 )
 
 
+# A numeral in another base, the whole answer: "101_2", "204_{5}", "1A_{16}" (its digits valid in
+# it) is compared as written, never as a value: "5" does not answer "101_2" (the base is asked)
+_BASE_NUMERAL = re.compile(r"^\s*([0-9][0-9A-Za-z]{0,39})_\{?\s*(\d{1,2})\s*\}?\s*$")
+
+
+def _base_numeral(s: str) -> str | None:
+    m = _BASE_NUMERAL.match(s)
+    if not m or not 2 <= int(m[2]) <= 36:
+        return None
+    try:
+        int(m[1], int(m[2]))
+    except ValueError:
+        return None
+    return f"\\text{{{m[1].upper()} in base {int(m[2])}}}"
+
+
 def _spellings(s: str) -> str:
     if _REALS.match(s):
         return "(-oo, oo)"
+    numeral = _base_numeral(s) if "_" in s else None
+    if numeral:
+        return numeral
     s = _EMPTY_SET.sub("\\{\\}", s)
     s = _REPEATING.sub(_repeating, s)
+    if "dot" in s:
+        s = _DOTTED.sub(lambda m: _cycle(m[1], m[2], m[3], m[4] + (m[5] or "") + (m[6] or "")), s)
+    if "dots" in s or "..." in s or "\u2026" in s:
+        s = _TRAILING_DOTS.sub(lambda m: _cycle(m[1], m[2], m[3], m[4]), s)
+    s = s.replace("\\langle", "(").replace("\\rangle", ")")  # a vector <1, 2> is the tuple
     s = _TIE_THOUSANDS.sub("", s)
     s = _ROMAN_NUMBER.sub(lambda m: m.group(1), s)
     negative = _NEGATIVE_WORD.match(s)
@@ -80,8 +112,11 @@ def _spellings(s: str) -> str:
 
 
 def _repeating(m: re.Match[str]) -> str:
+    return _cycle(*m.groups())
+
+
+def _cycle(sign: str, whole: str, fixed: str, cycle: str) -> str:
     """0.1\overline{6} as the fraction it is exactly: (016 - 01) / 90 = 1/6."""
-    sign, whole, fixed, cycle = m.groups()
     all_digits, head = int(whole + fixed + cycle), int(whole + fixed)
     den = (10 ** len(cycle) - 1) * 10 ** len(fixed)
     return f"{sign}\\frac{{{all_digits - head}}}{{{den}}}"

@@ -102,6 +102,9 @@ def bare_answer(text: str, modes: Sequence[str], limit: int) -> tuple[str, str] 
 
 def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[str, str] | None:
     """The answer the last sentence states in one of the closed forms, or None."""
+    kept = text.rstrip(" .\n")
+    if kept.endswith("!") and kept[-2:-1].isdigit():
+        return None  # "Result: 5!": 5, or 120?
     end = len(text.rstrip(" .!\n"))
     start = sentence_start(text, end, limit + 1)
     if start == end - limit - 1 and start > 0:

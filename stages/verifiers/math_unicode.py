@@ -46,6 +46,8 @@ _SYMBOLS = {
     "‘": "'",
     "’": "'",
     "′": "'",
+    "\u066b": ".",  # Arabic decimal separator: ٠٫٥ is 0.5
+    "\u066c": ",",  # Arabic thousands separator
 }
 _SYMBOL_TABLE = {ord(k): v for k, v in _SYMBOLS.items()}
 # Cyrillic and Greek letters drawn like Latin ones: "nоt" with a Cyrillic о is "not" to a reader,

@@ -17,12 +17,20 @@ from stages.verifiers.math_spans import MAX_FINALS
 _WORDS = (
     "ans", "final", "result", "solution", "response", "réponse", "reponse", "antwort", "respuesta",
     "risposta", "resposta", "ответ", "答案", "答え", "解答", "回答", "<answer", '"answer"', "answer",
+    "antwoord", "cevap", "jawaban", "jawapan", "odpowied", "svar", "vastaus", "odpov", "válasz",
+    "απάντηση", "תשובה", "الجواب", "الإجابة", "उत्तर", "đáp án", "정답",
 )  # fmt: skip
 # A label and what joins it to its value: "Result: 37", "Final result = 37", "Answer -> 37",
 # "Answer — 37", "$$\\text{Answer} = 37$$", "回答：37", and a bare "A: 37" opening a line.
 _LABEL = (
     r"(?:\\text\{[ \t]*)?(?:final[ \t]+)?(?:ans|answer|final|result|solution|response|r[ée]ponse"
-    r"|antwort|respuesta|risposta|resposta|ответ)\}?"
+    r"|antwort|respuesta|risposta|resposta|ответ|antwoord|cevap|jawab(?:an)?|jawapan|odpowied[zź]"
+    r"|svar|vastaus|odpov[eě]ď?|v[aá]lasz|απάντηση|תשובה|الجواب|الإجابة|उत्तर|đáp[ \t]+án|정답)\}?"
+)
+# "Die Antwort ist 5.", "La réponse est 5." (the English phrases are `math_extract`'s markers)
+_COPULA = (
+    r"\b(?:die[ \t]+antwort[ \t]+ist|la[ \t]+r[ée]ponse[ \t]+est|la[ \t]+respuesta[ \t]+es"
+    r"|la[ \t]+risposta[ \t]+[èe]|a[ \t]+resposta[ \t]+[ée]|het[ \t]+antwoord[ \t]+is)[ \t]*:?"
 )
 _JOIN = r"[ \t*_]*(?:[:：=]|->|=>|→|⟶|—|–|-(?=[ \t]))"
 _WEAK = re.compile(
@@ -31,7 +39,9 @@ _WEAK = re.compile(
     + r"|a(?=[ \t]*[:：]))"
     + _JOIN
     + r"|(?:答案|答え|解答|回答)[ \t]*[:：是为=]?"
-    r"|<answer>|\"(?:final_?)?answer\"[ \t]*:|\|[ \t]*(?:final[ \t]+)?answer[ \t]*\|)[ \t*_]*"
+    r"|<answer>|\"(?:final_?)?answer\"[ \t]*:|\|[ \t]*(?:final[ \t]+)?answer[ \t]*\||"
+    + _COPULA
+    + r")[ \t*_]*"
 )
 _LINE_A = re.compile(r"(?im)^[ \t>*_#-]*a[ \t]*[:：]")
 
@@ -41,7 +51,7 @@ _VALUE = re.compile(r"[^\n<|}]{1,400}")
 # A JSON value ends at its closing quote, or at the next "," or "}" ({"answer": 5, "answer": 6}).
 _JSON_VALUE = re.compile(r'"(?:[^"\\\n]|\\.){1,400}"|[^,}\n]{1,400}')
 _CLOSING = re.compile(r"[ \t\"]*(?:</answer>|\||\})?")  # the tag, cell or object it sits in
-_SENTENCE_END = re.compile(r"[.!?。](?=\s|$)")
+_SENTENCE_END = re.compile(r"(?:[.?。]|(?<!\d)!)(?=\s|$)")  # "5!" is a factorial, not an end
 _TRIM = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*|\")+|(?:\s|\$|\\\)|\\\]|\*\*|\.|,|\")+$")
 
 
@@ -70,15 +80,22 @@ def weak_finals(body: str) -> list[tuple[int, int, str]] | str:
     for lo, hi in windows:
         for m in _WEAK.finditer(body, lo, hi):
             value = (_JSON_VALUE if '"' in m.group() else _VALUE).match(body, m.end())
-            text = _TRIM.sub("", _SENTENCE_END.split(value.group(), 1)[0]) if value else ""
+            cut = _SENTENCE_END.search(value.group()) if value else None
+            text = (
+                _TRIM.sub("", value.group()[: cut.start()] if cut else value.group())
+                if value
+                else ""
+            )
             if m.start() in found or not text:
                 continue
             try:
                 read(text)
             except ReadError:
                 continue  # prose after a heading ("Solution: Let x be ..."): not a commitment
-            closing = _CLOSING.match(body, value.end())  # type: ignore[union-attr]
-            found[m.start()] = (m.start(), closing.end(), text)  # type: ignore[union-attr]
+            # The final ends with its first sentence: the rest of its line ("Result: 5. No wait,
+            # it's 6.") is text after the final answer and is checked as such (red team round 12).
+            end = m.end() + cut.start() if cut else _CLOSING.match(body, value.end()).end()  # type: ignore[union-attr]
+            found[m.start()] = (m.start(), end, text)
             if len(found) > MAX_FINALS:
                 return f"more than {MAX_FINALS} final answers"
     return [found[k] for k in sorted(found)]
