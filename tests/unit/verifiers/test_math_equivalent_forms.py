@@ -100,3 +100,29 @@ def test_equivalent_form(verifier, form, response, reference, passes) -> None:
 def test_a_converted_answer_says_so(verifier) -> None:
     verdict = verifier.verify("\\boxed{500 \\text{ cm}}", "5 \\text{ m}")
     assert verdict.details["converted"] == "cm -> m"
+
+
+@pytest.mark.parametrize(
+    ("response", "reference", "passed"),
+    [
+        ("\\boxed{0.\\dot{3}}", "\\frac13", True),
+        ("\\boxed{0.\\dot{1}4285\\dot{7}}", "\\frac17", True),
+        ("\\boxed{0.333\\ldots}", "\\frac13", True),
+        ("\\boxed{0.1666...}", "\\frac16", True),
+        ("\\boxed{0.33\\ldots}", "\\frac13", False),  # a digit twice is no cycle
+        ("\\boxed{\\langle 1, 2\\rangle}", "(1, 2)", True),
+        ("\\boxed{\\langle 2, 1\\rangle}", "(1, 2)", False),
+        ("\\boxed{\u0660\u066b\u0665}", "0.5", True),
+        ("\\boxed{101_{2}}", "101_2", True),
+        ("\\boxed{5}", "101_2", False),  # the base was asked
+        ("<strong>Answer:</strong> 5", "5", True),
+        ("Answer: `5`", "5", True),
+        ("```\n\\boxed{5}\n```", "5", True),
+        ("Die Antwort ist 5.", "5", True),
+        ("Ich glaube, die Antwort ist 5.", "5", False),
+        ("Cevap: 5", "5", True),
+        ("Result: 5!", "5", False),
+    ],
+)
+def test_round12_forms(verifier, response: str, reference: str, passed: bool) -> None:
+    assert verifier.verify(response, reference).passed is passed
