@@ -35,6 +35,7 @@ from store.verification import (
 )
 
 _log = logging.getLogger("rlvr.store")
+_NO_TYPE = "\x00"  # no event has this type: a read for it walks its span and hands out nothing
 # The branch pointers a reader already holds (the whole table, read once), per thread: the
 # console's request threads share one EventLog, and another thread's reads look pointers up.
 _known_parents: contextvars.ContextVar[dict[str, lineage.Parent] | None] = contextvars.ContextVar(
@@ -134,6 +135,14 @@ class ReadsAndChecks:
                 time.sleep(delay)
         if walk.prev is not None and self._walked is not None:
             self._walked[run_id] = (first, walk.expected - 1, walk.prev)
+
+    def check_span(self, run_id: str, from_seq: int, to_seq: int) -> None:
+        """Walk `from_seq..to_seq` as `read` does (the row before it, the link of the row after
+        it; with a key, every row to the log's end), handing nothing out: a reader that selected
+        its rows its own way (the console's keyset page) gets the same check. `ChainBroken` names
+        the first bad seq."""
+        for _ in self.read(run_id, from_seq, types=(_NO_TYPE,), to_seq=to_seq):
+            pass
 
     @contextlib.contextmanager
     def parents_known(self, parents: dict[str, lineage.Parent]) -> Iterator[None]:

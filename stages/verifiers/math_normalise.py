@@ -116,7 +116,7 @@ def _repeating(m: re.Match[str]) -> str:
 
 
 def _cycle(sign: str, whole: str, fixed: str, cycle: str) -> str:
-    """0.1\overline{6} as the fraction it is exactly: (016 - 01) / 90 = 1/6."""
+    """0.1\\overline{6} as the fraction it is exactly: (016 - 01) / 90 = 1/6."""
     all_digits, head = int(whole + fixed + cycle), int(whole + fixed)
     den = (10 ** len(cycle) - 1) * 10 ** len(fixed)
     return f"{sign}\\frac{{{all_digits - head}}}{{{den}}}"

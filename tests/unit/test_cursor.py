@@ -97,3 +97,40 @@ def test_fold_many_refuses_a_lineage_tree_with_an_edited_row(event_log, run_id, 
         fold_run(event_log, kids[1])
     with pytest.raises(ChainBroken):
         fold_many(event_log, [run_id, *kids], parents)
+
+
+@pytest.mark.parametrize("keyed", [False, True], ids=["no key", "key"])
+@pytest.mark.parametrize("tamper", ["own_hash_edit", "delete_row"])
+def test_a_page_refuses_a_row_edited_or_deleted_after_the_chain_was_verified(
+    store_url, run_id, tmp_path, monkeypatch, keyed, tamper
+):
+    """Red team round 12: the console's chain status had verified the run before the edit, and a
+    page re-hashed only the rows it handed out, so a decision row edited with its own hash
+    recomputed was served as intact, and a deleted one vanished. A page now walks its span."""
+    import sqlalchemy as sa
+
+    from store.cursor import ChainState
+    from store.keyed import KEY_ENV
+    from store.log import EventLog
+    from store.snapshots import StoreMark
+    from store.verification import ChainBroken
+    from tests import tampering
+
+    if keyed:
+        monkeypatch.setenv(KEY_ENV, str(tampering.write_key(tmp_path)))
+    log = EventLog(store_url)
+    try:
+        synthetic_run(log, run_id, steps=8)
+        assert ChainState(log).status(run_id).broken_at is None  # verified before the edit
+        if tamper == "own_hash_edit":
+            tampering.own_hash_edit(log, run_id, 5, {"step": 3, "metrics": {"kl": 9.0}})
+        else:
+            tampering.delete_row(log, run_id, 5)
+        for after, types in ((3, None), (4, None), (0, ["MetricsRecorded"])):
+            with pytest.raises(ChainBroken, match="seq 5"):
+                page(log, run_id, after, types=types, limit=2 if types is None else 10)
+    finally:
+        if keyed and sa.inspect(log.engine).has_table(StoreMark.__tablename__):
+            with log.engine.begin() as conn:  # a shared PostgreSQL database stays unmarked
+                conn.execute(sa.delete(StoreMark.__table__))
+        log.close()

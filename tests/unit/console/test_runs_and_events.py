@@ -111,8 +111,12 @@ def test_the_events_page_names_an_edited_row_and_a_truncated_chain(tmp_path, run
         edit_payload(log, run_id, 4, {"step": 2, "metrics": {"kl": 99.0}})
         edited = client.get(f"/api/runs/{run_id}/events").json()
         assert "seq 4" in edited["page_error"] and edited["events"] == []
+        # a page walks from the row its first row links to (as a typed read does): the page
+        # after seq 4 is refused too, the one after seq 5 is not
+        after_4 = client.get(f"/api/runs/{run_id}/events", params={"after_seq": 4}).json()
+        assert "seq 4" in after_4["page_error"]
         assert (
-            client.get(f"/api/runs/{run_id}/events", params={"after_seq": 4}).json()["page_error"]
+            client.get(f"/api/runs/{run_id}/events", params={"after_seq": 5}).json()["page_error"]
             is None
         )
         with log.engine.begin() as conn:
