@@ -17,6 +17,7 @@ once, as an expired one is.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import secrets
@@ -42,19 +43,38 @@ _PID_MAX = 2**22  # the largest pid_max a Linux kernel allows
 
 
 def driver_identity() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(2)}"
+    """HOST:PID:SPACE-TOKEN, SPACE naming this boot and pid namespace (`_pid_space`)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_pid_space()}-{secrets.token_hex(2)}"
+
+
+def _pid_space() -> str:
+    """Which pids this process sees: its boot and its pid namespace, hashed short. Containers
+    may share a host name (Kubernetes hostNetwork pods) and a store, but a pid means nothing
+    across pid namespaces: `os.kill(pid, 0)` there asks about some other process (red team round
+    12). Empty parts where /proc is missing (macOS): one space per host name, as before."""
+    parts = []
+    for read in (lambda: os.readlink("/proc/self/ns/pid"),
+                 lambda: Path("/proc/sys/kernel/random/boot_id").read_text().strip()):  # fmt: skip
+        try:
+            parts.append(read())
+        except OSError:
+            parts.append("")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:8]
 
 
 def holder_is_dead(owner: str) -> bool:
-    """Whether a lease holder (`driver_identity`'s HOST:PID:TOKEN) ran on this host and its
-    process is gone (or a zombie nobody reaped). Another host's owner is never provably dead: its
+    """Whether a lease holder (`driver_identity`'s HOST:PID:SPACE-TOKEN) ran on this host, in
+    this pid namespace and boot, and its process is gone (or a zombie nobody reaped). Another host's owner is never provably dead: its
     lease waits for its TTL. This host's owner whose pid is no pid (text, negative, past any
     pid_max) was written by no driver: `OwnerUnreadable`, which the lease table reports as a
     damaged row."""
     host, _, rest = owner.partition(":")
-    pid_text = rest.split(":", 1)[0]
+    pid_text, _, token = rest.partition(":")
     if host != socket.gethostname():
         return False
+    space, dash, _ = token.partition("-")
+    if dash and space != _pid_space():
+        return False  # another pid namespace or boot: its pid is not one this process can ask about
     if not _PID.fullmatch(pid_text) or int(pid_text) > _PID_MAX:
         raise OwnerUnreadable(f"owner {owner!r} names this host but no process id")
     pid = int(pid_text)

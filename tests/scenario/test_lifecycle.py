@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -14,7 +15,12 @@ import pytest
 
 from orchestrator.config import RunConfig
 from orchestrator.driver.commands import load_state, start_run
-from orchestrator.driver.lease import LeaseKeeper, holder_is_dead, release_held_leases
+from orchestrator.driver.lease import (
+    LeaseKeeper,
+    driver_identity,
+    holder_is_dead,
+    release_held_leases,
+)
 from orchestrator.driver.lifecycle import branch, drive, resume
 from orchestrator.driver.runner import Driver
 from orchestrator.driver.signals import StopRequest
@@ -337,3 +343,39 @@ def test_resume_folds_the_log_once_and_continues_from_that_state(
     state = resume(log, run_id, FakeStages().registry())
     assert state.state == "completed" and folds == [None]
     assert state == load_state(log, run_id)  # the driver's incremental state is the log's
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_a_live_holder_in_another_pid_namespace_of_this_host_is_not_taken_over(
+    tmp_path: Path,
+) -> None:
+    """Red team round 12: a process with this host's name but its own pid namespace (a container
+    sharing the host name) asked `os.kill(pid, 0)` about a pid that is not the holder's, found it
+    gone, and took the lease of a live driver."""
+    log, run_id, _ = _started(tmp_path)
+    holder = LeaseKeeper(log, run_id, ttl_s=600)
+    holder.acquire()
+    try:
+        asks = (
+            "import sys\n"
+            "from store.log import EventLog\n"
+            "from orchestrator.driver.lease import LeaseKeeper\n"
+            "from orchestrator.errors import LeaseHeldError\n"
+            f"keeper = LeaseKeeper(EventLog({str(tmp_path / 'events.db')!r}), {run_id!r}, 600)\n"
+            "try:\n    keeper.acquire()\nexcept LeaseHeldError:\n    sys.exit(3)\n"
+        )
+        jail = ["bwrap", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+                "--die-with-parent"]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        other = subprocess.run([*jail, sys.executable, "-c", asks], env=env, timeout=120)
+        assert other.returncode == 3  # refused: the holder is alive
+        assert LeaseTable(log).all()[run_id].owner == holder.owner
+    finally:
+        holder.release()
+
+
+def test_an_owner_of_another_pid_space_on_this_host_is_never_provably_dead() -> None:
+    dead = _dead_pid()
+    assert not holder_is_dead(f"{socket.gethostname()}:{dead}:00000000-beef")
+    ours = driver_identity().split(":")[2].split("-")[0]
+    assert holder_is_dead(f"{socket.gethostname()}:{dead}:{ours}-beef")
