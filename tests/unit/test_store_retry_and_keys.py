@@ -73,3 +73,37 @@ def test_a_short_key_is_refused(tmp_path: Path) -> None:
     (tmp_path / "k").write_bytes(b"short")
     with pytest.raises(StoreError, match="5 bytes .needs at least 16"):
         ChainKey(tmp_path / "k")
+
+
+def test_a_head_not_promoted_after_the_commit_is_no_failed_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Red team round 12: the disk filled between the commit and the head's promotion; append
+    raised although its batch was in the log, and the driver's pause then failed one seq behind.
+    The pending head vouches for the batch; the next append signs again."""
+    import errno
+
+    from store.events import MetricsRecorded
+    from store.keyed import KEY_ENV
+    from store.log import EventLog
+    from tests.tampering import synthetic_run
+
+    monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, "run-a", steps=2)
+    sign, failures = ChainKey.sign, []
+
+    def full_disk_once(self, run_id, seq, hash_, *, pending=False):  # noqa: ANN001, ANN202
+        if not pending and not failures:
+            failures.append(seq)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return sign(self, run_id, seq, hash_, pending=pending)
+
+    monkeypatch.setattr(ChainKey, "sign", full_disk_once)
+    rows = log.append("run-a", [MetricsRecorded(step=3, metrics={"kl": 0.1})], 4)
+    assert [r.seq for r in rows] == [5] and failures == [5]
+    assert [r.seq for r in log.read("run-a")] == [1, 2, 3, 4, 5]  # the pending head vouches
+    log.append("run-a", [MetricsRecorded(step=4, metrics={"kl": 0.1})], 5)
+    head, _ = log.key.heads("run-a")
+    assert head is not None and head.seq == 6
+    assert log.verify("run-a").ok
