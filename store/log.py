@@ -243,17 +243,10 @@ class EventLog(ReadsAndChecks):
         A branch's export starts with its ancestors' rows (their run ids, their chain): checked as
         exported, then the whole history is chained afresh under the branch's id, a standalone
         run (with a key, its new head is signed)."""
-        # Store the canonical text, whatever spacing the export used: the hash covers that form.
-        rows = [_canonical_row(r) for r in rows]
+        rows = checked_import(rows, head, self.key)
         if not rows:
             return 0
-        run_id = check_run_id(rows[-1].run_id)
-        lineage.check_one_history(rows)
-        report = verify_rows(run_id, rows)
-        if not report.ok:
-            raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
-        if head is not None or self.key is not None:
-            check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, self.key)
+        run_id = rows[-1].run_id
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
         if rows[0].run_id != run_id:
@@ -386,6 +379,26 @@ def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
         spans.append((start, end))
         start = end + 1
     return [*spans, (start, last)]
+
+
+def checked_import(
+    rows: Iterable[StoredEvent], head: Head | None, key: ChainKey | None
+) -> list[StoredEvent]:
+    """An export's rows in canonical text (the hash covers that form, whatever spacing the
+    export used), refused unless they are one history whose chain holds and (given a head, or
+    with a key) ends on it. Needs no store: the CLI checks a file before it opens, and so
+    creates, one (red team round 12: a refused import left an empty store behind)."""
+    rows = [_canonical_row(r) for r in rows]
+    if not rows:
+        return rows
+    run_id = check_run_id(rows[-1].run_id)
+    lineage.check_one_history(rows)
+    report = verify_rows(run_id, rows)
+    if not report.ok:
+        raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
+    if head is not None or key is not None:
+        check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, key)
+    return rows
 
 
 def _canonical_row(row: StoredEvent) -> StoredEvent:

@@ -133,12 +133,14 @@ def events(
 ) -> None:
     """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
     from store.exports import export_lines, import_file, read_export
-    from store.log import EventLog
+    from store.keyed import ChainKey
+    from store.log import EventLog, checked_import
 
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
-        export = read_export(Path(argument))  # a bad or empty file creates no store
+        export = read_export(Path(argument))  # a bad or empty file creates no store,
+        checked_import(export[0], export[1], ChainKey.from_env())  # nor does a broken chain
         target_log = EventLog(store or DEFAULT_STORE)
         n = import_file(target_log, Path(argument), export)
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"

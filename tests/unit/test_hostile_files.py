@@ -210,6 +210,21 @@ def test_an_import_row_that_breaks_its_events_schema_is_refused_with_its_line(
     assert not (tmp_path / "events.db").exists()  # refused before a store was created
 
 
+@pytest.mark.parametrize("seq", [True, "3", None, 30])
+def test_an_import_whose_chain_is_broken_creates_no_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], seq
+) -> None:
+    """Red team round 12: the chain was checked after the store was opened, so a refused import
+    left an empty store behind."""
+    monkeypatch.chdir(tmp_path)
+    lines = _exported_run(tmp_path)
+    lines[1]["seq"] = seq
+    _write_export(tmp_path / "run.jsonl", lines)
+    result = rlvr(capsys, "events", "import", "run.jsonl", "--store", "events.db")
+    assert result.code == 1 and "error:" in result.err
+    assert not (tmp_path / "events.db").exists()
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
