@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stages.verifiers.code_implicit import implicit_imports
-from stages.verifiers.code_trusted import UnsupportedTests, local_names, resolve_import
+from stages.verifiers.code_trusted import (
+    UnsupportedTests,
+    local_names,
+    resolve_import,
+    star_exports,
+)
 
 STATEMENT = "__statement__"  # marks a call made as a statement: its value is not kept
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -67,6 +72,8 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             p.imports.append(ast.unparse(stmt))
             p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                p.imported |= star_exports(stmt.module or "")  # never the program's names
             p.bound.update(resolve_import(stmt))
         elif isinstance(stmt, ast.Assert):
             p.bare.append(stmt)
