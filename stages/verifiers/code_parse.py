@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +56,25 @@ class _Parsed:
     literals: dict[str, ast.expr] = field(default_factory=dict)
     bare: list[ast.Assert] = field(default_factory=list)
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
-    checks: list[tuple[str, str]] = field(default_factory=list)  # (function, entry point)
+    checks: list[tuple[str, ast.Call, dict[str, str]]] = field(default_factory=list)
+    # (function, its call, the literals' versions at the call)
+    versions: dict[str, str] = field(default_factory=dict)  # NAME -> the key of its last literal
+    rebound: set[str] = field(default_factory=set)  # names bound to a literal more than once
+
+
+class Versions(ast.NodeTransformer):
+    """A literal's name read as the binding in force where it is read (`n = 3`, an assert,
+    `n = 4`, an assert: each assert sees its own `n`); the first binding keeps the plain name."""
+
+    def __init__(self, versions: dict[str, str], skip: set[str] | frozenset[str] = frozenset()):
+        self.versions = {k: v for k, v in versions.items() if k != v and k not in skip}
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        found = self.versions.get(node.id)
+        return node if found is None else ast.copy_location(ast.Name(found, node.ctx), node)
+
+    def read(self, node: ast.AST) -> Any:
+        return self.visit(copy.deepcopy(node)) if self.versions else node
 
 
 def parse(tests: str) -> tuple[ast.Module, _Parsed]:
@@ -64,7 +83,10 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         raise UnsupportedTests(f"the tests do not parse: {e}") from e
     p = _Parsed()
+    defined = {s.name for s in module.body if isinstance(s, ast.FunctionDef)}
     for stmt in module.body:
+        if not isinstance(stmt, (ast.Assign, ast.FunctionDef)):
+            stmt = Versions(p.versions).read(stmt)
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "solution":
             p.entries |= {a.asname or a.name for a in stmt.names}
         elif isinstance(stmt, ast.Import) and any(a.name == "solution" for a in stmt.names):
@@ -90,19 +112,26 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
                 raise UnsupportedTests(
                     f"{_line(stmt)}: {stmt.targets[0].id} is not a literal"
                 ) from e
-            p.literals[stmt.targets[0].id] = stmt.value
+            name = stmt.targets[0].id
+            key = name if name not in p.versions else f"{name}#{len(p.literals)}"
+            p.rebound |= {name} if name in p.versions else set()
+            p.literals[key] = stmt.value
+            p.versions[name] = key
         elif isinstance(stmt, ast.FunctionDef):
             body = [s for s in stmt.body if not is_docstring_or_pass(s)]
             if not all(isinstance(s, ast.Assert) or assert_call(s) for s in body):
                 raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
-            p.functions[stmt.name] = stmt
+            defaults = Versions(p.versions).read(stmt.args)  # evaluated where it is defined
+            p.functions[stmt.name] = copy.copy(stmt)
+            p.functions[stmt.name].args = defaults
         elif (
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name) and len(stmt.value.args) == 1
-            and isinstance(stmt.value.args[0], ast.Name) and not stmt.value.keywords
-            and stmt.value.func.id in p.functions
+            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in defined
         ):  # fmt: skip
-            p.checks.append((stmt.value.func.id, stmt.value.args[0].id))
+            # `check(f)`, `check(candidate=f)`, `check(f, 3)`, `check(solution.f)`: a test
+            # function of the tests', expanded out here with its arguments bound (bind_call),
+            # never a statement sent into the sandbox, where `check` may be the program's
+            p.checks.append((stmt.value.func.id, stmt.value, dict(p.versions)))
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
             # `sort_in_place(xs)`: a call for its effect, which later asserts read
             test = ast.Call(ast.Name(STATEMENT, ast.Load()), [stmt.value], [])
@@ -128,7 +157,11 @@ def candidate_names(module: ast.Module, p: Any, defines: frozenset[str] | set[st
     p.bound.update(implicit)
     bound_by_tests |= set(implicit)
     candidate = {n for n in names if n not in _BUILTIN_NAMES and n not in bound_by_tests}
-    candidate |= p.entries | {entry for _, entry in p.checks} | p.program_modules
+    entries = {
+        a.id for _, call, _ in p.checks for a in (*call.args, *(k.value for k in call.keywords))
+        if isinstance(a, ast.Name) and a.id not in bound_by_tests
+    }  # fmt: skip
+    candidate |= p.entries | entries | p.program_modules
     if not candidate:
         called = {
             n.func.id for n in ast.walk(module)
@@ -140,3 +173,32 @@ def candidate_names(module: ast.Module, p: Any, defines: frozenset[str] | set[st
                 "defines none of them"
             )
     return candidate
+
+
+def bind_call(fn: ast.FunctionDef, call: ast.Call | None) -> dict[str, ast.expr]:
+    """What each parameter of the tests' function `fn` is bound to by `call` (None: called with no
+    arguments, as pytest calls `test_*`), as Python binds it: positional, keyword or its default.
+    A default is the tests' (`def test_x(*, expected=9)`), evaluated out here like any expected
+    value, never a name the program binds. A parameter left unbound (a fixture), `*args`,
+    `**kwargs` or a starred argument make the tests unsupported."""
+    a = fn.args
+    args = call.args if call is not None else []
+    keywords = call.keywords if call is not None else []
+    if a.vararg or a.kwarg or any(isinstance(x, ast.Starred) for x in args):
+        raise UnsupportedTests(f"{_line(fn)}: {fn.name}() with *args or **kwargs")
+    positional = [p.arg for p in (*a.posonlyargs, *a.args)]
+    if len(args) > len(positional):
+        raise UnsupportedTests(f"{_line(call)}: {fn.name}() given too many arguments")
+    bound: dict[str, ast.expr] = dict(zip(positional, args, strict=False))
+    by_keyword = {p.arg for p in (*a.args, *a.kwonlyargs)}
+    for k in keywords:
+        if k.arg is None or k.arg not in by_keyword or k.arg in bound:
+            raise UnsupportedTests(f"{_line(call)}: {fn.name}() given argument {k.arg}")
+        bound[k.arg] = k.value
+    defaults = dict(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
+    defaults |= {p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d}
+    for name in (*positional, *(p.arg for p in a.kwonlyargs)):
+        if name not in bound and name not in defaults:
+            raise UnsupportedTests(f"{_line(fn)}: {fn.name}() takes {name} (a fixture)")
+        bound.setdefault(name, defaults.get(name))  # type: ignore[arg-type]
+    return bound
