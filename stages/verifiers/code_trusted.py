@@ -30,6 +30,7 @@ import string
 from types import SimpleNamespace
 from typing import Any
 
+from stages.verifiers.code_trusted_iter import combinatorics
 from stages.verifiers.code_trusted_re import timed_re
 
 _PLACEHOLDER = re.compile(r"_v\d+")
@@ -252,7 +253,9 @@ def _modules() -> dict[str, SimpleNamespace]:
         "fractions": _namespace(fractions, "Fraction"),
         "decimal": _namespace(decimal, "Decimal"),
         "collections": _namespace(collections, "Counter OrderedDict defaultdict deque"),
-        "itertools": _namespace(itertools, "chain islice zip_longest accumulate pairwise"),
+        "itertools": _namespace(
+            itertools, "chain islice zip_longest accumulate pairwise", **combinatorics()
+        ),
         "functools": _namespace(functools, "reduce cmp_to_key"),
         "statistics": _namespace(
             statistics, "mean fmean median mode stdev pstdev variance pvariance"

@@ -19,11 +19,11 @@ from red_team_cases import check, load, params
 CASES = load(Path(__file__).parent / "data" / "adversarial_round12_code.jsonl")
 _SCOPES = "a program call inside a comprehension or lambda is unverifiable (its scope is not split)"
 _PLAIN = "a value of the program's own class with no plain form is unverifiable (==, not str)"
-_MODULES = "a name the trusted evaluator does not offer makes the tests unverifiable"
+_MODULES = "a name the trusted evaluator does not offer (pytest.approx, types) is unverifiable"
 OPEN = {
     **{f"c12-{n:03d}": _SCOPES for n in (44, 46)},
     **{f"c12-{n:03d}": _PLAIN for n in (40, 42)},
-    **{f"c12-{n:03d}": _MODULES for n in (32, 34, 36, 38)},
+    **{f"c12-{n:03d}": _MODULES for n in (32, 36)},
     "c12-026": "a list rebound under one name and passed to the program is unverifiable "
     "(the harness holds one object per name)",
     "c12-048": "a test function holds asserts only: a local assigned before them is unverifiable",
