@@ -8,10 +8,13 @@ comparison and any function wrapping it: `operator.eq`, `math.isclose` under any
 
 - module-level `assert EXPR` / `assert EXPR, msg` (MBPP's `test_list`): together one unit;
 - `def test_*():` whose body is asserts (pytest style): each function one unit;
-- `def check(candidate):` of asserts plus a module-level `check(entry_point)` (HumanEval): one unit;
+- `def check(candidate):` of asserts plus a module-level `check(entry_point)` (HumanEval): one unit
+  per call, in any call shape (`check(candidate=f)`, `check(f, 3)`), parameters bound out here, a
+  default the tests' value (`code_parse.bind_call`); a test function never goes into the sandbox;
 - a statement calling a trusted `assert_*` function (`np.testing.assert_allclose(f(x), y)`);
 - `import` / `from m import n` (run on both sides; `from solution import ...` names the candidate's
-  functions), `NAME = <literal>` (inlined), docstrings and `pass`.
+  functions; `from m import *` of a trusted module binds its exports out here), `NAME = <literal>`
+  (inlined as bound where it is read, `code_parse.Versions`), docstrings and `pass`.
 
 Whose is a name: one the tests neither bind nor take from the builtins is the program's. A builtin
 name the program defines (`def sum(xs)`) is the program's, called in the sandbox, wherever an
