@@ -77,6 +77,26 @@ class Versions(ast.NodeTransformer):
         return self.visit(copy.deepcopy(node)) if self.versions else node
 
 
+def _bind_once(kinds: dict[str, str], stmt: ast.stmt) -> None:
+    """A name the tests bind by two kinds of statement (`pi = 3` and `from math import pi`, a
+    literal and a `def`) makes them unsupported: which binding a read sees is not tracked across
+    kinds (a literal rebound by another literal is: `Versions`)."""
+    names: set[str] = set()
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        kind = "import"
+        names = {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+        if isinstance(stmt, ast.ImportFrom) and stmt.module != "solution" and len(names) == 0:
+            names = star_exports(stmt.module or "")
+    elif isinstance(stmt, ast.Assign):
+        kind = "assignment"
+        names = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+    elif isinstance(stmt, ast.FunctionDef):
+        kind, names = "def", {stmt.name}
+    for name in names:
+        if kinds.setdefault(name, kind) != kind:
+            raise UnsupportedTests(f"{_line(stmt)}: {name} is bound by {kinds[name]} and by {kind}")
+
+
 def parse(tests: str) -> tuple[ast.Module, _Parsed]:
     try:
         module = ast.parse(tests)
@@ -84,7 +104,9 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
         raise UnsupportedTests(f"the tests do not parse: {e}") from e
     p = _Parsed()
     defined = {s.name for s in module.body if isinstance(s, ast.FunctionDef)}
+    kinds: dict[str, str] = {}
     for stmt in module.body:
+        _bind_once(kinds, stmt)
         if not isinstance(stmt, (ast.Assign, ast.FunctionDef)):
             stmt = Versions(p.versions).read(stmt)
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "solution":
