@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 from red_team_cases import check, load, params
 
-CASES = load(Path(__file__).parent / "data" / "adversarial_round12_code.jsonl")
+DATA = Path(__file__).parent / "data"
+CASES = load(DATA / "adversarial_round12_code.jsonl")
+# Variants written while fixing the round (call shapes, rebinding across kinds, star imports).
+CASES += load(DATA / "adversarial_round12_code_own.jsonl")
 _SCOPES = "a program call inside a comprehension or lambda is unverifiable (its scope is not split)"
 _PLAIN = "a value of the program's own class with no plain form is unverifiable (==, not str)"
 _MODULES = "a name the trusted evaluator does not offer (pytest.approx, types) is unverifiable"
