@@ -141,7 +141,7 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
             p.versions[name] = key
         elif isinstance(stmt, ast.FunctionDef):
             body = [s for s in stmt.body if not is_docstring_or_pass(s)]
-            if not all(isinstance(s, ast.Assert) or assert_call(s) for s in body):
+            if not all(isinstance(s, ast.Assert) or assert_call(s) or _local(s) for s in body):
                 raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
             defaults = Versions(p.versions).read(stmt.args)  # evaluated where it is defined
             p.functions[stmt.name] = copy.copy(stmt)
@@ -163,9 +163,61 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
     return module, p
 
 
+def _local(stmt: ast.stmt) -> bool:
+    """`result = add(2, 3)` in a test function: one name assigned once."""
+    return (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name))  # fmt: skip
+
+
 def asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
-    return [s if isinstance(s, ast.Assert) else assert_call(s) for s in fn.body
-            if isinstance(s, ast.Assert) or assert_call(s)]  # fmt: skip
+    """`fn`'s asserts, its locals (`result = add(2, 3)`, then `assert result == 5`) written in
+    where they are read. A local must be read exactly once, after it is bound, and at most one
+    local may be more than a literal, so every program call is made once and in the order written;
+    anything else is unsupported."""
+    pending: dict[str, ast.expr] = {}
+    reads: dict[str, int] = {}
+    asserts: list[ast.Assert] = []
+    computed: list[str] = []  # the local that is more than a literal: read by the next assert
+    for stmt in fn.body:
+        found = stmt if isinstance(stmt, ast.Assert) else assert_call(stmt)
+        node = stmt.value if _local(stmt) else found  # type: ignore[attr-defined]
+        if node is not None and set(pending) & local_names(node):
+            raise UnsupportedTests(f"{_line(stmt)}: a local of {fn.name}() rebound in a scope")
+        if _local(stmt):
+            name = stmt.targets[0].id  # type: ignore[attr-defined]
+            if name in reads:
+                raise UnsupportedTests(f"{_line(stmt)}: {name} is assigned twice in {fn.name}()")
+            computed += [] if _is_literal(stmt.value) else [name]  # type: ignore[attr-defined]
+            reads[name] = 0
+            pending[name] = _Locals(pending, reads).visit(copy.deepcopy(stmt.value))  # type: ignore[attr-defined]
+        elif found is not None:
+            asserts.append(_Locals(pending, reads).visit(copy.deepcopy(found)))
+            if any(reads[n] == 0 for n in computed):
+                raise UnsupportedTests(f"{_line(stmt)}: {fn.name}() reads a local out of order")
+    if len(computed) > 1 or any(n != 1 for n in reads.values()):
+        raise UnsupportedTests(f"{_line(fn)}: {fn.name}() has locals not read exactly once")
+    return asserts
+
+
+def _is_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return False
+    return True
+
+
+class _Locals(ast.NodeTransformer):
+    def __init__(self, pending: dict[str, ast.expr], reads: dict[str, int]) -> None:
+        self.pending, self.reads = pending, reads
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id not in self.pending:
+            return node
+        if not isinstance(node.ctx, ast.Load):
+            raise UnsupportedTests(f"{_line(node)}: a local of the test rebound")
+        self.reads[node.id] += 1
+        return ast.copy_location(copy.deepcopy(self.pending[node.id]), node)
 
 
 def candidate_names(module: ast.Module, p: Any, defines: frozenset[str] | set[str]) -> set[str]:

@@ -7,7 +7,8 @@ comparison and any function wrapping it: `operator.eq`, `math.isclose` under any
 `code_trusted` over the plain values that come back. Supported shapes:
 
 - module-level `assert EXPR` / `assert EXPR, msg` (MBPP's `test_list`): together one unit;
-- `def test_*():` whose body is asserts (pytest style): each function one unit;
+- `def test_*():` whose body is asserts (pytest style), with locals each read once
+  (`code_parse.asserts_of`): each function one unit;
 - `def check(candidate):` of asserts plus a module-level `check(entry_point)` (HumanEval): one unit
   per call, in any call shape (`check(candidate=f)`, `check(f, 3)`), parameters bound out here, a
   default the tests' value (`code_parse.bind_call`); a test function never goes into the sandbox;
