@@ -97,6 +97,16 @@ def _bind_once(kinds: dict[str, str], stmt: ast.stmt) -> None:
             raise UnsupportedTests(f"{_line(stmt)}: {name} is bound by {kinds[name]} and by {kind}")
 
 
+def _test_function(stmt: ast.FunctionDef, versions: dict[str, str]) -> ast.FunctionDef:
+    """A test function of asserts and locals, its defaults read where it is defined."""
+    body = [s for s in stmt.body if not is_docstring_or_pass(s)]
+    if not all(isinstance(s, ast.Assert) or assert_call(s) or _local(s) for s in body):
+        raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
+    fn = copy.copy(stmt)
+    fn.args = Versions(versions).read(stmt.args)
+    return fn
+
+
 def parse(tests: str) -> tuple[ast.Module, _Parsed]:
     try:
         module = ast.parse(tests)
@@ -140,12 +150,7 @@ def parse(tests: str) -> tuple[ast.Module, _Parsed]:
             p.literals[key] = stmt.value
             p.versions[name] = key
         elif isinstance(stmt, ast.FunctionDef):
-            body = [s for s in stmt.body if not is_docstring_or_pass(s)]
-            if not all(isinstance(s, ast.Assert) or assert_call(s) or _local(s) for s in body):
-                raise UnsupportedTests(f"{_line(stmt)}: {stmt.name}() holds more than asserts")
-            defaults = Versions(p.versions).read(stmt.args)  # evaluated where it is defined
-            p.functions[stmt.name] = copy.copy(stmt)
-            p.functions[stmt.name].args = defaults
+            p.functions[stmt.name] = _test_function(stmt, p.versions)
         elif (
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
             and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in defined
