@@ -7,11 +7,15 @@ comparison and any function wrapping it: `operator.eq`, `math.isclose` under any
 `code_trusted` over the plain values that come back. Supported shapes:
 
 - module-level `assert EXPR` / `assert EXPR, msg` (MBPP's `test_list`): together one unit;
-- `def test_*():` whose body is asserts (pytest style): each function one unit;
-- `def check(candidate):` of asserts plus a module-level `check(entry_point)` (HumanEval): one unit;
+- `def test_*():` whose body is asserts (pytest style), with locals each read once
+  (`code_parse.asserts_of`): each function one unit;
+- `def check(candidate):` of asserts plus a module-level `check(entry_point)` (HumanEval): one unit
+  per call, in any call shape (`check(candidate=f)`, `check(f, 3)`), parameters bound out here, a
+  default the tests' value (`code_parse.bind_call`); a test function never goes into the sandbox;
 - a statement calling a trusted `assert_*` function (`np.testing.assert_allclose(f(x), y)`);
 - `import` / `from m import n` (run on both sides; `from solution import ...` names the candidate's
-  functions), `NAME = <literal>` (inlined), docstrings and `pass`.
+  functions; `from m import *` of a trusted module binds its exports out here), `NAME = <literal>`
+  (inlined as bound where it is read, `code_parse.Versions`), docstrings and `pass`.
 
 Whose is a name: one the tests neither bind nor take from the builtins is the program's. A builtin
 name the program defines (`def sum(xs)`) is the program's, called in the sandbox, wherever an
@@ -43,7 +47,7 @@ from stages.verifiers.code_inputs import (
     program_names,
 )
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
-from stages.verifiers.code_parse import MissingEntryPoint, candidate_names
+from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_trusted import (
@@ -118,6 +122,7 @@ class _Splitter:
         self.passed: set[str] = set()  # shared names a program call has received so far
         self.mutable_reads: list[tuple[str, str]] = []  # (placeholder, shared name) in an assert
         self.early: dict[int, ast.Name] = {}  # reads placed before the calls of their comparison
+        self.tests_functions: set[str] = set()  # the tests' own functions: never sent in
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -135,6 +140,8 @@ class _Splitter:
             raise UnsupportedTests(
                 f"{_line(node)}: a candidate call with a lambda or comprehension"
             )
+        if any(isinstance(n, ast.Name) and n.id in self.tests_functions for n in ast.walk(node)):
+            raise UnsupportedTests(f"{_line(node)}: a function of the tests' around a program call")
         self.own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
                      and n.id in _BUILTIN_NAMES and self._is_candidate(n.id)}  # fmt: skip
         self.own |= {n.func.id for n in ast.walk(node) if id(n) in self.shadow}  # type: ignore[attr-defined]
@@ -331,6 +338,21 @@ def _mutable_literal(node: ast.expr | None) -> bool:
     return empty or isinstance(node, (ast.List, ast.Dict, ast.Set))
 
 
+def _shared_inputs(module: ast.Module, p: Any, candidate: set[str]) -> set[str]:
+    """The names of list/dict/set literals the tests pass to a program call; one rebound (two
+    objects in turn under one name, which the harness holds as one) makes the tests unsupported."""
+    shared = {
+        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
+        for a in (*n.args, *(k.value for k in n.keywords))
+        if isinstance(a, ast.Name) and any(_mutable_literal(v) for k, v in p.literals.items()
+                                           if k.split("#")[0] == a.id)
+    }  # fmt: skip
+    if shared & p.rebound:
+        raise UnsupportedTests(f"{', '.join(sorted(shared & p.rebound))}: a rebound input")
+    return shared
+
+
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
@@ -343,17 +365,13 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
     # It is held by the harness, never in the program's globals; a read before any call received
     # it is the literal as written, out here (`assert f(nums) == expected`).
-    shared = {
-        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-        and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
-        for a in (*n.args, *(k.value for k in n.keywords))
-        if isinstance(a, ast.Name) and _mutable_literal(p.literals.get(a.id))
-    }  # fmt: skip
+    shared = _shared_inputs(module, p, candidate)
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
     splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
     splitter.shared = {name: p.literals[name] for name in shared}
+    splitter.tests_functions = set(p.functions)
 
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
         inline = Inline({**literals, **bind})
@@ -364,20 +382,26 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
             exprs.append(guard(trusted))
         return Unit(name, exprs)
 
+    def function_unit(name: str, call: ast.Call | None, versions: dict[str, str]) -> Unit:
+        fn = p.functions[name]
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        asserts = [Versions(versions, params).read(a) for a in _asserts_of(fn)]
+        bind = {k: Inline(literals).visit(copy.deepcopy(v)) for k, v in bind_call(fn, call).items()}
+        passed = {a.id for n in ast.walk(fn) if isinstance(n, ast.Call)
+                  for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}  # fmt: skip
+        if any(_mutable_literal(v) for k, v in bind.items() if k in passed):
+            raise UnsupportedTests(f"{_line(fn)}: {name}() passes a list, dict or set argument on")
+        return unit(name, asserts, bind)
+
     units: list[Unit] = []
     if p.bare:
         units.append(unit("asserts", p.bare, {}))
-    called_checks = {fn for fn, _ in p.checks}
-    for fn, entry in p.checks:
-        if fn not in p.functions or len(p.functions[fn].args.args) != 1:
-            raise UnsupportedTests(f"{fn}({entry}) does not call a one-argument test function")
-        param = p.functions[fn].args.args[0].arg
-        units.append(unit(fn, _asserts_of(p.functions[fn]), {param: ast.Name(entry, ast.Load())}))
-    for name, fn in p.functions.items():
+    for name, call, versions in p.checks:
+        units.append(function_unit(name, call, versions))
+    called_checks = {fn for fn, _, _ in p.checks}
+    for name in p.functions:
         if name.startswith("test") and name not in called_checks:
-            if fn.args.args:
-                raise UnsupportedTests(f"{_line(fn)}: {name}() takes arguments (fixtures)")
-            units.append(unit(name, _asserts_of(fn), {}))
+            units.append(function_unit(name, None, p.versions))  # run after the module's end
     units = [u for u in units if u.asserts]
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]

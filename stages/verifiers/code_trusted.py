@@ -19,6 +19,7 @@ import fractions
 import functools
 import heapq
 import hmac
+import importlib
 import itertools
 import json
 import math
@@ -29,6 +30,7 @@ import string
 from types import SimpleNamespace
 from typing import Any
 
+from stages.verifiers.code_trusted_iter import combinatorics
 from stages.verifiers.code_trusted_re import timed_re
 
 _PLACEHOLDER = re.compile(r"_v\d+")
@@ -251,7 +253,9 @@ def _modules() -> dict[str, SimpleNamespace]:
         "fractions": _namespace(fractions, "Fraction"),
         "decimal": _namespace(decimal, "Decimal"),
         "collections": _namespace(collections, "Counter OrderedDict defaultdict deque"),
-        "itertools": _namespace(itertools, "chain islice zip_longest accumulate pairwise"),
+        "itertools": _namespace(
+            itertools, "chain islice zip_longest accumulate pairwise", **combinatorics()
+        ),
         "functools": _namespace(functools, "reduce cmp_to_key"),
         "statistics": _namespace(
             statistics, "mean fmean median mode stdev pstdev variance pvariance"
@@ -264,6 +268,7 @@ def _modules() -> dict[str, SimpleNamespace]:
 
 
 TRUSTED_MODULES = _modules()
+_STAR_MODULES = frozenset([*TRUSTED_MODULES, "re", "numpy", "numpy.testing"])
 
 
 def trusted_module(name: str) -> SimpleNamespace | None:
@@ -278,8 +283,23 @@ def trusted_module(name: str) -> SimpleNamespace | None:
     return TRUSTED_MODULES.get(name)
 
 
+def star_exports(name: str) -> set[str]:
+    """The names `from <name> import *` binds, read from the real module (its `__all__`, else its
+    public names): only for the modules the trusted side offers, which are imported already; any
+    other star import leaves the tests' names undecidable (UnsupportedTests)."""
+    if name not in _STAR_MODULES or trusted_module(name) is None:
+        raise UnsupportedTests(f"from {name} import *: the names it binds are not known here")
+    real = importlib.import_module(name)
+    exported = getattr(real, "__all__", None)
+    if exported is None:
+        exported = [n for n in dir(real) if not n.startswith("_")]
+    return {n for n in exported if isinstance(n, str)}
+
+
 def resolve_import(stmt: ast.Import | ast.ImportFrom) -> dict[str, Any]:
-    """The names an import binds on the trusted side (absent: a module it does not offer)."""
+    """The names an import binds on the trusted side (absent: a module it does not offer). A star
+    import binds every name the module exports that the trusted side offers (`from math import *`
+    makes `sqrt` the trusted `math.sqrt`, never a name of the program's)."""
     bound: dict[str, Any] = {}
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
@@ -292,6 +312,9 @@ def resolve_import(stmt: ast.Import | ast.ImportFrom) -> dict[str, Any]:
                 bound[alias.name.split(".")[0]] = module
         return bound
     module = trusted_module(stmt.module or "")
+    if module is not None and any(alias.name == "*" for alias in stmt.names):
+        names = star_exports(stmt.module or "")
+        bound.update({n: getattr(module, n) for n in names if hasattr(module, n)})
     for alias in stmt.names:
         if module is not None and hasattr(module, alias.name):
             bound[alias.asname or alias.name] = getattr(module, alias.name)
