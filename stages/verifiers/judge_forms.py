@@ -47,7 +47,8 @@ _REASON_FAILS_MORE = re.compile(
     # Score 0/1 / 0 out of 2 / 0 points
     r"|\A[\W_]*(?:(?:score|grade|mark|points?|rating|result)\s*[:=]?\s*)?0(?:\.0+)?\s*(?:/|out\s+of)"
     r"\s*\d|\b(?:score|grade|mark|rating)\s*[:=]?\s*0(?:\.0+)?\s*(?:/|out\s+of)\s*\d"
-    r"|\b(?:erfullt|besteht|erreicht|trifft)\b[^.\n]{0,40}?\bnicht\b|\bnicht\s+(?:erfullt|bestanden)"
+    r"|\b(?:erfullt|besteht|erreicht|trifft)\b[^.;,:\n]{0,40}?\bnicht\b(?=\s*(?:[.;,:!)\u2013-]|\Z))"
+    r"|\bnicht\s+(?:erfullt|bestanden)"
     r"|\bno\s+(?:cumple|satisface|supera)\b|\bnao\s+(?:cumpre|atende|satisfaz)\b"
     r"|\bnon\s+(?:soddisfa|rispetta|supera)\b",
     re.IGNORECASE,

@@ -64,6 +64,7 @@ _GRADING_WORD = re.compile(
 # LaTeX that takes up room and prints nothing, or prints white (red team round 12)
 _LATEX_HIDDEN = re.compile(
     r"\\(?:[hv]?phantom|(?:text)?color\s*\{\s*white\s*\})\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\}){0,4000})\}"
+    r"|\{\s*\\color\s*\{\s*white\s*\}([^{}]{0,4000})\}"  # {\color{white} ...}: a switch
 )
 
 
@@ -97,7 +98,7 @@ def _unseen(response: str) -> list[str]:
     """What the HTML comments, hidden elements and LaTeX phantoms say."""
     found = [m.group(1) for m in _COMMENT.finditer(response)]
     found += [m.group(2) for m in _HIDDEN_ELEMENT.finditer(response)]
-    return found + [m.group(1) for m in _LATEX_HIDDEN.finditer(response)]
+    return found + [m.group(1) or m.group(2) for m in _LATEX_HIDDEN.finditer(response)]
 
 
 def html_hidden(response: str) -> list[str]:
