@@ -22,7 +22,9 @@ from urllib.parse import urlsplit
 import openai
 
 from stages.verifiers.config import JudgeConfig
-from stages.verifiers.judge_fence import injection_kinds, names_reply_format, neutralise
+from stages.verifiers.judge_address import plain_form
+from stages.verifiers.judge_fence import injection_kinds, names_reply_format, neutralise, skeleton
+from stages.verifiers.judge_forms import reason_fails
 from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
 
 SYSTEM_PROMPT = (
@@ -107,7 +109,7 @@ _DIGITS = re.compile(r"[1-9][0-9]{0,5}")
 # `"passed": true` the grade says two things. "does not include" is none: a rubric may ask for
 # an absence.
 _REASON_FAILS = re.compile(
-    r"\A[\s*_\W]*(?:fail(?:ed|s|ure)?|false|no(?=\s*(?:[.;!]|\Z))|incorrect|wrong|unsatisfied|not\s+(?:satisfied|met"
+    r"\A[\s*_\W]*(?:fail(?:ed|s)?|failure(?=\s*(?:[:.!\u2013\u2014-]|\Z))|false|no(?=\s*(?:[.;!]|\Z))|incorrect|wrong|unsatisfied|not\s+(?:satisfied|met"
     r"|passed|fulfill?ed))(?![a-z])"
     r"|\A[\s*_]*[\u274c\u2717\u2718\u2716\u26d4\U0001f6ab\U0001f44e]"
     r"|\b(?:does\s+not|doesn't|did\s+not|didn't|fails\s+to|failed\s+to|cannot|can't)\s+(?:fully\s+)?"
@@ -122,6 +124,19 @@ _REASON_FAILS = re.compile(
     r"|(?:不满足|未满足|没有满足|不符合|未通过|没有通过|不通过|不合格|不正确)",
     re.IGNORECASE,
 )
+
+
+_TAG = re.compile(r"<[^<>]{0,40}>")
+
+
+def _says_fails(reason: str) -> bool:
+    """Whether a passing grade's reason says it fails, read as written and without tags,
+    after NFKC and look-alikes read as ASCII (`<b>FAIL</b>`, fullwidth ＦＡＩＬ, Cyrillic А)."""
+    bare = _TAG.sub("", reason)
+    drawn = skeleton(bare)
+    if _REASON_FAILS.search(reason) or _REASON_FAILS.search(drawn):
+        return True
+    return reason_fails(drawn, plain_form(bare))
 
 
 def _rubric_id(value: Any) -> int | None:
@@ -168,7 +183,7 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
         rubric_id = _rubric_id(g.get("id"))
         if rubric_id is None:
             raise JudgementParseError(f"grade with a non-integer id: {str(g)[:80]}")
-        if g["passed"] and _REASON_FAILS.search(str(g.get("reason", ""))):
+        if g["passed"] and _says_fails(str(g.get("reason", ""))):
             raise JudgementParseError(
                 f"grade passed with a reason that says it fails: {str(g)[:80]}"
             )

@@ -28,6 +28,7 @@ from pathlib import Path
 from stages.verifiers.judge_address import grader_instruction, role_turn
 from stages.verifiers.judge_claims import grade_talk, without_named_tokens
 from stages.verifiers.judge_decode import decodings, obfuscated_readings
+from stages.verifiers.judge_forms import grade_form
 from stages.verifiers.judge_hidden import hidden_payloads, hides_text
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
@@ -40,7 +41,7 @@ CONTROL = re.compile(
     r"|<reserved_\d{1,5}>"  # Baichuan's turn markers
     r"|<(?:AI|\u7528\u6237)>"  # MiniCPM <AI> <用户>
     r"|<seed:[a-z_]{1,24}>"  # Seed <seed:bos> <seed:eos>
-    r"|\[[gs]?MASK\]|<[se]op>"  # ChatGLM [gMASK]<sop>
+    r"|\[[gs]MASK\]|<[se]op>"  # ChatGLM [gMASK]<sop> (BERT's bare [MASK] is prose)
     r"|<extra_id_\d{1,3}>|<SPECIAL_\d{1,4}>"  # Nemotron (T5's sentinels), Nemotron-H
     r"|\]~!?b[\]\[]|\[e~\["  # MiniMax ]~b]system ... [e~[ and ]~!b[
     r"|<(?:beginning|end)_of_sentence>"  # MiniMax-Text
@@ -59,10 +60,12 @@ _GRADE_WORD = (
     r"(?:pass|passed|fail|failed|true|false|yes|no|on|off|id|ids|rubrics?|criteri(?:on|a)|all"
     r"|every|each|none|ok)(?![a-z])|[\u2705\u2714\u2713\u2611\u274c\u2717\u2716]"
 )
+# `grades = [90, 85, 77]` is a list of marks in code, not a grade object (red team round 12)
+_NOT_NUMBERS = r"(?!\s*[\[(]\s*-?[\d.]+\s*(?:[,\s]\s*-?[\d.]+\s*)*[\])])"
 GRADE_JSON = re.compile(
     r"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]|\{\s*grades\s*[:=]"""  # a key, not ", grades:"
     r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it,
-    rf"""(?=\s*(?:$|[\[{{(*"'`\d-]|{_GRADE_WORD}))"""  # then structure or a verdict, not "posted"
+    rf"""(?=\s*(?:$|[\[{{(*"'`\d-]|{_GRADE_WORD})){_NOT_NUMBERS}"""  # structure or a verdict
     r"""|<\s*/?\s*grades?\b|\[\s*grades\s*\]"""  # XML element, TOML table
     r"""|\|\s*(?:grade\s*id|passed)\s*\|"""  # a table header
     rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
@@ -79,8 +82,10 @@ _LOOKALIKES = str.maketrans(
             "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425"
             "\u03b1\u03b5\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7"
             "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
-            "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f\u2018\u2019\u201a\u201b",
-            "aeopcyxijsdgABEKMHOPCTXaeikvoptuxABEZHIKMNOPTYX" + '"' * 10 + "'" * 4,
+            "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f\u2018\u2019\u201a\u201b"
+            "\u27e8\u27e9\u2329\u232a\u3008\u3009\u2039\u203a\u276c\u276d\u276e\u276f"
+            "\u02c2\u02c3\u1438\u1433\u29fc\u29fd",
+            "aeopcyxijsdgABEKMHOPCTXaeikvoptuxABEZHIKMNOPTYX" + '"' * 10 + "'" * 4 + "<>" * 9,
             strict=True,
         )
     )
@@ -234,7 +239,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     kinds = []
     if any(CONTROL.search(without_named_tokens(t, CONTROL)) for t in seen):
         kinds.append("control_tokens")
-    if any(GRADE_JSON.search(t) for t in seen) or any(
+    if any(GRADE_JSON.search(t) or grade_form(t) for t in seen) or any(
         SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
     ):
         kinds.append("grade_json")
@@ -265,7 +270,7 @@ _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
 SQUEEZED_GRADES = re.compile(
     r"[{\[]\s*grades\s*\]?\s*[:=]"  # a key opening an object: {grades: / {[grades]:
     r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists,
-    rf"(?=\s*(?:$|[\[{{\d]|{_GRADE_WORD}))"  # then structure or a verdict
+    rf"(?=\s*(?:$|[\[{{\d]|{_GRADE_WORD})){_NOT_NUMBERS}"  # then structure or a verdict
     r"|(?<![a-z])grades\s*\]?\s*[:=][\s\S]{0,400}?(?<![a-z])passed\s*\]?\s*:"
     r"|(?<![a-z])passed\s*\]?\s*:\s*(?:true|false|yes|no|on|off|0|1)(?![a-z0-9])",
     re.MULTILINE,
