@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 
+from stages.verifiers.qa_forms import written_forms
 from stages.verifiers.qa_number_words import (
     iso_dates_as_words,
     magnitudes_as_digits,
@@ -229,7 +230,8 @@ _DIGIT_LETTERS = str.maketrans("0123456789", "abcdefghij")  # a token no number 
 def strict_tokens(text: str) -> list[str]:
     """SQuAD's tokens with numbers, digit sequences, symbols and inner hyphens kept as meaning:
     `12.5` and `12.50` are one token, `125` another."""
-    text = _TYPESET_THOUSANDS.sub("", fold_accents(text.translate(_FULL_WIDTH)))
+    text = written_forms(fold_accents(text.translate(_FULL_WIDTH)))  # `3 pm`, `10⁶`, `Henry VIII`
+    text = _TYPESET_THOUSANDS.sub("", text)
     if _SPACED_NUMBER.fullmatch(text):
         text = text.replace(" ", "")
     text = END_MARKERS.sub(" ", text.translate(QUOTES))
