@@ -113,6 +113,7 @@ def without_honorific(answer: str, golds: Sequence[str], tokens: Tokens) -> str:
     return answer
 
 
+_NEGATIONS = frozenset(("not", "no", "never", "neither", "nor", "isnt", "wasnt", "but"))
 _DISAMBIGUATOR = re.compile(r"^(.*\S)\s*\(\s*([^()]{1,60}?)\s*\)\s*$")
 
 
@@ -120,8 +121,11 @@ def disambiguated_heads(golds: Sequence[str], context: str, tokens: Tokens) -> l
     """A gold with a trailing disambiguator (`Mercury (planet)`, as a Wikipedia title) is also
     answered by its head (`Mercury`) where the response says nothing else, or says the
     disambiguator's words somewhere: `Mercury is a planet. Answer: Mercury` for gold
-    `Mercury (element)` does not pass."""
+    `Mercury (element)` does not pass, nor where it negates anything (`a planet, not an
+    element`)."""
     said = set(tokens(context)) - {"answer", "final"}
+    if said & _NEGATIONS:
+        return []  # `a planet, not an element`: which one it means is not said plainly
     heads = []
     for gold in golds:
         m = _DISAMBIGUATOR.match(gold)

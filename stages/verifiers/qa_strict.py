@@ -151,6 +151,7 @@ def _sequence_token(m: re.Match[str]) -> str:
     # elsewhere a digit group's zeros are part of the identifier: `555-100` is not `555-0100`
     date = len(digits) == 3 and len(set(separators)) == 1 and separators[0] in "./-"
     date = date and all(len(d) <= 2 for d in digits[:2]) and len(digits[2]) in (2, 4)
+    date = date and (len(digits[2]) == 4 or separators[0] != "-")  # `07-08-10`: a part number
     time = set(separators) == {":"} and all(len(d) <= 2 for d in digits)
     spelled = "".join(
         _SEPARATORS[p] if p in _SEPARATORS else (p.lstrip("0") or "0") if date or time else p

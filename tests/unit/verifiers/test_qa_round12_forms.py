@@ -19,11 +19,14 @@ RIGHT = [
     ("Answer: Mt Everest", "Mount Everest"),
     ("Answer: 01/02/2010", "1/2/2010"),
     ("Answer: 09:05", "9:05"),
+    ("Answer: 02-10-1990", "2-10-1990"),
     ("Answer: 1-800-555-0100", "1-800-555-0100"),
 ]
 WRONG = [
     ("Mercury is a planet.\nAnswer: Mercury", "Mercury (element)"),
     ("Answer: Mercury (element)", "Mercury (planet)"),
+    ("Mercury is a planet, not an element.\nAnswer: Mercury", "Mercury (element)"),
+    ("Answer: 7-8-10", "07-08-10"),
     ("Answer: Henry VII", "Henry VIII"),
     ("Answer: Henry 8", "Henry VIII"),
     ("Answer: Elizabeth I", "Elizabeth II"),
