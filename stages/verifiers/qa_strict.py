@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 
+from stages.verifiers.qa_forms import written_forms
 from stages.verifiers.qa_number_words import (
     iso_dates_as_words,
     magnitudes_as_digits,
@@ -110,12 +111,13 @@ _FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 _TYPESET_THOUSANDS = re.compile(r"(?<=\d)[\u2009\u202f\u00a0](?=\d{3}(?!\d))")
 _SPACED_NUMBER = re.compile(r"\s*\d{1,3}(?: \d{3})+\s*")  # a whole answer "1 000": one number
 # A decimal right after a name or a word that numbers things ("Python 3.10", "Section 1.10",
-# "v2.10") is an identifier, compared as written: its trailing zeros are not a value's. Words that
-# open a quantity ("About 3.50") are not names.
+# "v2.10", "jQuery 1.10", "numpy 1.10") is an identifier, compared as written: its trailing zeros
+# are not a value's. Words that open a quantity ("About 3.50", "is 3.50") are not names.
 _IDENTIFIER_LEAD = re.compile(
-    r"(?:(?<![\w.])(?!(?:About|Approx\w*|Around|Roughly|Nearly|Almost|Exactly|Only|Just|Over|Under"
-    r"|Less|More|Up|Is|Was|Total|Answer|It|At|In|On|By|To|Of|USD|EUR|GBP|JPY|INR|CNY|CHF|CAD|AUD"
-    r"|Rs)\s)[A-Z][\w+#]*"
+    r"(?:(?<![\w.])(?!(?i:About|Approx\w*|Around|Roughly|Nearly|Almost|Exactly|Only|Just|Over"
+    r"|Under|Less|More|Up|Is|Was|Are|Were|Be|Total|Answer|It|At|In|On|By|To|Of|For|From|And|Or"
+    r"|Than|With|A|An|The|Ca|Circa|Some|USD|EUR|GBP|JPY|INR|CNY|CHF|CAD|AUD|Rs)\s)"
+    r"[^\W\d_][\w+#]*"
     r"|(?i:(?<![\w.])(?:version|ver|v|release|rel|section|sec|chapter|ch|article|art|rule|clause"
     r"|verse|figure|fig|table|step|level|build|model|mark|mk|rfc|iso|no|number)\.?))\s*$"
 )
@@ -144,9 +146,18 @@ def _sequence_token(m: re.Match[str]) -> str:
     if len(separators) == 1 and separators[0] in "./":
         return text  # a decimal or a fraction: a number
     parts = re.split(r"([./:-])", text)
+    digits = parts[::2]
+    # leading zeros aside only in a date or a time (`1/01/2010` is `1/1/2010`, `09:05` `9:05`);
+    # elsewhere a digit group's zeros are part of the identifier: `555-100` is not `555-0100`
+    date = len(digits) == 3 and len(set(separators)) == 1 and separators[0] in "./-"
+    date = date and all(len(d) <= 2 for d in digits[:2]) and len(digits[2]) in (2, 4)
+    date = date and (len(digits[2]) == 4 or separators[0] != "-")  # `07-08-10`: a part number
+    time = set(separators) == {":"} and all(len(d) <= 2 for d in digits)
     spelled = "".join(
-        _SEPARATORS[p] if p in _SEPARATORS else (p.lstrip("0") or "0") for p in parts if p
-    )  # leading zeros aside: `1/01/2010` is `1/1/2010`
+        _SEPARATORS[p] if p in _SEPARATORS else (p.lstrip("0") or "0") if date or time else p
+        for p in parts
+        if p
+    )
     sep = "x" if len(separators) > 1 else {"-": "h", ":": "c"}[separators[0]]
     return f" seq{sep}{spelled.translate(_DIGIT_LETTERS)} "
 
@@ -220,7 +231,8 @@ _DIGIT_LETTERS = str.maketrans("0123456789", "abcdefghij")  # a token no number 
 def strict_tokens(text: str) -> list[str]:
     """SQuAD's tokens with numbers, digit sequences, symbols and inner hyphens kept as meaning:
     `12.5` and `12.50` are one token, `125` another."""
-    text = _TYPESET_THOUSANDS.sub("", fold_accents(text.translate(_FULL_WIDTH)))
+    text = written_forms(fold_accents(text.translate(_FULL_WIDTH)))  # `3 pm`, `10⁶`, `Henry VIII`
+    text = _TYPESET_THOUSANDS.sub("", text)
     if _SPACED_NUMBER.fullmatch(text):
         text = text.replace(" ", "")
     text = END_MARKERS.sub(" ", text.translate(QUOTES))

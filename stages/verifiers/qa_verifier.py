@@ -32,6 +32,7 @@ from stages.verifiers.qa_commit import (
     read_final,
     strip_inline_citations,
 )
+from stages.verifiers.qa_forms import disambiguated_heads, without_honorific
 from stages.verifiers.qa_places import without_locator
 from stages.verifiers.qa_strict import (
     END_MARKERS,
@@ -188,7 +189,9 @@ class QAVerifier:
         em = float(any(normalize_answer(answer) == normalize_answer(g) for g in golds))
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
+        golds += disambiguated_heads(golds, final.before + " " + final.rest, strict_tokens)
         scored = without_locator(strip_inline_citations(answer, golds), golds)  # `Paris, France`
+        scored = without_honorific(scored, golds, strict_tokens)  # `Dr. Martin Luther King Jr.`
         passed, score, reason = self._answer_score(scored, golds)
         refused = _refusal(final, golds)
         if refused:

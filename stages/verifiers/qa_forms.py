@@ -1,0 +1,136 @@
+"""Written forms the QA pass rule reads as one answer (red team round 12), before `qa_strict`
+tokenises. Each names the same thing on both sides, so none can turn a wrong answer into a right
+one:
+
+- digits of any script (`٢٠٢٠`) are ASCII digits; `&` is `and`; `10⁶` and `10^6` are the number;
+  `a dozen` is 12, `two dozen` 24 (`dozens` is no number);
+- a clock time with am/pm is the 24-hour time: `3 pm` is `15:00` (a bare `3:00` stays itself);
+- an amount in dollars (`5 dollars`, `5 USD`, `US$5`) is written `$5`;
+- a length or mass unit after a number is its symbol (`5 kilometres`, `5 kilometers`: `5 km`),
+  and British `-re` spellings of units and `centre`/`theatre` are the American ones;
+- `Mt.` before a name is `Mount`; a Roman numeral after a name is a regnal ordinal (`Henry VIII`
+  is `Henry the Eighth`, not `Henry 8`).
+
+`without_honorific` and `disambiguated_heads` widen what is compared, and only where the response
+cannot mean another thing: see their docstrings."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+
+_AMPERSAND = re.compile(r"\s*&\s*")
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+_POWER_OF_TEN = re.compile(r"(?<![\w.,])10(?:\^\{?(\d{1,2})\}?|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))(?![\w.,^])")
+_FEW = ["a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+_DOZEN = re.compile(rf"(?i)(?<![\w'-])(?:({'|'.join(_FEW)})\s+|(\d{{1,6}})\s+)?dozen(?![\w'-])")
+_CLOCK = re.compile(r"(?i)(?<![\w.:])(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?\s?m\b\.?(?![\w'-])")
+_DOLLARS = re.compile(
+    r"(?i)(?<![\w.])(?:(?:US\$|USD)\s*(-?\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:US\s+)?"
+    r"(?:dollars?|USD)(?![\w'-]))"
+)
+_UNITS = {"kilometer": "km", "kilometers": "km", "kilometre": "km", "kilometres": "km",
+          "meter": "m", "meters": "m", "metre": "m", "metres": "m", "centimeter": "cm",
+          "centimeters": "cm", "centimetre": "cm", "centimetres": "cm", "millimeter": "mm",
+          "millimeters": "mm", "millimetre": "mm", "millimetres": "mm", "kilogram": "kg",
+          "kilograms": "kg", "kgs": "kg", "mile": "mi", "miles": "mi"}  # fmt: skip
+_UNIT_AFTER = re.compile(r"(?i)(?<=\d)\s*(" + "|".join(_UNITS) + r")(?![\w'-])")
+_RE_SPELLING = re.compile(r"(?i)(?<![\w'-])(kilo|centi|milli)?(met|lit)re(s?)(?![\w'-])")
+_CENTRE = re.compile(r"(?i)(?<![\w'-])(cent|theat)re(s?)(?![\w'-])")
+_MOUNT = re.compile(r"(?<![\w'-])Mt\.?\s+(?=[A-Z])")
+# I, V, X, L only: `Vitamin C` and `Type D` are letters, not the 100th and the 500th
+_ROMAN = re.compile(
+    r"(?<![\w'-])([A-Z][a-z]{1,30} )((?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])"
+)
+_ROMAN_VALUES = {"L": 50, "X": 10, "V": 5, "I": 1}
+_HONORIFIC = re.compile(r"(?i)^\s*(?:dr|prof|professor|doctor|rev|reverend|sir|dame)\.?\s+")
+
+
+def written_forms(text: str) -> str:
+    """`text` with the forms above rewritten to one spelling each."""
+    text = "".join(
+        str(unicodedata.digit(c)) if not c.isascii() and unicodedata.category(c) == "Nd" else c
+        for c in text
+    )
+    text = _AMPERSAND.sub(" and ", text)
+    text = _POWER_OF_TEN.sub(_power, text)
+    text = _DOZEN.sub(_dozen, text)
+    text = _CLOCK.sub(_clock, text)
+    text = _DOLLARS.sub(lambda m: f"${m.group(1) or m.group(2)}", text)
+    text = _RE_SPELLING.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}er{m.group(3)}", text)
+    text = _CENTRE.sub(lambda m: f"{m.group(1)}er{m.group(2)}", text)
+    text = _UNIT_AFTER.sub(lambda m: f" {_UNITS[m.group(1).lower()]}", text)
+    text = _MOUNT.sub("Mount ", text)
+    return _ROMAN.sub(_regnal, text)
+
+
+def _power(m: re.Match[str]) -> str:
+    exponent = int((m.group(1) or m.group(2)).translate(_SUPERSCRIPT))
+    return str(10**exponent)
+
+
+def _dozen(m: re.Match[str]) -> str:
+    if m.group(2):
+        return str(int(m.group(2)) * 12)
+    if m.group(1):
+        return str(max(1, _FEW.index(m.group(1).lower())) * 12)
+    return "12" if m.start() == 0 else m.group()
+
+
+def _clock(m: re.Match[str]) -> str:
+    hour, minute = int(m.group(1)), m.group(2) or "00"
+    if not 1 <= hour <= 12:
+        return m.group()
+    hour = hour % 12 + (12 if m.group(3).lower() == "p" else 0)
+    return f"{hour}:{minute}"
+
+
+def _regnal(m: re.Match[str]) -> str:
+    numeral = m.group(2)
+    if not numeral:
+        return m.group()
+    values = [_ROMAN_VALUES[c] for c in numeral]
+    value = sum(
+        -v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values)
+    )
+    return f"{m.group(1)}{value}th"
+
+
+Tokens = Callable[[str], list[str]]
+
+
+def without_honorific(answer: str, golds: Sequence[str], tokens: Tokens) -> str:
+    """`Dr. Martin Luther King Jr.` answers `Martin Luther King Jr.`: a leading title (Dr, Prof,
+    Rev, Sir, Dame; never Mr/Mrs/Ms, which can name a spouse) goes where what follows is a gold
+    of two words or more, whole."""
+    m = _HONORIFIC.match(answer)
+    if not m:
+        return answer
+    rest = tokens(answer[m.end() :])
+    if len(rest) >= 2 and any(rest == tokens(g) for g in golds):
+        return answer[m.end() :]
+    return answer
+
+
+_NEGATIONS = frozenset(("not", "no", "never", "neither", "nor", "isnt", "wasnt", "but"))
+_DISAMBIGUATOR = re.compile(r"^(.*\S)\s*\(\s*([^()]{1,60}?)\s*\)\s*$")
+
+
+def disambiguated_heads(golds: Sequence[str], context: str, tokens: Tokens) -> list[str]:
+    """A gold with a trailing disambiguator (`Mercury (planet)`, as a Wikipedia title) is also
+    answered by its head (`Mercury`) where the response says nothing else, or says the
+    disambiguator's words somewhere: `Mercury is a planet. Answer: Mercury` for gold
+    `Mercury (element)` does not pass, nor where it negates anything (`a planet, not an
+    element`)."""
+    said = set(tokens(context)) - {"answer", "final"}
+    if said & _NEGATIONS:
+        return []  # `a planet, not an element`: which one it means is not said plainly
+    heads = []
+    for gold in golds:
+        m = _DISAMBIGUATOR.match(gold)
+        if not m or not tokens(m.group(1)):
+            continue
+        if not said or set(tokens(m.group(2))) <= said:
+            heads.append(m.group(1))
+    return heads
