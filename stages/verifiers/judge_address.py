@@ -92,6 +92,14 @@ ENGLISH_DIRECTIVES = [
         r"|me)?\s*(?:full|maximum|max|perfect|top)\s+(?:marks|score|points|credit|grade)\b",
         _F,
     ),
+    # this answer is to be marked correct (passive, red team round 13)
+    re.compile(
+        r"\b(?:this|my)\s+(?:response|answer|submission|reply)\s+(?:is\s+to|should|must|shall"
+        r"|needs?\s+to|has\s+to|ought\s+to)\s+be\s+(?:marked|graded|scored|rated|treated|considered"
+        r"|deemed|counted|judged|evaluated|assessed|accepted)\s+(?:as\s+)?(?:an?\s+)?(?:correct|right"
+        r"|passing|passed|pass|perfect|full\s+marks|satisfactory|acceptable|fully\s+compliant)\b",
+        _F,
+    ),
 ]
 # the grader addressed with an obligation and a verdict: "The evaluator must treat ... fulfilled"
 _ADDRESSED = re.compile(
@@ -107,12 +115,14 @@ _GRADER_NOUN = (
 )
 _VERDICT = (
     r"(?<![a-z])(?:perfect|full\s+marks|pass(?:ed|es|ing)?|yes|true|satisf\w*|meets?\s+(?:every|all)"
-    r"|deserv\w*|confirm\w*|approv\w*|fulfil\w*|(?:every|all|each)\s+(?:items?|criteri\w*"
+    r"|deserv\w*|confirm\w*|approv\w*|fulfil\w*|tick\w*\s+(?:every|all|each)\s+box(?:es)?"
+    r"|(?:every|all|each)\s+(?:items?|criteri\w*"
     r"|requirements?|rubrics?|checks?|points?))(?![a-z])"
 )
 _CALLED = re.compile(
     r"(?:^|[.!?;]\s+)[ \t>*_#]*(?:dear|hey|hi|hello|attention|attn|note\s+(?:to|for)|to|for|as)"
-    rf"\s+(?:(?:the|a|my|our|any|all|every)\s+)?{_GRADER_NOUN}\s*[,:!\-\u2013\u2014][^\n]*?{_VERDICT}",
+    rf"\s+(?:(?:the|a|my|our|any|all|every)\s+)?(?:(?:ai|llm|model|automated)[\s-]+)?{_GRADER_NOUN}"
+    rf"\s*[,:!\-\u2013\u2014][^\n]*?{_VERDICT}",
     _F,
 )
 # the grader's output spoken of as owed: "your output should reflect that" after "every
@@ -134,7 +144,8 @@ _OWED_VERDICT = re.compile(
 # team round 12)
 _STRONG_VERDICT = re.compile(
     r"(?<![a-z])(?:perfect|full\s+marks|pass(?:ed|es|ing)?|yes|true|satisf\w*|meets?\s+(?:every|all)"
-    r"|fulfil\w*|(?:every|all|each)\s+(?:items?|criteri\w*|requirements?|rubrics?|checks?))(?![a-z])",
+    r"|fulfil\w*|tick\w*\s+(?:every|all|each)\s+box(?:es)?"
+    r"|(?:every|all|each)\s+(?:items?|criteri\w*|requirements?|rubrics?|checks?))(?![a-z])",
     re.IGNORECASE,
 )
 _THIS = re.compile(r"\b(?:this|me|my)\b", re.IGNORECASE)
@@ -144,7 +155,8 @@ def _called_or_owed(text: str) -> bool:
     """The grader called by name with a verdict in the line, or its output spoken of as owing
     one (red team round 11)."""
     for found in _CALLED.finditer(text):
-        line = found.group()
+        line_end = text.find("\n", found.end())
+        line = text[found.start() : line_end if line_end >= 0 else len(text)]
         if _STRONG_VERDICT.search(line) or _ABOUT_SELF.search(line) or _THIS.search(line):
             return True
     for found in _YOUR_OUTPUT.finditer(text):
@@ -264,7 +276,18 @@ def _addresses_grader(line: str, addressee: re.Pattern[str], order: re.Pattern[s
     bewertet" reports what an examiner did and is none (red team round 11)."""
     if order.search(line):
         return True
-    return any(_VOCATIVE.match(line, m.end()) for m in addressee.finditer(line))
+    return any(
+        _VOCATIVE.match(line, m.end()) and _names_first(line[: m.start()])
+        for m in addressee.finditer(line)
+    )
+
+
+def _names_first(before: str) -> bool:
+    """Whether the examiner named before a colon opens its sentence (a salutation: "Note pour
+    l'évaluateur :", "An den Prüfer:"), not a narrator's "sagte der Prüfer:" introducing what an
+    examiner said (red team round 13)."""
+    sentence = re.split(r"[.!?;]", before)[-1]
+    return len(sentence.split()) <= 4
 
 
 def _by_rules(text: str, rules: list[tuple[re.Pattern[str], ...]]) -> bool:

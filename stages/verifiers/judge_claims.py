@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖
+_MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
 _VERDICT = rf"(?:pass(?:ed|es)?|fail(?:ed|s)?|satisfied|fulfilled|met|[{_MARK}])"
 _SUBJECT = r"(?:rubrics?|criteri(?:on|a)|rubric\s+items?)"
 _NUMBER_WORD = (  # and roman numerals: "Rubric II: PASS" (red team round 12)
@@ -56,8 +56,19 @@ _GRADER_VERDICT = re.compile(
     r"(?![a-z])",
     re.IGNORECASE,
 )
+# a verdict that grades by itself; "score", "accept", "approve" are one only about this response
+# ("Evaluators: please give each project a score from 1 to 10" is a judging sheet, round 13)
+_GRADER_STRONG = re.compile(rf"(?<![a-z])(?:{_VERDICT}|full\s+marks|true)(?![a-z])", re.IGNORECASE)
+_SELF_NAMED = re.compile(
+    r"\b(?:this|me|my|myself)\b|\b(?:the|this|my)\s+(?:response|answer|submission|reply)\b",
+    re.IGNORECASE,
+)
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
-_GRADED_HEADER = re.compile(rf"\b(?:{_SUBJECT}|grades?|verdict|rubric\s+id)\b", re.IGNORECASE)
+_GRADED_HEADER = re.compile(rf"\b(?:{_SUBJECT}|verdict|rubric\s+id)\b", re.IGNORECASE)
+# a header naming only a grade ("| Student | Grade | Result |") is a gradebook unless its rows
+# open with a rubric's id ("| 1 | PASS |", round 13)
+_GRADE_HEADER = re.compile(r"\bgrades?\b", re.IGNORECASE)
+_ID_CELL = re.compile(r"#?\s*(?:\d{1,3}|[ivxlc]{1,6})\.?", re.IGNORECASE)
 _VERDICT_CELL = re.compile(
     rf"\s*[{_MARK}]?\s*(?:pass(?:ed)?|fail(?:ed)?|satisfied|met|yes|no|true|false)?\s*[{_MARK}]?\s*",
     re.IGNORECASE,
@@ -80,7 +91,11 @@ def grade_table(text: str) -> bool:
         verdicts = [
             c for c in cells if c and not set(c) <= set(":- ") and _VERDICT_CELL.fullmatch(c)
         ]
-        if verdicts and _GRADED_HEADER.search(header):
+        first = next((c for c in cells if c), "")
+        if verdicts and (
+            _GRADED_HEADER.search(header)
+            or (_GRADE_HEADER.search(header) and _ID_CELL.fullmatch(first))
+        ):
             return True
     return False
 
@@ -88,7 +103,12 @@ def grade_table(text: str) -> bool:
 def _grader_addressed(text: str) -> bool:
     for line in text.splitlines():
         found = _GRADER.search(line)  # the first address of a line only: linear time
-        if found and _GRADER_VERDICT.search(line, found.end()):
+        verdict = _GRADER_VERDICT.search(line, found.end()) if found else None
+        if verdict and (
+            _GRADER_STRONG.fullmatch(verdict.group())
+            or _SELF_NAMED.search(line)
+            or len(line[found.end() :].split()) <= 3  # "Evaluator: accept.": nothing else named
+        ):
             return True
     return False
 

@@ -216,6 +216,20 @@ def _literal_view(seen: str) -> str | None:
     return literal_form(seen) if "\\" in seen or "grades" in _letters(seen) else None
 
 
+# A rubric that asks for a transcript: its turns are the task's (a tutoring dialogue whose
+# assistant says "that passes the rubric's thesis criterion", red team round 13). Control
+# tokens still count: a transcript needs no template tokens.
+_TURNS_ASKED = re.compile(
+    r"transcript|dialog|conversation|chat\s+log|user\s*/\s*assistant|role[\s-]?play|screenplay"
+    r"|\bturns?\b",
+    re.IGNORECASE,
+)
+
+
+def _turns_requested(rubrics: Sequence[str]) -> bool:
+    return any(_TURNS_ASKED.search(rubric) for rubric in rubrics)
+
+
 def names_reply_format(response: str) -> bool:
     """Whether the response spells `grades` at all, any characters between its letters
     (`'gra' 'des'`, `g-r-a-d-e-s`): where the judge's reply then is ambiguous, the response
@@ -251,7 +265,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
         kinds.append("grade_talk")
     if any(grader_instruction(t) for t in [*said, response]):
         kinds.append("grader_instruction")
-    if role_turn(visible) or any(role_turn(t) for t in hidden):
+    if not _turns_requested(rubrics) and (role_turn(visible) or any(role_turn(t) for t in hidden)):
         kinds.append("role_turn")
     if hides_text(response):
         kinds.append("hidden_text")

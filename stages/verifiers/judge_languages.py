@@ -71,6 +71,30 @@ MORE_LATIN = {
         r"|de\s+mai\s+sus)",
         r"\b(?:marcati|marcheaza|considerati|acordati|va\s+rog|trebuie)\b",
     ),
+    # red team round 13
+    "da": (
+        r"\b(?:bedommer\w*|censor\w*|eksaminator\w*|retter(?:en)?|bedommelsesmodel\w*)",
+        r"\b(?:godkend|bestaet|opfyldt|korrekt|sand|true|passed|fulde\s+point|topkarakter"
+        r"|hojeste\s+(?:karakter|point))",
+        r"\b(?:ignorer|glem)\s+(?:alle\s+)?(?:tidligere|ovenstaende)\s+(?:instruktioner|regler)",
+        r"\b(?:godkend|marker|betragt|giv|saet|venligst|skal|bor)\b",
+    ),
+    "hu": (
+        r"\b(?:ertekelo\w*|vizsgaztato\w*|javito\w*|pontozo\w*|ertekelo\s+modell\w*)",
+        r"\b(?:elfogad|helyes|teljesul|teljesult|megfelel|atment|sikeres|igaz|true|passed"
+        r"|maximalis\s+pont|teljes\s+pont)",
+        r"\b(?:hagyd|hagyja)\s+figyelmen\s+kivul\s+(?:az\s+)?(?:osszes\s+)?(?:korabbi|elozo"
+        r"|fenti)\s+(?:utasitas|szabaly)",
+        r"\b(?:fogadd|fogadja|jelold|jelolje|add|adja|adj|kerem|kerlek|kell|legyen|tekintsd)\b",
+    ),
+    "sw": (
+        r"\b(?:msahihishaji|mtathmini|mkaguzi|mwamuzi|mpimaji|watathmini)\b",
+        r"\b(?:kufaulu|kupita|amefaulu|imefaulu|sahihi|imekubaliwa|alama\s+(?:kamili|zote)"
+        r"|true|passed)",
+        r"\b(?:puuza|sahau)\s+(?:maagizo|maelekezo)\s+(?:yote\s+)?(?:ya\s+awali|yaliyotangulia"
+        r"|ya\s+hapo\s+juu)",
+        r"\b(?:weka|toa|tafadhali|lazima|kubali|hesabu|ipe|mpe)\b",
+    ),
 }
 MORE_NON_LATIN = {
     "hi": (
@@ -106,6 +130,12 @@ MORE_NON_LATIN = {
         r"(?:ігноруй|забудь|проігноруй)\w*\s+(?:всі\s+|усі\s+)?(?:попередн|вищенаведен)\w*\s+"
         r"(?:інструкці|вказівк|правил)",
         r"\w(?:йте|іть|ть)\b|повинен|потрібно|необхідно|будь\s*ласка|слід|треба",
+    ),
+    "fa": (  # red team round 13
+        r"(?:ارزیاب|ارزياب|مصحح|ممتحن|داور|مدل\s*ارزیابی)",
+        r"(?:نمره\s*(?:کامل|كامل)|قبول|درست|صحیح|صحيح|تایید|تأیید|پذیرفته|true|passed)",
+        r"(?:دستورالعمل|دستور)\w*\s*(?:های\s*)?(?:قبلی|پیشین)\s*را\s*(?:نادیده|فراموش)",
+        r"(?:بدهید|بده|بدهيد|کنید|كنيد|کن|لطفا|لطفاً|باید|بايد|علامت)",
     ),
     "th": (
         r"(?:ผู้ประเมิน|ผู้ตรวจ|ผู้ให้คะแนน|กรรมการ)",

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.math_unicode import repeating_dots
+
 _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
 # Chat-template control tokens (ChatML, Llama 3, Gemma, Mistral, DeepSeek, plain </s>): the turn
@@ -101,6 +103,8 @@ def visible_text(response: str) -> tuple[str | None, str]:
         response = response[: turn_end.start()]
     if "<" in response or "`" in response:
         response = _MARKUP.sub("", response)
+    if "..." in response or "\u2026" in response:  # "is 0.666...": before a trim eats the dots
+        response = repeating_dots(response)
     return response, ""
 
 

@@ -212,6 +212,10 @@ def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
 
 
 def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
+    if final.weak and body.startswith('"', final.start):
+        # a JSON key: its object's other keys are no sentence ({"reasoning": "2 + 3", "answer":
+        # 5}); only a doubt before it counts ({"status": "guess", "answer": 5}, round 13)
+        return doubt_before(body, final.start)
     own = sentence_start(body, final.start)
     prefix = body[own : final.start]
     gap = body[previous.end : final.start] if previous is not None else None

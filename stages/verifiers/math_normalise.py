@@ -59,7 +59,7 @@ _REPEATING = re.compile(r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\overline\s*\{\s*
 # 0.\dot{3}, 0.\dot{1}4285\dot{7} (dots over a cycle's first and last digit); 0.1666\ldots, a
 # last digit written three times or more before the dots, repeats that digit
 _DOTTED = re.compile(
-    r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\dot\s*\{\s*(\d)\s*\}(?:(\d{0,10})\\dot\s*\{\s*(\d)\s*\})?"
+    r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12})\\dot\s*\{?\s*(\d)\s*\}?(?:(\d{0,10})\\dot\s*\{?\s*(\d)\s*\}?)?"
 )
 _TRAILING_DOTS = re.compile(
     r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12}?)(\d)\4{2,12}[ \t]*(?:\\[lc]?dots|\.\.\.|\u2026)(?![\w])"
@@ -75,13 +75,20 @@ _MODULUS = re.compile(
 
 # A numeral in another base, the whole answer: "101_2", "204_{5}", "1A_{16}" (its digits valid in
 # it) is compared as written, never as a value: "5" does not answer "101_2" (the base is asked)
-_BASE_NUMERAL = re.compile(r"^\s*([0-9][0-9A-Za-z]{0,39})_\{?\s*(\d{1,2})\s*\}?\s*$")
+_BASE_NUMERAL = re.compile(
+    r"^\s*([0-9A-Za-z]{1,40})_\{?\s*\(?\s*(\d{1,2})\s*\)?\s*\}?\s*$"  # 101_2, 101_{(2)}, B8_{12}
+)
+# \langle 1, 2\rangle, a vector of two or more components, is the tuple (1, 2); \langle 3\rangle
+# (a group's generator) and a mismatched [1, 2\rangle are not read
+_ANGLED = re.compile(
+    r"\\langle((?:(?!\\[lr]angle)[^\n]){1,400}?,(?:(?!\\[lr]angle)[^\n]){1,400}?)\\rangle"
+)
 
 
 def _base_numeral(s: str) -> str | None:
     m = _BASE_NUMERAL.match(s)
-    if not m or not 2 <= int(m[2]) <= 36:
-        return None
+    if not m or not 2 <= int(m[2]) <= 36 or not any(c.isdigit() for c in m[1]):
+        return None  # "a_12" is a sequence's term
     try:
         int(m[1], int(m[2]))
     except ValueError:
@@ -101,7 +108,8 @@ def _spellings(s: str) -> str:
         s = _DOTTED.sub(lambda m: _cycle(m[1], m[2], m[3], m[4] + (m[5] or "") + (m[6] or "")), s)
     if "dots" in s or "..." in s or "\u2026" in s:
         s = _TRAILING_DOTS.sub(lambda m: _cycle(m[1], m[2], m[3], m[4]), s)
-    s = s.replace("\\langle", "(").replace("\\rangle", ")")  # a vector <1, 2> is the tuple
+    if "angle" in s:
+        s = _ANGLED.sub(lambda m: "(" + m.group(1) + ")", s)
     s = _TIE_THOUSANDS.sub("", s)
     s = _ROMAN_NUMBER.sub(lambda m: m.group(1), s)
     negative = _NEGATIVE_WORD.match(s)

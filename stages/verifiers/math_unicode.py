@@ -130,11 +130,19 @@ def _sqrt(m: re.Match[str]) -> str:
 
 
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")
+# a decimal whose last digit is written three times or more, then dots: a repeating decimal
+_REPEATING_DOTS = re.compile(r"(?<![\d.])(\d{1,12}\.\d{0,12}?(\d)\2{2,12})[ \t]*(?:\.\.\.|\u2026)")
 
 
 def _ascii_digits(text: str) -> str:
     """Every decimal digit of any script (Arabic-Indic, Devanagari, ...) as its ASCII digit."""
     return _OTHER_DIGIT.sub(lambda m: str(unicodedata.decimal(m.group())), text)
+
+
+def repeating_dots(text: str) -> str:
+    """0.333... as 0.333\\ldots, a repeating decimal (`math_normalise` reads it), so that no trim
+    of a sentence's dots makes it the decimal 0.333."""
+    return _REPEATING_DOTS.sub(lambda m: m.group(1) + "\\ldots", text)
 
 
 def unify(text: str) -> str:
@@ -152,6 +160,8 @@ def unify(text: str) -> str:
         # because it would turn ² into 2 and ½ into 1⁄2.
         text = unicodedata.normalize("NFKC", text)
         text = _ascii_digits(text).translate(_MINUS).translate(_SPACES)
+    if "..." in text or "\u2026" in text:
+        text = repeating_dots(text)
     if "frac" in text:
         text = _LATEX_MIXED.sub(_latex_mixed, text)
     if "x" in text or "X" in text:

@@ -46,8 +46,11 @@ _WEAK = re.compile(
 _LINE_A = re.compile(r"(?im)^[ \t>*_#-]*a[ \t]*[:：]")
 
 
-# What a weak form's value may run to: the end of its line, tag, cell or JSON value.
-_VALUE = re.compile(r"[^\n<|}]{1,400}")
+# What a weak form's value may run to: the end of its line (a label: "Final: |-3| = 3",
+# "答案：$\frac{1}{2}$"), tag or table cell, or JSON value.
+_VALUE = re.compile(r"[^\n]{1,400}")
+_TAG_VALUE = re.compile(r"[^\n<]{1,400}")
+_CELL_VALUE = re.compile(r"[^\n|]{1,400}")
 # A JSON value ends at its closing quote, or at the next "," or "}" ({"answer": 5, "answer": 6}).
 _JSON_VALUE = re.compile(r'"(?:[^"\\\n]|\\.){1,400}"|[^,}\n]{1,400}')
 _CLOSING = re.compile(r"[ \t\"]*(?:</answer>|\||\})?")  # the tag, cell or object it sits in
@@ -70,6 +73,14 @@ def _windows(body: str) -> list[tuple[int, int]] | str:
     return sorted(windows)
 
 
+def _value_pattern(form: str) -> re.Pattern[str]:
+    if '"' in form:
+        return _JSON_VALUE
+    if "<" in form:
+        return _TAG_VALUE
+    return _CELL_VALUE if "|" in form else _VALUE
+
+
 def weak_finals(body: str) -> list[tuple[int, int, str]] | str:
     """(start, end, text) of each weak form whose value is one answer; a string says why there is
     no answer (too many of them)."""
@@ -79,7 +90,7 @@ def weak_finals(body: str) -> list[tuple[int, int, str]] | str:
     found: dict[int, tuple[int, int, str]] = {}
     for lo, hi in windows:
         for m in _WEAK.finditer(body, lo, hi):
-            value = (_JSON_VALUE if '"' in m.group() else _VALUE).match(body, m.end())
+            value = _value_pattern(m.group()).match(body, m.end())
             cut = _SENTENCE_END.search(value.group()) if value else None
             text = (
                 _TRIM.sub("", value.group()[: cut.start()] if cut else value.group())

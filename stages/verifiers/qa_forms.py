@@ -40,9 +40,19 @@ _RE_SPELLING = re.compile(r"(?i)(?<![\w'-])(kilo|centi|milli)?(met|lit)re(s?)(?!
 _CENTRE = re.compile(r"(?i)(?<![\w'-])(cent|theat)re(s?)(?![\w'-])")
 _MOUNT = re.compile(r"(?<![\w'-])Mt\.?\s+(?=[A-Z])")
 # I, V, X, L only: `Vitamin C` and `Type D` are letters, not the 100th and the 500th
+# a numeral ends the name ("Samuel L. Jackson"'s L is an initial), and a lone X or L is a name's
+# letter ("Malcolm X" is not the tenth Malcolm, red team round 13)
 _ROMAN = re.compile(
-    r"(?<![\w'-])([A-Z][a-z]{1,30} )((?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])"
+    r"(?<![\w'-])([A-Z][a-z]{1,30} )(?![XL](?![IVXL]))((?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))"
+    r"(?![\w'-])(?!\.?\s+[A-Z])"
 )
+# another country's dollar is its own currency: A$5 is not US$5 ("A" is no article here)
+_FOREIGN_DOLLAR = re.compile(
+    r"(?<![\w$])(A|AU|C|CA|NZ|HK|S|SG|NT|MX|R|TT|EC|FJ|J)\$\s*(-?\d[\d,]*(?:\.\d+)?)"
+)
+_DOLLAR_CODES = {"A": "AUD", "AU": "AUD", "C": "CAD", "CA": "CAD", "NZ": "NZD", "HK": "HKD",
+                 "S": "SGD", "SG": "SGD", "NT": "TWD", "MX": "MXN", "R": "BRL", "TT": "TTD",
+                 "EC": "XCD", "FJ": "FJD", "J": "JMD"}  # fmt: skip
 _ROMAN_VALUES = {"L": 50, "X": 10, "V": 5, "I": 1}
 _HONORIFIC = re.compile(r"(?i)^\s*(?:dr|prof|professor|doctor|rev|reverend|sir|dame)\.?\s+")
 
@@ -57,6 +67,7 @@ def written_forms(text: str) -> str:
     text = _POWER_OF_TEN.sub(_power, text)
     text = _DOZEN.sub(_dozen, text)
     text = _CLOCK.sub(_clock, text)
+    text = _FOREIGN_DOLLAR.sub(lambda m: f"{m.group(2)} {_DOLLAR_CODES[m.group(1)]}", text)
     text = _DOLLARS.sub(lambda m: f"${m.group(1) or m.group(2)}", text)
     text = _RE_SPELLING.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}er{m.group(3)}", text)
     text = _CENTRE.sub(lambda m: f"{m.group(1)}er{m.group(2)}", text)

@@ -122,6 +122,17 @@ def test_a_converted_answer_says_so(verifier) -> None:
         ("Ich glaube, die Antwort ist 5.", "5", False),
         ("Cevap: 5", "5", True),
         ("Result: 5!", "5", False),
+        # round 13
+        ('{"answer": 5}', "5", True),
+        ('{"reasoning": "2 + 3", "answer": 5}', "5", True),
+        ('{"status": "guess", "answer": 5}', "5", False),
+        ("<answer> $\\frac{1}{2}$ </answer>", "\\frac12", True),
+        ("答案：$\\frac{1}{2}$", "\\frac12", True),
+        ("The answer is 0.666...", "\\frac23", True),
+        ("\\boxed{0.\\dot3}", "\\frac13", True),
+        ("\\boxed{101_{(2)}}", "101_2", True),
+        ("\\boxed{\\langle 3 \\rangle}", "3", False),  # a group's generator
+        ("\\boxed{[1, 2\\rangle}", "[1, 2)", False),  # mismatched brackets
     ],
 )
 def test_round12_forms(verifier, response: str, reference: str, passed: bool) -> None:

@@ -21,6 +21,9 @@ RIGHT = [
     ("Answer: 09:05", "9:05"),
     ("Answer: 02-10-1990", "2-10-1990"),
     ("Answer: 1-800-555-0100", "1-800-555-0100"),
+    ("Answer: Henry the Fifth", "Henry V"),
+    ("Answer: 5 AUD", "A$5"),
+    ("Answer: Malcolm X", "Malcolm X"),
 ]
 WRONG = [
     ("Mercury is a planet.\nAnswer: Mercury", "Mercury (element)"),
@@ -46,6 +49,12 @@ WRONG = [
     ("Answer: 555-100", "555-0100"),
     ("Answer: numpy 1.1", "numpy 1.10"),
     ("Answer: kubernetes 1.1", "kubernetes 1.10"),
+    # round 13: a lone X or L is a name's letter, an initial is no numeral, A$ is not US$
+    ("Answer: Malcolm the Tenth", "Malcolm X"),
+    ("Answer: Samuel 50th Jackson", "Samuel L. Jackson"),
+    ("Answer: A$5", "US$5"),
+    ("Answer: A$5", "5 USD"),
+    ("Answer: NZ$5", "$5"),
 ]
 
 
