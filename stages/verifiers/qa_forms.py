@@ -9,7 +9,9 @@ one:
 - a length or mass unit after a number is its symbol (`5 kilometres`, `5 kilometers`: `5 km`),
   and British `-re` spellings of units and `centre`/`theatre` are the American ones;
 - `Mt.` before a name is `Mount`; a Roman numeral after a name is a regnal ordinal (`Henry VIII`
-  is `Henry the Eighth`, not `Henry 8`).
+  is `Henry the Eighth`, not `Henry 8`), except after a head that counts a series (`Type I` is
+  `Type 1`, `Apollo XI` `Apollo 11`, `stage IV` `stage 4`);
+- Indian digit grouping is the number (`1,00,000` is `100000`); `5 million USD` is `$5 million`.
 
 `without_honorific` and `disambiguated_heads` widen what is compared, and only where the response
 cannot mean another thing: see their docstrings."""
@@ -27,9 +29,12 @@ _FEW = ["a", "one", "two", "three", "four", "five", "six", "seven", "eight", "ni
 _DOZEN = re.compile(rf"(?i)(?<![\w'-])(?:({'|'.join(_FEW)})\s+|(\d{{1,6}})\s+)?dozen(?![\w'-])")
 _CLOCK = re.compile(r"(?i)(?<![\w.:])(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?\s?m\b\.?(?![\w'-])")
 _DOLLARS = re.compile(
-    r"(?i)(?<![\w.])(?:(?:US\$|USD)\s*(-?\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:US\s+)?"
-    r"(?:dollars?|USD)(?![\w'-]))"
+    r"(?i)(?<![\w.])(?:(?:US\$|USD)\s*(-?\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?"
+    r"(?:\s+(?:thousand|million|billion|trillion))?)\s*(?:US\s+)?(?:dollars?|USD)(?![\w'-]))"
 )
+# Indian digit grouping (`1,00,000`): two-digit groups before the last three are one number;
+# no other reading exists (three-digit groups are the only other grouping)
+_INDIAN_GROUPING = re.compile(r"(?<![\w.,])(\d{1,2}(?:,\d\d)+,\d{3})(?![\w,]|\.\d)")
 _UNITS = {"kilometer": "km", "kilometers": "km", "kilometre": "km", "kilometres": "km",
           "meter": "m", "meters": "m", "metre": "m", "metres": "m", "centimeter": "cm",
           "centimeters": "cm", "centimetre": "cm", "centimetres": "cm", "millimeter": "mm",
@@ -54,6 +59,17 @@ _DOLLAR_CODES = {"A": "AUD", "AU": "AUD", "C": "CAD", "CA": "CAD", "NZ": "NZD", 
                  "S": "SGD", "SG": "SGD", "NT": "TWD", "MX": "MXN", "R": "BRL", "TT": "TTD",
                  "EC": "XCD", "FJ": "FJD", "J": "JMD"}  # fmt: skip
 _ROMAN_VALUES = {"L": 50, "X": 10, "V": 5, "I": 1}
+# A numeral after one of these heads counts a series, not a monarch: `Type I` diabetes is
+# `type 1`, `Apollo XI` is `Apollo 11`, `World War II` is `World War 2` (red team round 13)
+_SERIES_HEADS = (
+    "type|stage|phase|apollo|war|bowl|class|grade|level|chapter|part|volume|vol|book|act|"
+    "article|title|category|gemini|mark|schedule|division|tier|series|round|step|version|sonnet|"
+    "symphony|psalm|canto|appendix|figure|table|section|formula|unit|block"
+)
+_SERIES = re.compile(
+    rf"(?i)(?<![\w'-])({_SERIES_HEADS})\s+(?![XL](?![IVXL]))"
+    r"((?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))(?![\w'-])"
+)
 _HONORIFIC = re.compile(r"(?i)^\s*(?:dr|prof|professor|doctor|rev|reverend|sir|dame)\.?\s+")
 
 
@@ -68,11 +84,13 @@ def written_forms(text: str) -> str:
     text = _DOZEN.sub(_dozen, text)
     text = _CLOCK.sub(_clock, text)
     text = _FOREIGN_DOLLAR.sub(lambda m: f"{m.group(2)} {_DOLLAR_CODES[m.group(1)]}", text)
+    text = _INDIAN_GROUPING.sub(lambda m: m.group(1).replace(",", ""), text)
     text = _DOLLARS.sub(lambda m: f"${m.group(1) or m.group(2)}", text)
     text = _RE_SPELLING.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}er{m.group(3)}", text)
     text = _CENTRE.sub(lambda m: f"{m.group(1)}er{m.group(2)}", text)
     text = _UNIT_AFTER.sub(lambda m: f" {_UNITS[m.group(1).lower()]}", text)
     text = _MOUNT.sub("Mount ", text)
+    text = _SERIES.sub(_series_number, text)
     return _ROMAN.sub(_regnal, text)
 
 
@@ -97,15 +115,21 @@ def _clock(m: re.Match[str]) -> str:
     return f"{hour}:{minute}"
 
 
+def _roman_value(numeral: str) -> int:
+    values = [_ROMAN_VALUES[c] for c in numeral]
+    return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+
+
+def _series_number(m: re.Match[str]) -> str:
+    # the numeral group matches the empty string too: a head with no numeral stays as written
+    return f"{m.group(1)} {_roman_value(m.group(2))}" if m.group(2) else m.group()
+
+
 def _regnal(m: re.Match[str]) -> str:
     numeral = m.group(2)
     if not numeral:
         return m.group()
-    values = [_ROMAN_VALUES[c] for c in numeral]
-    value = sum(
-        -v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values)
-    )
-    return f"{m.group(1)}{value}th"
+    return f"{m.group(1)}{_roman_value(numeral)}th"
 
 
 Tokens = Callable[[str], list[str]]

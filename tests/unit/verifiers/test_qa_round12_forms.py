@@ -24,6 +24,13 @@ RIGHT = [
     ("Answer: Henry the Fifth", "Henry V"),
     ("Answer: 5 AUD", "A$5"),
     ("Answer: Malcolm X", "Malcolm X"),
+    # round 13's open cases: a numeral after a series head counts, Indian grouping, a scale word
+    ("Answer: Type I diabetes", "type 1 diabetes"),
+    ("Answer: Apollo 11", "Apollo XI"),
+    ("Answer: stage 4", "Stage IV"),
+    ("Answer: World War 2", "World War II"),
+    ("Answer: 1,00,000", "100,000"),
+    ("Answer: 5 million USD", "$5 million"),
 ]
 WRONG = [
     ("Mercury is a planet.\nAnswer: Mercury", "Mercury (element)"),
@@ -55,6 +62,12 @@ WRONG = [
     ("Answer: A$5", "US$5"),
     ("Answer: A$5", "5 USD"),
     ("Answer: NZ$5", "$5"),
+    ("Answer: Type II diabetes", "type 1 diabetes"),
+    ("Answer: Apollo 12", "Apollo XI"),
+    ("Answer: 1,00,000", "1,000,000"),
+    ("Answer: 10,00,000", "100,000"),
+    ("Answer: 5 million USD", "$5 billion"),
+    ("Answer: 5 USD", "$5 million"),
 ]
 
 

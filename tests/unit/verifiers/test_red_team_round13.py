@@ -11,15 +11,11 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round13_mq.jsonl") + load(DATA / "adversarial_round13_judge.jsonl")
-_ROMAN_NUMBER = "a Roman numeral after a name is a regnal ordinal, never the number it counts"
 OPEN = {
     "mq13-m060": "a numeral in another base is compared as written, never as its value",
     "mq13-m019": "struck-through markdown is text like any other: two boxes, no answer",
     "mq13-m020": "a '!' right after the answer may be a factorial: no answer",
     "mq13-m013": "a label that is a function's value (|-3|) names no answer",
-    "mq13-q087": "Indian digit grouping (1,00,000) is not read as one number",
-    "mq13-q085": "a dollar amount with a scale word before the currency is not rewritten",
-    **{f"mq13-q{n:03d}": _ROMAN_NUMBER for n in (79, 83, 111)},
     "a12j13-038": "open: an order in Pig Latin (an encoding we do not decode)",
 }
 
