@@ -130,6 +130,42 @@ _COUNT_NOUN = (
     r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
     r"(?:\s+(?:for|of|in|that|which|satisfying|to)(?:\s+(?:[a-z]+|\$[A-Za-z](?:_[A-Za-z0-9])?\$)){1,8})?"
 )
+# A word problem's own nouns after its count ("\\boxed{12} apples in total"): one to three
+# lowercase words, the last one spoken of before the answer; never a word that scales, divides,
+# operates on or qualifies the number ("tens", "halves", "squared", "approximately")
+_NAMED_COUNT = re.compile(
+    r"(?P<words>[a-z]{2,20}(?:[ -][a-z]{2,20}){0,2}?)"
+    r"(?:\s+(?:in\s+total|in\s+all|altogether|left(?:\s+over)?|remaining))?[\s$*_.!,;]*"
+)
+_NOT_A_NOUN = re.compile(
+    r"(?:^|[ -])(?:[a-z]*(?:teen|ty|ths?|tens|halves|halfs|thirds|quarters|hundred|thousand|illion"
+    r"|dozen|score|gross|grand|lakh|crore|fold|ed|ly|ing|ish)s?|is|are|was|were|be|or|and|if|not"
+    r"|no|nor|at|as|to|by|per|each|every|apiece|over|under|above|below|up|down|off|from|with"
+    r"|without|than|about|around|roughly|nearly|almost|maybe|perhaps|probably|possibly|likely"
+    r"|approx|times|plus|minus|mod|modulo|squared|cubed|factorial|inverse|reciprocal|root|roots"
+    r"|power|powers|percent|pct|base|digits?|decimal|radians?|degrees?|units?|too|so|only|just"
+    r"|but|yet|then|else|instead|rather|unless|when|since|because|wrong|incorrect|false|true"
+    r"|right|correct|answer|answers|solution|result|value|values|guess|estimate|sure|unsure"
+    r"|new|old|first|second|last|next|other|another|more|less|most|least|fewer|few|many|some"
+    r"|all|any|none|both|either|neither|half|double|twice|triple|single|pairs?|sets?|groups?"
+    r"|batch(?:es)?|packs?|boxes|bags|rows|stacks|cases|dozens|hands|teams|lots|sides|faces"
+    r"|i|we|you|he|she|it|they|me|us|him|her|them|this|that|these|those|the|an?)(?=$|[ -])"
+)
+
+
+def named_count(rest: str, earlier: str) -> re.Match[str] | None:
+    """`rest` as the nouns a word problem counts (`apples in total`) where the last of them was
+    spoken of before the answer (`earlier`); a word that can change what the number means
+    (`tens`, `halves`, `squared`, `more`, `pairs`: a pair is two) is never one."""
+    m = _NAMED_COUNT.fullmatch(rest)
+    if not m or _NOT_A_NOUN.search(m.group("words")):
+        return None
+    last = re.split(r"[ -]", m.group("words"))[-1]
+    if not re.search(rf"(?i)(?<![\w-]){re.escape(last)}(?![\w-])", earlier[-4000:]):
+        return None
+    return m
+
+
 # What may follow the final answer in its own sentence.
 _CLOSING_REST = re.compile(
     r"(?i)(?:,?\s*(?:which|this|that)\s+)?(?:(?:is|was|would be|will be|are)\s+"
@@ -230,17 +266,18 @@ def doubt_problem(prefix: str) -> str | None:
     return f"{negation.group()!r} before the answer" if negation else None
 
 
-def tail_problem(rest: str, later: str, answer: str | None = None) -> str | None:
+def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str = "") -> str | None:
     """Why the text after the final answer may take it back, or None. `rest` is the remainder of
     the answer's own sentence (its end included), `later` all that follows: closing formulae, or
-    a short justification of `answer` (`math_explain`)."""
+    a short justification of `answer` (`math_explain`); `earlier` is the text before the answer,
+    where the things a count names were spoken of (`named_count`)."""
     rest = unify(rest[: WINDOW + 1])
     if "?" in rest:
         return "a question, not an answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
     closing = _CLOSING_REST.match(rest)
     if not closing or not closing.group():
-        counted = _COUNT_REST.match(rest)
+        counted = _COUNT_REST.match(rest) or named_count(rest, earlier)
         if counted and not _COUNT_OTHER.search(counted.group()):
             closing = counted
     closed = _CLOSERS.fullmatch(rest, closing.end() if closing else 0)

@@ -324,7 +324,9 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)
     one = len(keys) == 1 or same_value(list(keys.values()))
-    problem = tail_problem(body[after:end], body[end:], last.text if one else None)
+    problem = tail_problem(
+        body[after:end], body[end:], last.text if one else None, body[: last.start]
+    )
     if problem:
         return Extraction(None, mode, "retracted", problem)
     if len(keys) == 1 or same_value(list(keys.values())):  # "\\boxed{\\frac12} or \\boxed{0.5}"
