@@ -47,7 +47,7 @@ _ANNOUNCE = (
     r"[ \t]*[.:!]?[ \t]*"
 )
 _FENCED = re.compile(
-    rf"\s*(?:{_ANNOUNCE}\n)?```[ \t]*(?:json)?[ \t]*\n(?P<object>.*?)\n?[ \t]*```\s*",
+    rf"\s*+(?:{_ANNOUNCE}\n)?```[ \t]*+(?:json)?[ \t]*+\n(?P<object>.*?)\n?[ \t]*+```\s*+",
     re.IGNORECASE | re.DOTALL,
 )
 _CLOSING_FENCE = re.compile(r"\n?[ \t]*```\Z")

@@ -120,7 +120,10 @@ _VERDICT = (
     r"|requirements?|rubrics?|checks?|points?))(?![a-z])"
 )
 _CALLED = re.compile(
-    r"(?:^|[.!?;]\s+)[ \t>*_#]*(?:dear|hey|hi|hello|attention|attn|note\s+(?:to|for)|to|for|as)"
+    # one way to read the whitespace before the address: `[.!?;]\s+` then `[ \t]*` read
+    # 20,000 spaces quadratically (100 s a response)
+    r"(?:^[ \t]*|[.!?;]\s+)(?:[>*_#][ \t>*_#]*)?"
+    r"(?:dear|hey|hi|hello|attention|attn|note\s+(?:to|for)|to|for|as)"
     rf"\s+(?:(?:the|a|my|our|any|all|every)\s+)?(?:(?:ai|llm|model|automated)[\s-]+)?{_GRADER_NOUN}"
     rf"\s*[,:!\-\u2013\u2014][^\n]*?{_VERDICT}",
     _F,

@@ -45,7 +45,8 @@ _CITATION_ITEM = (  # possessive: a long run of digits is read once, never split
     r"[\[(]?\s*+(?:(?:paragraphs?|para|passages?|documents?|doc|p|#)\s*+[-_#]?\s*+)?\d++\s*+[\])]?"
 )
 _CITATIONS_ONLY = re.compile(
-    rf"(?i)\s*{_CITATION_ITEM}(?:\s*(?:[,;&]|and)?\s*{_CITATION_ITEM})*\s*[.]?\s*"
+    # possessive spaces: three whitespace runs side by side read a long blank cubically
+    rf"(?i)\s*+{_CITATION_ITEM}(?:\s*+(?:[,;&]|and)?\s*+{_CITATION_ITEM})*\s*+[.]?\s*+"
 )
 # "The answer is London", "My final answer: London", "London is the answer": a stated answer.
 _STATED = re.compile(
@@ -102,9 +103,10 @@ _QUESTION = re.compile(
 # An unchecked box (`[ ] Paris`, `☐ Paris`) leaves the option open: no answer. A checked one
 # (`[x] Paris`, `☑`, `✅`, `✔`) on the answer's edge commits to it and is no word of it.
 _UNCHECKED = re.compile("\\[\\s*\\]|[\u2610\u25a1\u25a2\u2b1c\u274f-\u2752\U0001f532\U0001f533]")
+# a search starts only where a blank starts: from inside a long blank it re-read the blank
 _CHECKED = re.compile(
     "^\\s*(?:[-*]\\s*)?(?:\\[[xX\u2713\u2714]\\]|[\u2611\u2705\u2713\u2714]\ufe0f?)\\s*"
-    "|\\s*(?:\\[[xX\u2713\u2714]\\]|[\u2611\u2705\u2713\u2714]\ufe0f?)\\s*$"
+    "|(?<!\\s)\\s*(?:\\[[xX\u2713\u2714]\\]|[\u2611\u2705\u2713\u2714]\ufe0f?)\\s*$"
 )
 _WRONG_MARK = re.compile("[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e]")
 # Doubt or disowning words inside the answer ("<gold> (MAYBE)", "(WRONG)", "roughly 5").

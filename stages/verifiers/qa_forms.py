@@ -29,7 +29,7 @@ _FEW = ["a", "one", "two", "three", "four", "five", "six", "seven", "eight", "ni
 _DOZEN = re.compile(rf"(?i)(?<![\w'-])(?:({'|'.join(_FEW)})\s+|(\d{{1,6}})\s+)?dozen(?![\w'-])")
 _CLOCK = re.compile(r"(?i)(?<![\w.:])(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?\s?m\b\.?(?![\w'-])")
 _DOLLARS = re.compile(
-    r"(?i)(?<![\w.])(?:(?:US\$|USD)\s*(-?\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?"
+    r"(?i)(?<![\w.,])(?:(?:US\$|USD)\s*(-?\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?"
     r"(?:\s+(?:thousand|million|billion|trillion))?)\s*(?:US\s+)?(?:dollars?|USD)(?![\w'-]))"
 )
 # Indian digit grouping (`1,00,000`): two-digit groups before the last three are one number;

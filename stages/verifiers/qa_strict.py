@@ -109,7 +109,7 @@ _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 # Digits grouped by a thin, narrow or no-break space ("1\u2009000"): typeset thousands, one number.
 _TYPESET_THOUSANDS = re.compile(r"(?<=\d)[\u2009\u202f\u00a0](?=\d{3}(?!\d))")
-_SPACED_NUMBER = re.compile(r"\s*\d{1,3}(?: \d{3})+\s*")  # a whole answer "1 000": one number
+_SPACED_NUMBER = re.compile(r"\s*+\d{1,3}(?: \d{3})+\s*+")  # a whole answer "1 000": one number
 # A decimal right after a name or a word that numbers things ("Python 3.10", "Section 1.10",
 # "v2.10", "jQuery 1.10", "numpy 1.10") is an identifier, compared as written: its trailing zeros
 # are not a value's. Words that open a quantity ("About 3.50", "is 3.50") are not names.

@@ -25,7 +25,7 @@ class _Item:
 
 def test_the_suite_runs_on_two_workers_by_group() -> None:
     addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
-    assert addopts["addopts"].split() == ["-ra", "-n", "2", "--dist", "loadgroup"]
+    assert addopts["addopts"].split() == ["-ra", "-n", "2", "--dist", "loadgroup", "--durations=30"]
 
 
 def test_a_file_is_one_group_and_the_quickstart_readers_share_one() -> None:
