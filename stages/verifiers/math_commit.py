@@ -35,6 +35,20 @@ _UNFINISHED = (
     r"|can'?t|cannot|didn'?t|did\s+not|haven'?t|have\s+not|never)\s+(?:\w+\s+)?(?:solve|solved|check"
     r"|checked|verify|verified|finish|finished|figure|work\s+it\s+out|compute|computed)"
     r"|(?:wild\s+)?stab(?:\s+in\s+the\s+dark)?|gave\s+up)(?![\w']))"
+    # the writer calls the work shaky, left to chance, or possibly misread (round 14)
+    r"|(?i:(?<![\w'])(?:iffy|shaky|dubious|questionable|unreliable|dodgy|sketchy|fishy|flimsy"
+    r"|it'?s\s+a\s+(?:coin\s+(?:toss|flip)|toss-?up|gamble|crapshoot)|toss-?up|crapshoot"
+    r"|on\s+a\s+limb|leap\s+of\s+faith|grain\s+of\s+salt|fingers\s+crossed"
+    r"|not\s+(?:100|a\s+hundred)\s*(?:%|percent)|(?:i|we)\s+(?:just\s+)?(?:chose|picked|selected"
+    r"|choose|pick|went\s+with)(?:\s+\w+){0,4}?\s+(?:at\s+random|randomly)|(?:disregard|ignore)"
+    r"\s+(?:the\s+(?:following|next)|what\s+follows|this\s+answer|my\s+answer|the\s+answer\s+below)"
+    r"|(?:i|we)\s+(?:may|might|could)\s+(?:well\s+)?have\s+(?:\w+\s+)?(?:mis\w+|messed|erred"
+    r"|overlooked|missed|forgotten|dropped|botched|skipped|slipped|made\s+an?\s+(?:\w+\s+)?"
+    r"(?:error|mistake|slip)|gotten\s+(?:this|it)\s+wrong)|(?:error|mistake|bug|flaw|slip)\s+"
+    r"(?:somewhere\s+)?(?:that\s+)?(?:i|we)\s+(?:couldn'?t|could\s+not|can'?t|cannot)\s+(?:\w+\s+)?"
+    r"(?:locate|find|spot|track|pin|fix|identify)|(?:couldn'?t|could\s+not|can'?t|cannot)\s+"
+    r"(?:locate|find|spot|track\s+down|pin\s+down|identify)\s+(?:the|an?|my|this|that)\s+"
+    r"(?:\w+\s+)?(?:error|mistake|bug|flaw|slip|problem|issue))(?![\w']))"
 )
 _DOUBT = re.compile(
     r"(?i)(?<![\w'])(?:sure|maybe|perhaps|possibly|probably|probable|likely|unlikely|guess|guessing"
@@ -184,7 +198,11 @@ _COUNT_OTHER = re.compile(
     r"|excluding|besides|plus|minus|bound|estimate|guess|draft|old|discarded|rejected)(?![\w'])"
 )
 # Closing punctuation, math delimiters, environment ends and markdown around an answer.
-_CLOSERS = re.compile(r"(?:\s|[$*_.!,;]|\\\)|\\\]|\\end\s*\{[a-z]+\*?\}|\\\\|\\q?quad|\\[,;!]|&)*")
+# End-of-proof marks close an answer too ("Hence $n = \\boxed{42}$. $\\blacksquare$", round 14).
+_CLOSERS = re.compile(
+    r"(?:\s|[$*_.!,;]|\\\)|\\\]|\\end\s*\{[a-z]+\*?\}|\\\\|\\q?quad|\\[,;!]|&"
+    r"|\\(?:blacksquare|square|qed|Box)(?![a-zA-Z])|[∎□■]|Q\.E\.D\.|QED(?!\w))*"
+)
 
 
 def counted_noun(text: str) -> bool:
@@ -225,7 +243,12 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
         return None
     if token == "in" and before.endswith("\\"):
         return None  # "x \in \boxed{[0, 1)}"
+    if token in ("antwort", "ergebnis", "lösung") and _GERMAN_INVERTED.search(before):
+        return None  # "Also ist die Antwort \boxed{15}": German puts the verb first
     return f"{token[:30]!r} right before the answer"
+
+
+_GERMAN_INVERTED = re.compile(r"(?i)(?<![\w])(?:ist|lautet|sind)\s+(?:die|das)(?:\s+\w+)?\s*$")
 
 
 def doubt_before(body: str, start: int) -> str | None:

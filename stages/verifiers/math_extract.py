@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stages.verifiers.math_commit import WINDOW, doubt_before, left_context_problem, tail_problem
+from stages.verifiers.math_competing import competing_value
 from stages.verifiers.math_context import (
     has_value,
     sentence_end,
@@ -174,7 +175,11 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         if len(spans) == 1 and spans[0][0] == 0 and _unit_only(inner[spans[0][1] :], spans[0][2]):
             continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
         own = sentence_start(body, m.start())
-        cue = doubt_before(body, m.end()) or _grammar_problem(body, own, body[own : m.end()])
+        cue = (
+            doubt_before(body, m.end())
+            or _grammar_problem(body, own, body[own : m.end()])
+            or competing_value(body, m.end(), unboxed(inner))
+        )
         if cue:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
@@ -223,7 +228,12 @@ def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | No
     grammar = None if listed else _grammar_problem(body, own, prefix)
     # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
     second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
-    return second or grammar or _false_equation(prefix, final.text)
+    return (
+        second
+        or grammar
+        or _false_equation(prefix, final.text)
+        or competing_value(body, final.start, final.text)
+    )
 
 
 _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")

@@ -94,8 +94,20 @@ _VERB = (
 )
 # Words that make a complement someone else's, an earlier or a wrong one.
 _NOT_OWN = r"(?:my|your|his|her|their|previous|earlier|old|draft|wrong|incorrect|first|last|other)(?![\w'])"
+# A word problem's quantity of a person or thing ("His average speed", "the rectangle's area"),
+# stated now or in the past tense ("was 55 miles per hour"); never an answer, result or value of
+# someone ("His answer was 44", "the teacher's result is"), which is another's claim.
+_OWN_QUANTITY = (
+    rf"(?:{_ADJECTIVE}\s+)*(?!(?:answers?|results?|solutions?|values?|guess)(?![\w'])){_NOUN}"
+)
+_QUANTITY_OWNER = (
+    r"(?:his|her|their|its|the\s+(?!(?:classmate|student|team|teacher|textbook|book|friend|tutor"
+    r"|professor|author|key|calculator|other|previous|first|old)'s)[a-z]+'s)"
+)
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
+    rf"|{_QUANTITY_OWNER}\s+{_OWN_QUANTITY}{_COMPLEMENT}?\s*(?:{_VERB}|was|were)"
+    rf"|the\s+{_OWN_QUANTITY}{_COMPLEMENT}?\s*(?:was|were)"
     # "Substituting gives", "Plugging in yields": a step of working that gives the answer
     r"|(?:substituting|plugging\s+in|solving|simplifying|rationali[sz]ing|expanding|factoring"
     r"|computing|calculating|evaluating|combining|adding|subtracting|multiplying|dividing"
@@ -117,6 +129,9 @@ _CLAUSE = (
     r"|simplifies\s+to|evaluates\s+to)(?:\s+us)?"
     r"|la\s+respuesta\s+es|la\s+r[ée]ponse\s+est|die\s+antwort\s+ist|la\s+risposta\s+[èe]"
     r"|a\s+resposta\s+[ée]|het\s+antwoord\s+is|(?:final\s+)?answer\s*:"
+    # German puts the verb first after a connective: "Also ist die Antwort", "Somit lautet das Ergebnis"
+    r"|(?:(?:also|somit|daher|damit|folglich|deshalb|insgesamt)\s+)?(?:ist|lautet)\s+(?:die|das)"
+    r"\s+(?:gesuchte\s+|endgültige\s+)?(?:antwort|ergebnis|lösung)"
     # "the minimum error in the measurement of the position increases by": a change of a quantity
     # (an error too: with a change verb it names a measured quantity, never a mistake)
     rf"|the\s+(?:{_ADJECTIVE}\s+)*(?:{_NOUN}|error)(?:\s+(?:in|of)(?:\s+(?!{_NOT_OWN}){_WORD}){{1,8}})?"

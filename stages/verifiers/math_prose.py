@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stages.verifiers.math_commit import counted_noun, doubt_problem
+from stages.verifiers.math_commit import counted_noun, doubt_before, doubt_problem, named_count
+from stages.verifiers.math_competing import competing_value
 from stages.verifiers.math_context import NUMBER_WORDS, sentence_start
 from stages.verifiers.math_grammar import commitment_problem
 from stages.verifiers.math_read import ReadError, read
@@ -28,7 +29,12 @@ _STATED_AS = re.compile(
 _LEAD_VALUE = re.compile(r"\d|(?<![\w])(?:times|minus|plus|divided|over|squared|cubed)(?![\w])")
 _COPULA = re.compile(
     r"(?i)(?:^|\s)(?:is equal to|equals|is|are|was|were|becomes|gives|yields|comes to|totals"
-    r"|increases by|decreases by|(?P<we>(?:we|i) (?:get|have|find|obtain|conclude)(?: that)?))\s+"
+    r"|increases by|decreases by|(?P<we>(?:we|i) (?:get|have|find|obtain|conclude)(?: that)?)"
+    # "She spends $12.50.", "Each friend gets 7 cookies.": `math_grammar` admits only a pronoun or
+    # "each <thing>" before these verbs
+    r"|(?P<act>has|have|takes?|needs?|costs?|spends?|earns?|makes?|saves?|pays?|gets?|owes?"
+    r"|weighs?|receives?|sells?|buys?|uses?|collects?|holds|contains|spent|paid|earned|saved"
+    r"|made|bought|sold))\s+"
     r"|\s*(?<![<>!=])[=:](?!=)\s*"
 )
 # The subject of "<subject> is <answer>" must name what a question asks for ("the probability that
@@ -109,7 +115,12 @@ def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[
     start = sentence_start(text, end, limit + 1)
     if start == end - limit - 1 and start > 0:
         return None  # a last sentence longer than the limit
-    return stated_in_sentence(unify(text[start:end]).strip(), modes)
+    found = stated_in_sentence(unify(text[start:end]).strip(), modes, earlier=text[:start])
+    # another value offered or reported around it ("My calculator shows 44. The total is 42.")
+    # a doubt in the sentence before it ("I'm not sure. The total is 42.")
+    if found is None or competing_value(text, end, found[0]) or doubt_before(text, start):
+        return None
+    return found
 
 
 def _closed_form(rest: str, modes: Sequence[str], marked: bool) -> tuple[str, str] | None:
@@ -131,11 +142,16 @@ def _closed_form(rest: str, modes: Sequence[str], marked: bool) -> tuple[str, st
 
 
 def stated_in_sentence(
-    sentence: str, modes: Sequence[str], marked: bool = False
+    sentence: str, modes: Sequence[str], marked: bool = False, earlier: str = ""
 ) -> tuple[str, str] | None:
     """The answer one sentence states in a closed form ("the probability is 2/3"), or None.
     `marked`: the sentence is an answer line's, so its subject may be anything ("Final Answer: The
     largest $n$ is 34")."""
+    joined = _JOINED.search(sentence)
+    if joined:  # "The area is 4 × 6 = 24, so the rectangle's area is 24 cm²": the last clause
+        if doubt_problem(sentence[: joined.start()]):
+            return None  # "It is not 24, so", "maybe 25, so"
+        sentence = sentence[joined.start("rest") :]
     connective = _CONNECTIVE.match(sentence)
     rest = sentence[connective.end() :] if connective else sentence
     if connective and not doubt_problem(sentence[: connective.end()]):
@@ -160,6 +176,7 @@ def stated_in_sentence(
             continue
         named = (
             m.group("we")
+            or m.group("act")
             or _ANSWER_NOUN.search(lead)
             or _LONE_UNKNOWN.match(lead)
             or (_CHANGE.search(m.group()) and _MEASURED_ERROR.search(lead))
@@ -169,7 +186,23 @@ def stated_in_sentence(
             continue  # "in step x = 5": a marked sentence's "=" needs a label or an answer noun
         if not (marked or named or not lead.strip()):
             continue
-        found = _stated(answer, modes)
+        answer = _IN_TOTAL.sub("", answer)  # "She spends $12.50 in total."
+        found = _stated(answer, modes) or _counted(answer, modes, earlier)
         if found:
             return found
     return None
+
+
+# A comma, then "so"/"thus"/"therefore"/"hence" starts the committing clause (`math_grammar`).
+_JOINED = re.compile(r",\s+(?P<rest>(?:so|thus|therefore|hence)\s+(?!,).{1,400})$")
+_IN_TOTAL = re.compile(r"(?i)\s+(?:in\s+total|in\s+all|altogether)\s*\.?\s*$")
+_COUNTED = re.compile(r"(?P<count>\d{1,12}(?:\.\d+)?)\s+(?P<noun>[a-z].{0,80})")
+
+
+def _counted(answer: str, modes: Sequence[str], earlier: str) -> tuple[str, str] | None:
+    """ "7 cookies": a count and a word problem's own noun, spoken of earlier in the response
+    (`math_commit.named_count`)."""
+    m = _COUNTED.fullmatch(answer.strip().rstrip("."))
+    if not m or not earlier or not named_count(m.group("noun"), earlier):
+        return None
+    return _stated(m.group("count"), modes)

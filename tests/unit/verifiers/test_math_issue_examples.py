@@ -1,6 +1,6 @@
 """Every example of issue 15 ("math answers as the field writes them") with its verdict. Issue 27
-made two of them strict: a LaTeX value in prose that no answer form states ("each friend gets
-$\\frac{1}{4}$") is no answer, and 0.333 no longer answers the exact 1/3."""
+made 0.333 no longer answer the exact 1/3; "each friend gets $\\frac{1}{4}$" states 1/4 in a
+closed form ("each <thing> gets", round 14), so it answers 1/4 and never 4."""
 
 import pytest
 
@@ -45,6 +45,7 @@ def verifier():
         ("\\boxed{\\frac{\\pi}{3}}", "\\frac{\\pi}{3}"),
         ("\\[ 7 \\]", "7"),
         ("\\boxed{3 \\text{ and } 4}", "3, 4"),
+        ("each friend gets $\\frac{1}{4}$", "1/4"),
     ],
 )
 def test_right_answers_in_the_issue_pass(verifier, response, reference):
@@ -57,8 +58,7 @@ def test_right_answers_in_the_issue_pass(verifier, response, reference):
     [
         ("\\frac{10}{9}", "9", "different"),
         ("2\\sqrt{3}", "3", "unevaluated"),
-        ("each friend gets $\\frac{1}{4}$", "4", "not one answer"),
-        ("each friend gets $\\frac{1}{4}$", "1/4", "not one answer"),
+        ("each friend gets $\\frac{1}{4}$", "4", "different value"),
         ("so $\\frac{1+\\sqrt{5}}{2}$", "2", "unevaluated"),
         ("AZYUK2A", "2", "not one answer"),
         ("the value is \\frac{10}{9}", "9", "different value"),
