@@ -14,7 +14,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stages.verifiers.math_commit import WINDOW, doubt_before, left_context_problem, tail_problem
+from stages.verifiers.math_commit import (
+    WINDOW,
+    doubt_before,
+    left_context_problem,
+    named_count,
+    tail_problem,
+)
 from stages.verifiers.math_competing import competing_value
 from stages.verifiers.math_context import (
     has_value,
@@ -172,7 +178,8 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
             return "an answer marker with nothing after it"
         inner = _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
-        if len(spans) == 1 and spans[0][0] == 0 and _unit_only(inner[spans[0][1] :], spans[0][2]):
+        rest = inner[spans[0][1] :] if len(spans) == 1 and spans[0][0] == 0 else None
+        if rest is not None and _unit_only(rest, spans[0][2], body[: m.start()]):
             continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
         own = sentence_start(body, m.start())
         cue = (
@@ -186,10 +193,11 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
     return finals
 
 
-def _unit_only(rest: str, inner: str) -> bool:
-    """What follows a box inside an answer line is nothing, or a unit read with it ("meters")."""
+def _unit_only(rest: str, inner: str, earlier: str) -> bool:
+    """What follows a box inside an answer line is nothing, a unit read with it ("meters"), or a
+    word problem's own noun spoken of before (`math_commit.named_count`: "apples")."""
     rest = rest.strip(" \t$")
-    if not rest:
+    if not rest or named_count(rest, earlier):
         return True
     try:
         return read(f"{inner} {rest}").unit is not None
@@ -298,7 +306,7 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
     return found
 
 
-def _sentence_line(final: _Final) -> _Final:
+def _sentence_line(final: _Final, body: str) -> _Final:
     """ "Final Answer: The largest $n$ is 34": an answer line that is a sentence stating one
     answer in a closed form (`math_prose`) states that answer."""
     if final.kind != "answer_line":
@@ -307,13 +315,15 @@ def _sentence_line(final: _Final) -> _Final:
         read(final.text)
         return final
     except ReadError:
-        stated = stated_in_sentence(final.text.strip(), ("latex",), marked=True)
+        stated = stated_in_sentence(
+            final.text.strip(), ("latex",), marked=True, earlier=body[: final.start]
+        )
         return final if stated is None else _Final(final.start, final.end, stated[0], final.kind)
 
 
 def _agree(body: str, finals: list[_Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
-    finals = [_sentence_line(f) for f in finals]
+    finals = [_sentence_line(f, body) for f in finals]
     keys: dict[object, str] = {}
     for final in finals:
         try:

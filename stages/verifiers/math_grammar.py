@@ -104,6 +104,19 @@ _QUANTITY_OWNER = (
     r"(?:his|her|their|its|the\s+(?!(?:classmate|student|team|teacher|textbook|book|friend|tutor"
     r"|professor|author|key|calculator|other|previous|first|old)'s)[a-z]+'s)"
 )
+_ACTS = (
+    r"has|have|takes?|needs?|costs?|spends?|earns?|makes?|saves?|pays?|gets?|owes?|weighs?"
+    r"|receives?|sells?|buys?|uses?|collects?|spent|paid|earned|saved|made|bought|sold|owns?"
+)
+# A word problem's person by name before one of those verbs ("Natalia sold", "So, Tom has")
+# stands for "she"; never a tool or someone the writer consults ("Wolfram gets", "Teacher has").
+_PERSON = re.compile(
+    r"(?<![\w'])(?!(?:The|This|That|These|Those|It|We|You|He|She|They|My|Our|Your|His|Her|Their"
+    r"|Each|Every|Some|Any|All|Both|Which|Who|What|There|Here|Then|So|Thus|Hence|Now|If|When"
+    r"|No|Nobody|Someone|Somebody|Everyone|Teacher|Professor|Tutor|Mom|Mum|Dad|Wolfram\w*|Chat\w*"
+    r"|GPT\w*|Google|Python|Excel|Claude|Gemini|Siri|Alexa|Copilot|Bing|Calculator)(?![a-z]))"
+    rf"[A-Z][a-z]{{1,20}}(?=\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS})(?![\w']))"
+)
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
     rf"|{_QUANTITY_OWNER}\s+{_OWN_QUANTITY}{_COMPLEMENT}?\s*(?:{_VERB}|was|were)"
@@ -117,9 +130,9 @@ _CLAUSE = (
     r"|each\s+[a-z]+\s+(?:holds|gets|has|costs|receives|contains|weighs|needs|takes|pays|is"
     r"|measures|spends|earns|saves|makes)"
     # "She has \boxed{18} dollars left.", "It takes \boxed{6} hours.": a pronoun and a closed verb
-    r"|(?:he|she|they|it|we|you)\s+(?:will\s+)?(?:has|have|takes?|needs?|costs?|spends?|earns?"
-    r"|makes?|saves?|pays?|gets?|owes?|weighs?|receives?|sells?|buys?|uses?|collects?|spent|paid"
-    r"|earned|saved|made|bought|sold)"
+    # (a person named in the problem reads as "she": `_PERSON`), perhaps "now" or "still"
+    rf"|(?:he|she|they|it|we|you)\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS})"
+    r"(?:\s+(?:him|her|them|us|me|you))?"
     # "We use the distance formula:" before the working that ends in the answer
     r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
     r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"
@@ -217,7 +230,7 @@ def commitment_problem(prefix: str) -> str | None:
             return f"math before the answer is not one left side ({_shown(math)})"
         text = text[:opened]
     words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
-    words = " ".join(words.replace("\\,", " ").split()).lower().rstrip()
+    words = " ".join(_PERSON.sub("she", words).replace("\\,", " ").split()).lower().rstrip()
     if words.count(" ") >= MAX_WORDS:  # also bounds the grammar's backtracking
         return f"not a plain commitment (more than {MAX_WORDS} words before the answer)"
     scale = _SCALE.search(words)

@@ -28,13 +28,13 @@ _STATED_AS = re.compile(
 )
 _LEAD_VALUE = re.compile(r"\d|(?<![\w])(?:times|minus|plus|divided|over|squared|cubed)(?![\w])")
 _COPULA = re.compile(
-    r"(?i)(?:^|\s)(?:is equal to|equals|is|are|was|were|becomes|gives|yields|comes to|totals"
+    r"(?i)(?:^|(?<=\s))(?:is equal to|equals|is|are|was|were|becomes|gives|yields|comes to|totals"
     r"|increases by|decreases by|(?P<we>(?:we|i) (?:get|have|find|obtain|conclude)(?: that)?)"
     # "She spends $12.50.", "Each friend gets 7 cookies.": `math_grammar` admits only a pronoun or
     # "each <thing>" before these verbs
     r"|(?P<act>has|have|takes?|needs?|costs?|spends?|earns?|makes?|saves?|pays?|gets?|owes?"
     r"|weighs?|receives?|sells?|buys?|uses?|collects?|holds|contains|spent|paid|earned|saved"
-    r"|made|bought|sold))\s+"
+    r"|made|bought|sold|owns?)(?:\s+(?:him|her|them|us|me|you))?)\s+"
     r"|\s*(?<![<>!=])[=:](?!=)\s*"
 )
 # The subject of "<subject> is <answer>" must name what a question asks for ("the probability that
@@ -158,6 +158,10 @@ def stated_in_sentence(
         found = _stated(rest, modes)  # "So, 12."
         if found:
             return found
+    if marked and earlier:  # "The final answer is 12 apples." where apples were named
+        counted = _counted(rest, modes, earlier)
+        if counted:
+            return counted
     stated_as = _STATED_AS.fullmatch(rest)
     if stated_as:  # "$x \ge 5$ is the solution"
         return _stated(stated_as.group("ans"), modes)

@@ -39,6 +39,14 @@ WRONG = [
     ("count_never_named", "Each friend gets 7 cookies.", "7"),
     ("count_of_more", "There were 5 cookies. She has 7 more cookies.", "7"),
     ("count_scaled", "28 cookies in all. Each friend gets 7 dozen cookies.", "7"),
+    # a named subject must be a person of the problem, never a tool or someone consulted
+    ("tool_as_subject", "WolframAlpha gets $\\boxed{42}$.", "42"),
+    ("tool_as_subject_prose", "Wolfram gets 42.", "42"),
+    ("named_guess", "Bob guessed $\\boxed{42}$.", "42"),
+    # an answer line's noun must have been named and must not change the number
+    ("answer_line_noun_never_named", "The final answer is 12 apples.", "12"),
+    ("answer_line_more", "Tom picked 20 apples. The final answer is 12 more apples.", "12"),
+    ("box_then_dozen", "Tom picked 20 apples. The answer is $\\boxed{12}$ dozen apples.", "12"),
 ]
 
 RIGHT = [
@@ -86,6 +94,33 @@ RIGHT = [
         "7",
     ),
     ("original_price", "The original price was $20.", "20"),
+    ("named_person", "Tom picked 20 apples and ate 8. So, Tom has 12 apples left.", "12"),
+    (
+        "named_person_past",
+        "She sold 48 clips in April and 24 in May. Natalia sold 72 clips altogether.",
+        "72",
+    ),
+    (
+        "now_has_box",
+        "Tom picked 20 apples and ate 8 apples. He now has $\\boxed{12}$ apples.",
+        "12",
+    ),
+    (
+        "take_her",
+        "Each page takes 3 minutes and there are 15 pages. It will take her 45 minutes.",
+        "45",
+    ),
+    (
+        "answer_line_noun",
+        "Tom picked 20 apples and ate 8 apples. The final answer is 12 apples.",
+        "12",
+    ),
+    (
+        "box_then_noun",
+        "Tom picked 20 apples and ate 8 apples. The answer is $\\boxed{12}$ apples.",
+        "12",
+    ),
+    ("number_of_things_sold", "She sold 48 + 24 = 72. So the number of clips sold is 72.", "72"),
     # an end-of-proof mark and German word order
     ("qed_latex", "Hence $n = \\boxed{42}$. $\\blacksquare$", "42"),
     ("qed_unicode", "Therefore the answer is $\\boxed{42}$. ∎", "42"),
