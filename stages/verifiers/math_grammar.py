@@ -74,7 +74,7 @@ _NOUN = (
 )
 # "of the first 10 terms", "for $x$", "to the problem": a short complement of the subject noun
 _COMPLEMENT = (
-    rf"(?:\s+(?:of|for|that|such\s+that|between|where|satisfying|in\s+terms\s+of)\s+{_WORD}"
+    rf"(?:\s+(?:of|for|that|such\s+that|between|where|when|satisfying|in\s+terms\s+of)\s+{_WORD}"
     rf"(?:\s+{_WORD}|\s+=){{0,30}}"
     r"|\s+to\s+(?:the|this)\s+(?:question|problem|exercise|task))"
 )
@@ -133,6 +133,9 @@ _CLAUSE = (
     # (a person named in the problem reads as "she": `_PERSON`), perhaps "now" or "still"
     rf"|(?:he|she|they|it|we|you)\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS})"
     r"(?:\s+(?:him|her|them|us|me|you))?"
+    # "So he made a profit of": the person's quantity, named by a closed noun
+    rf"(?:\s+an?\s+(?:{_ADJECTIVE}\s+)*(?!(?:answers?|results?|solutions?|values?)(?![\w'])){_NOUN}"
+    r"\s+of)?"
     # "We use the distance formula:" before the working that ends in the answer
     r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
     r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"

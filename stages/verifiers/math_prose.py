@@ -34,7 +34,8 @@ _COPULA = re.compile(
     # "each <thing>" before these verbs
     r"|(?P<act>has|have|takes?|needs?|costs?|spends?|earns?|makes?|saves?|pays?|gets?|owes?"
     r"|weighs?|receives?|sells?|buys?|uses?|collects?|holds|contains|spent|paid|earned|saved"
-    r"|made|bought|sold|owns?)(?:\s+(?:him|her|them|us|me|you))?)\s+"
+    r"|made|bought|sold|owns?)(?:\s+(?:him|her|them|us|me|you))?"
+    r"(?:\s+an?(?:\s+[a-z]+){1,3}\s+of)?)\s+"
     r"|\s*(?<![<>!=])[=:](?!=)\s*"
 )
 # The subject of "<subject> is <answer>" must name what a question asks for ("the probability that
@@ -123,7 +124,9 @@ def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[
     return found
 
 
-def _closed_form(rest: str, modes: Sequence[str], marked: bool) -> tuple[str, str] | None:
+def _closed_form(
+    rest: str, modes: Sequence[str], marked: bool, earlier: str = ""
+) -> tuple[str, str] | None:
     """A count ("there are 12 sequences ..."), or in an answer line a time ago ("... 3 hours ago"),
     with no doubt, negation or bound anywhere in the sentence."""
     if doubt_problem(rest) or _BOUNDING_LEAD.search(rest):
@@ -133,7 +136,8 @@ def _closed_form(rest: str, modes: Sequence[str], marked: bool) -> tuple[str, st
     if label:
         rest, marked = rest[label.end() :], True
     there = _THERE_ARE.fullmatch(rest)
-    if there and counted_noun(there.group("noun").strip()):
+    noun = there.group("noun").strip() if there else ""
+    if there and (counted_noun(noun) or (earlier and named_count(noun, earlier))):
         return _stated(there.group("count"), modes)
     ago = _AGO.fullmatch(rest) if marked else None
     if ago and not NUMBER_WORDS.search(ago.group("lead")):
@@ -165,7 +169,7 @@ def stated_in_sentence(
     stated_as = _STATED_AS.fullmatch(rest)
     if stated_as:  # "$x \ge 5$ is the solution"
         return _stated(stated_as.group("ans"), modes)
-    closed = _closed_form(rest, modes, marked)
+    closed = _closed_form(rest, modes, marked, earlier)
     if closed is not None or doubt_problem(sentence):
         return closed
     offset = connective.end() if connective else 0

@@ -46,6 +46,8 @@ WRONG = [
     # an answer line's noun must have been named and must not change the number
     ("answer_line_noun_never_named", "The final answer is 12 apples.", "12"),
     ("answer_line_more", "Tom picked 20 apples. The final answer is 12 more apples.", "12"),
+    ("made_a_guess_of", "So he made a guess of $70,000.", "70000"),
+    ("there_are_more", "The class has 12 students. So, there are 12 more students.", "12"),
     ("box_then_dozen", "Tom picked 20 apples. The answer is $\\boxed{12}$ dozen apples.", "12"),
 ]
 
@@ -121,6 +123,9 @@ RIGHT = [
         "12",
     ),
     ("number_of_things_sold", "She sold 48 + 24 = 72. So the number of clips sold is 72.", "72"),
+    ("remainder_when", "The remainder when $2^{100}$ is divided by 7 is $\\boxed{2}$.", "2"),
+    ("made_a_profit_of", "So he made a profit of $70,000.", "70000"),
+    ("there_are_named", "Each of the 3 rows seats 4 students. So, there are 12 students.", "12"),
     # an end-of-proof mark and German word order
     ("qed_latex", "Hence $n = \\boxed{42}$. $\\blacksquare$", "42"),
     ("qed_unicode", "Therefore the answer is $\\boxed{42}$. ∎", "42"),
