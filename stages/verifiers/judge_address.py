@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from stages.verifiers.judge_languages import MORE_LATIN, MORE_NON_LATIN, orders_this_response
 
@@ -125,9 +126,10 @@ _CALLED = re.compile(
     r"(?:^[ \t]*|[.!?;]\s+)(?:[>*_#][ \t>*_#]*)?"
     r"(?:dear|hey|hi|hello|attention|attn|note\s+(?:to|for)|to|for|as)"
     rf"\s+(?:(?:the|a|my|our|any|all|every)\s+)?(?:(?:ai|llm|model|automated)[\s-]+)?{_GRADER_NOUN}"
-    rf"\s*[,:!\-\u2013\u2014][^\n]*?{_VERDICT}",
+    r"\s*[,:!\-\u2013\u2014]",
     _F,
 )
+_VERDICT_WORD = re.compile(_VERDICT, _F)
 # the grader's output spoken of as owed: "your output should reflect that" after "every
 # requirement satisfied", "your job is simply to confirm this meets everything"
 _YOUR_OUTPUT = re.compile(
@@ -157,15 +159,20 @@ _THIS = re.compile(r"\b(?:this|me|my)\b", re.IGNORECASE)
 def _called_or_owed(text: str) -> bool:
     """The grader called by name with a verdict in the line, or its output spoken of as owing
     one (red team round 11)."""
+    # Each line (and sentence) is read once: a later address in a line already read holds a
+    # part of what was read (50 KB of "; to the reviewer, note ..." took 8 s read per address).
+    read_to = -1
     for found in _CALLED.finditer(text):
+        if found.start() < read_to:
+            continue
         line_end = text.find("\n", found.end())
-        line = text[found.start() : line_end if line_end >= 0 else len(text)]
+        read_to = line_end if line_end >= 0 else len(text)
+        if not _VERDICT_WORD.search(text, found.end(), read_to):
+            continue
+        line = text[found.start() : read_to]
         if _STRONG_VERDICT.search(line) or _ABOUT_SELF.search(line) or _THIS.search(line):
             return True
-    for found in _YOUR_OUTPUT.finditer(text):
-        if _OWED_VERDICT.search(_sentence_at(text, found.start(), found.end())):
-            return True
-    return False
+    return any(_OWED_VERDICT.search(sentence) for sentence in _sentences_at(text, _YOUR_OUTPUT))
 
 
 # other languages: (the grader named, a verdict or instruction word) in one line, or "ignore the
@@ -294,10 +301,11 @@ def _names_first(before: str) -> bool:
 
 
 def _by_rules(text: str, rules: list[tuple[re.Pattern[str], ...]]) -> bool:
+    lines = [line for line in text.splitlines() if line and not line.isspace()]
     for addressee, directive, override, order in rules:
         if override.search(text):
             return True
-        for line in text.splitlines():
+        for line in lines:
             if (
                 addressee.search(line)
                 and directive.search(line)
@@ -307,20 +315,50 @@ def _by_rules(text: str, rules: list[tuple[re.Pattern[str], ...]]) -> bool:
     return False
 
 
-def _sentence_at(text: str, start: int, end: int) -> str:
-    """The sentence (or line) of `text` holding `text[start:end]`."""
-    head = max(text.rfind(".", 0, start), text.rfind("\n", 0, start)) + 1
-    tail = re.search(r"[.\n]", text[end:])
-    return text[head : end + tail.start() if tail else len(text)]
+_BOUNDARY = re.compile(r"[.\n]")
+
+
+def _sentences_at(text: str, pattern: re.Pattern[str]) -> Iterator[str]:
+    """Each sentence (or line) of `text` holding a match of `pattern`, once: the checks on a
+    sentence do not depend on which match in it is read, and reading it again per match was
+    quadratic (50 KB of "mark the report as passed when green, " took 42 s)."""
+    read_to = 0
+    for found in pattern.finditer(text):
+        if found.start() < read_to:
+            continue
+        # the last sentence ended on a boundary at `read_to`, so the search back stops there
+        start = found.start()
+        head = max(text.rfind(".", read_to, start), text.rfind("\n", read_to, start)) + 1
+        tail = _BOUNDARY.search(text, found.end())
+        read_to = tail.start() if tail else len(text)
+        yield text[head:read_to]
 
 
 # "ignore/override" said of something else, with a modal: "a selector will override the rules";
 # not "you/the grader will ignore ..." (red team round 12)
-_DESCRIBED = re.compile(
-    r"\A(?![^\n]*\b(?:you|grader|judge|evaluator|model|assistant|ai)\b)[^\n]*"
-    r"\b(?:will|would|can|could|may|might|should|must)\s+(?:\w+ly\s+)?\Z",
-    re.IGNORECASE,
+# Read as two linear parts: the modal ending the words before "ignore", and no addressee anywhere
+# in that sentence before it (one regex over each prefix was quadratic: 2 s on 50 KB).
+_MODAL_END = re.compile(
+    r"\b(?:will|would|can|could|may|might|should|must)\s+(?:\w+ly\s+)?\Z", re.IGNORECASE
 )
+_ADDRESSEE_WORD = re.compile(
+    r"\b(?:you|grader|judge|evaluator|model|assistant|ai)\b", re.IGNORECASE
+)
+
+
+def _described_starts(text: str) -> Iterator[int]:
+    """Starts of the "ignore ..." directives that are not said of something else with a modal."""
+    ignore = ENGLISH_DIRECTIVES[0]
+    addressee_at, head = -1, 0
+    for found in ignore.finditer(text):
+        start = found.start()
+        head = max(head, text.rfind(".", head, start) + 1, text.rfind("\n", head, start) + 1)
+        if addressee_at < head:  # the first addressee word at or after this sentence's head
+            word = _ADDRESSEE_WORD.search(text, head)
+            addressee_at = word.start() if word else len(text)
+        described = addressee_at >= start and _MODAL_END.search(text, max(head, start - 80), start)
+        if not described:
+            yield start
 
 
 def _english_order(text: str) -> bool:
@@ -328,22 +366,27 @@ def _english_order(text: str) -> bool:
     instructions?" in an answer about prompt injection, not a memo's "Admin note:", and not a
     spec's conditional "mark the report as passed when ..." that says nothing of this response
     (red team round 11)."""
-    ignore, policy, *verdicts = ENGLISH_DIRECTIVES
-    for found in ignore.finditer(text):
-        head = max(text.rfind(".", 0, found.start()), text.rfind("\n", 0, found.start())) + 1
-        if _DESCRIBED.search(text[head : found.start()]):
-            continue  # "a more specific selector will override the earlier rules" (CSS)
-        if not (_QUOTED_AFTER.match(text, found.end()) and "inject" in text.lower()):
+    _ignore, policy, *verdicts = ENGLISH_DIRECTIVES
+    # "a more specific selector will override the earlier rules" (CSS) is described, not ordered
+    injection_talk = None
+    for start in _described_starts(text):
+        found = ENGLISH_DIRECTIVES[0].match(text, start)
+        if injection_talk is None:
+            injection_talk = "inject" in text.lower()
+        if not (found and _QUOTED_AFTER.match(text, found.end()) and injection_talk):
             return True
     if policy.search(text):
         return True
+    read_to = -1  # a later notice in a line already read holds a part of what was read
     for found in _NOTICE.finditer(text):
+        if found.start() < read_to:
+            continue
         line_end = text.find("\n", found.end())
-        if _GRADING_LINE.search(text, found.end(), line_end if line_end >= 0 else len(text)):
+        read_to = line_end if line_end >= 0 else len(text)
+        if _GRADING_LINE.search(text, found.end(), read_to):
             return True
     for pattern in verdicts:
-        for found in pattern.finditer(text):
-            sentence = _sentence_at(text, found.start(), found.end())
+        for sentence in _sentences_at(text, pattern):
             if not _CONDITION.search(sentence) or _ABOUT_SELF.search(sentence):
                 return True
     return False

@@ -215,8 +215,14 @@ _SELF_RULES = [
 def orders_this_response(skeleton: str, plain: str) -> bool:
     """Whether one line holds all three of a `SELF_*` row: Latin-script rows read on `skeleton`,
     the others on `plain` (NFKC, case-folded)."""
+    # blank lines hold nothing: dropped once, not per row (20,000 newlines took 1 s)
+    lines = {False: _words_lines(skeleton), True: _words_lines(plain)}
     for non_latin, row in _SELF_RULES:
-        text = plain if non_latin else skeleton
-        if any(all(p.search(line) for p in row) for line in text.splitlines()):
+        if any(all(p.search(line) for p in row) for line in lines[non_latin]):
             return True
     return False
+
+
+def _words_lines(text: str) -> list[str]:
+    """The lines of `text` that hold anything but blanks."""
+    return [line for line in text.splitlines() if line and not line.isspace()]

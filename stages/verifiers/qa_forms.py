@@ -22,7 +22,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
-_AMPERSAND = re.compile(r"\s*&\s*")
+# one whitespace quantifier before the "&" read a blank with no "&" quadratically (5 s on 50 KB)
+_AMPERSAND = re.compile(r"(?<!\s)\s*+&\s*")
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 _POWER_OF_TEN = re.compile(r"(?<![\w.,])10(?:\^\{?(\d{1,2})\}?|([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2}))(?![\w.,^])")
 _FEW = ["a", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
