@@ -48,6 +48,10 @@ _CITATIONS_ONLY = re.compile(
     # possessive spaces: three whitespace runs side by side read a long blank cubically
     rf"(?i)\s*+{_CITATION_ITEM}(?:\s*+(?:[,;&]|and)?\s*+{_CITATION_ITEM})*\s*+[.]?\s*+"
 )
+# An answer line that restates its phrase ("Answer: The answer is Paris.") states what follows.
+_RESTATED = re.compile(
+    r"(?i)^(?:so\s+|thus\s+|therefore\s+)?the\s+(?:final\s+)?answer\s+is\s*[:：]?\s+(?=\S)"
+)
 # "The answer is London", "My final answer: London", "London is the answer": a stated answer.
 _STATED = re.compile(
     r"(?i)(?<![\w<>/])answer(?:\s+to\s+(?:the|this)\s+question)?\s*(?:is|was|would\s+be"
@@ -69,13 +73,22 @@ _DOUBT_BEFORE = re.compile(
     r"|tentatively|hopefully|luck|unclear|doubt|doubtful|who\s+knows|hard\s+to\s+(?:say|tell)"
     r"|top\s+of\s+my\s+head|(?:i|we)\s+(?:think|believe|suppose|bet|assume|reckon|suspect)"
     r"|(?:might|could|may)\s+(?:well\s+)?be|without\s+(?:\w+\s+)?(?:checking|verifying)"
-    r"|(?:i'?d|i\s+would)\s+say)(?![\w'])"
+    r"|(?:i'?d|i\s+would)\s+say"
+    # round 15: "Most likely", "Presumably", "I lean towards Paris over Lyon", "Not 100% on this",
+    # "If I'm not mistaken", "going with Paris" (after a choice)
+    r"|likely|presumably|supposedly|lean(?:s|ing)?\s+(?:towards?|to)|not\s+(?:100|a\s+hundred)"
+    r"\s*(?:%|percent)|if\s+i'?m\s+not\s+mistaken|if\s+i\s+am\s+not\s+mistaken"
+    r"|if\s+(?:i\s+)?remember\s+(?:correctly|rightly)|if\s+memory\s+serves"
+    r"|(?:going|go|i'?ll\s+go|i\s+will\s+go|went)\s+with|either\s+[^.;\n]{1,60}?\s+or)(?![\w'])"
 )
 # ... and anywhere in the 400 characters before it, saying that it is no answer at all: a guess,
 # not knowing, a wrong mark ("I have no idea. Let me just pick one. <answer>Paris</answer>").
 _NO_COMMITMENT = re.compile(
-    r"(?i)(?<![\w'])(?:unsure|uncertain|uncertainty|guess|guessing|guessed|guesswork|guesstimate"
-    r"|hunch|dunno|idk|random|randomly|arbitrary|arbitrarily|speculate|speculating|speculative"
+    r"(?i)(?<![\w'])(?:unsure|uncertain|uncertainty(?!\s+principle|\s+relations?)|guess|guessing"
+    r"|guessed|guesswork|guesstimate|hunch|dunno|idk|random(?!\s+(?:forests?|variables?|walks?"
+    r"|access|sampl\w+|number\s+generators?|matri(?:x|ces)|process(?:es)?|graphs?|effects?"
+    r"|house|oracles?|fields?|vectors?|errors?|samples?|seeds?))|randomly|arbitrary|arbitrarily"
+    r"|speculate|speculating|speculative"
     r"|speculation|insufficient|no\s+idea|no\s+clue|clueless|beats\s+me|shot\s+in\s+the\s+dark"
     r"|coin\s+(?:flip|toss)|not\s+(?:sure|certain|enough|positive)"
     r"|(?:cannot|can\s*not|can't|could\s*n[o']t|unable\s+to)\s+(?:\w+\s+)?(?:determine|tell"
@@ -89,6 +102,15 @@ _NEGATION = re.compile(
     r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none|wrong|incorrect|false)(?![\w'])|n't(?!\w)"
 )
 _CLAUSE_BREAK = re.compile(r"[,;:\u2014]")
+# A relative clause that restates the question, then the copula: "The champion who never lost a
+# fight is <answer>X</answer>" (round 15). Its negation is said of a deed, never of a judgement
+# ("the city that is not the answer is", "which is not correct is" keep theirs).
+_RESTRICTIVE = re.compile(
+    r"(?i)(?<![\w'])(?:who|which|that|whose)\s+(?:[a-z]+\s+){0,2}?(?:never|not|no|(?:did|does|has"
+    r"|have|had|could|would)n't)\s+(?!(?:be|is|was|are|were|been|being|the|a|an|my|our|correct"
+    r"|right|true|wrong|false|answer|sure|certain|quite|really|actually|it|this|that)(?![\w']))"
+    r"[a-z]{3,}(?:\s+[a-z]+){0,6}(?=\s+(?:is|was|are|were)\s*$)"
+)
 _STRIKE = re.compile(r"~|<\s*/?\s*(?:del|strike|s)\s*>|line-through", re.IGNORECASE)
 _STRIKE_OPEN = re.compile(r"~~|<\s*(?:del|strike|s)\s*>", re.IGNORECASE)
 _STRIKE_CLOSE = re.compile(r"~~|<\s*/\s*(?:del|strike|s)\s*>", re.IGNORECASE)
@@ -173,13 +195,14 @@ def read_final(response: str) -> Final:
         start, end, content = tags[-1]
         final = Final(content.strip(), response[:start], response[end:])
     elif lines:
-        value = lines[-1].group(1).strip().strip("*_").strip()
+        value = _line_value(lines[-1])
         final = Final(value, response[: lines[-1].start()], response[lines[-1].end() :])
     else:
         final = _one_line(response)
         if final.problem:
             return final
-    committed = [t[2] for t in tags] + [m.group(1) for m in [*lines, *_BOXED.finditer(response)]]
+    committed = [t[2] for t in tags] + [_line_value(m) for m in lines]
+    committed += [m.group(1) for m in _BOXED.finditer(response)]
     others, stated = {c.strip() for c in committed} - {final.answer}, _stated_values(response)
     if not others and not stated:
         return final
@@ -192,6 +215,13 @@ def read_final(response: str) -> Final:
                 problem=f"the response states another answer: {value[:80]!r}", conflict=True
             )
     return final
+
+
+def _line_value(line: re.Match[str]) -> str:
+    """An answer line's value; one that restates its phrase ("Answer: The answer is Paris.")
+    states what follows it."""
+    value = line.group(1).strip().strip("*_").strip()
+    return _RESTATED.sub("", value, count=1) or value
 
 
 def _one_line(response: str) -> Final:
@@ -217,7 +247,7 @@ def _stated_values(response: str) -> list[str]:
     values = [m.group("value") for m in _STATED.finditer(plain)]
     for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
         values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
-    cleaned = (_POINTER.sub("", raw.strip()) for raw in values)
+    cleaned = (_RESTATED.sub("", _POINTER.sub("", raw.strip()), count=1) for raw in values)
     return [value for value in cleaned if value]
 
 
@@ -248,8 +278,8 @@ def problem_before(before: str) -> str | None:
     )
     if doubt:
         return f"doubt stated before the answer ({doubt.group()!r})"
-    clause = _CLAUSE_BREAK.split(own)[-1]
-    negation = _NEGATION.search(clause.translate(QUOTES))
+    clause = _CLAUSE_BREAK.split(own)[-1].translate(QUOTES)
+    negation = _NEGATION.search(_RESTRICTIVE.sub(" ", clause))
     if negation:
         return f"the answer's clause negates it ({negation.group()!r})"
     return None
