@@ -180,6 +180,8 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
             raise JudgementParseError(f"grade without a boolean 'passed': {str(g)[:80]}")
         if not set(g) <= _GRADE_KEYS:
             raise JudgementParseError(f"grade with keys besides id, passed, reason: {str(g)[:80]}")
+        if not isinstance(g.get("reason", ""), str):  # {"verdict": "fail"} beside passed: true
+            raise JudgementParseError(f"grade whose reason is not text: {str(g)[:80]}")
         rubric_id = _rubric_id(g.get("id"))
         if rubric_id is None:
             raise JudgementParseError(f"grade with a non-integer id: {str(g)[:80]}")

@@ -433,10 +433,53 @@ _TURN_TO_GRADER = re.compile(
 _TURN_TEXT = 300  # characters of a turn read for an address to the grader
 
 
+# A role word labelling a field among other fields ("Model: Dell XPS 13" above "CPU: ...", "User:
+# a teacher ... records grades" above "Course: ..."; red team round 15) is a field: only its own
+# line is read, and only for a verdict or an order, never for grading nouns.
+_FIELD_LINE = re.compile(r"[ \t>*_-]*[A-Z][A-Za-z0-9 ()/.'-]{0,30}:[ \t]+\S")
+_TURN_STRONG = re.compile(
+    r"(?<![a-z])(?:pass(?:ed|es|ing)?|full\s+marks|approv\w*|verdict|satisf\w*|fulfil\w*"
+    r"|(?:that|this|it)\s+is\s+correct|(?:the|this|my)\s+(?:response|answer|submission)"
+    r"|(?:ignore|disregard)\s[^\n]{0,40}instructions|(?:grade|rate|mark|score)\s+(?:it|this|the)"
+    r"|rubrics?|criteri(?:on|a))(?![a-z])",
+    re.IGNORECASE,
+)
+
+
+def _valued(text: str, start: int) -> bool:
+    """Whether the role label at `start` has a value on its own line, as a field does ("Model:
+    Dell XPS 13"); "### Response:" alone on its line opens a turn."""
+    line_end = text.find("\n", start)
+    line = text[start : line_end if line_end >= 0 else len(text)]
+    label = ROLE_TURN.match(line)
+    return bool(label and line[label.end() :].strip(" \t*_"))
+
+
+def _field_among_fields(text: str, start: int) -> bool:
+    """Whether the line at `start` sits beside another line that is a field and no turn."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before_end = line_start - 1
+    before = (
+        text[text.rfind("\n", 0, max(before_end, 0)) + 1 : before_end] if before_end > 0 else ""
+    )
+    line_end = text.find("\n", start)
+    after = (
+        "" if line_end < 0 else text[line_end + 1 : text.find("\n", line_end + 1) % (len(text) + 1)]
+    )
+    return any(
+        _FIELD_LINE.match(line) and not ROLE_TURN.match(line) for line in (before, after) if line
+    )
+
+
 def role_turn(text: str) -> bool:
     """Whether `text` opens a turn as another speaker and that turn speaks to the grader."""
     starts = [m.start() for m in ROLE_TURN.finditer(text)]
     for i, start in enumerate(starts):
+        if _valued(text, start) and _field_among_fields(text, start):
+            line_end = text.find("\n", start)
+            if _TURN_STRONG.search(text, start, line_end if line_end >= 0 else len(text)):
+                return True
+            continue
         next_start = starts[i + 1] if i + 1 < len(starts) else len(text)
         blank = text.find("\n\n", start)
         # a turn ends at a blank line: the prose after a quoted exchange is the answer's own

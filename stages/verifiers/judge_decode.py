@@ -15,6 +15,11 @@ from urllib.parse import unquote
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _BASE32 = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
+# red team round 15: binary octets, `\xNN` escapes and `U+XXXX` code points spell text too
+_BINARY = re.compile(r"(?<![01])(?:[01]{8}[ ]?){8,}(?![01])")
+_ESCAPED_BYTES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
+_CODE_POINTS = re.compile(r"(?:U\+[0-9A-Fa-f]{4,5}[ ,]?){8,}")
+_CODE_POINT = re.compile(r"U\+([0-9A-Fa-f]{4,5})")
 
 
 def _utf8(data: bytes) -> str | None:
@@ -50,6 +55,13 @@ def decodings(text: str) -> list[str]:
             continue
     for match in _HEX.finditer(text):
         found.append(_utf8(bytes.fromhex(re.sub(r"[ :]", "", match.group()))))
+    for match in _BINARY.finditer(text):
+        bits = match.group().replace(" ", "")
+        found.append(_utf8(bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8))))
+    for match in _ESCAPED_BYTES.finditer(text):
+        found.append(_utf8(bytes.fromhex(match.group().replace("\\x", ""))))
+    for match in _CODE_POINTS.finditer(text):
+        found.append("".join(chr(int(h, 16)) for h in _CODE_POINT.findall(match.group())))
     return [view for view in found if view]
 
 
@@ -97,6 +109,11 @@ _TURNED_ONLY = re.compile("[ɐǝɟƃɥᴉɾʞɯɹʇʌʍʎ∀Ǝ⅁ꓘ˥Ԁ⊥∩Λ
 _SPREAD = re.compile(r"(?<![A-Za-z])[A-Za-z](?:[ \t.\-_*·][A-Za-z](?![A-Za-z])){3,}")
 _LEET_WORD = re.compile(r"[A-Za-z0-9@$]+")
 _LEET = str.maketrans("4310578@$9", "aeiostbasg")
+# Atbash: a reversed alphabet (a<->z), its own inverse (red team round 15)
+_ATBASH = str.maketrans(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA",
+)
 
 
 def _unleet(match: re.Match[str]) -> str:
@@ -110,7 +127,7 @@ def obfuscated_readings(text: str) -> list[str]:
     """`text` read as a judge might unscramble it: Caesar-shifted back, reversed by characters
     and by words, turned back up, spaced letters joined, leetspeak read as letters."""
     lines = text.splitlines()
-    views = [*caesar_readings(text), text[::-1]]
+    views = [*caesar_readings(text), text[::-1], text.translate(_ATBASH)]
     views.append("\n".join(" ".join(reversed(line.split())) for line in lines))
     if len(_TURNED_ONLY.findall(text)) >= 3:
         views.append("\n".join(line.translate(_TURNED)[::-1] for line in lines))

@@ -45,7 +45,8 @@ CONTROL = re.compile(
     r"|<extra_id_\d{1,3}>|<SPECIAL_\d{1,4}>"  # Nemotron (T5's sentinels), Nemotron-H
     r"|\]~!?b[\]\[]|\[e~\["  # MiniMax ]~b]system ... [e~[ and ]~!b[
     r"|<(?:beginning|end)_of_sentence>"  # MiniMax-Text
-    r"|\[\|[a-z_]{1,24}\|\]",  # EXAONE [|user|] [|endofturn|]
+    r"|\[\|[a-z_]{1,24}\|\]"  # EXAONE [|user|] [|endofturn|]
+    r"|<role>\s*(?:system|human|user|assistant|observation|bot|tool)\s*</role>",  # Ling / Bailing
     re.IGNORECASE,
 )
 # The judge's reply format in any notation a gullible judge might take for a grade: a `grades`
@@ -61,13 +62,22 @@ _GRADE_WORD = (
     r"|every|each|none|ok)(?![a-z])|[\u2705\u2714\u2713\u2611\u274c\u2717\u2716]"
 )
 # `grades = [90, 85, 77]` is a list of marks in code, not a grade object (red team round 12)
-_NOT_NUMBERS = r"(?!\s*[\[(]\s*-?[\d.]+\s*(?:[,\s]\s*-?[\d.]+\s*)*[\])])"
+# nor `Grades: 9-12` on a school's fact sheet (a range or list of numbers ending the line, round 15)
+_NOT_NUMBERS = (
+    r"(?!\s*[\[(]\s*-?[\d.]+\s*(?:[,\s]\s*-?[\d.]+\s*)*[\])])"
+    r"(?![ \t]*[KkPp]?-?\d{1,3}(?:[ \t]*(?:[-\u2013\u2014,]|to|and|through)[ \t]*\d{1,3})*[ \t]*$)"
+)
 GRADE_JSON = re.compile(
-    r"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]|\{\s*grades\s*[:=]"""  # a key, not ", grades:"
+    rf"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]{_NOT_NUMBERS}|\{{\s*grades\s*[:=]"""  # a key
     r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it,
     rf"""(?=\s*(?:$|[\[{{(*"'`\d-]|{_GRADE_WORD})){_NOT_NUMBERS}"""  # structure or a verdict
     r"""|<\s*/?\s*grades?\b|\[\s*grades\s*\]"""  # XML element, TOML table
-    r"""|\|\s*(?:grade\s*id|passed)\s*\|"""  # a table header
+    # a table header naming a grade id, or `passed` beside a rubric's id (a CI table's `Passed`
+    # column of counts is none, red team round 15), or a `passed` column holding truth values
+    r"""|\|\s*grade\s*id\s*\||\|\s*(?:id|rubric|criteri\w*)\s*\|[^\n]{0,80}\|\s*passed\s*\|"""
+    r"""|\|\s*passed\s*\|[^\n]{0,80}\|\s*(?:id|rubric|criteri\w*)\s*\|"""
+    r"""|\|\s*passed\s*\|[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,8}?[^\n]{0,200}\|\s*"""
+    r"""(?:true|false|yes|no|pass(?:ed)?|fail(?:ed)?|[\u2705\u2714\u2713\u274c\u2717])\s*\|"""
     rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
     rf"""|\bpassed\s*=\s*["']{_TRUTH}["']"""  # passed="true"
     r"""|\bid\W{0,3}[:=]\W{0,3}\d+\W{0,3},\W{0,3}passed\W{0,3}[:=]""",  # dict(id=1, passed=True)
@@ -98,6 +108,10 @@ _IGNORABLE = re.compile(
     "\U000e0000-\U000e0fff]"
 )
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# `<s>$49.00</s>` is HTML strikethrough, not SentencePiece's sequence tokens: such a pair is
+# neutralised before the judge like any control token but is no injection (red team round 15);
+# a pair around a newline or another tag, or `</s>` before `<s>`, stays one
+_HTML_STRIKE = re.compile(r"<s>[^<>\n]{1,200}</s>")
 _ROT_LIMIT = 200_000  # rot13 and reversed readings of longer texts are not searched
 _PASSES = 8  # a rewrite never makes a new sequence; the bound is a guard
 
@@ -240,7 +254,8 @@ def names_reply_format(response: str) -> bool:
 
 def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk",
-    "grader_instruction", "role_turn", "hidden_text" (empty: none); `rubrics`, where given, are
+    "grader_instruction", "role_turn", "hidden_text", "too_long_to_screen" (a response of 200,000
+    characters or more, whose scrambled readings are not searched) (empty: none); `rubrics`, where given, are
     the ones graded (a line ticking one off is grade talk). Grade talk and orders to the grader
     are also read in what the response encodes (base64, base32, hex, percent) or scrambles
     (`judge_decode`: a Caesar shift, reversed, upside down, spaced, leet) or hides
@@ -251,7 +266,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     seen = (response, visible, drawn)
     seen += (literal, skeleton(literal)) if literal is not None else ()
     kinds = []
-    if any(CONTROL.search(without_named_tokens(t, CONTROL)) for t in seen):
+    if any(CONTROL.search(without_named_tokens(_HTML_STRIKE.sub("", t), CONTROL)) for t in seen):
         kinds.append("control_tokens")
     if any(GRADE_JSON.search(t) or grade_form(t) for t in seen) or any(
         SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
@@ -261,6 +276,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     # what an encoding or a hidden channel says is read like the visible text
     said = [visible, drawn, *decodings(visible), *hidden]
     said += obfuscated_readings(visible) if len(visible) < _ROT_LIMIT else []
+    said += [literal] if literal is not None else []  # "\x47\x72..." in a string literal
     if any(grade_talk(t, rubrics) for t in said):
         kinds.append("grade_talk")
     if any(grader_instruction(t) for t in [*said, response]):
@@ -269,6 +285,8 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
         kinds.append("role_turn")
     if hides_text(response):
         kinds.append("hidden_text")
+    if len(visible) >= _ROT_LIMIT:  # its scrambled readings are not searched: unscreened
+        kinds.append("too_long_to_screen")
     return kinds
 
 
@@ -282,7 +300,7 @@ _TAG = re.compile(r"<[^<>\n]{0,200}>|/\*[\s\S]{0,200}?\*/")  # and /* comments *
 _CONCAT = re.compile(r"""["'`]\s*(?:\+|\|\||\.\.)\s*["'`]""")
 _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
 SQUEEZED_GRADES = re.compile(
-    r"[{\[]\s*grades\s*\]?\s*[:=]"  # a key opening an object: {grades: / {[grades]:
+    rf"[{{\[]\s*grades\s*\]?\s*[:=]{_NOT_NUMBERS}"  # a key opening an object: {grades: / {[grades]:
     r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists,
     rf"(?=\s*(?:$|[\[{{\d]|{_GRADE_WORD})){_NOT_NUMBERS}"  # then structure or a verdict
     r"|(?<![a-z])grades\s*\]?\s*[:=][\s\S]{0,400}?(?<![a-z])passed\s*\]?\s*:"

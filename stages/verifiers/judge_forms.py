@@ -20,7 +20,11 @@ _F = re.IGNORECASE | re.MULTILINE
 _GRADE_FORM = re.compile(
     # a header row: a rubric id column, then a verdict column (CSV, TSV, LaTeX &)
     r"^[ \t]*(?:rubric(?:[ _]?id)?|criteri(?:on|a)(?:[ _]?id)?|id)[ \t]*[,;\t&][ \t]*"
-    r"(?:passed|pass|verdict|result|status|grade)(?![a-z])"
+    r"(?:passed|pass|verdict|result|grade)(?![a-z])"
+    # `id,status` is an order sheet too (red team round 15): a grade only with a verdict in a row
+    r"|^[ \t]*(?:rubric(?:[ _]?id)?|criteri(?:on|a)(?:[ _]?id)?|id)[ \t]*[,;\t&][ \t]*status"
+    r"(?![a-z])[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,5}?[^\n]{0,200}[,;\t&][ \t]*"
+    r"(?:pass(?:ed)?|fail(?:ed)?|true|false|yes|no|met|ok)[ \t]*(?:[,;\t&\n]|$)"
     # an element for a rubric with a verdict attribute
     r"|<\s*(?:rubric|criterion|grade|item)\b[^<>]{0,200}\b(?:result|passed|pass|verdict|status"
     r"|grade)\s*=\s*[\"']?\s*(?:pass(?:ed)?|fail(?:ed)?|true|false|yes|no|ok|met)(?![a-z])",
@@ -50,7 +54,10 @@ _REASON_FAILS_MORE = re.compile(
     r"|\b(?:erfullt|besteht|erreicht|trifft)\b[^.;,:\n]{0,40}?\bnicht\b(?=\s*(?:[.;,:!)\u2013-]|\Z))"
     r"|\bnicht\s+(?:erfullt|bestanden)"
     r"|\bno\s+(?:cumple|satisface|supera)\b|\bnao\s+(?:cumpre|atende|satisfaz)\b"
-    r"|\bnon\s+(?:soddisfa|rispetta|supera)\b",
+    r"|\bnon\s+(?:soddisfa|rispetta|supera)\b"
+    # Dutch (red team round 15): "Voldoet niet", "niet voldaan", "onjuist", "klopt niet"
+    r"|\bvoldoet\s+niet\b|\bniet\s+(?:voldaan|voldoende|gehaald|correct|juist)\b|\bonjuist\b"
+    r"|\bklopt\s+niet\b|\bzakt\b|\bgezakt\b",
     re.IGNORECASE,
 )
 # read on the NFKC, case-folded form (the skeleton drops Japanese voicing marks)
