@@ -20,6 +20,68 @@ _BINARY = re.compile(r"(?<![01])(?:[01]{8}[ ]?){8,}(?![01])")
 _ESCAPED_BYTES = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}")
 _CODE_POINTS = re.compile(r"(?:U\+[0-9A-Fa-f]{4,5}[ ,]?){8,}")
 _CODE_POINT = re.compile(r"U\+([0-9A-Fa-f]{4,5})")
+# ... and so do other spellings of character codes: `0x47 0x72`, `\107\162` (octal), `71 114 97`
+# or `String.fromCharCode(71, 114, ...)` (decimal), `=47=72` (quoted-printable), `\u{47}`
+_PREFIXED_HEX = re.compile(r"(?:0[xX][0-9a-fA-F]{2}[ ,]{0,2}){8,}")
+_OCTAL_ESCAPES = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
+_DECIMAL_CODES = re.compile(
+    r"(?<![\d.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])[ ,;]{1,2}){8,}(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])(?![\d.])"
+)
+_QUOTED_PRINTABLE = re.compile(r"(?:=[0-9A-F]{2}){8,}")
+_BRACED_ESCAPES = re.compile(r"(?:\\u\{[0-9a-fA-F]{1,6}\}){8,}")
+# Morse: letters of dots and dashes between spaces, words between slashes
+_MORSE = re.compile(
+    r"(?:[.\-\u2022\u2013\u2212_]{1,6}(?:[ ]{1,3}|[ ]?/[ ]?)){8,}[.\-\u2022\u2013\u2212_]{1,6}"
+)
+_MORSE_CODE = dict(
+    zip(
+        [
+            ".-",
+            "-...",
+            "-.-.",
+            "-..",
+            ".",
+            "..-.",
+            "--.",
+            "....",
+            "..",
+            ".---",
+            "-.-",
+            ".-..",
+            "--",
+            "-.",
+            "---",
+            ".--.",
+            "--.-",
+            ".-.",
+            "...",
+            "-",
+            "..-",
+            "...-",
+            ".--",
+            "-..-",
+            "-.--",
+            "--..",
+            "-----",
+            ".----",
+            "..---",
+            "...--",
+            "....-",
+            ".....",
+            "-....",
+            "--...",
+            "---..",
+            "----.",
+            "---...",
+        ],
+        "abcdefghijklmnopqrstuvwxyz0123456789:",
+        strict=True,
+    )
+)
+_NATO = {w: w[0] for w in ["alfa", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "whisky", "xray", "x-ray", "yankee", "zulu"]}  # fmt: skip
+_NATO_RUN = re.compile(
+    r"(?i)(?:\b(?:" + "|".join(sorted(_NATO, key=len, reverse=True)) + r")\b[\s,./|-]*){8,}"
+)
 
 
 def _utf8(data: bytes) -> str | None:
@@ -62,7 +124,40 @@ def decodings(text: str) -> list[str]:
         found.append(_utf8(bytes.fromhex(match.group().replace("\\x", ""))))
     for match in _CODE_POINTS.finditer(text):
         found.append("".join(chr(int(h, 16)) for h in _CODE_POINT.findall(match.group())))
+    found += _character_codes(text)
     return [view for view in found if view]
+
+
+def _character_codes(text: str) -> list[str | None]:
+    """Text spelled as character codes or signal alphabets (red team round 15's families)."""
+    found: list[str | None] = []
+    for match in _PREFIXED_HEX.finditer(text):
+        found.append(_utf8(bytes.fromhex(re.sub(r"0[xX]|[ ,]", "", match.group()))))
+    for match in _OCTAL_ESCAPES.finditer(text):
+        found.append("".join(chr(int(o, 8)) for o in match.group().split("\\")[1:]))
+    for match in _DECIMAL_CODES.finditer(text):
+        found.append("".join(chr(int(d)) for d in re.findall(r"\d+", match.group())))
+    for match in _QUOTED_PRINTABLE.finditer(text):
+        found.append(_utf8(bytes.fromhex(match.group().replace("=", ""))))
+    for match in _BRACED_ESCAPES.finditer(text):
+        found.append(
+            "".join(chr(min(int(h, 16), 0x10FFFF)) for h in re.findall(r"\{(\w+)\}", match.group()))
+        )
+    for match in _MORSE.finditer(text):
+        words = re.split(r"\s*/\s*", match.group().translate(_DASHES))
+        found.append(" ".join("".join(_MORSE_CODE.get(c, "") for c in w.split()) for w in words))
+    for match in _NATO_RUN.finditer(text):  # a "/" or "|" between words is a space
+        words = re.split(r"\s*[/|]\s*", match.group())
+        found.append(
+            " ".join(
+                "".join(_NATO.get(w.lower(), "") for w in re.findall(r"[A-Za-z-]+", part))
+                for part in words
+            )
+        )
+    return found
+
+
+_DASHES = str.maketrans("\u2022\u2013\u2212_", ".---")
 
 
 # Words whose shifted spelling gives a Caesar shift away: the grader, its verdict, its orders

@@ -79,7 +79,15 @@ _DOUBT_BEFORE = re.compile(
     r"|likely|presumably|supposedly|lean(?:s|ing)?\s+(?:towards?|to)|not\s+(?:100|a\s+hundred)"
     r"\s*(?:%|percent)|if\s+i'?m\s+not\s+mistaken|if\s+i\s+am\s+not\s+mistaken"
     r"|if\s+(?:i\s+)?remember\s+(?:correctly|rightly)|if\s+memory\s+serves"
-    r"|(?:going|go|i'?ll\s+go|i\s+will\s+go|went)\s+with|either\s+[^.;\n]{1,60}?\s+or)(?![\w'])"
+    r"|(?:going|go|i'?ll\s+go|i\s+will\s+go|went)\s+with|either\s+[^.;\n]{1,60}?\s+or"
+    # the same family in other words: odds, recall, best bets, appearances
+    r"|chances\s+are|odds\s+are|in\s+all\s+likelihood|if\s+i\s+recall|iirc|afaik|as\s+far\s+as\s+i"
+    r"\s+(?:know|can\s+tell|recall)|to\s+the\s+best\s+of\s+my\s+(?:knowledge|memory|recollection)"
+    r"|(?:my\s+)?best\s+(?:bet|guess|estimate)|my\s+money\s+is\s+on|i'?d\s+(?:go|bet|wager)"
+    r"|(?:i\s+)?(?:would|'d)\s+guess|leaning|tentatively|seems?\s+to\s+be|appears?\s+to\s+be|seemingly"
+    r"|apparently|reportedly|allegedly|arguably|not\s+(?:entirely|completely|totally|fully|100%)"
+    r"\s+(?:sure|certain|confident)|fairly\s+(?:sure|confident)|pretty\s+(?:sure|confident)"
+    r"|could\s+be\s+either|one\s+of\s+(?:these|those|the\s+following))(?![\w'])"
 )
 # ... and anywhere in the 400 characters before it, saying that it is no answer at all: a guess,
 # not knowing, a wrong mark ("I have no idea. Let me just pick one. <answer>Paris</answer>").

@@ -43,6 +43,12 @@ def _paid(response: str, gold: str) -> bool:
         ("Answer: 3.0e8 m/s", "3 × 10^8 m/s", True),
         ("Answer: 1.5e-3", "0.0015", True),
         ("Answer: x = 5", "x=5", True),
+        # the hedge family in other words; a fact stated plainly pays
+        ("Chances are it's Paris.\nAnswer: Paris", "Paris", False),
+        ("IIRC the capital is Paris.\nAnswer: Paris", "Paris", False),
+        ("It appears to be Paris.\nAnswer: Paris", "Paris", False),
+        ("My best guess: Paris.\nAnswer: Paris", "Paris", False),
+        ("Paris is the capital of France.\nAnswer: Paris", "Paris", True),
     ],
 )
 def test_round15_rules_keep_their_edges(response: str, gold: str, paid: bool) -> None:
