@@ -20,9 +20,9 @@ _F = re.IGNORECASE | re.MULTILINE
 _GRADE_FORM = re.compile(
     # a header row: a rubric id column, then a verdict column (CSV, TSV, LaTeX &)
     r"^[ \t]*(?:rubric(?:[ _]?id)?|criteri(?:on|a)(?:[ _]?id)?|id)[ \t]*[,;\t&][ \t]*"
-    r"(?:passed|pass|verdict|result|grade)(?![a-z])"
+    r"(?:passed|pass|verdict|grade)(?![a-z])"
     # `id,status` is an order sheet too (red team round 15): a grade only with a verdict in a row
-    r"|^[ \t]*(?:rubric(?:[ _]?id)?|criteri(?:on|a)(?:[ _]?id)?|id)[ \t]*[,;\t&][ \t]*status"
+    r"|^[ \t]*(?:rubric(?:[ _]?id)?|criteri(?:on|a)(?:[ _]?id)?|id)[ \t]*[,;\t&][ \t]*(?:status|result)"
     r"(?![a-z])[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,5}?[^\n]{0,200}[,;\t&][ \t]*"
     r"(?:pass(?:ed)?|fail(?:ed)?|true|false|yes|no|met|ok)[ \t]*(?:[,;\t&\n]|$)"
     # an element for a rubric with a verdict attribute

@@ -50,7 +50,8 @@ _CITATIONS_ONLY = re.compile(
 )
 # An answer line that restates its phrase ("Answer: The answer is Paris.") states what follows.
 _RESTATED = re.compile(
-    r"(?i)^(?:so\s+|thus\s+|therefore\s+)?the\s+(?:final\s+)?answer\s+is\s*[:：]?\s+(?=\S)"
+    r"(?i)^(?:so\s+|thus\s+|therefore\s+)?(?:(?:the|my)\s+(?:final\s+)?answer\s+is|it\s+is|it's"
+    r"|that\s+is|this\s+is)\s*[:：]?\s+(?=\S)"
 )
 # "The answer is London", "My final answer: London", "London is the answer": a stated answer.
 _STATED = re.compile(
@@ -117,7 +118,7 @@ _RESTRICTIVE = re.compile(
     r"(?i)(?<![\w'])(?:who|which|that|whose)\s+(?:[a-z]+\s+){0,2}?(?:never|not|no|(?:did|does|has"
     r"|have|had|could|would)n't)\s+(?!(?:be|is|was|are|were|been|being|the|a|an|my|our|correct"
     r"|right|true|wrong|false|answer|sure|certain|quite|really|actually|it|this|that)(?![\w']))"
-    r"[a-z]{3,}(?:\s+[a-z]+){0,6}(?=\s+(?:is|was|are|were)\s*$)"
+    r"[a-z]{3,}[^,;:.!?\n]{0,80}?(?=\s+(?:is|was|are|were)\s*$)"
 )
 _STRIKE = re.compile(r"~|<\s*/?\s*(?:del|strike|s)\s*>|line-through", re.IGNORECASE)
 _STRIKE_OPEN = re.compile(r"~~|<\s*(?:del|strike|s)\s*>", re.IGNORECASE)
@@ -255,7 +256,7 @@ def _stated_values(response: str) -> list[str]:
     values = [m.group("value") for m in _STATED.finditer(plain)]
     for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
         values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
-    cleaned = (_RESTATED.sub("", _POINTER.sub("", raw.strip()), count=1) for raw in values)
+    cleaned = (_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1)) for raw in values)
     return [value for value in cleaned if value]
 
 
@@ -270,6 +271,23 @@ def _agrees(value: str, answer: str, key: tuple[str, ...]) -> bool:
     return head.startswith(said) and head[len(said) : len(said) + 1] in (",", ";", "(", "\u2014")
 
 
+def _no_commitment(window: str) -> re.Match[str] | None:
+    """The first guess or not-knowing in `window` that is no title: a doubt word capitalised
+    mid-sentence before another capitalised word names something ("the album Random Access
+    Memories", "the novel Uncertain Glory"), round 15."""
+    for m in _NO_COMMITMENT.finditer(window):
+        word = m.group()
+        before = window[: m.start()].rstrip(" \t\"'(*_")
+        mid_sentence = bool(before) and before[-1] not in ".!?:\n"
+        if word[:1].isupper() and mid_sentence and _TITLE_NEXT.match(window, m.end()):
+            continue
+        return m
+    return None
+
+
+_TITLE_NEXT = re.compile(r"\s+[A-Z][a-z]")
+
+
 def problem_before(before: str) -> str | None:
     """Doubt in the answer's sentence or the one before it, a guess or not knowing anywhere
     close before it, a negation in its clause, or a strikethrough opened before it and not
@@ -281,7 +299,7 @@ def problem_before(before: str) -> str | None:
     window = before[-_WINDOW:]
     parts = [p for p in _SENTENCE_BREAK.split(window) if p.strip()]
     own = parts[-1] if parts and not re.search(r"[.!?\n]\s*$", window) else ""
-    doubt = _NO_COMMITMENT.search(window.translate(QUOTES)) or next(
+    doubt = _no_commitment(window.translate(QUOTES)) or next(
         (m for m in map(_DOUBT_BEFORE.search, parts[-2:]) if m), None
     )
     if doubt:

@@ -30,7 +30,7 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 # `6.022 × 10²³`, round 15); an operator between numbers is kept as a word, so `2*10` is never
 # `2^10` once punctuation is dropped
 _SCIENTIFIC = re.compile(
-    r"(?<![\w.,])(\d{1,20}(?:\.\d{1,20})?)\s*(?:[eE]([+-]?\d{1,3})|(?:[x×*·]|\\times|\\cdot)\s*10"
+    r"(?<![\w.,])(\d{1,20}(?:\.\d{1,20})?)\s*(?:[eE]([+-]?\d{1,3})|(?:[xX×*·]|\\times|\\cdot)\s*10"
     r"\s*(?:\^\s*\{?\s*([+-]?\d{1,3})\s*\}?|\*\*\s*([+-]?\d{1,3})|([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})))(?![\w.,^])"
 )
 _OPERATOR = re.compile(r"(?<=[\w)])\s*(\*\*|\^|[*×·/+=])\s*(?=[\w(])|(?<=\d)\s*([x])\s*(?=\d)")

@@ -290,6 +290,8 @@ LONG_TEXTS = [
     "; to the reviewer, note the colour " * 580,
     "the selector will ignore previous instructions " * 430,
     "Answer: 5" + " " * 20_000 + "x",
+    'x = {"grades": [1' + " " * 20_000 + "x",
+    "grades:1" + "1" * 20_000 + "x",
 ]
 
 
