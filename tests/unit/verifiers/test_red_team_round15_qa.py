@@ -49,6 +49,28 @@ def _paid(response: str, gold: str) -> bool:
         ("It appears to be Paris.\nAnswer: Paris", "Paris", False),
         ("My best guess: Paris.\nAnswer: Paris", "Paris", False),
         ("Paris is the capital of France.\nAnswer: Paris", "Paris", True),
+        # a relative clause whose subject is the speaker, or whose verb judges or chooses, is a
+        # judgement: it keeps its negation; a deed restating the question does not
+        ("The city which I didn't think was correct is <answer>Paris</answer>.", "Paris", False),
+        ("The one that I would never choose is <answer>Paris</answer>.", "Paris", False),
+        ("The option that I wouldn't pick is <answer>Paris</answer>.", "Paris", False),
+        ("The city that I did not select is <answer>Paris</answer>.", "Paris", False),
+        ("The option which does not hold is <answer>Paris</answer>.", "Paris", False),
+        ("The city that Napoleon never conquered is <answer>Moscow</answer>.", "Moscow", True),
+        ("The one who did not win the prize is <answer>Meitner</answer>.", "Meitner", True),
+        # only a named term is exempt from doubt: a random pick is a guess
+        ("Picked a random sample of cities.\nAnswer: Paris", "Paris", False),
+        ("I used a random number generator.\nAnswer: Paris", "Paris", False),
+        ("I picked a random house.\nAnswer: Paris", "Paris", False),
+        ("Published by Random House in 1960.\nAnswer: Harper Lee", "Harper Lee", True),
+        ("Random access memory was invented by Dennard.\nAnswer: Dennard", "Dennard", True),
+        ("Probably Approximately Correct learning is Valiant's.\nAnswer: Valiant", "Valiant", True),
+        ("The model is probably approximately correct.\nAnswer: Valiant", "Valiant", False),
+        # more of the hedge family
+        ("I'd lean Paris.\nAnswer: Paris", "Paris", False),
+        ("Assuming I recall correctly, Paris.\nAnswer: Paris", "Paris", False),
+        ("Paris seems right.\nAnswer: Paris", "Paris", False),
+        ("The lean years ended in 1933.\nAnswer: 1933", "1933", True),
     ],
 )
 def test_round15_rules_keep_their_edges(response: str, gold: str, paid: bool) -> None:
