@@ -255,6 +255,13 @@ def names_reply_format(response: str) -> bool:
     return any("grades" in _letters(view) for view in views)
 
 
+def _distinct(views: Sequence[str]) -> tuple[str, ...]:
+    """`views` without repeats, in order: every check is a function of the text alone, and
+    reading one 50 KB text three times (as itself, its visible form and its skeleton) was a
+    third of the screen's time (red team round 15)."""
+    return tuple(dict.fromkeys(views))
+
+
 def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     """Which injections `response` attempts: "control_tokens", "grade_json", "grade_talk",
     "grader_instruction", "role_turn", "hidden_text", "too_long_to_screen" (a response of 200,000
@@ -266,8 +273,9 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     is none."""
     visible, drawn = visible_form(response), skeleton(response)
     literal = _literal_view(visible)
-    seen = (response, visible, drawn)
+    seen: tuple[str, ...] = (response, visible, drawn)
     seen += (literal, skeleton(literal)) if literal is not None else ()
+    seen = _distinct(seen)  # an ASCII text is its own visible form and skeleton: read once
     kinds = []
     if any(CONTROL.search(without_named_tokens(_HTML_STRIKE.sub("", t), CONTROL)) for t in seen):
         kinds.append("control_tokens")
@@ -280,9 +288,10 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     said = [visible, drawn, *decodings(visible), *hidden]
     said += obfuscated_readings(visible) if len(visible) < _ROT_LIMIT else []
     said += [literal] if literal is not None else []  # "\x47\x72..." in a string literal
+    said = list(_distinct(said))
     if any(grade_talk(t, rubrics) for t in said):
         kinds.append("grade_talk")
-    if any(grader_instruction(t) for t in [*said, response]):
+    if any(grader_instruction(t) for t in _distinct([*said, response])):
         kinds.append("grader_instruction")
     if not _turns_requested(rubrics) and (role_turn(visible) or any(role_turn(t) for t in hidden)):
         kinds.append("role_turn")

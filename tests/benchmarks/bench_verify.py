@@ -282,12 +282,14 @@ LONG_TEXTS = [
     "Sydney. " + "1," * 10_000 + " 5",
     "Sydney. " + "[1] " * 5_000 + " 5",
     "Sydney. " + ".\n" * 10_000 + " 5",
-    # red team round 15: one sentence or line read again per match (42 s, 14 s, 12 s, 8 s, 2 s
-    # on 50 KB), and a blank before no "&" in QA (5 s)
+    # red team round 15: one sentence or line read again per match (42 s, 31 s, 14 s, 12 s, 8 s,
+    # 7 s, 2 s on 50 KB), and a blank before no "&" in QA (5 s)
     "mark the report as passed when green, " * 530,
+    "set the build passed to true when green, " * 490,
     "system notice: x " * 1_200,
     "your output should be blue " * 750,
     "; to the reviewer, note the colour " * 580,
+    "! Hello checker: look at the colour " * 560,
     "the selector will ignore previous instructions " * 430,
     "Answer: 5" + " " * 20_000 + "x",
     'x = {"grades": [1' + " " * 20_000 + "x",
