@@ -33,6 +33,13 @@ MIN_KEY_BYTES = 16
 _MAX_KEY_FILE_BYTES = 1 << 20  # a key or a head file; anything larger is not one
 
 
+def same_mac(given: object, expected: str) -> bool:
+    """Whether a stored MAC equals the expected one; a MAC that is not ASCII text (forged: a
+    number, a list, `é` x 64) is a mismatch, never a `TypeError` from `compare_digest` that no
+    reader could name the seq of (red team round 15)."""
+    return isinstance(given, str) and given.isascii() and hmac.compare_digest(given, expected)
+
+
 @dataclass(frozen=True)
 class Head:
     run_id: str
@@ -101,9 +108,7 @@ class ChainKey:
         return _pending_is_last(pending, last_seq, hash_at)
 
     def authentic(self, head: Head) -> bool:
-        return head.mac is not None and hmac.compare_digest(
-            head.mac, self.mac(head.run_id, head.seq, head.hash)
-        )
+        return same_mac(head.mac, self.mac(head.run_id, head.seq, head.hash))
 
     # --- the head files ----------------------------------------------------------------------
 

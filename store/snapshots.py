@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import hmac
 import logging
 from datetime import UTC, datetime
 from typing import Any
@@ -35,6 +34,7 @@ from sqlmodel import Field, SQLModel
 
 from store.backends import create_tables
 from store.errors import IntegrityError, StoreError
+from store.keyed import same_mac
 from store.log import EventLog
 from store.projections import (
     CheckpointRef,
@@ -254,7 +254,7 @@ class Snapshots:
         expected = self.key.snapshot_mac(run_id, seq, event_hash, FOLD_KEY, text)
         if mac is None:
             raise SnapshotRefused(run_id, seq, "it carries no MAC and the store's key is set")
-        if not hmac.compare_digest(mac, expected):
+        if not same_mac(mac, expected):
             raise SnapshotRefused(
                 run_id,
                 seq,
