@@ -1,0 +1,55 @@
+"""Red team round 15 (issue 27): the shared half of 65 math cases a helper who saw only the code
+wrote against the verifier after this session's competing-value and prose-ending rules (the
+held-out half stays outside the project). They arrived at the end of the session; none is fixed
+yet, so each wrong judgement is a strict xfail naming the code path at fault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from red_team_cases import check, load, params
+
+DATA = Path(__file__).parent / "data"
+CASES = load(DATA / "adversarial_round15_math.jsonl")
+_EQUATION = "open: a false equation whose left side eval_rational cannot compute ({}) is paid"
+_EXPLAINED = "open: a justification after the box that disowns it ({}) is not in _REVISING"
+_JSON = "open: a JSON key before the answer key that says it is unchecked ({}) is no listed doubt"
+_NOUN = "open: named_count accepts a noun that scales or differs from the reference's ({})"
+_GSM = "strict: a GSM8K ending outside the closed forms ({})"
+OPEN = {
+    "m15-001": _EQUATION.format("a square root"),
+    "m15-003": _EQUATION.format("a binomial"),
+    "m15-005": _EQUATION.format("a factorial"),
+    "m15-007": _EQUATION.format("a floor"),
+    "m15-009": _EQUATION.format("an absolute value"),
+    "m15-013": _EXPLAINED.format("excluded"),
+    "m15-015": _EXPLAINED.format("fails the check"),
+    "m15-017": _EXPLAINED.format("careless"),
+    "m15-019": _EXPLAINED.format("distractor"),
+    "m15-021": _JSON.format('"verified": "no"'),
+    "m15-023": _JSON.format('"status": "unsolved"'),
+    "m15-025": _JSON.format('"self_check": "failed"'),
+    "m15-027": _NOUN.format("decades for years"),
+    "m15-029": _NOUN.format("dimes for cents"),
+    "m15-031": _NOUN.format("another fruit"),
+    "m15-033": _NOUN.format("fortnights for weeks"),
+    "m15-035": "open: x% is also read as the bare x, so 0.3% answers 0.3",
+    "m15-037": "open: the lenient reference reading drops 'million' from 1.2 \\text{ million}",
+    "m15-039": _GSM.format("'writes' before the box"),
+    "m15-041": _GSM.format("'dollars for babysitting' after it"),
+    "m15-043": _GSM.format("'take' before the box"),
+    "m15-045": _GSM.format("'pay' before the box"),
+    "m15-047": _GSM.format("'runs' before the box"),
+    "m15-049": _GSM.format("'dollars per hour' in an answer line"),
+    "m15-051": "open: 'Let me know if anything is unclear.' is not a listed sign-off",
+    "m15-053": "open: 'The answer is \\boxed{1/2} or equivalently \\boxed{0.5}' reads as one answer",
+    "m15-055": "open: a 19-term trigonometric sum exceeds the 2 s symbolic limit",
+    "m15-057": "open: option lines 'A: 42' are read as weak answer lines that conflict",
+    "m15-059": "open: a box inside HTML that hides it (<p hidden>) is read as shown",
+}
+
+
+@pytest.mark.parametrize("case", params(CASES, OPEN))
+def test_case(case: dict) -> None:
+    check(case)
