@@ -47,7 +47,11 @@ _REVISING = re.compile(
     r"|increment|decrement|add|subtract|multiply|divide|round|rounded|truncate|truncated|convert"
     r"|converted|times|over|per|first|second|last|former|latter|square|squared|cube|cubed|root"
     r"|inverse|reciprocal|complement|remove|removed|drop|dropped|keep|use|used|pick|choose"
-    r"|chosen|instead|then|so|thus|therefore|hence)(?![\w'])"
+    r"|chosen|instead|then|so|thus|therefore|hence"
+    # a value the justification sets aside or calls a trap (red team round 15)
+    r"|exclude[ds]?|excluding|fails?|failed|failing|careless|distractors?|decoy|trap|rejects?"
+    r"|rejected|spurious|extraneous|naive|naively|slip|invalid|discard(?:ed|s)?|bogus|tempting"
+    r"|misleading|incorrectly|trick)(?![\w'])"
     r"|n't(?!\w)|[?]|\\(?:boxed|fbox|approx|neq|ne|pm)(?![a-zA-Z])"
 )
 _TICKS = re.compile("[\u2713\u2714\u2705]")  # a check mark after a check: "... = 42. \u2713"

@@ -224,10 +224,22 @@ def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
     return previous_problem(body[sentence_start(body, before - 1) : before])
 
 
+_UNCHECKED_KEY = re.compile(
+    r"(?i)\"(?:verified|verification|status|self[_ -]?check|checked|check|confidence|solved|complete"
+    r"|completed|correct|valid|certain|sure|done|finished)\"\s*:\s*\"?(?:no|false|unsolved|unverified"
+    r"|failed|fail|low|unknown|incomplete|unsure|partial|guess|guessed|wrong|invalid|null|none|0"
+    r"|pending|todo|unchecked|not[_ -]\w+)(?![\w])"
+)
+
+
 def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
     if final.weak and body.startswith('"', final.start):
         # a JSON key: its object's other keys are no sentence ({"reasoning": "2 + 3", "answer":
-        # 5}); only a doubt before it counts ({"status": "guess", "answer": 5}, round 13)
+        # 5}); only a doubt before it counts ({"status": "guess", "answer": 5}, round 13), or a
+        # key saying the work is unchecked or unsolved ({"verified": "no", ...}, round 15)
+        unchecked = _UNCHECKED_KEY.search(body, max(0, final.start - WINDOW), final.start)
+        if unchecked:
+            return f"{unchecked.group()!r} before the answer"
         return doubt_before(body, final.start)
     own = sentence_start(body, final.start)
     prefix = body[own : final.start]

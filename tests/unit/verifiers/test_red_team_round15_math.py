@@ -1,7 +1,9 @@
 """Red team round 15 (issue 27): the shared half of 65 math cases a helper who saw only the code
 wrote against the verifier after this session's competing-value and prose-ending rules (the
-held-out half stays outside the project). They arrived at the end of the session; none is fixed
-yet, so each wrong judgement is a strict xfail naming the code path at fault."""
+held-out half stays outside the project). They arrived at the end of the session: a justification
+after the box that sets its value aside (`Since the excluded value is x = 5.`) and a JSON key saying
+the work is unchecked (`"verified": "no"`) are now no answer; the rest stay strict xfails naming
+the code path at fault."""
 
 from __future__ import annotations
 
@@ -13,8 +15,6 @@ from red_team_cases import check, load, params
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round15_math.jsonl")
 _EQUATION = "open: a false equation whose left side eval_rational cannot compute ({}) is paid"
-_EXPLAINED = "open: a justification after the box that disowns it ({}) is not in _REVISING"
-_JSON = "open: a JSON key before the answer key that says it is unchecked ({}) is no listed doubt"
 _NOUN = "open: named_count accepts a noun that scales or differs from the reference's ({})"
 _GSM = "strict: a GSM8K ending outside the closed forms ({})"
 OPEN = {
@@ -23,13 +23,6 @@ OPEN = {
     "m15-005": _EQUATION.format("a factorial"),
     "m15-007": _EQUATION.format("a floor"),
     "m15-009": _EQUATION.format("an absolute value"),
-    "m15-013": _EXPLAINED.format("excluded"),
-    "m15-015": _EXPLAINED.format("fails the check"),
-    "m15-017": _EXPLAINED.format("careless"),
-    "m15-019": _EXPLAINED.format("distractor"),
-    "m15-021": _JSON.format('"verified": "no"'),
-    "m15-023": _JSON.format('"status": "unsolved"'),
-    "m15-025": _JSON.format('"self_check": "failed"'),
     "m15-027": _NOUN.format("decades for years"),
     "m15-029": _NOUN.format("dimes for cents"),
     "m15-031": _NOUN.format("another fruit"),
