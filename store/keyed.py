@@ -92,9 +92,7 @@ class ChainKey:
         return hmac.new(key, message, hashlib.sha256).hexdigest()
 
     def side_authentic(self, mac: object, purpose: str, *fields: object) -> bool:
-        return isinstance(mac, str) and hmac.compare_digest(
-            mac.encode(), self.side_mac(purpose, *fields).encode()
-        )
+        return same_mac(mac, self.side_mac(purpose, *fields))
 
     def signed(self, run_id: str, seq: int, hash_: str) -> Head:
         return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))

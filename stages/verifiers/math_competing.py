@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from stages.verifiers.math_commit import WINDOW
 from stages.verifiers.math_context import sentence_start
 from stages.verifiers.math_unicode import unify
 
-WINDOW = 300
 _NUM = r"-?\d+(?:,\d{3})*(?:\.\d+)?"
 _STANDALONE = rf"(?<![\w.^_{{}}/])(?P<n>{_NUM})(?![\w^_/]|\.\d|,\d)"
 _NUMBERS = re.compile(_STANDALONE.replace("?P<n>", ""))
@@ -115,10 +115,9 @@ def _unsettled_choice(sentence: str, own: str, answer: Fraction) -> str | None:
 
 
 def _other_report(sentence: str, own: str, answer: Fraction) -> str | None:
-    for m in _REPORTED.finditer(sentence):
-        value = _value(m.group("n"))
-        if value is not None and value != answer and answer not in _values(sentence[m.end() :]):
-            return f"another value reported before the answer ({m.group().strip()[:40]!r})"
+    reported = _reported_in(sentence, answer)
+    if reported:
+        return reported
     results = list(_RESULT.finditer(sentence))
     if not results:
         return None
