@@ -78,6 +78,9 @@ class StoredEvent:
         """The event as the current code knows it (old versions upcast on read). A payload that
         does not fit its type is a `PayloadMismatchError` naming the seq."""
         try:
+            known = EVENT_TYPES.get(self.type)
+            if known is not None and self.schema_version == known.schema_version:
+                return known.model_validate_json(self.payload, strict=True)  # as `decode` reads
             return decode(self.type, self.schema_version, orjson.loads(self.payload))
         except PAYLOAD_ERRORS as e:
             raise payload_mismatch(self, e) from e

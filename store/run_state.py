@@ -24,7 +24,7 @@ class EvalRef:
     step: int
     seq: int
     verify_rate: float
-    capability: dict
+    capability: dict[str, float]
     checkpoint: str | None = None
 
 
@@ -32,7 +32,7 @@ class EvalRef:
 class MetricsRef:
     step: int
     seq: int
-    metrics: dict
+    metrics: dict[str, float | None]
 
 
 # How much metric history the fold keeps for the policies' windows (their configs are capped to it).
@@ -68,7 +68,7 @@ class RunState:
     parent: tuple[str, int] | None = None
     hyperparameters: dict = field(default_factory=dict)
     baseline_verify_rate: float | None = None
-    baseline_capability: dict = field(default_factory=dict)
+    baseline_capability: dict[str, float] = field(default_factory=dict)
     baseline_seq: int | None = None
     last_eval: dict = field(default_factory=dict)  # {"step", "verify_rate", "capability", "seq"}
     latest_checkpoint: CheckpointRef | None = None
@@ -88,15 +88,17 @@ class RunState:
     evals: tuple[EvalRef, ...] = ()
     metrics_window: tuple[MetricsRef, ...] = ()  # the last METRICS_WINDOW MetricsRecorded
     # metric name -> its first EARLY_METRICS finite values in the run (a policy's early baseline)
-    early_metrics: dict = field(default_factory=dict)
-    decision_seqs: dict = field(default_factory=dict)  # "policy:action" -> seq of the latest
+    early_metrics: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    # "policy:action" -> seq of the latest
+    decision_seqs: dict[str, int] = field(default_factory=dict)
     last_rollback_seq: int = 0  # latest RolledBack (a rollback decision's consequence)
-    step_failures: dict = field(default_factory=dict)  # "step:kind" -> StepFailed count
-    gates: dict = field(default_factory=dict)  # gate name -> GateRecord (latest)
-    stage_seqs: dict = field(default_factory=dict)  # stage result type -> seq of its latest event
+    step_failures: dict[str, int] = field(default_factory=dict)  # "step:kind" -> StepFailed count
+    gates: dict[str, GateRecord] = field(default_factory=dict)  # gate name -> GateRecord (latest)
+    # stage result type -> seq of its latest event
+    stage_seqs: dict[str, int] = field(default_factory=dict)
     stage_results: dict = field(default_factory=dict)  # stage result type -> its small fields
-    last_metrics: dict = field(default_factory=dict)
-    decisions: dict = field(default_factory=dict)  # "policy:action" -> count
+    last_metrics: dict[str, float | None] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)  # "policy:action" -> count
     rollbacks: int = 0
     failure_reason: str | None = None
     lease_owner: str | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from store.errors import StoreError
 from store.events import EVENT_TYPES, Event
 
@@ -126,5 +128,9 @@ def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
 
 
 def decode(type_name: str, schema_version: int, payload: Payload) -> Event:
-    """Build the current event class from a stored payload, upcasting old versions first."""
-    return EVENT_TYPES[type_name].model_validate(upcast(type_name, schema_version, payload))
+    """Build the current event class from a stored payload, upcasting old versions first.
+    Strict, as JSON (as `events import` checks rows): a chain-consistent payload with a number
+    stored as text ("verify_rate": "0.99") is refused, not coerced while readers that take the
+    stored fields (`StoredEvent.checked_fields`) get the text and trip over it."""
+    current = upcast(type_name, schema_version, payload)
+    return EVENT_TYPES[type_name].model_validate_json(orjson.dumps(current), strict=True)

@@ -146,3 +146,25 @@ def test_an_export_cut_at_a_line_boundary_does_not_import(keyed) -> None:
     whole.write_text(exported.stdout)
     result = _rlvr("events", "import", str(whole), "--store", str(directory / "other.db"), env=env)
     assert result.returncode == 0 and "verified and its keyed head" in result.stderr
+
+
+# Red team round 15 (log 031/033/035): in an unkeyed store a number stored as text, its chain
+# recomputed, passed the lax schema check; `status` and `why` then crashed formatting it in the
+# last-resort handler. Now one error line naming the row.
+@pytest.mark.parametrize(
+    ("event_type", "change"),
+    [("MetricsRecorded", {"metrics": {"kl": "0.001"}}), ("GateEvaluated", {"value": "0.99"})],
+)
+@pytest.mark.parametrize("command", ["status", "why", "report"])
+def test_a_number_stored_as_text_is_one_error_line_naming_its_seq(
+    keyed, command: str, event_type: str, change: dict
+) -> None:
+    _, _, run_id, _ = keyed
+    log, store = _copy(keyed, f"text-{command}-{event_type}")
+    seq = next(r.seq for r in log.read(run_id, types=[event_type]))
+    forge_chain(log, run_id, seq, change)
+    result = _rlvr(command, run_id, "--store", store)  # no key: the chain verifies
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and len(lines) == 1, result.stderr[-3000:]
+    assert lines[0].startswith("error: ")
+    assert f"run {run_id}: seq {seq}: payload does not match {event_type}" in lines[0]

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from orchestrator.audit.why import WHY_TYPES, explain
 from store.errors import PayloadMismatchError, StoreError
+from store.events import EvalRecorded
 from store.log import EventLog
 from store.projections import project
 from store.snapshots import FOLD_KEY, fold_run
@@ -31,8 +32,13 @@ def log(tmp_path: Path) -> EventLog:
 
 @pytest.mark.parametrize(
     ("change", "raw"),
-    [({"step": "x"}, None), ({"step": None}, None), ({}, "not json{"), ({}, "[1, 2]")],
-)
+    [
+        ({"step": "x"}, None), ({"step": None}, None), ({}, "not json{"), ({}, "[1, 2]"),
+        # red team round 15 (log 033): a metric stored as text passed `why`'s lax decoding, and
+        # its window arithmetic crashed in the last-resort handler
+        ({"metrics": {"kl": "0.01"}}, None),
+    ],
+)  # fmt: skip
 def test_a_row_that_breaks_its_schema_is_refused_by_its_seq(
     log: EventLog, change: dict, raw: str | None
 ) -> None:
@@ -103,3 +109,16 @@ def test_a_row_at_a_schema_version_out_of_range_is_refused_naming_run_and_seq(ve
     for read in (lambda: row.event, row.fields):
         with pytest.raises(StoreError, match=r"^run syn: seq 4: .*MetricsRecorded v"):
             read()
+
+
+# Red team round 15 (log 031/035): an eval's verify rate stored as text was coerced by the lax
+# schema check, kept as text in the state, and `status` crashed formatting it.
+def test_a_number_stored_as_text_in_a_checked_row_is_refused(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, RUN, steps=2)
+    eval_row = EvalRecorded(step=2, verify_rate=0.5, capability={"gsm8k": 0.25})
+    log.append(RUN, [eval_row], expected_seq=log.last_seq(RUN))
+    forge_chain(log, RUN, 5, {"verify_rate": "0.99"})
+    assert log.verify(RUN).ok
+    with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq 5: .*EvalRecorded"):
+        fold_run(log, RUN)

@@ -10,12 +10,13 @@ import pytest
 import sqlalchemy as sa
 
 import store.snapshots as snapshots_module
+from store.errors import IntegrityError
 from store.events import MetricsRecorded, RunStarted, StateChanged
 from store.keyed import KEY_ENV
 from store.log import EventLog
 from store.projections import project
 from store.snapshots import SnapshotRefused, SnapshotRow, Snapshots, StoreMark, fold_run
-from tests.tampering import forge_snapshot, write_key
+from tests.tampering import forge_snapshot, own_hash_edit, write_key
 
 _TABLE = SnapshotRow.__table__
 
@@ -136,3 +137,49 @@ def test_snapshots_written_before_they_were_signed_are_not_read(
         )  # fmt: skip
     assert Snapshots(log).newest_usable(run_id) is None
     assert fold_run(log, run_id) == project(log.read(run_id))
+
+
+# Red team round 15 (log 031/033/035): an unsigned snapshot holding a verify rate or a gate value
+# as text was folded from, and `status` then crashed formatting it in the last-resort handler.
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"baseline_verify_rate": "0.99"},
+        {"gates": {"g": {"gate": "g", "stage": "s", "metric": "m", "value": "0.9",
+                         "threshold": 0.5, "comparator": ">=", "passed": True, "seq": 3}}},
+        {"last_metrics": {"kl": "0.01"}},
+        {"decisions": {"rollback:rollback": "2"}},
+    ],
+    ids=["verify rate as text", "gate value as text", "metric as text", "count as text"],
+)  # fmt: skip
+def test_without_a_key_a_snapshot_of_the_wrong_types_is_skipped(
+    store_url: str, run_id: str, change: dict
+) -> None:
+    log = _run(store_url, run_id)
+    forge_snapshot(log, run_id, 20, change, None)
+    assert Snapshots(log).newest_usable(run_id) is None  # refused by its shape, with a warning
+    assert fold_run(log, run_id) == project(log.read(run_id))
+
+
+# Red team round 15 (log 011): an unsigned snapshot the next rows cannot follow made the fold blame
+# the row after it, which is intact; the fold now reads the events, and a real fault in them is
+# named by its own seq. (A handler that trips over the forged state stands in for any such state.)
+def test_without_a_key_a_snapshot_the_rows_cannot_follow_is_not_blamed_on_them(
+    store_url: str, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import store.projections as projections
+
+    log = _run(store_url, run_id)
+    metrics = projections._HANDLERS["MetricsRecorded"]
+
+    def trips_on_the_forgery(state, stored) -> None:
+        if state.hyperparameters.get("lr") == 0.05:
+            raise TypeError("a state no fold wrote")
+        metrics(state, stored)
+
+    monkeypatch.setitem(projections._HANDLERS, "MetricsRecorded", trips_on_the_forgery)
+    forge_snapshot(log, run_id, 20, {"hyperparameters": {"lr": 0.05}}, None)
+    assert fold_run(log, run_id) == project(log.read(run_id))
+    own_hash_edit(log, run_id, 25, {"metrics": {"kl": "high"}})  # a real fault after it
+    with pytest.raises(IntegrityError, match="at seq 25"):
+        fold_run(log, run_id)

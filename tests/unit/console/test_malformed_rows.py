@@ -39,6 +39,11 @@ FORGERIES = [
     ("BaselineRecorded", {"capability": [1]}),
     ("RunStarted", {"config": "x"}),
     ("RolloutsSampled", {"samples": "x"}),
+    # red team round 15 (log 031/035/038): numbers stored as text, which the lax schema check
+    # coerced while the readers took the text
+    ("EvalRecorded", {"verify_rate": "0.99"}),
+    ("GateEvaluated", {"value": "0.9"}),
+    ("BaselineRecorded", {"verify_rate": "0.5"}),
 ]
 
 
