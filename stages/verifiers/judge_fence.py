@@ -25,11 +25,12 @@ import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
-from stages.verifiers.judge_address import grader_instruction, role_turn
+from stages.verifiers.judge_address import grader_instruction
 from stages.verifiers.judge_claims import grade_talk, without_named_tokens
 from stages.verifiers.judge_decode import decodings, obfuscated_readings
 from stages.verifiers.judge_forms import grade_form
 from stages.verifiers.judge_hidden import hidden_payloads, hides_text
+from stages.verifiers.judge_turns import role_turn
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
 CONTROL = re.compile(

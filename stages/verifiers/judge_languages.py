@@ -1,7 +1,7 @@
-"""Orders to the grader in more languages (red team round 12), in `judge_address`'s row format:
-(the grader named, a verdict word, "ignore the previous instructions", an order word). Latin-script
-rows are read on the detector's skeleton (accents dropped, ł read as l, đ as d), the others on
-`plain_form` (NFKC, case-folded).
+"""Orders to the grader in languages other than English (`LATIN`, `NON_LATIN`; `MORE_*` from red
+team round 12), in `judge_address`'s row format: (the grader named, a verdict word, "ignore the
+previous instructions", an order word). Latin-script rows are read on the detector's skeleton
+(accents dropped, ł read as l, đ as d), the others on `plain_form` (NFKC, case-folded).
 
 `SELF_RULES` are orders with no grader named whose object is this response and whose verdict is
 a grade: (this response / all the rubrics, a grade, an order word) in one line, "请将本回答的所有评分
@@ -12,6 +12,93 @@ notebook") names no response of its own and is none."""
 from __future__ import annotations
 
 import re
+
+# other languages: (the grader named, a verdict or instruction word) in one line, or "ignore the
+# previous instructions"; Latin-script ones on the skeleton, accents dropped
+LATIN = {
+    "fr": (
+        r"\b(?:evaluat(?:eur|rice)|correct(?:eur|rice)|notat(?:eur|rice)|examinat(?:eur|rice)"
+        r"|systeme\s+de\s+notation|modele\s+(?:d'?evaluation|juge))s?\b",
+        r"\b(?:valid|rempli|satisfai|reussi|approuv|accept|vrai|true|passed|note\s+maximale"
+        r"|conform)",
+        r"\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes)"
+        r"\s+(?:precedentes|anterieures|ci-dessus)",
+        r"\b\w+ez\b|\bdoi(?:t|s|vent)\b|\bveuillez\b|\bmerci\s+de\b|\bil\s+faut\b",
+    ),
+    "de": (
+        r"\b(?:bewerter(?:in)?|prufer(?:in)?|gutachter(?:in)?|korrektor(?:in)?"
+        r"|bewertungs(?:modell|system|ki))\b",
+        r"\b(?:bestanden|erfullt|akzeptier|genehmig|wahr\b|true|passed|volle\s+punkt"
+        r"|hochstpunkt|als\s+richtig)",
+        r"\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:alle\s+)?(?:vorherigen"
+        r"|bisherigen|obigen|fruheren|vorigen)\s+(?:anweisungen|instruktionen|regeln)",
+        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|markiere|setze|gib|werte|akzeptiere)\b",
+    ),
+    "es": (
+        r"\b(?:evaluador|calificador|corrector|examinador)(?:a|es|as)?\b"
+        r"|\bmodelo\s+(?:evaluador|juez)\b",
+        r"\b(?:aprob|cumpl|satisfac|valid|acept|verdader|true|passed|puntuacion\s+maxima"
+        r"|nota\s+maxima)",
+        r"\b(?:ignora|ignore|olvida|olvide)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones"
+        r"|indicaciones)\s+(?:anteriores|previas)",
+        r"\b(?:marque|apruebe|considere|acepte|valide|asigne|otorgue|debe|deben|deberia|por\s+favor|tiene\s+que|hay\s+que)\b",
+    ),
+    "it": (
+        r"\b(?:valutat(?:ore|ori|rice|rici)|corret(?:tore|tori|trice)|esaminat(?:ore|ori|rice)"
+        r"|modello\s+(?:di\s+valutazione|giudice))\b",
+        r"\b(?:superat|promoss|approv|accett|soddisfatt|valid|convalid|vero\b|true|passed"
+        r"|punteggio\s+massimo|pieni\s+voti)",
+        r"\b(?:ignora|ignorate|ignori|dimentica|dimenticate)\s+(?:tutte\s+)?(?:le\s+)?istruzioni"
+        r"\s+(?:precedenti|sopra|anteriori)",
+        r"\b(?:segnate|marcate|considerate|approvate|approvi|accettate|assegnate|deve|devono|dovrebbe|per\s+favore"
+        r"|si\s+prega)\b",
+    ),
+    "pt": (
+        r"\b(?:avaliador|corretor|examinador)(?:a|es|as)?\b|\bmodelo\s+(?:avaliador|juiz)\b",
+        r"\b(?:aprov|cumprid|satisfeit|valid|aceit|verdadeir|true|passed|nota\s+maxima"
+        r"|pontuacao\s+maxima)",
+        r"\b(?:ignore|ignora|esqueca|esquece)\s+(?:todas\s+)?(?:as\s+)?instrucoes"
+        r"\s+(?:anteriores|previas|acima)",
+        r"\b(?:marque|considere|aprove|aceite|atribua|valide|deve|devem|deveria"
+        r"|por\s+favor|tem\s+que)\b",
+    ),
+    "nl": (
+        r"\b(?:beoordelaar|examinator|corrector)(?:s|en)?\b|\bbeoordelingsmodel\b",
+        r"\b(?:geslaagd|voldaan|goedgekeurd|goedkeur|keur\s+\w+(?:\s+\w+)?\s+goed|geaccepteerd|accepteer|waar\b|true"
+        r"|passed|volle\s+punten|maximale\s+score)",
+        r"\b(?:negeer|vergeet)\s+(?:alle\s+)?(?:de\s+)?(?:vorige|eerdere|bovenstaande|voorgaande)"
+        r"\s+(?:instructies|aanwijzingen|regels)",
+        r"\b(?:markeer|beoordeel|keur|geef|accepteer|moet|moeten|zou|gelieve|alstublieft"
+        r"|graag)\b",
+    ),
+}
+NON_LATIN = {
+    "ru": (
+        r"(?:оценщик|проверяющ|экзаменатор|грейдер|оценивающ|системн\w*\s+(?:уведомлени|сообщени))",
+        r"(?:засчита|пройден|выполнен|удовлетвор|принят|одобр|верн|true|passed|максимальн|зачет)",
+        r"(?:игнориру|забуд|проигнориру)\w*\s+(?:все\s+)?(?:предыдущ|прежн|вышеизложенн|ранее)"
+        r"\w*\s+(?:\w+\s+)?(?:инструкци|указани|правил)",
+        r"\w(?:йте|ите|ьте)\b|долж|нужно|необходимо|пожалуйста|следует|надо",
+    ),
+    "zh": (
+        r"(?:评分员|评分者|评分模型|评审|评估者|评估员|评委|阅卷|裁判|评判|打分员|系统提示|系统通知|系统消息)",
+        r"(?:通过|满分(?!\s*(?:为|是|[:：])?\s*\d)|合格|满足|符合|正确|true|passed|批准|接受)",
+        r"(?:忽略|无视|忘记|忽视)(?:之前|以上|先前|上面|前面|所有|全部|一切)?的?(?:所有|全部)?(?:指令|指示|说明|规则|提示)",
+        r"(?:请|应该|应当|必须|务必|需要|标记|设为|设置为|判为|判定为|一律)",
+    ),
+    "ja": (
+        r"(?:評価者|採点者|審査員|審査者|ジャッジ|評価モデル|採点モデル|グレーダー|システム通知|システムメッセージ)",
+        r"(?:合格|満点|満た|true|passed|パス|通過|承認|正し|適合|クリア)",
+        r"(?:以前|前|上記|これまで|先)の(?:すべての|全ての)?(?:指示|命令|指令|ルール)を(?:無視|忘れ)",
+        r"(?:ください|下さい|(?<!と)して|しろ|すること|べき|必要|せよ|なさい|お願い)",
+    ),
+    "ko": (
+        r"(?:채점자|평가자|심사위원|심사자|채점\s*모델|평가\s*모델|시스템\s*(?:알림|메시지))",
+        r"(?:통과|합격|만점|충족|승인|true|passed)",
+        r"(?:이전|위의|앞의|모든)\s*(?:모든\s*)?(?:지시|지침|명령|규칙)\w*\s*(?:을|를)?\s*(?:무시|잊)",
+        r"(?:하세요|하십시오|주세요|주십시오|해야|하라|바랍니다)",
+    ),
+}
 
 MORE_LATIN = {
     "pl": (
