@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from stages.verifiers.math_context import sentence_start, strip_filler
+from stages.verifiers.math_context import sentence_start, strip_filler, trimmed_end
 from stages.verifiers.math_disown import disowned
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
 from stages.verifiers.math_unicode import unify
@@ -259,7 +259,7 @@ def doubt_before(body: str, start: int) -> str | None:
     cue = doubt_problem(body[own:start])
     if cue:
         return cue
-    before = len(body[:own].rstrip())
+    before = trimmed_end(body, own)
     if before == 0:
         return None
     previous = body[sentence_start(body, before - 1) : before].replace("?", " ")

@@ -20,7 +20,7 @@ import re
 from fractions import Fraction
 
 from stages.verifiers.math_commit import WINDOW
-from stages.verifiers.math_context import sentence_start
+from stages.verifiers.math_context import sentence_start, trimmed_end
 from stages.verifiers.math_unicode import unify
 
 _NUM = r"-?\d+(?:,\d{3})*(?:\.\d+)?"
@@ -156,7 +156,7 @@ def competing_value(body: str, start: int, answer_text: str) -> str | None:
     )
     if problem:
         return problem
-    before = len(body[:own_start].rstrip())
+    before = trimmed_end(body, own_start)
     if before == 0:
         return None
     lo = max(sentence_start(body, before - 1), before - WINDOW)

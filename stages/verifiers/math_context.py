@@ -207,6 +207,14 @@ def sentence_start(text: str, end: int, limit: int = 300) -> int:
     return connectives[-1].start() if connectives else start
 
 
+def trimmed_end(text: str, at: int) -> int:
+    """`len(text[:at].rstrip())` without copying the prefix: each final answer looks at the
+    sentence before its own, and a megabyte response holds several."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at
+
+
 def strip_filler(text: str) -> str:
     """The text without closing formulae that state nothing ("I hope it is correct.")."""
     end = len(text)

@@ -27,6 +27,7 @@ from stages.verifiers.math_context import (
     sentence_end,
     sentence_start,
     strip_filler,
+    trimmed_end,
     unescaped,
     visible_text,
 )
@@ -218,7 +219,7 @@ def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
         return f"a heading before the answer disowns it ({heading.strip()[:50]!r})"
     if not is_bare(prefix):
         return None
-    before = len(body[:own].rstrip())
+    before = trimmed_end(body, own)
     if before == 0:
         return None
     return previous_problem(body[sentence_start(body, before - 1) : before])
