@@ -58,6 +58,13 @@ _STATED = re.compile(
     r"(?i)(?<![\w<>/])answer(?:\s+to\s+(?:the|this)\s+question)?\s*(?:is|was|would\s+be"
     r"|should\s+be|must\s+be|will\s+be|remains|[:：=])(?![\w])[\s*_]*(?P<value>[^\n]{0,200})"
 )
+# Another value called the right one in other words (round 16): "The correct city is Lyon.",
+# "Best match → Lyon", "Top pick: Lyon". The judgement is lowercase: "the Right Bank is" names.
+_CLAIMED = re.compile(
+    r"(?<![\w<>/])(?:(?i:the|my|a)\s+(?:correct|right|true)\s+(?:[a-z]+\s+)?"
+    r"|(?i:best|closest|top|likeliest)\s+(?i:match|pick|candidate|fit|choice|bet)\s*)"
+    r"(?:is|was|would\s+be|[:\uff1a=]|\u2192|->|=>)(?![\w])[\s*_]*(?P<value>[^\n]{0,200})"
+)
 _STATED_BEFORE = re.compile(
     r"(?i)\s(?:is|was|would\s+be)\s+(?:the|my)\s+(?:final\s+|correct\s+|right\s+)?answer(?![\w>])"
 )
@@ -111,7 +118,13 @@ _NO_COMMITMENT = re.compile(
     r"|(?:cannot|can\s*not|can't|could\s*n[o']t|unable\s+to)\s+(?:\w+\s+)?(?:determine|tell"
     r"|say|know|find|answer|verify|confirm|identify|figure|be\s+certain)"
     r"|(?:don't|do\s+not|didn't|did\s+not)\s+know|(?:impossible|no\s+way)\s+to\s+(?:say|tell"
-    r"|know|determine)|lack(?:ing)?\s+(?:of\s+)?(?:information|evidence|context))(?![\w'])"
+    r"|know|determine)|lack(?:ing)?\s+(?:of\s+)?(?:information|evidence|context)"
+    # round 16: "Going out on a limb:", "It's 50/50 between", "Don't quote me on this",
+    # "Eeny, meeny", "Wild stab:", "My money's on"
+    r"|(?:out\s+)?on\s+a\s+limb|(?:50\s*/\s*50|fifty[\s-]+fifty|toss[\s-]?up)(?=\s+(?:between|on|here"
+    r"|call|guess|chance|shot))|(?:it'?s|it\s+is|that'?s)\s+(?:a\s+)?(?:50\s*/\s*50|fifty[\s-]+fifty"
+    r"|toss[\s-]?up)|(?:don't|do\s+not)\s+quote\s+me|eeny|(?:wild|blind)\s+stab|take\s+a\s+stab"
+    r"|stab\s+in\s+the\s+dark|my\s+money(?:'s|\s+is|'d\s+be|\s+would\s+be)\s+on)(?![\w'])"
     r"|[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e\U0001f914\U0001f937]"
 )
 # In the answer's own clause: a negation ("It is not <answer>Paris</answer>").
@@ -272,6 +285,7 @@ def _stated_values(response: str) -> list[str]:
     """What the response states as the answer ("the answer is X", "X is the answer")."""
     plain = untagged(response)
     values = [m.group("value") for m in _STATED.finditer(plain)]
+    values += [m.group("value") for m in _CLAIMED.finditer(plain)]
     for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
         values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
     cleaned = (_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1)) for raw in values)
@@ -289,27 +303,59 @@ def _agrees(value: str, answer: str, key: tuple[str, ...]) -> bool:
     return head.startswith(said) and head[len(said) : len(said) + 1] in (",", ";", "(", "\u2014")
 
 
-def _no_commitment(window: str) -> re.Match[str] | None:
-    """The first guess or not-knowing in `window` that is no title: a doubt word capitalised
-    mid-sentence before another capitalised word names something ("the album Random Access
-    Memories", "the novel Uncertain Glory"), round 15."""
-    for m in _NO_COMMITMENT.finditer(window):
-        word = m.group()
-        before = window[: m.start()].rstrip(" \t\"'(*_")
-        mid_sentence = bool(before) and before[-1] not in ".!?:\n"
-        if word[:1].isupper() and mid_sentence and _TITLE_NEXT.match(window, m.end()):
-            continue
-        return m
+def _untitled(pattern: re.Pattern[str], text: str, answer: str) -> re.Match[str] | None:
+    """The first match of a doubt `pattern` in `text` that is no title's word (`_in_title`)."""
+    for m in pattern.finditer(text):
+        if not _in_title(text, m, answer):
+            return m
     return None
 
 
-_TITLE_NEXT = re.compile(r"\s+[A-Z][a-z]")
+def _in_title(text: str, m: re.Match[str], answer: str) -> bool:
+    """Whether the doubt words `m` are part of a name: capitalised in a run of capitalised words
+    that a word (not punctuation) introduces mid-sentence ("the album Random Access Memories",
+    round 15; "released The Maybe Man", "the lead singer of No Doubt", round 16), or a quoted
+    title ("\"I Don't Know\" is the opening track"). A run that holds the answer is the answer
+    hedged ("It's, Maybe Lyon" / "Honestly Probably Lyon. Answer: Lyon"), never a title."""
+    if not m.group()[:1].isupper():
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
+    quoted = _QUOTED_TITLE.search(text, line_start, line_end)
+    while quoted and quoted.end() <= m.start():
+        quoted = _QUOTED_TITLE.search(text, quoted.end(), line_end)
+    if quoted and quoted.start() < m.start() and m.end() <= quoted.end():
+        return not _holds(quoted.group(), answer)
+    run_start = m.start()
+    previous = _CAPITALISED_BEFORE.search(text, line_start, run_start)
+    if previous:
+        run_start = previous.start(1)
+    following = _TITLE_NEXT.match(text, m.end())
+    if not previous and not following:
+        return False
+    introduced = _WORD_BEFORE.search(text, line_start, run_start)
+    run = text[run_start : following.end() if following else m.end()]
+    return bool(introduced) and not _holds(run, answer)
 
 
-def problem_before(before: str) -> str | None:
+def _holds(run: str, answer: str) -> bool:
+    return bool(answer.strip()) and answer.strip().lower() in run.lower()
+
+
+_TITLE_NEXT = re.compile(r"\s+[A-Z][a-z]\w*")
+_CAPITALISED_BEFORE = re.compile(r"(?<![\w'])([A-Z][\w']*)\s+\Z")
+_WORD_BEFORE = re.compile(r"[A-Za-z]\s+\Z")  # a word, then the run: mid-sentence, no comma
+# a short quoted run of capitalised words: a song's, a book's or a film's title
+_QUOTED_TITLE = re.compile(
+    r"[\"\u201c]((?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)"
+    r"(?:\s+(?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)){0,8})[\"\u201d]"
+)
+
+
+def problem_before(before: str, answer: str = "") -> str | None:
     """Doubt in the answer's sentence or the one before it, a guess or not knowing anywhere
     close before it, a negation in its clause, or a strikethrough opened before it and not
-    closed."""
+    closed. Doubt words in a title are none (`_in_title`; `answer` is the final answer)."""
     if len(_STRIKE_OPEN.findall(before)) > len(_STRIKE_CLOSE.findall(before)) or (
         before.count("~~") % 2
     ):
@@ -317,8 +363,8 @@ def problem_before(before: str) -> str | None:
     window = before[-_WINDOW:]
     parts = [p for p in _SENTENCE_BREAK.split(window) if p.strip()]
     own = parts[-1] if parts and not re.search(r"[.!?\n]\s*$", window) else ""
-    doubt = _no_commitment(window.translate(QUOTES)) or next(
-        (m for m in map(_DOUBT_BEFORE.search, parts[-2:]) if m), None
+    doubt = _untitled(_NO_COMMITMENT, window.translate(QUOTES), answer) or next(
+        (m for m in (_untitled(_DOUBT_BEFORE, p, answer) for p in parts[-2:]) if m), None
     )
     if doubt:
         return f"doubt stated before the answer ({doubt.group()!r})"
@@ -370,6 +416,15 @@ def strip_inline_citations(answer: str, golds: Sequence[str]) -> str:
     checked box or a check mark on its edge (`[x] Paris`, `✅ Paris`)."""
     if not any(_CHECKED.search(g) for g in golds):
         answer = _CHECKED.sub(" ", answer, count=1)
+    if not any("(" in g for g in golds):  # `Kyoto (paragraph 3)`, round 16
+        answer = _CITED_IN_PARENS.sub(" ", answer)
     if any("[" in g for g in golds):
         return answer
     return " ".join(BRACKET_REF.sub(" ", answer).split())
+
+
+# a parenthesis that names a passage, a paragraph or a document, and only that
+_CITED_IN_PARENS = re.compile(
+    r"(?i)\(\s*+(?:(?:see|source|from|per|cf\.?)[:\s]\s*+)?(?:paragraphs?|para\.?|passages?"
+    r"|documents?|doc\.?|sources?)\s*+[-_#]?\s*+\d++(?:\s*+(?:[,;&]|and)\s*+\d++)*+\s*+\)"
+)

@@ -51,11 +51,18 @@ _UNITS = {"kilometer": "km", "kilometers": "km", "kilometre": "km", "kilometres"
           "meter": "m", "meters": "m", "metre": "m", "metres": "m", "centimeter": "cm",
           "centimeters": "cm", "centimetre": "cm", "centimetres": "cm", "millimeter": "mm",
           "millimeters": "mm", "millimetre": "mm", "millimetres": "mm", "kilogram": "kg",
-          "kilograms": "kg", "kgs": "kg", "mile": "mi", "miles": "mi"}  # fmt: skip
-_UNIT_AFTER = re.compile(r"(?i)(?<=\d)\s*(" + "|".join(_UNITS) + r")(?![\w'-])")
+          "kilograms": "kg", "kgs": "kg", "mile": "mi", "miles": "mi",
+          # round 16: `150 pounds` is `150 lb`, `60 miles per hour` is `60 mph`
+          "miles per hour": "mph", "pound": "lb", "pounds": "lb", "lbs": "lb", "ounce": "oz",
+          "ounces": "oz", "foot": "ft", "feet": "ft", "gram": "g", "grams": "g"}  # fmt: skip
+# the longest name first: `miles per hour` before `miles`
+_UNIT_AFTER = re.compile(
+    r"(?i)(?<=\d)\s*(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?![\w'-])"
+)
 _RE_SPELLING = re.compile(r"(?i)(?<![\w'-])(kilo|centi|milli)?(met|lit)re(s?)(?![\w'-])")
 _CENTRE = re.compile(r"(?i)(?<![\w'-])(cent|theat)re(s?)(?![\w'-])")
 _MOUNT = re.compile(r"(?<![\w'-])Mt\.?\s+(?=[A-Z])")
+_FORT = re.compile(r"(?<![\w'-])Ft\.?\s+(?=[A-Z])")  # `Ft. Worth` is `Fort Worth` (round 16)
 # I, V, X, L only: `Vitamin C` and `Type D` are letters, not the 100th and the 500th
 # a numeral ends the name ("Samuel L. Jackson"'s L is an initial), and a lone X or L is a name's
 # letter ("Malcolm X" is not the tenth Malcolm, red team round 13)
@@ -103,7 +110,7 @@ def written_forms(text: str) -> str:
     text = _RE_SPELLING.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}er{m.group(3)}", text)
     text = _CENTRE.sub(lambda m: f"{m.group(1)}er{m.group(2)}", text)
     text = _UNIT_AFTER.sub(lambda m: f" {_UNITS[m.group(1).lower()]}", text)
-    text = _MOUNT.sub("Mount ", text)
+    text = _FORT.sub("Fort ", _MOUNT.sub("Mount ", text))
     text = _SERIES.sub(_series_number, text)
     return _ROMAN.sub(_regnal, text)
 

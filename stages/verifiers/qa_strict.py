@@ -106,7 +106,12 @@ _INNER_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 
 
 # Full-width ASCII (U+FF01..FF5E) and the ideographic space: the same letters and digits.
-_FULL_WIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+# full-width forms, and subscript digits (`H₂O` is `H2O`, round 16)
+_FULL_WIDTH = (
+    {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
+    | {0x3000: 0x20}
+    | {0x2080 + d: 0x30 + d for d in range(10)}
+)
 # Digits grouped by a thin, narrow or no-break space ("1\u2009000"): typeset thousands, one number.
 _TYPESET_THOUSANDS = re.compile(r"(?<=\d)[\u2009\u202f\u00a0](?=\d{3}(?!\d))")
 _SPACED_NUMBER = re.compile(r"\s*+\d{1,3}(?: \d{3})+\s*+")  # a whole answer "1 000": one number

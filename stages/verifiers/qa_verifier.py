@@ -268,7 +268,7 @@ def _refusal(final: Final, golds: Sequence[str]) -> str | None:
     trailing = after_answer(final.rest)
     if trailing:
         return f"text follows the final answer: {trailing[:80]!r}"
-    return problem_before(final.before) or problem_in(final.answer, golds)
+    return problem_before(final.before, final.answer) or problem_in(final.answer, golds)
 
 
 class ExactMatchVerifier:
