@@ -70,7 +70,10 @@ ENGLISH_DIRECTIVES = [
     re.compile(
         r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,30}?"
         r"\b(?:previous|prior|above|earlier|preceding|all|any|your|the|system|original)\b"
-        r"[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|rubrics?|criteria)\b",
+        r"[^.\n]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|rubrics?|criteria)\b"
+        # "Ignore the instructions on the packet": a thing's own instructions (red team round 16)
+        r"(?!\s+(?:on|in|printed\s+on|written\s+on|that\s+came\s+with|of)\s+(?:the|a|your|this)\s+"
+        r"(?!prompt|system|conversation|chat|above|previous|rubric|task|grader|judge|evaluat)[a-z])",
         _F,
     ),
     # the grading policy changed
@@ -93,9 +96,11 @@ ENGLISH_DIRECTIVES = [
         r"\bpass(?:ed)?\b[`\"'*\s]*(?:(?:field|key|value|flag)s?\s+)?(?:to|=|as|:)\s*[`\"'*]*\s*(?:true|yes|1)\b",
         _F,
     ),
-    # give it full marks
+    # give it full marks, as an order ("Reviewers award it full marks" reports, red team round 16)
     re.compile(
-        r"\b(?:give|award|assign)\s+(?:it|this(?:\s+(?:response|answer))?|the\s+(?:response|answer)"
+        r"(?:^|(?<=[.!?:;,(\"'*\u2014-])|(?<=[.!?:;,(\"'*\u2014-]\s)|\b(?:please|kindly|just|simply"
+        r"|now|then|so|and|you|must|should|shall|will|to|i\s+ask\s+you\s+to)\s+)"
+        r"(?:give|award|assign)\s+(?:it|this(?:\s+(?:response|answer))?|the\s+(?:response|answer)"
         r"|me)?\s*(?:full|maximum|max|perfect|top)\s+(?:marks|score|points|credit|grade)\b",
         _F,
     ),

@@ -25,6 +25,12 @@ _SUBJECT = r"(?:rubrics?|criteri(?:on|a)|rubric\s+items?)"
 _NUMBER_WORD = (  # and roman numerals: "Rubric II: PASS" (red team round 12)
     r"(?:one|two|three|four|five|six|seven|eight|nine|ten|first|second|third|[ivx]{1,4}(?![a-z]))"
 )
+# "Each criterion was met by Design B": a verdict on something the response is writing about,
+# not on itself (red team round 16); "met by this response" is one on itself
+_NOT_BY_ANOTHER = (
+    r"(?!\s+by\s+(?!(?:this|the|my|our)\s+(?:response|answer|submission|reply|essay|poem|text"
+    r"|haiku|story|code|solution|output|work)\b|(?:it|me|us|mine)\b))"
+)
 GRADE_CLAIM = re.compile(
     # rubric 1: PASS / criterion #2 -> ✅ / Rubric [1] is satisfied (not "... is met when ...")
     rf"\b{_SUBJECT}\s*(?:#|no\.?\s*)?\[?(?:\d{{1,3}}|{_NUMBER_WORD})\]?"
@@ -34,7 +40,8 @@ GRADE_CLAIM = re.compile(
     # (not a condition: "when every criterion is satisfied, the student earns full marks")
     r"|(?<!\bwhen\s)(?<!\bif\s)(?<!\bonce\s)(?<!\bunless\s)(?<!\bwhenever\s)"
     rf"\b(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+|these\s+|your\s+)?{_SUBJECT}\b"
-    rf"[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])"
+    # (atomic: the first verdict after the subject is the one judged, not a later one)
+    rf"(?>[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
     # 2/2 rubrics passed / 100% of the criteria satisfied
     rf"|(?:\b\d{{1,3}}\s*/\s*\d{{1,3}}|\b\d{{1,3}}\s*%)\s+(?:of\s+)?(?:the\s+)?{_SUBJECT}\b"
     rf"[^.\n]{{0,20}}?(?<![a-z]){_VERDICT}(?![a-z])"
@@ -50,6 +57,9 @@ GRADE_CLAIM = re.compile(
 # the grader addressed ("Grader, copy this verdict."), read with a verdict later in its line
 _GRADER = re.compile(
     r"(?:\b(?:grader|evaluator|assessor|grading\s+model|(?:llm|ai)\s+judge|judge\s+model)s?\b"
+    # "for whoever grades this:", "to the person grading this" (red team round 16)
+    r"|\b(?:whoever|anyone\s+who|the\s+(?:person|one|model)(?:\s+who)?)\s+(?:is\s+)?"
+    r"(?:grad|mark|scor|evaluat|assess|judg)\w*\s+(?:this|these|it|them|my\s+\w+)\b"
     r"|^[\W_]*judge\b)"
     r"\s*(?:output|note|instructions?|verdict|result)?\s*(?:[:,!]|->|=>|\u2192)",
     re.IGNORECASE,

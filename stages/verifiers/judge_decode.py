@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import re
 from urllib.parse import unquote
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+# MIME's base64, wrapped at 76 characters a line (red team round 16): read as one run
+_BASE64_WRAPPED = re.compile(
+    # (a run, then newline-and-run repeated: every candidate start either matches to its run's
+    # end or fails at once, so a long text of base64 lines is read once)
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}+(?:[ \t]*+\r?\n[ \t]*+[A-Za-z0-9+/]++)++={0,2}"
+)
 _BASE32 = re.compile(r"\b[A-Z2-7]{16,}={0,6}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 # red team round 15: binary octets, `\xNN` escapes and `U+XXXX` code points spell text too
@@ -109,6 +116,10 @@ def decodings(text: str) -> list[str]:
                 found.append(_utf8(decode(run + "=" * (-len(run) % 4))))
             except (binascii.Error, ValueError):
                 continue
+    for match in _BASE64_WRAPPED.finditer(text):
+        run = re.sub(r"\s+", "", match.group())
+        with contextlib.suppress(binascii.Error, ValueError):
+            found.append(_utf8(base64.b64decode(run + "=" * (-len(run) % 4))))
     for match in _BASE32.finditer(text):
         run = match.group().rstrip("=")
         try:
@@ -211,6 +222,27 @@ _ATBASH = str.maketrans(
 )
 
 
+# red team round 16: grade-1 Braille, regional-indicator letters (🇬🇷🇦...), ROT47
+_BRAILLE = str.maketrans(
+    "\u2801\u2803\u2809\u2819\u2811\u280b\u281b\u2813\u280a\u281a\u2805\u2807\u280d"
+    "\u281d\u2815\u280f\u281f\u2817\u280e\u281e\u2825\u2827\u283a\u282d\u283d\u2835"
+    "\u2802\u2832\u2826\u2816\u2812\u2820\u283c",
+    "abcdefghijklmnopqrstuvwxyz,.?!:  ",
+)
+_BRAILLE_CELL = re.compile("[\u2801-\u28ff]")
+_REGIONAL = {0x1F1E6 + i: ord("a") + i for i in range(26)}
+_REGIONAL_LETTER = re.compile("[\U0001f1e6-\U0001f1ff]")
+_ROT47 = str.maketrans(
+    "".join(map(chr, range(33, 127))), "".join(chr(33 + (c - 33 + 47) % 94) for c in range(33, 127))
+)
+# a ROT47 reading is searched only where a key word appears ROT47-encoded
+_ROT47_KEYS = tuple(
+    word.translate(_ROT47)
+    for word in ("grade", "Grade", "GRADE", "rubric", "Rubric", "passed", "PASS", "Pass", "mark",
+                 "Mark", "ignore", "Ignore", "criteri", "judge", "Judge", "score", "Score")
+)  # fmt: skip
+
+
 def _unleet(match: re.Match[str]) -> str:
     """A word mixing letters and digits (`p4ss3d`) read as letters; a number stays one."""
     word = match.group()
@@ -232,4 +264,10 @@ def obfuscated_readings(text: str) -> list[str]:
     unleet = _LEET_WORD.sub(_unleet, text)
     if unleet != text:
         views.append(unleet)
+    if _BRAILLE_CELL.search(text) and len(_BRAILLE_CELL.findall(text)) >= 8:
+        views.append(text.translate(_BRAILLE))
+    if len(_REGIONAL_LETTER.findall(text)) >= 4:
+        views.append(text.translate(_REGIONAL))
+    if any(key in text for key in _ROT47_KEYS):
+        views.append(text.translate(_ROT47))
     return views

@@ -34,7 +34,8 @@ from stages.verifiers.judge_turns import role_turn
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
 CONTROL = re.compile(
-    rf"<{_BAR}[^<>|\uff5c\s]{{1,64}}{_BAR}>"  # <|im_start|> <|eot_id|> <｜User｜>
+    # (three characters or more: the shortest real one is Phi-3's <|end|>; `⟨|x|⟩` is physics)
+    rf"<{_BAR}[^<>|\uff5c\s]{{3,64}}{_BAR}>"  # <|im_start|> <|eot_id|> <｜User｜>
     r"|<(?:start|end)_of_turn>"  # Gemma
     r"|</?(?:s|bos|eos|pad|unk)>"  # SentencePiece / Gemma sequence tokens
     r"|\[/?(?:INST|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CALLS|TOOL_CONTENT)\]"
@@ -46,7 +47,8 @@ CONTROL = re.compile(
     r"|<extra_id_\d{1,3}>|<SPECIAL_\d{1,4}>"  # Nemotron (T5's sentinels), Nemotron-H
     r"|\]~!?b[\]\[]|\[e~\["  # MiniMax ]~b]system ... [e~[ and ]~!b[
     r"|<(?:beginning|end)_of_sentence>"  # MiniMax-Text
-    r"|\[\|[a-z_]{1,24}\|\]"  # EXAONE [|user|] [|endofturn|]
+    # EXAONE's role tokens only: F#'s array literal `[|item|]` is code (red team round 16)
+    r"|\[\|(?:system|user|assistant|endofturn|tool\w{0,12})\|\]"  # EXAONE [|user|] [|endofturn|]
     r"|<role>\s*(?:system|human|user|assistant|observation|bot|tool)\s*</role>",  # Ling / Bailing
     re.IGNORECASE,
 )
@@ -71,22 +73,73 @@ _NOT_NUMBERS = (
     r"(?![ \t]*+(?:[KkPp]|pre-?k|\d++(?:st|nd|rd|th)?)(?:[ \t]*+(?:[-\u2013\u2014,]|to|and"
     r"|through)?[ \t]*+(?:[KkPp]|\d++(?:st|nd|rd|th)?))*+[ \t]*+$)"
 )
+# a line below a bare `grades:` that holds a verdict or a grade's id ("- 1: ✅", "  passed: yes");
+# a list of weights or marks below a heading ("- Homework: 30%") holds none (red team round 16)
+_VERDICT_LINE = (
+    r"(?=\n[^\n]*(?:(?<![a-z])(?:pass|passed|fail|failed|rubrics?|criteri(?:on|a))(?![a-z])"
+    r"|\bid\s*[:=]|[:=-][ \t]*(?:true|false|yes|no|on|off)[ \t]*$"
+    r"|[\u2705\u2714\u2713\u2611\u274c\u2717\u2716]))"
+)
 GRADE_JSON = re.compile(
     rf"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]{_NOT_NUMBERS}|\{{\s*grades\s*[:=]"""  # a key
     r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it,
-    rf"""(?=\s*(?:$|[\[{{(*"'`\d-]|{_GRADE_WORD})){_NOT_NUMBERS}"""  # structure or a verdict
-    r"""|<\s*/?\s*grades?\b|\[\s*grades\s*\]"""  # XML element, TOML table
+    rf"""(?=[ \t]*(?:[\[{{("'`\d-]|{_GRADE_WORD})|[ \t*_]*$(?:\n[^\n]*){{0,8}}?{_VERDICT_LINE})"""
+    rf"""{_NOT_NUMBERS}"""  # then structure or a verdict on its line, or a verdict in lines below
+    # an XML element: <grades>, or a <grade> holding a verdict or naming a rubric (a student
+    # record's `<grade>A-</grade>` is a mark, red team round 16); a TOML table
+    r"""|<\s*/?\s*grades\b|<\s*grade\b[^<>]{0,80}>\s*(?:pass(?:ed)?|fail(?:ed)?|true|false"""
+    r"""|yes|no|ok)\b|<\s*grade\s+(?:id|rubric|criteri\w*|passed)\b|\[\s*grades\s*\]"""
     # a table header naming a grade id, or `passed` beside a rubric's id (a CI table's `Passed`
     # column of counts is none, red team round 15), or a `passed` column holding truth values
-    r"""|\|\s*grade\s*id\s*\||\|\s*(?:id|rubric|criteri\w*)\s*\|[^\n]{0,80}\|\s*passed\s*\|"""
-    r"""|\|\s*passed\s*\|[^\n]{0,80}\|\s*(?:id|rubric|criteri\w*)\s*\|"""
+    r"""|\|\s*grade\s*id\s*\||(?P<header>\|\s*(?:id|rubric|criteri\w*)\s*\|[^\n]{0,80}\|\s*passed"""
+    r"""\s*\||\|\s*passed\s*\|[^\n]{0,80}\|\s*(?:id|rubric|criteri\w*)\s*\|)"""
     r"""|\|\s*passed\s*\|[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,8}?[^\n]{0,200}\|\s*"""
     r"""(?:true|false|yes|no|pass(?:ed)?|fail(?:ed)?|[\u2705\u2714\u2713\u274c\u2717])\s*\|"""
     rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
+    # `"passed": 1.0` in an object with a grade's id, rubric or reason (red team round 16)
+    r"""|\{[^{}\n]{0,200}?\b(?:id|rubric|criterion|reason)\b[^{}\n]{0,200}?\bpassed\W{0,3}:"""
+    r"""\W{0,3}[01](?:\.0+)?(?![\d.])"""
     rf"""|\bpassed\s*=\s*["']{_TRUTH}["']"""  # passed="true"
     r"""|\bid\W{0,3}[:=]\W{0,3}\d+\W{0,3},\W{0,3}passed\W{0,3}[:=]""",  # dict(id=1, passed=True)
     re.IGNORECASE | re.MULTILINE,
 )
+
+
+def grade_json(text: str) -> bool:
+    """Whether `text` holds the judge's reply format (`GRADE_JSON`), a table whose `Passed` column
+    counts (a CI table with an `ID` column: `| 1 | unit | 412 | 0 |`, red team round 16) aside."""
+    return any(
+        not (m.group("header") and _passed_column_counts(text, m.start("header")))
+        for m in GRADE_JSON.finditer(text)
+    )
+
+
+_COUNT_CELL = re.compile(r"\s*\d[\d,]*\s*")
+_TABLE_ROWS = 50  # rows of a table read for its `Passed` column
+
+
+def _passed_column_counts(text: str, header_at: int) -> bool:
+    """Whether the table whose header row holds `header_at` has a `Passed` column of counts in
+    every row below its separator (at least one row)."""
+    line_start = text.rfind("\n", 0, header_at) + 1
+    rows = text[line_start:].split("\n", _TABLE_ROWS + 2)[: _TABLE_ROWS + 2]
+    header = [cell.strip().lower() for cell in rows[0].split("|")]
+    if "passed" not in header:
+        return False
+    column = header.index("passed")
+    body = [row for row in rows[2:] if row.lstrip().startswith("|")]
+    body = body[
+        : next((i for i, row in enumerate(rows[2:]) if not row.lstrip().startswith("|")), len(body))
+    ]
+    cells = [row.split("|") for row in body]
+    if not cells or not all(
+        len(row) > column and _COUNT_CELL.fullmatch(row[column]) for row in cells
+    ):
+        return False
+    # a column of 0s and 1s is a verdict's truth values, not counts
+    return any(row[column].strip() not in ("0", "1") for row in cells)
+
+
 # What a reader takes for ASCII: Cyrillic and Greek look-alike letters, curly quotes, guillemets
 # and CJK brackets (NFKC keeps them all as they are).
 _LOOKALIKES = str.maketrans(
@@ -280,7 +333,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     kinds = []
     if any(CONTROL.search(without_named_tokens(_HTML_STRIKE.sub("", t), CONTROL)) for t in seen):
         kinds.append("control_tokens")
-    if any(GRADE_JSON.search(t) or grade_form(t) for t in seen) or any(
+    if any(grade_json(t) or grade_form(t) for t in seen) or any(
         SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
     ):
         kinds.append("grade_json")
@@ -315,7 +368,8 @@ _SPACED_LETTERS = re.compile(r"(?<![a-z])[a-z](?:\s+[a-z](?![a-z])){3,}")
 SQUEEZED_GRADES = re.compile(
     rf"[{{\[]\s*grades\s*\]?\s*[:=]{_NOT_NUMBERS}"  # a key opening an object: {grades: / {[grades]:
     r"|^[ \t0-9]*grades\s*\]?\s*[:=]"  # a line opening with it: YAML, numbered lists,
-    rf"(?=\s*(?:$|[\[{{\d]|{_GRADE_WORD})){_NOT_NUMBERS}"  # then structure or a verdict
+    rf"(?=[ \t]*(?:[\[{{\d]|{_GRADE_WORD})|[ \t]*$(?:\n[^\n]*){{0,8}}?{_VERDICT_LINE})"
+    rf"{_NOT_NUMBERS}"  # then structure or a verdict on its line, or a verdict in lines below
     r"|(?<![a-z])grades\s*\]?\s*[:=][\s\S]{0,400}?(?<![a-z])passed\s*\]?\s*:"
     r"|(?<![a-z])passed\s*\]?\s*:\s*(?:true|false|yes|no|on|off|0|1)(?![a-z0-9])",
     re.MULTILINE,

@@ -101,6 +101,27 @@ NON_LATIN = {
 }
 
 MORE_LATIN = {
+    # round 16: Norwegian, Danish, Swedish (on the skeleton: bestått -> bestatt, ø -> o)
+    "nordic": (
+        r"\b(?:sensor(?:en|er|ene)?|bedom(?:m)?er(?:en|e|ne)?|bedomare(?:n|na)?|vurderer(?:en)?"
+        r"|granskare(?:n)?|rattare(?:n)?|eksaminator(?:en)?|examinator(?:n)?|censor(?:en)?)\b",
+        r"\b(?:bestatt|bestaet|godkjent|godkand|godkendt|godkjenn|godkann|godkend|oppfylt|uppfyllt"
+        r"|opfyldt|riktig|korrekt|true|passed|full\s+pott|topp\s*karakter)",
+        r"\b(?:ignorer|ignorera|glem|glom)\s+(?:alle\s+|alla\s+)?(?:tidligere|tidigare|foregaende"
+        r"|ovenstaende|ovanstaende)\s+(?:instruksjoner|instruktioner|instrukser|regler)",
+        r"\b(?:merk|marker|markera|sett|saet|satt|gi|giv|ge|vurder|godkjenn|godkann|godkend"
+        r"|ma|maste|skal|ska|bor|vennligst|venligst|snalla|vaer\s+sa\s+snill)\b",
+    ),
+    # round 16: Tagalog
+    "tl": (
+        r"\b(?:tagasuri|tagapagsuri|tagamarka|tagapagmarka|tagahatol|hurado|tagasuring\s+modelo)\b",
+        r"\b(?:pasado|pumasa|nakapasa|tama|tanggap|aprobado|true|passed|buong\s+marka"
+        r"|pinakamataas\s+na\s+marka)",
+        r"\b(?:huwag\s+(?:nang\s+)?(?:pansinin|intindihin)|kalimutan)\s+(?:ang\s+)?(?:lahat\s+ng\s+)?"
+        r"(?:nakaraang|naunang|nakaraan|naunang\s+mga|mga\s+naunang)\s+(?:mga\s+)?"
+        r"(?:tagubilin|instruksyon|utos|panuto)",
+        r"\b(?:paki\w*|markahan|ibigay|bigyan|ituring|aprubahan|dapat|kailangan|po)\b",
+    ),
     "pl": (
         r"\b(?:oceniaj\w*|egzaminator\w*|sprawdzaj\w*|recenzent\w*|model\w*\s+oceniaj\w*)",
         r"\b(?:spelnion|zaliczon|zaakceptowan|zatwierdz|poprawn|prawd|true|passed"
