@@ -78,6 +78,8 @@ class SQLiteBackend(Backend):
             cursor.execute(sql, list(params))
             while rows := cursor.fetchmany(batch):
                 yield from rows
+        except conn.dialect.loaded_dbapi.Error as e:  # "database is locked": retried
+            raise as_dbapi_error(conn, sql, params, e) from e
         finally:
             cursor.close()
 
@@ -124,6 +126,20 @@ class PostgresBackend(Backend):
             raise sa.exc.DBAPIError.instance(sql, params, e, psycopg.Error) from e
         finally:
             cursor.close()
+
+
+def as_dbapi_error(conn: sa.Connection, sql: str, params: Sequence[Any], error: Exception):
+    """A driver's own error from a raw cursor, as SQLAlchemy would raise it (a `DBAPIError` that
+    `store.retry` can call transient), the connection dropped from the pool when it is gone (red
+    team round 16: a PostgreSQL backend terminated mid-read raised psycopg's AdminShutdown past
+    the retries)."""
+    dialect = conn.dialect
+    gone = dialect.is_disconnect(error, None, None)
+    if gone:
+        conn.invalidate()
+    return sa.exc.DBAPIError.instance(
+        sql, params, error, dialect.loaded_dbapi.Error, connection_invalidated=gone
+    )
 
 
 def backend_for(target: str | Path) -> Backend:

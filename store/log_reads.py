@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
 from store import lineage
-from store.backends import Backend
+from store.backends import Backend, as_dbapi_error
 from store.errors import IntegrityError, StoreError
 from store.keyed import ChainKey
 from store.retry import RetryPolicy, is_transient, with_retries
@@ -238,9 +238,12 @@ class ReadsAndChecks:
             # (psycopg's rollback would wait for ever on the lock of an open stream).
             with self.engine.connect() as conn:
                 cursor = conn.connection.driver_connection.cursor()
+                params = [run_id, after, *bounds]
                 try:
-                    cursor.execute(sql, [run_id, after, *bounds])
+                    cursor.execute(sql, params)
                     rows = cursor.fetchall()
+                except conn.dialect.loaded_dbapi.Error as e:  # retried like SQLAlchemy's own
+                    raise as_dbapi_error(conn, sql, params, e) from e
                 finally:
                     cursor.close()
             yield from itertools.starmap(StoredEvent, rows)

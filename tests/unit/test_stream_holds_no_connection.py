@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+import sqlalchemy as sa
+
 from store.events import MetricsRecorded
 from store.log import EventLog
+from store.retry import is_transient
+from tests.conftest import POSTGRES_URL
 
 
 def _run(log: EventLog, run_id: str, rows: int) -> None:
@@ -40,3 +45,32 @@ def test_an_abandoned_stream_in_a_reference_cycle_does_not_hang_a_collection(
     del holder
     gc.collect()  # would block for ever on PostgreSQL with a cursor left open
     assert [r.seq for r in event_log.read(run_id, from_seq=24)] == [24, 25]
+
+
+# Red team round 16 (log 041): the chunked read runs the driver's own cursor, whose errors are not
+# SQLAlchemy's; a PostgreSQL backend terminated under a read raised psycopg's AdminShutdown past
+# the retries (one error line, or a traceback, instead of a retried read). Here the backend is
+# terminated for real, right after the pool hands the connection out (after its pre-ping).
+def test_a_connection_terminated_under_a_read_is_retried(run_id: str) -> None:
+
+    if not POSTGRES_URL:
+        pytest.skip("RLVR_TEST_POSTGRES_URL is not set")
+    log = EventLog(POSTGRES_URL)
+    _run(log, run_id, 25)
+    admin = sa.create_engine(POSTGRES_URL.replace("postgresql://", "postgresql+psycopg://", 1))
+    kills: list[int] = []
+
+    def terminate_once(dbapi_connection, record, proxy) -> None:
+        if not kills:
+            pid = dbapi_connection.info.backend_pid
+            with admin.connect() as conn:
+                conn.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": pid})
+            kills.append(pid)
+
+    sa.event.listen(log.engine, "checkout", terminate_once)
+    with pytest.raises(sa.exc.DBAPIError) as raised:  # SQLAlchemy's, not psycopg's own
+        list(log._stream_own(run_id, 1, None, None, 10))
+    assert kills and is_transient(raised.value)
+    assert [r.seq for r in log.read(run_id)] == list(range(1, 26))  # the read retries
+    log.close()
+    admin.dispose()
