@@ -83,9 +83,20 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     return rows, head, batch_ends
 
 
+# A row's own columns and their types (its payload is `_check_schema`'s): a `recorded_at` of
+# `["2026"]`, hashed into a recomputed chain, passed the schema check and crashed the store's
+# insert after the store was created (red team round 16, log 021).
+_COLUMN_TYPES = {"run_id": str, "seq": int, "type": str, "schema_version": int,
+                 "recorded_at": str, "prev_hash": str, "hash": str}  # fmt: skip
+
+
 def _check_schema(data: dict) -> None:
-    """A row's payload as its event type and version say it must be: known type and version,
-    every field present (a reader takes them from the stored payload), each of its type."""
+    """A row's columns of their types, and its payload as its event type and version say it must
+    be: known type and version, every field present (a reader takes them from the stored
+    payload), each of its type."""
+    for column, kind in _COLUMN_TYPES.items():
+        if type(data.get(column)) is not kind:
+            raise ValueError(f"its {column} must be {'text' if kind is str else 'an integer'}")
     payload = data["payload"]
     if not isinstance(payload, dict):
         raise ValueError("its payload is not a JSON object")

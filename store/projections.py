@@ -53,9 +53,15 @@ def decoded_payload(stored: StoredEvent) -> dict[str, Any]:
 _METRIC_TYPES = frozenset({int, float, type(None)})
 
 
+# No run trains a billion steps: a larger `step` (10**29, red team round 16) is a forged row.
+MAX_STEP = 10**9
+
+
 def _checked_step(step: Any) -> int:
     if type(step) is not int:
         raise TypeError(f"step {step!r} is not an integer")
+    if not 0 <= step <= MAX_STEP:
+        raise ValueError(f"step {step} is out of range (0..{MAX_STEP})")
     return step
 
 
@@ -205,7 +211,8 @@ def _trailing_step(e: StoredEvent) -> int | None:
     if at < 0 or text[-1:] != "}" or e.schema_version != EVENT_TYPES[e.type].schema_version:
         return None
     digits = text[at + len(_STEP_MEMBER) : -1]
-    return int(digits) if digits.isascii() and digits.isdigit() else None
+    # (ten digits or more: read by the parse path, whose check refuses it by its seq)
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else None
 
 
 def _metrics(s: RunState, e: StoredEvent) -> None:

@@ -24,6 +24,7 @@ from orchestrator.driver.machine import STAGES
 from store.blobs import BlobStore
 from store.log import EventLog
 from store.projections import RunState
+from store.rows import payload_mismatch
 
 
 def stage_strip(state: RunState) -> list[dict[str, Any]]:
@@ -102,8 +103,12 @@ def logged_steps(log: EventLog, run_id: str) -> list[int]:
 
 def _run_blobs(log: EventLog, run_id: str) -> BlobStore | None:
     first = next(iter(log.read(run_id, to_seq=1)), None)
-    config = first.fields().get("config", {}) if first is not None else {}
-    root = Path(config.get("log_path", "runs")) / "blobs"
+    if first is None:
+        return None
+    log_path = first.checked_fields().get("config", {}).get("log_path", "runs")
+    if not isinstance(log_path, str):  # `["runs"]`, a recomputed chain (red team round 16)
+        raise payload_mismatch(first, TypeError(f"config.log_path {log_path!r} is not text"))
+    root = Path(log_path) / "blobs"
     return BlobStore(root) if root.is_dir() else None
 
 

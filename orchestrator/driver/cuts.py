@@ -25,7 +25,9 @@ def seq_after_step(log: EventLog, run_id: str, step: int) -> int:
     for row in log.read(run_id, types=_STEP_ROWS):
         if rewinds.abandoned_by(row.seq) is not None:
             continue
-        at = int(row.fields()["step"])
+        # checked as its event's schema says (a `step` of `[7]` is refused naming its seq, red
+        # team round 16), not coerced with int()
+        at = row.checked_fields()["step"]
         if at > step:
             first_after = row.seq
             break

@@ -210,6 +210,29 @@ def test_an_import_row_that_breaks_its_events_schema_is_refused_with_its_line(
     assert not (tmp_path / "events.db").exists()  # refused before a store was created
 
 
+# Red team round 16 (log 021): a row column of the wrong type, its chain recomputed, passed the
+# payload's schema check; the insert then failed inside the store it had created.
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("recorded_at", ["2026"]), ("hash", 7), ("prev_hash", None), ("run_id", ["r"]),
+     ("schema_version", "1"), ("type", 3)],
+)  # fmt: skip
+def test_an_import_row_column_of_the_wrong_type_is_one_line_and_no_store(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    column: str,
+    value: object,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    lines = _exported_run(tmp_path)
+    lines[1][column] = value
+    _write_export(tmp_path / "run.jsonl", lines)
+    result = rlvr(capsys, "events", "import", "run.jsonl", "--store", "events.db")
+    _one_line(result, f"run.jsonl:2: not an exported event (its {column} must be", code=1)
+    assert not (tmp_path / "events.db").exists()
+
+
 @pytest.mark.parametrize("seq", [True, "3", None, 30])
 def test_an_import_whose_chain_is_broken_creates_no_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], seq

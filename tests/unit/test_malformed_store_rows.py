@@ -122,3 +122,32 @@ def test_a_number_stored_as_text_in_a_checked_row_is_refused(tmp_path: Path) -> 
     assert log.verify(RUN).ok
     with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq 5: .*EvalRecorded"):
         fold_run(log, RUN)
+
+
+# Red team round 16 (log 015): `branch --at-step` read each step row's `step` with int(), so a
+# `step` of `[7]` (chain recomputed) crashed with a TypeError naming nothing.
+def test_a_cut_by_step_refuses_a_step_row_of_the_wrong_type_by_its_seq(log: EventLog) -> None:
+    from orchestrator.driver.cuts import seq_after_step
+
+    forge_chain(log, RUN, 5, {"step": [3]})
+    with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq 5: .*MetricsRecorded"):
+        seq_after_step(log, RUN, 4)
+
+
+# Red team round 16 (log 005): a rollout row's `step` of 10**29 (chain recomputed) was read by the
+# fold's fast path from the payload's last digits, and `status` showed step 100000000000000000000000000000.
+@pytest.mark.parametrize("event", ["RolloutsSampled", "MetricsRecorded"])
+def test_a_step_out_of_range_is_refused_by_its_seq(tmp_path: Path, event: str) -> None:
+    from store.events import RolloutsSampled
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, RUN, steps=2)
+    rollouts = RolloutsSampled(step=3, n_groups=1, group_size=2, rewards=[[1.0, 0.0]])
+    log.append(RUN, [rollouts], expected_seq=log.last_seq(RUN))
+    seq = 5 if event == "RolloutsSampled" else 4
+    import re
+
+    payload = next(log.read(RUN, from_seq=seq, to_seq=seq)).payload
+    forge_chain(log, RUN, seq, {}, raw=re.sub(r'"step":\d+', '"step":' + "1" + "0" * 29, payload))
+    with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq {seq}: .*{event}"):
+        fold_run(log, RUN)

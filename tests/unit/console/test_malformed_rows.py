@@ -44,6 +44,10 @@ FORGERIES = [
     ("EvalRecorded", {"verify_rate": "0.99"}),
     ("GateEvaluated", {"value": "0.9"}),
     ("BaselineRecorded", {"verify_rate": "0.5"}),
+    # red team round 16 (log 007/009/011): a step's rollout row read for the step view unchecked
+    ("RolloutsSampled", {"group_size": "8"}),
+    ("RolloutsSampled", {"rewards": [["1.0"]]}),
+    ("RunStarted", {"config": {"log_path": ["runs"]}}),
 ]
 
 
@@ -101,3 +105,25 @@ def test_an_action_on_a_tampered_run_is_a_409_naming_the_seq(tmp_path: Path, act
         )
     assert answer.status_code == 409, answer.text
     assert "seq 4" in answer.json()["error"]
+
+
+# Red team round 16 (log 007/009/042): the step view read its rollout rows unchecked; a group size
+# stored as text answered 409 naming no seq, rewards as text were rendered as they stood.
+@pytest.mark.parametrize("change", [{"group_size": "8"}, {"rewards": [["1.0"]]}])
+def test_the_step_view_refuses_a_rollout_row_of_the_wrong_type_by_its_seq(
+    chaos_template: Path, tmp_path: Path, change: dict
+) -> None:
+    import shutil
+
+    for part in chaos_template.glob("events.db*"):
+        shutil.copy(part, tmp_path / part.name)
+    log = EventLog(tmp_path / "events.db")
+    [run_id] = [r.run_id for r in log.runs()]
+    row = next(log.read(run_id, types=["RolloutsSampled"]))
+    step = row.fields()["step"]
+    forge_chain(log, run_id, row.seq, change)
+    app = create_app(log, Binding("127.0.0.1", 8765, "tok-malformed"))
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as c:
+        answer = c.get(f"/api/runs/{run_id}/step/{step}")
+    assert answer.status_code == 409, answer.text
+    assert f"seq {row.seq}: payload does not match RolloutsSampled" in answer.json()["error"]
