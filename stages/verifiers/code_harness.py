@@ -12,6 +12,8 @@ ahead (without the token) or besides (one too many) makes the reporter report an
 the program can still do is claim values for the calls it was asked, as returning them would.
 Which input a call returned (`f(xs) is xs`) is decided with `is` against the harness's own tuple of
 the inputs it passed (a fast local), and only `answer` writes that claim (round 11).
+Which earlier result a call returned again (`f() is g()`) is decided the same way, against the
+results the job's `keep` names, kept alive in a second tuple (round 15).
 
 The job: the header as JSON, then the nonce, then per call `repr((call, [[name, literal]]))`
 holding the shared inputs that call is the first to name, each read just before it runs."""
@@ -293,7 +295,10 @@ def _program(job, requests, answers, frame):
     # nor rebind it (a fast local of a running frame, tracing blocked above), and it keeps every
     # input alive (no id reused). Identity and read-backs are decided from it with `is` alone.
     shared = ()
-    for _ in range(job["calls"]):
+    # Results an identity check names first (`f() is g()`), kept alive (no id reused) in a tuple
+    # of (index, object) in a fast local, as `shared` is; `keep` is a frozenset: neither mutable.
+    kept, keep = (), frozenset_type(job["keep"])
+    for index in range(job["calls"]):
         token, text = request()
         try:
             call, binds = _eval(_compile(text, "<frame>", "eval"), {"__builtins__": {}})
@@ -312,6 +317,11 @@ def _program(job, requests, answers, frame):
                 if result is given:
                     returned = name
                     break
+            for earlier, given in kept:  # the very object an earlier call gave (`f() is g()`)
+                if returned is None and result is given:
+                    returned = earlier
+            if index in keep:
+                kept = kept + ((index, result),)
             value = enc(result)
         except _Unsupported as e:
             value, returned = {"u": _str(e)[:100]}, None

@@ -12,6 +12,7 @@ import ast
 import builtins
 import copy
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from stages.verifiers.code_trusted import (
@@ -215,3 +216,36 @@ class InputIdentity(ast.NodeTransformer):
                 same = _constructed(IS_INPUT, value, ast.Constant(other.id))
                 return same if isinstance(node.ops[0], ast.Is) else ast.UnaryOp(ast.Not(), same)
         return node
+
+
+def evaluation_order(node: ast.AST) -> Iterator[ast.AST]:
+    """`node`'s sub-expressions in the order Python evaluates them: a call comes after its
+    function and its arguments (`f(xs) == max(xs)` reads the second `xs` after `f` ran)."""
+    if not isinstance(node, ast.Call):
+        yield node
+    for child in ast.iter_child_nodes(node):
+        yield from evaluation_order(child)
+    if isinstance(node, ast.Call):
+        yield node
+
+
+def received(call: ast.Call, shared: dict[str, ast.expr]) -> dict[int, str]:
+    """The shared inputs a program call receives, anywhere in its arguments (`f(xs)`,
+    `f(grid=[xs])`): id of each such Name -> its name."""
+    return {
+        id(n): n.id for arg in (*call.args, *(k.value for k in call.keywords))
+        for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id in shared
+    }  # fmt: skip
+
+
+def reads_beside_calls(trusted: ast.expr, reads: set[str]) -> set[str]:
+    """The placeholders among `reads` (inputs read back) that a comparison sets against another
+    of the program's values (`f(nums) == max(nums)`): there the read serves as an expected value."""
+    found: set[str] = set()
+    for node in ast.walk(trusted):
+        if isinstance(node, ast.Compare):
+            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                    and n.id.startswith("_v") and n.id[2:].isdigit()}  # fmt: skip
+            if used - reads:
+                found |= used & reads
+    return found

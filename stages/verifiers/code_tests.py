@@ -37,6 +37,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
     Inline,
@@ -44,7 +45,10 @@ from stages.verifiers.code_inputs import (
     Originals,
     Substitute,
     SubstituteNodes,
+    evaluation_order,
     program_names,
+    reads_beside_calls,
+    received,
 )
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
@@ -95,6 +99,7 @@ class TestPlan:
     bindings: list[list[str]] = field(
         default_factory=list
     )  # [name, literal]: inputs held by the harness, passed only to the calls that name them
+    keep: list[int] = field(default_factory=list)  # calls whose results identity checks name
 
 
 def _line(node: ast.AST) -> str:
@@ -121,8 +126,8 @@ class _Splitter:
         self.shared: dict[str, ast.expr] = {}  # list/dict/set literals the program receives
         self.passed: set[str] = set()  # shared names a program call has received so far
         self.mutable_reads: list[tuple[str, str]] = []  # (placeholder, shared name) in an assert
-        self.early: dict[int, ast.Name] = {}  # reads placed before the calls of their comparison
         self.tests_functions: set[str] = set()  # the tests' own functions: never sent in
+        self.keep: set[int] = set()  # calls whose results the harness keeps for `is` checks
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -162,16 +167,21 @@ class _Splitter:
         self.mutable_reads = []
         node = InputIdentity(self.shared, self._program_call).visit(node)
         node, passed = self._read_unpassed_as_written(node)
-        calls_before = len(self.calls)
         trusted = self._split_assert(node)
         self.passed |= passed
+        identity = SameIdentity()
+        try:
+            trusted = identity.visit(trusted)
+        except UndecidableIdentity as e:
+            raise UnsupportedTests(f"identity between parts of the program's values: {e}") from e
+        self.keep |= identity.keep
         reads = dict(self.mutable_reads)
-        if reads and len(self.calls) - calls_before > len(reads):
-            # The assert also calls the program: an input read here after an earlier call could
-            # change it is the program's value, yet it serves as an expected value, so it must
-            # hold both as the program left it (Python) and as the tests wrote it (no answer key
-            # the program rewrote).
-            as_written = Substitute({k: self.shared[v] for k, v in reads.items()})
+        beside = reads_beside_calls(trusted, set(reads))
+        if beside:
+            # An input read after a call could change it, compared with another of the program's
+            # values, serves as an expected value: it must hold both as the program left it
+            # (Python) and as the tests wrote it (no answer key the program rewrote).
+            as_written = Substitute({k: self.shared[reads[k]] for k in beside})
             trusted = ast.BoolOp(ast.And(), [trusted, as_written.visit(copy.deepcopy(trusted))])
         return trusted
 
@@ -182,19 +192,19 @@ class _Splitter:
         )
 
     def _read_unpassed_as_written(self, node: ast.expr) -> tuple[ast.expr, set[str]]:
-        """A shared input no earlier program call received is read as the tests wrote it, out
-        here: only the calls that receive it send it in, and no read of it is the program's."""
+        """A shared input no program call received before it is read (in Python's order) is
+        read as the tests wrote it, out here: only the calls that receive it send it in, and
+        no read of it is the program's until then."""
         arguments: dict[int, str] = {}
         for call in ast.walk(node):
             if self._program_call(call):
-                for arg in (*call.args, *(k.value for k in call.keywords)):  # type: ignore[attr-defined]
-                    if isinstance(arg, ast.Name) and arg.id in self.shared:
-                        arguments[id(arg)] = arg.id
-        unpassed = {
-            id(n): self.shared[n.id] for n in ast.walk(node)
-            if isinstance(n, ast.Name) and n.id in self.shared and id(n) not in arguments
-            and n.id not in self.passed
-        }  # fmt: skip
+                arguments |= received(call, self.shared)  # type: ignore[arg-type]
+        seen, unpassed = set(self.passed), {}
+        for sub in evaluation_order(node):
+            if self._program_call(sub):
+                seen |= set(received(sub, self.shared).values())  # type: ignore[arg-type]
+            elif isinstance(sub, ast.Name) and sub.id in self.shared and id(sub) not in arguments:
+                unpassed |= {} if sub.id in seen else {id(sub): self.shared[sub.id]}
         return SubstituteNodes(unpassed).visit(node), set(arguments.values())
 
     def _split_assert(self, node: ast.expr) -> ast.expr:
@@ -241,8 +251,6 @@ class _Splitter:
         return of_object or (self._is_candidate(root) and root in self.objects)
 
     def split(self, node: ast.expr) -> ast.expr:
-        if id(node) in self.early:
-            return self.early.pop(id(node))
         if not self._mentions_candidate(node):
             return node
         if isinstance(node, ast.Name) or self._object_call(node):
@@ -250,7 +258,6 @@ class _Splitter:
         if isinstance(node, ast.Call):
             return self._split_call(node)
         if isinstance(node, ast.Compare):
-            self._read_inputs_first(node)
             return ast.Compare(
                 self.split(node.left), node.ops, [self.split(c) for c in node.comparators]
             )
@@ -277,19 +284,6 @@ class _Splitter:
             spec = node.format_spec and self.split(node.format_spec)
             return ast.FormattedValue(self.split(node.value), node.conversion, spec)
         raise UnsupportedTests(f"{_line(node)}: {type(node).__name__} around a candidate call")
-
-    def _read_inputs_first(self, node: ast.Compare) -> None:
-        """In `max_of(nums) == max(nums)` the expected side reads `nums` as the test wrote it, before
-        the program's call could change it (later asserts see the change, as in Python)."""
-        passed: dict[int, str] = {}  # id of a Name given to a program call -> its name
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call) and self._mentions_candidate(call.func):
-                for arg in (*call.args, *(k.value for k in call.keywords)):
-                    if isinstance(arg, ast.Name) and arg.id in self.shared:
-                        passed[id(arg)] = arg.id
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in passed.values() and id(sub) not in passed:
-                self.early[id(sub)] = self._placeholder(sub)
 
     def _reads_program_object(self, node: ast.Call) -> bool:
         """`str(Point(1, 2))`, `sorted(Deck(3), reverse=True)`, `list(reversed(Seq(3)))`: a reader
@@ -341,9 +335,11 @@ def _mutable_literal(node: ast.expr | None) -> bool:
 def _shared_inputs(module: ast.Module, p: Any, candidate: set[str]) -> set[str]:
     """The names of list/dict/set literals the tests pass to a program call; one rebound (two
     objects in turn under one name, which the harness holds as one) makes the tests unsupported."""
+    # A method's (`Solution().m(nums)`) or a module's (`solution.f(nums)`) call receives it too.
     shared = {
-        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-        and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
+        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and any(
+            isinstance(f, ast.Name) and f.id in candidate and f.id not in _BUILTIN_NAMES
+            for f in ast.walk(n.func))
         for a in (*n.args, *(k.value for k in n.keywords))
         if isinstance(a, ast.Name) and any(_mutable_literal(v) for k, v in p.literals.items()
                                            if k.split("#")[0] == a.id)
@@ -358,8 +354,8 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
     call only builtin names, none of which the program defines."""
     module, p = _parse(tests)
-    if any(isinstance(n, ast.Name) and n.id == IS_INPUT for n in ast.walk(module)):
-        raise UnsupportedTests(f"the tests name {IS_INPUT}, which the trusted side uses")
+    if any(isinstance(n, ast.Name) and n.id in (IS_INPUT, IS_SAME) for n in ast.walk(module)):
+        raise UnsupportedTests("the tests name a function the trusted side uses")
     candidate = candidate_names(module, p, defines)
     # A list/dict/set the tests pass to the program is one object, as in Python: the program may
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
@@ -393,11 +389,15 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
             raise UnsupportedTests(f"{_line(fn)}: {name}() passes a list, dict or set argument on")
         return unit(name, asserts, bind)
 
-    units: list[Unit] = []
-    if p.bare:
-        units.append(unit("asserts", p.bare, {}))
+    bare = Unit("asserts")
+    units: list[Unit] = [bare]
+    pending = list(p.bare)  # in the order written: a check() between asserts runs between them
     for name, call, versions in p.checks:
+        before = [a for a in pending if (a.lineno, a.col_offset) < (call.lineno, call.col_offset)]
+        bare.asserts += unit("asserts", before, {}).asserts
+        pending = pending[len(before) :]
         units.append(function_unit(name, call, versions))
+    bare.asserts += unit("asserts", pending, {}).asserts
     called_checks = {fn for fn, _, _ in p.checks}
     for name in p.functions:
         if name.startswith("test") and name not in called_checks:
@@ -407,5 +407,5 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
     return TestPlan(
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
-        originals=sorted(splitter.originals), bindings=bindings,
+        originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
     )  # fmt: skip
