@@ -104,6 +104,7 @@ class PlanSummary:
     originals: list[str]
     bindings: list[list[str]]
     keep: list[int]
+    take: list[list[int]]
     units: list[tuple[str, list[list[int]]]]
 
 
@@ -118,7 +119,7 @@ def _placeholders(expr: ast.expr) -> list[int]:
 def _summary(test_plan: TestPlan) -> PlanSummary:
     return PlanSummary(
         test_plan.imports, test_plan.calls, test_plan.own, test_plan.program_modules,
-        test_plan.originals, test_plan.bindings, test_plan.keep,
+        test_plan.originals, test_plan.bindings, test_plan.keep, test_plan.take,
         [(u.name, [_placeholders(a) for a in u.asserts]) for u in test_plan.units],
     )  # fmt: skip
 

@@ -23,7 +23,10 @@ assert calls it on plain inputs and calls nothing else of the program (`assert s
 a builtin applied to the program's results stays the trusted builtin (`assert len(f(x)) == 3`
 never calls a `len` the program defines). A method of an object of the program's own class
 (`Solution().two_sum(...)`, a capitalised name) runs in the sandbox; a method of a value a function
-returned (`f(x).startswith('ab')`) runs out here over that value.
+returned (`f(x).startswith('ab')`) runs out here over that value; a field it reads (`f(x).count`),
+a call of what it returned, isinstance against its class and a text key go in whole
+(`code_sandboxed`). Calls run in Python's order; one behind `and`/`or` that Python never reaches
+is never made (`code_inputs.ShortCircuit`).
 
 Anything else (loops, `with pytest.raises`, helper functions, a candidate name inside a lambda or a
 comprehension, a name the trusted evaluator does not offer) makes the test set unsupported, and one
@@ -43,6 +46,7 @@ from stages.verifiers.code_inputs import (
     Inline,
     InputIdentity,
     Originals,
+    ShortCircuit,
     Substitute,
     SubstituteNodes,
     evaluation_order,
@@ -54,6 +58,8 @@ from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
+from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
+from stages.verifiers.code_sandboxed import islice_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
     UnsupportedTests,
@@ -69,13 +75,6 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_ATTRIBUTES = frozenset(
     a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
 )
-# Builtins that read an object through its own protocol (`__str__`, `__len__`, `__iter__`, ...):
-# applied to a program call alone, they run in the sandbox (as they were before the program ran),
-# so a correct program returning its own class's objects is read as Python reads it; only inputs
-# go in with them, never an expected value.
-_READERS = frozenset(["str", "repr", "format", "int", "float", "complex", "bool", "bytes", "abs",
-                      "round", "len", "list", "tuple", "set", "frozenset", "dict", "sorted",
-                      "reversed", "iter", "next", "min", "max", "sum"])  # fmt: skip
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
@@ -100,6 +99,7 @@ class TestPlan:
         default_factory=list
     )  # [name, literal]: inputs held by the harness, passed only to the calls that name them
     keep: list[int] = field(default_factory=list)  # calls whose results identity checks name
+    take: list[list[int]] = field(default_factory=list)  # [call, items to draw of its iterator]
 
 
 def _line(node: ast.AST) -> str:
@@ -128,6 +128,7 @@ class _Splitter:
         self.mutable_reads: list[tuple[str, str]] = []  # (placeholder, shared name) in an assert
         self.tests_functions: set[str] = set()  # the tests' own functions: never sent in
         self.keep: set[int] = set()  # calls whose results the harness keeps for `is` checks
+        self.take: dict[int, int] = {}  # call index -> items to draw from the iterator it returns
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -165,6 +166,7 @@ class _Splitter:
         trusted `list`, and, where the program redefines `list` too, also the program's `list`
         against the trusted `sorted`."""
         self.mutable_reads = []
+        node = ShortCircuit(self._independent, self.bound).visit(node)
         node = InputIdentity(self.shared, self._program_call).visit(node)
         node, passed = self._read_unpassed_as_written(node)
         trusted = self._split_assert(node)
@@ -184,6 +186,11 @@ class _Splitter:
             as_written = Substitute({k: self.shared[reads[k]] for k in beside})
             trusted = ast.BoolOp(ast.And(), [trusted, as_written.visit(copy.deepcopy(trusted))])
         return trusted
+
+    def _independent(self, node: ast.AST) -> bool:
+        """Uses nothing of the program: no name of its, not even a builtin's it redefines."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        return not self._mentions_candidate(node) and not names & self.defines
 
     def _program_call(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Call) and any(
@@ -246,14 +253,18 @@ class _Splitter:
             self._is_candidate(root)  # not a module's (`np.array(f(x)).shape` stays out here)
             and isinstance(attribute, ast.Attribute)
             and self._mentions_candidate(attribute.value)
-            and attribute.attr not in _PLAIN_ATTRIBUTES
+            # a field read, not a method called (a namedtuple's `count`), goes in too
+            and (
+                attribute.attr not in _PLAIN_ATTRIBUTES
+                or not (isinstance(node, ast.Call) or attribute.attr.startswith("_"))
+            )
         )
         return of_object or (self._is_candidate(root) and root in self.objects)
 
     def split(self, node: ast.expr) -> ast.expr:
         if not self._mentions_candidate(node):
             return node
-        if isinstance(node, ast.Name) or self._object_call(node):
+        if isinstance(node, ast.Name) or self._object_call(node) or self._whole(node):
             return self._placeholder(node)
         if isinstance(node, ast.Call):
             return self._split_call(node)
@@ -285,17 +296,13 @@ class _Splitter:
             return ast.FormattedValue(self.split(node.value), node.conversion, spec)
         raise UnsupportedTests(f"{_line(node)}: {type(node).__name__} around a candidate call")
 
+    def _whole(self, node: ast.expr) -> bool:
+        return whole_in_sandbox(
+            node, self._mentions_candidate, self._program_call, self._is_candidate
+        )
+
     def _reads_program_object(self, node: ast.Call) -> bool:
-        """`str(Point(1, 2))`, `sorted(Deck(3), reverse=True)`, `list(reversed(Seq(3)))`: a reader
-        builtin over one program call (or over such a reader), with nothing but constants besides."""
-        inner = node.args[0] if len(node.args) == 1 else None
-        return (
-            isinstance(node.func, ast.Name) and node.func.id in _READERS
-            and not self._is_candidate(node.func.id) and inner is not None
-            and (self._program_call(inner)
-                 or (isinstance(inner, ast.Call) and self._reads_program_object(inner)))
-            and all(k.arg == "reverse" and isinstance(k.value, ast.Constant) for k in node.keywords)
-        )  # fmt: skip
+        return reads_program_object(node, self._is_candidate, self._program_call)
 
     def _split_call(self, node: ast.Call) -> ast.expr:
         func = node.func
@@ -318,35 +325,12 @@ class _Splitter:
             raise UnsupportedTests(f"{_line(node)}: starred arguments around a candidate call")
         if isinstance(func, ast.Attribute):  # a method of a value, or a module's function
             func = ast.Attribute(self.split(func.value), func.attr, ast.Load())
-        return ast.Call(
-            func=func,
-            args=[self.split(a) for a in node.args],
-            keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
-        )
-
-
-def _mutable_literal(node: ast.expr | None) -> bool:
-    """A list, dict or set as written: `[1]`, `{}`, `{1}`, or an empty `set()`, `list()`, `dict()`."""
-    empty = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args
-             and not node.keywords and node.func.id in ("set", "list", "dict"))  # fmt: skip
-    return empty or isinstance(node, (ast.List, ast.Dict, ast.Set))
-
-
-def _shared_inputs(module: ast.Module, p: Any, candidate: set[str]) -> set[str]:
-    """The names of list/dict/set literals the tests pass to a program call; one rebound (two
-    objects in turn under one name, which the harness holds as one) makes the tests unsupported."""
-    # A method's (`Solution().m(nums)`) or a module's (`solution.f(nums)`) call receives it too.
-    shared = {
-        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and any(
-            isinstance(f, ast.Name) and f.id in candidate and f.id not in _BUILTIN_NAMES
-            for f in ast.walk(n.func))
-        for a in (*n.args, *(k.value for k in n.keywords))
-        if isinstance(a, ast.Name) and any(_mutable_literal(v) for k, v in p.literals.items()
-                                           if k.split("#")[0] == a.id)
-    }  # fmt: skip
-    if shared & p.rebound:
-        raise UnsupportedTests(f"{', '.join(sorted(shared & p.rebound))}: a rebound input")
-    return shared
+        args = [self.split(a) for a in node.args]
+        draws = islice_draws(node, self.bound)  # islice(gen(), 5): draw gen() five times only
+        if draws is not None and isinstance(args[0], ast.Name) and args[0].id.startswith("_v"):
+            self.take[int(args[0].id[2:])] = draws
+        keywords = [ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords]
+        return ast.Call(func=func, args=args, keywords=keywords)
 
 
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
@@ -360,8 +344,11 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     # A list/dict/set the tests pass to the program is one object, as in Python: the program may
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
     # It is held by the harness, never in the program's globals; a read before any call received
-    # it is the literal as written, out here (`assert f(nums) == expected`).
-    shared = _shared_inputs(module, p, candidate)
+    # it is the literal as written, out here (`assert f(nums) == expected`). A part passed by a
+    # subscript (`f(grid[0])`) is shared alone, under a name of its own (`code_parts`).
+    shared = shared_inputs(module, p, candidate)
+    taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | set(defines) | candidate
+    shared |= share_parts(p, candidate, shared, taken)
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
@@ -385,7 +372,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         bind = {k: Inline(literals).visit(copy.deepcopy(v)) for k, v in bind_call(fn, call).items()}
         passed = {a.id for n in ast.walk(fn) if isinstance(n, ast.Call)
                   for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}  # fmt: skip
-        if any(_mutable_literal(v) for k, v in bind.items() if k in passed):
+        if any(mutable_literal(v) for k, v in bind.items() if k in passed):
             raise UnsupportedTests(f"{_line(fn)}: {name}() passes a list, dict or set argument on")
         return unit(name, asserts, bind)
 
@@ -398,14 +385,14 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         pending = pending[len(before) :]
         units.append(function_unit(name, call, versions))
     bare.asserts += unit("asserts", pending, {}).asserts
-    called_checks = {fn for fn, _, _ in p.checks}
-    for name in p.functions:
-        if name.startswith("test") and name not in called_checks:
-            units.append(function_unit(name, None, p.versions))  # run after the module's end
+    called = {fn for fn, _, _ in p.checks}  # test_* not called: run after the module's end
+    units += [function_unit(n, None, p.versions) for n in p.functions if n.startswith("test")
+              and n not in called]  # fmt: skip
     units = [u for u in units if u.asserts]
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
     return TestPlan(
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
+        take=sorted([k, n] for k, n in splitter.take.items()),
     )  # fmt: skip

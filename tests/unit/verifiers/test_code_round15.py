@@ -93,3 +93,91 @@ def test_keys_that_merge_as_plain_values_make_the_value_unsupported(raw: dict) -
     """kind: hack. A str subclass with its own hash keeps keys apart that plain strs merge: the
     merged dict could equal the expected one where Python's does not."""
     assert isinstance(decode(raw), UnsupportedValue)
+
+
+def test_a_part_passed_by_a_subscript_is_shared_alone_and_read_back() -> None:
+    """kind: hack. `sorted_copy(grid[0])` receives the row itself: a later read of grid sees
+    what the program did to it, and only that row goes into the sandbox."""
+    tests = "grid = [[3, 1, 2], [9, 8]]\nassert sorted_copy(grid[0]) == [1, 2, 3]\n" \
+        "assert grid == [[3, 1, 2], [9, 8]]"  # fmt: skip
+    p = plan(tests, frozenset({"sorted_copy"}))
+    assert p.bindings == [["grid__0", "[3, 1, 2]"]]
+    assert p.calls == ["sorted_copy(grid__0)", "grid__0"]
+    assert _asserts(p)[1] == "[_v1, [9, 8]] == [[3, 1, 2], [9, 8]]"
+
+
+def test_a_table_of_inputs_and_expected_values_sends_only_the_inputs() -> None:
+    """kind: hack. `f(CASES[0][0]) == CASES[0][1]`: the input row is shared, the expected value
+    beside it stays out here as written."""
+    tests = "CASES = [([3, 1, 2], [1, 2, 3])]\nassert f(CASES[0][0]) == CASES[0][1]"
+    p = plan(tests, frozenset({"f"}))
+    assert p.bindings == [["CASES__0", "[3, 1, 2]"]] and p.calls == ["f(CASES__0)"]
+    assert _asserts(p) == ["_v0 == [1, 2, 3]"]
+
+
+def test_a_part_reached_other_than_by_constants_is_unsupported() -> None:
+    """kind: hack. Which row `grid[len(grid) - 1]` is cannot be told here: unverifiable."""
+    with pytest.raises(UnsupportedTests, match="cannot be placed"):
+        plan("grid = [[1], [2]]\nassert f(grid[len(grid) - 1]) == 1", frozenset({"f"}))
+
+
+def test_a_part_with_nothing_to_change_goes_in_as_written() -> None:
+    """kind: correct. A tuple of ints, or a slice of tuples, cannot be changed: folded as before."""
+    p = plan("grid = [(1, 2), (3,)]\nassert f(grid[0]) == 1\nassert f(grid[1:]) == 2", {"f"})
+    assert p.bindings == [] and p.calls == ["f((1, 2))", "f([(3,)])"]
+
+
+def _calls(tests: str) -> list[str]:
+    names = {"stats", "make_point", "Point", "tally", "make_adder", "sqrt2", "gen", "lookup"}
+    return plan(tests, frozenset(names)).calls
+
+
+@pytest.mark.parametrize(
+    ("tests", "calls"),
+    [
+        ("assert stats([1]).count == 1", ["stats([1]).count"]),  # a namedtuple's field
+        ("assert stats([1]).count(1) == 1", ["stats([1])"]),  # a method with an argument: out here
+        ("assert isinstance(make_point(1, 2), Point)",
+         ["__rlvr_isinstance__(make_point(1, 2), Point)"]),
+        ("assert tally('aab')['z'] == 0", ["tally('aab')['z']"]),  # a dict subclass's __missing__
+        ("assert tally('a')[0] == 1", ["tally('a')"]),
+        ("assert make_adder(2)(3) == 5", ["make_adder(2)(3)"]),
+        ("assert round(sqrt2(), 40) == 1", ["__rlvr_round__(sqrt2(), 40)"]),  # its Decimal context
+    ],
+)  # fmt: skip
+def test_reads_only_the_sandbox_can_make_as_python_does_go_in_whole(
+    tests: str, calls: list
+) -> None:
+    """kind: correct. A field, the program's own class, a missing key, a returned function or a
+    Decimal context is read where the program runs; only inputs go in with it."""
+    assert _calls(tests) == calls
+
+
+def test_islice_of_a_generator_draws_only_what_it_takes() -> None:
+    """kind: correct. `islice(gen(), 5)` draws five items, as itertools does, not ten thousand."""
+    tests = "from itertools import islice\nimport itertools\nassert list(islice(gen(), 5)) == [1]\n" \
+        "assert list(itertools.islice(gen(), 1, 3)) == [2]"  # fmt: skip
+    assert plan(tests, frozenset({"gen"})).take == [[0, 5], [1, 3]]
+
+
+def test_a_call_python_never_reaches_behind_and_or_is_never_made() -> None:
+    """kind: correct. `'z' not in d or lookup(d, 'z') == 0`: decided out here, lookup not called."""
+    p = plan("assert 'z' not in {'a': 1} or lookup({'a': 1}, 'z') == 0\n"
+             "assert 1 > 2 or lookup({}, 'a') == 1", frozenset({"lookup"}))  # fmt: skip
+    assert p.calls == ["lookup({}, 'a')"]
+    assert _asserts(p) == ["'z' not in {'a': 1}", "_v0 == 1"]
+
+
+def test_an_operand_calling_a_builtin_the_program_redefines_is_never_decided_out_here() -> None:
+    """kind: hack. `sorted([3, 1]) == [1, 3] and ...` with the program's own sorted: each operand
+    calls the program's, never the trusted builtin that would make it look decided."""
+    p = plan("assert sorted([3, 1]) == [1, 3] and sorted([2, 1]) == [1, 2]", {"sorted"})
+    assert p.calls == ["sorted([3, 1])", "sorted([2, 1])"]
+
+
+def test_a_part_a_test_function_names_as_a_local_is_shared_too() -> None:
+    """kind: hack. `row = grid[0]` then `f(row)`: the row f receives is grid's, as in Python."""
+    tests = "grid = [[3, 1], [2]]\ndef test_a():\n    row = grid[0]\n    assert f(row) == [1, 3]\n" \
+        "    assert grid == [[3, 1], [2]]"  # fmt: skip
+    p = plan(tests, frozenset({"f"}))
+    assert p.bindings == [["grid__0", "[3, 1]"]] and p.calls == ["f(grid__0)", "grid__0"]
