@@ -252,6 +252,8 @@ def _program(job, requests, answers, frame):
             data = data[_write(_fd, data):]
     import builtins, types
     set_type, frozenset_type = set, frozenset  # fast locals: a shared dict the program could edit
+    keep = frozenset(job["keep"])  # read before the program runs: calls whose results `is` names
+    takes = {index: n for index, n in job["take"]}  # call -> items to draw of its iterator
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -300,8 +302,7 @@ def _program(job, requests, answers, frame):
     shared = ()
     # Results an identity check names first (`f() is g()`), kept alive (no id reused) in a tuple
     # of (index, object) in a fast local, as `shared` is; `keep` is a frozenset: neither mutable.
-    kept, keep = (), frozenset_type(job["keep"])
-    takes = {index: n for index, n in job["take"]}  # call -> items to draw of its iterator
+    kept = ()
     for index in range(job["calls"]):
         token, text = request()
         try:

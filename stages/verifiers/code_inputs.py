@@ -240,13 +240,14 @@ def received(call: ast.Call, shared: dict[str, ast.expr]) -> dict[int, str]:
 
 def reads_beside_calls(trusted: ast.expr, reads: set[str]) -> set[str]:
     """The placeholders among `reads` (inputs read back) that a comparison sets against another
-    of the program's values (`f(nums) == max(nums)`): there the read serves as an expected value."""
+    of the program's values (`f(nums) == max(nums)`, `xs == ys` after `f(xs, ys)`): there a read
+    may serve as an expected value."""
     found: set[str] = set()
     for node in ast.walk(trusted):
         if isinstance(node, ast.Compare):
             used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
                     and n.id.startswith("_v") and n.id[2:].isdigit()}  # fmt: skip
-            if used - reads:
+            if len(used) > 1:
                 found |= used & reads
     return found
 

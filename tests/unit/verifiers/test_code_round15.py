@@ -181,3 +181,11 @@ def test_a_part_a_test_function_names_as_a_local_is_shared_too() -> None:
         "    assert grid == [[3, 1], [2]]"  # fmt: skip
     p = plan(tests, frozenset({"f"}))
     assert p.bindings == [["grid__0", "[3, 1]"]] and p.calls == ["f(grid__0)", "grid__0"]
+
+
+def test_two_inputs_read_back_against_each_other_hold_as_written_too() -> None:
+    """kind: hack. After `f(xs, expected)`, `xs == expected` compares two values the program may
+    have rewritten alike: each must also hold as the tests wrote it."""
+    tests = "xs = [3, 1]\nexpected = [1, 3]\nassert f(xs, expected) is None and xs == expected"
+    [expr] = _asserts(plan(tests, frozenset({"f"})))
+    assert expr.endswith("and (_v0 is None and [3, 1] == [1, 3])")
