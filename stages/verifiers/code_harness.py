@@ -12,6 +12,8 @@ ahead (without the token) or besides (one too many) makes the reporter report an
 the program can still do is claim values for the calls it was asked, as returning them would.
 Which input a call returned (`f(xs) is xs`) is decided with `is` against the harness's own tuple of
 the inputs it passed (a fast local), and only `answer` writes that claim (round 11).
+Which earlier result a call returned again (`f() is g()`) is decided the same way, against the
+results the job's `keep` names, kept alive in a second tuple (round 15).
 
 The job: the header as JSON, then the nonce, then per call `repr((call, [[name, literal]]))`
 holding the shared inputs that call is the first to name, each read just before it runs."""
@@ -129,7 +131,7 @@ def _program(job, requests, answers, frame):
         (_bytes, _bytes.__bytes__),
     )
     _tags = {_id(_list): "l", _id(_tuple): "t", _id(_set): "s", _id(_frozenset): "fs"}
-    def enc(v, depth=0):
+    def enc(v, depth=0, take=10000):
         t = _type(v)
         if depth > 50:
             raise ValueError("value nested too deeply")
@@ -151,7 +153,7 @@ def _program(job, requests, answers, frame):
         if t is range:
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
         if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
-            return enc_static(t, v, depth)
+            return enc_static(t, v, depth, take)
         for base, plain in _bases:  # namedtuple, IntEnum, S(str) with __str__ overridden
             if _issubclass(t, base):
                 return enc(plain(v), depth + 1)
@@ -160,9 +162,9 @@ def _program(job, requests, answers, frame):
         if _callable(v):  # a program function or class named in the tests (callable(f))
             return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
         if _hasattr(v, "__next__"):  # the program's own iterator: its first values
-            return enc_iter(v, depth)
+            return enc_iter(v, depth, take)
         raise _Unsupported(t.__name__)
-    def enc_static(t, v, depth):
+    def enc_static(t, v, depth, take=10000):
         kind = (_module_of(t), _name_of(t))
         if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
             return {"dq": [enc(x, depth + 1) for x in v]}
@@ -179,7 +181,7 @@ def _program(job, requests, answers, frame):
         if _callable(v):  # a program function or class (their types are C's), a builtin
             return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
         if _hasattr(v, "__next__"):  # a generator, map, zip: their first values
-            return enc_iter(v, depth)
+            return enc_iter(v, depth, take)
         raise _Unsupported(kind[1])
     def enc_mapping(t, v, depth):
         # The base class's own items (never v.items()), under the tag of the collections class
@@ -216,12 +218,15 @@ def _program(job, requests, answers, frame):
             raise _Unsupported(_name_of(_type(zone)))
         offset = zone.utcoffset(None)
         return [offset.days, offset.seconds, offset.microseconds, zone.tzname(None)]
-    def enc_iter(v, depth):
+    def enc_iter(v, depth, take):
+        # At most `take` draws (islice(gen(), 5) takes 5): never one more than Python would make.
         items = []
+        if take <= 0:
+            return {"it": items, "more": True}
         for x in v:
-            if len(items) == 10000:
-                return {"it": items, "more": True}
             items.append(enc(x, depth + 1))
+            if len(items) >= take:
+                return {"it": items, "more": True}
         return {"it": items, "more": False}
     class _Unsupported(Exception):  # a value of the program's own class: no plain form
         pass
@@ -247,6 +252,8 @@ def _program(job, requests, answers, frame):
             data = data[_write(_fd, data):]
     import builtins, types
     set_type, frozenset_type = set, frozenset  # fast locals: a shared dict the program could edit
+    keep = frozenset(job["keep"])  # read before the program runs: calls whose results `is` names
+    takes = {index: n for index, n in job["take"]}  # call -> items to draw of its iterator
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -293,7 +300,10 @@ def _program(job, requests, answers, frame):
     # nor rebind it (a fast local of a running frame, tracing blocked above), and it keeps every
     # input alive (no id reused). Identity and read-backs are decided from it with `is` alone.
     shared = ()
-    for _ in range(job["calls"]):
+    # Results an identity check names first (`f() is g()`), kept alive (no id reused) in a tuple
+    # of (index, object) in a fast local, as `shared` is; `keep` is a frozenset: neither mutable.
+    kept = ()
+    for index in range(job["calls"]):
         token, text = request()
         try:
             call, binds = _eval(_compile(text, "<frame>", "eval"), {"__builtins__": {}})
@@ -312,7 +322,12 @@ def _program(job, requests, answers, frame):
                 if result is given:
                     returned = name
                     break
-            value = enc(result)
+            for earlier, given in kept:  # the very object an earlier call gave (`f() is g()`)
+                if returned is None and result is given:
+                    returned = earlier
+            if index in keep:
+                kept = kept + ((index, result),)
+            value = enc(result, 0, takes.get(index, 10000))
         except _Unsupported as e:
             value, returned = {"u": _str(e)[:100]}, None
         except BaseException as e:

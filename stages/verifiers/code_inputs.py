@@ -12,6 +12,7 @@ import ast
 import builtins
 import copy
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from stages.verifiers.code_trusted import (
@@ -215,3 +216,73 @@ class InputIdentity(ast.NodeTransformer):
                 same = _constructed(IS_INPUT, value, ast.Constant(other.id))
                 return same if isinstance(node.ops[0], ast.Is) else ast.UnaryOp(ast.Not(), same)
         return node
+
+
+def evaluation_order(node: ast.AST) -> Iterator[ast.AST]:
+    """`node`'s sub-expressions in the order Python evaluates them: a call comes after its
+    function and its arguments (`f(xs) == max(xs)` reads the second `xs` after `f` ran)."""
+    if not isinstance(node, ast.Call):
+        yield node
+    for child in ast.iter_child_nodes(node):
+        yield from evaluation_order(child)
+    if isinstance(node, ast.Call):
+        yield node
+
+
+def received(call: ast.Call, shared: dict[str, ast.expr]) -> dict[int, str]:
+    """The shared inputs a program call receives, anywhere in its arguments (`f(xs)`,
+    `f(grid=[xs])`): id of each such Name -> its name."""
+    return {
+        id(n): n.id for arg in (*call.args, *(k.value for k in call.keywords))
+        for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id in shared
+    }  # fmt: skip
+
+
+def reads_beside_calls(trusted: ast.expr, reads: set[str]) -> set[str]:
+    """The placeholders among `reads` (inputs read back) that a comparison sets against another
+    of the program's values (`f(nums) == max(nums)`, `xs == ys` after `f(xs, ys)`): there a read
+    may serve as an expected value."""
+    found: set[str] = set()
+    for node in ast.walk(trusted):
+        if isinstance(node, ast.Compare):
+            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                    and n.id.startswith("_v") and n.id[2:].isdigit()}  # fmt: skip
+            if len(used) > 1:
+                found |= used & reads
+    return found
+
+
+class ShortCircuit(ast.NodeTransformer):
+    """`'z' not in d or lookup(d, 'z') == 0`: an operand of `and`/`or` (or an `if` test) that uses
+    nothing of the program is decided out here, and what Python never reaches after it is dropped,
+    so a call Python never makes is never made (nor its error counted)."""
+
+    def __init__(self, independent: Any, bound: dict[str, Any]) -> None:
+        self.independent, self.bound = independent, bound
+
+    def _truth(self, node: ast.expr) -> bool | None:
+        if not self.independent(node):
+            return None
+        try:
+            check_trusted(node, self.bound)
+            code = compile(ast.Expression(guard(copy.deepcopy(node))), "<test>", "eval")
+            return bool(eval(code, {"__builtins__": TRUSTED_BUILTINS, **self.bound, **GUARDS}))  # noqa: S307
+        except Exception:  # noqa: BLE001 - left as written: decided with the rest
+            return None
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        self.generic_visit(node)
+        stops = isinstance(node.op, ast.Or)  # `or` stops at a true operand, `and` at a false one
+        kept: list[ast.expr] = []
+        for k, value in enumerate(node.values):
+            truth = self._truth(value)
+            if truth is None or truth is stops or k == len(node.values) - 1:
+                kept.append(value)
+            if truth is stops:
+                break  # Python never evaluates what follows
+        return kept[0] if len(kept) == 1 else ast.BoolOp(node.op, kept)
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        truth = self._truth(node.test)
+        return node if truth is None else (node.body if truth else node.orelse)

@@ -103,6 +103,8 @@ class PlanSummary:
     program_modules: list[str]
     originals: list[str]
     bindings: list[list[str]]
+    keep: list[int]
+    take: list[list[int]]
     units: list[tuple[str, list[list[int]]]]
 
 
@@ -117,7 +119,7 @@ def _placeholders(expr: ast.expr) -> list[int]:
 def _summary(test_plan: TestPlan) -> PlanSummary:
     return PlanSummary(
         test_plan.imports, test_plan.calls, test_plan.own, test_plan.program_modules,
-        test_plan.originals, test_plan.bindings,
+        test_plan.originals, test_plan.bindings, test_plan.keep, test_plan.take,
         [(u.name, [_placeholders(a) for a in u.asserts]) for u in test_plan.units],
     )  # fmt: skip
 
@@ -145,7 +147,10 @@ def job(kind: str, *args: Any) -> Any:
 
 
 def _first_failure(
-    asserts: list[ast.expr], values: list[Any], modules: dict[str, Any], returned: dict[int, str]
+    asserts: list[ast.expr],
+    values: list[Any],
+    modules: dict[str, Any],
+    returned: dict[int, str | int],
 ) -> int:
     for k, expr in enumerate(asserts):
         used = [values[i] for i in _placeholders(expr)]

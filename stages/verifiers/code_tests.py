@@ -23,7 +23,10 @@ assert calls it on plain inputs and calls nothing else of the program (`assert s
 a builtin applied to the program's results stays the trusted builtin (`assert len(f(x)) == 3`
 never calls a `len` the program defines). A method of an object of the program's own class
 (`Solution().two_sum(...)`, a capitalised name) runs in the sandbox; a method of a value a function
-returned (`f(x).startswith('ab')`) runs out here over that value.
+returned (`f(x).startswith('ab')`) runs out here over that value; a field it reads (`f(x).count`),
+a call of what it returned, isinstance against its class and a text key go in whole
+(`code_sandboxed`). Calls run in Python's order; one behind `and`/`or` that Python never reaches
+is never made (`code_inputs.ShortCircuit`).
 
 Anything else (loops, `with pytest.raises`, helper functions, a candidate name inside a lambda or a
 comprehension, a name the trusted evaluator does not offer) makes the test set unsupported, and one
@@ -37,19 +40,26 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
     Inline,
     InputIdentity,
     Originals,
+    ShortCircuit,
     Substitute,
     SubstituteNodes,
+    evaluation_order,
     program_names,
+    reads_beside_calls,
+    received,
 )
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
+from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
+from stages.verifiers.code_sandboxed import islice_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
     UnsupportedTests,
@@ -65,13 +75,6 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_ATTRIBUTES = frozenset(
     a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
 )
-# Builtins that read an object through its own protocol (`__str__`, `__len__`, `__iter__`, ...):
-# applied to a program call alone, they run in the sandbox (as they were before the program ran),
-# so a correct program returning its own class's objects is read as Python reads it; only inputs
-# go in with them, never an expected value.
-_READERS = frozenset(["str", "repr", "format", "int", "float", "complex", "bool", "bytes", "abs",
-                      "round", "len", "list", "tuple", "set", "frozenset", "dict", "sorted",
-                      "reversed", "iter", "next", "min", "max", "sum"])  # fmt: skip
 _SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
@@ -95,6 +98,8 @@ class TestPlan:
     bindings: list[list[str]] = field(
         default_factory=list
     )  # [name, literal]: inputs held by the harness, passed only to the calls that name them
+    keep: list[int] = field(default_factory=list)  # calls whose results identity checks name
+    take: list[list[int]] = field(default_factory=list)  # [call, items to draw of its iterator]
 
 
 def _line(node: ast.AST) -> str:
@@ -121,8 +126,9 @@ class _Splitter:
         self.shared: dict[str, ast.expr] = {}  # list/dict/set literals the program receives
         self.passed: set[str] = set()  # shared names a program call has received so far
         self.mutable_reads: list[tuple[str, str]] = []  # (placeholder, shared name) in an assert
-        self.early: dict[int, ast.Name] = {}  # reads placed before the calls of their comparison
         self.tests_functions: set[str] = set()  # the tests' own functions: never sent in
+        self.keep: set[int] = set()  # calls whose results the harness keeps for `is` checks
+        self.take: dict[int, int] = {}  # call index -> items to draw from the iterator it returns
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -160,20 +166,31 @@ class _Splitter:
         trusted `list`, and, where the program redefines `list` too, also the program's `list`
         against the trusted `sorted`."""
         self.mutable_reads = []
+        node = ShortCircuit(self._independent, self.bound).visit(node)
         node = InputIdentity(self.shared, self._program_call).visit(node)
         node, passed = self._read_unpassed_as_written(node)
-        calls_before = len(self.calls)
         trusted = self._split_assert(node)
         self.passed |= passed
+        identity = SameIdentity()
+        try:
+            trusted = identity.visit(trusted)
+        except UndecidableIdentity as e:
+            raise UnsupportedTests(f"identity between parts of the program's values: {e}") from e
+        self.keep |= identity.keep
         reads = dict(self.mutable_reads)
-        if reads and len(self.calls) - calls_before > len(reads):
-            # The assert also calls the program: an input read here after an earlier call could
-            # change it is the program's value, yet it serves as an expected value, so it must
-            # hold both as the program left it (Python) and as the tests wrote it (no answer key
-            # the program rewrote).
-            as_written = Substitute({k: self.shared[v] for k, v in reads.items()})
+        beside = reads_beside_calls(trusted, set(reads))
+        if beside:
+            # An input read after a call could change it, compared with another of the program's
+            # values, serves as an expected value: it must hold both as the program left it
+            # (Python) and as the tests wrote it (no answer key the program rewrote).
+            as_written = Substitute({k: self.shared[reads[k]] for k in beside})
             trusted = ast.BoolOp(ast.And(), [trusted, as_written.visit(copy.deepcopy(trusted))])
         return trusted
+
+    def _independent(self, node: ast.AST) -> bool:
+        """Uses nothing of the program: no name of its, not even a builtin's it redefines."""
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        return not self._mentions_candidate(node) and not names & self.defines
 
     def _program_call(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Call) and any(
@@ -182,19 +199,19 @@ class _Splitter:
         )
 
     def _read_unpassed_as_written(self, node: ast.expr) -> tuple[ast.expr, set[str]]:
-        """A shared input no earlier program call received is read as the tests wrote it, out
-        here: only the calls that receive it send it in, and no read of it is the program's."""
+        """A shared input no program call received before it is read (in Python's order) is
+        read as the tests wrote it, out here: only the calls that receive it send it in, and
+        no read of it is the program's until then."""
         arguments: dict[int, str] = {}
         for call in ast.walk(node):
             if self._program_call(call):
-                for arg in (*call.args, *(k.value for k in call.keywords)):  # type: ignore[attr-defined]
-                    if isinstance(arg, ast.Name) and arg.id in self.shared:
-                        arguments[id(arg)] = arg.id
-        unpassed = {
-            id(n): self.shared[n.id] for n in ast.walk(node)
-            if isinstance(n, ast.Name) and n.id in self.shared and id(n) not in arguments
-            and n.id not in self.passed
-        }  # fmt: skip
+                arguments |= received(call, self.shared)  # type: ignore[arg-type]
+        seen, unpassed = set(self.passed), {}
+        for sub in evaluation_order(node):
+            if self._program_call(sub):
+                seen |= set(received(sub, self.shared).values())  # type: ignore[arg-type]
+            elif isinstance(sub, ast.Name) and sub.id in self.shared and id(sub) not in arguments:
+                unpassed |= {} if sub.id in seen else {id(sub): self.shared[sub.id]}
         return SubstituteNodes(unpassed).visit(node), set(arguments.values())
 
     def _split_assert(self, node: ast.expr) -> ast.expr:
@@ -236,21 +253,22 @@ class _Splitter:
             self._is_candidate(root)  # not a module's (`np.array(f(x)).shape` stays out here)
             and isinstance(attribute, ast.Attribute)
             and self._mentions_candidate(attribute.value)
-            and attribute.attr not in _PLAIN_ATTRIBUTES
+            # a field read, not a method called (a namedtuple's `count`), goes in too
+            and (
+                attribute.attr not in _PLAIN_ATTRIBUTES
+                or not (isinstance(node, ast.Call) or attribute.attr.startswith("_"))
+            )
         )
         return of_object or (self._is_candidate(root) and root in self.objects)
 
     def split(self, node: ast.expr) -> ast.expr:
-        if id(node) in self.early:
-            return self.early.pop(id(node))
         if not self._mentions_candidate(node):
             return node
-        if isinstance(node, ast.Name) or self._object_call(node):
+        if isinstance(node, ast.Name) or self._object_call(node) or self._whole(node):
             return self._placeholder(node)
         if isinstance(node, ast.Call):
             return self._split_call(node)
         if isinstance(node, ast.Compare):
-            self._read_inputs_first(node)
             return ast.Compare(
                 self.split(node.left), node.ops, [self.split(c) for c in node.comparators]
             )
@@ -278,30 +296,13 @@ class _Splitter:
             return ast.FormattedValue(self.split(node.value), node.conversion, spec)
         raise UnsupportedTests(f"{_line(node)}: {type(node).__name__} around a candidate call")
 
-    def _read_inputs_first(self, node: ast.Compare) -> None:
-        """In `max_of(nums) == max(nums)` the expected side reads `nums` as the test wrote it, before
-        the program's call could change it (later asserts see the change, as in Python)."""
-        passed: dict[int, str] = {}  # id of a Name given to a program call -> its name
-        for call in ast.walk(node):
-            if isinstance(call, ast.Call) and self._mentions_candidate(call.func):
-                for arg in (*call.args, *(k.value for k in call.keywords)):
-                    if isinstance(arg, ast.Name) and arg.id in self.shared:
-                        passed[id(arg)] = arg.id
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and sub.id in passed.values() and id(sub) not in passed:
-                self.early[id(sub)] = self._placeholder(sub)
+    def _whole(self, node: ast.expr) -> bool:
+        return whole_in_sandbox(
+            node, self._mentions_candidate, self._program_call, self._is_candidate
+        )
 
     def _reads_program_object(self, node: ast.Call) -> bool:
-        """`str(Point(1, 2))`, `sorted(Deck(3), reverse=True)`, `list(reversed(Seq(3)))`: a reader
-        builtin over one program call (or over such a reader), with nothing but constants besides."""
-        inner = node.args[0] if len(node.args) == 1 else None
-        return (
-            isinstance(node.func, ast.Name) and node.func.id in _READERS
-            and not self._is_candidate(node.func.id) and inner is not None
-            and (self._program_call(inner)
-                 or (isinstance(inner, ast.Call) and self._reads_program_object(inner)))
-            and all(k.arg == "reverse" and isinstance(k.value, ast.Constant) for k in node.keywords)
-        )  # fmt: skip
+        return reads_program_object(node, self._is_candidate, self._program_call)
 
     def _split_call(self, node: ast.Call) -> ast.expr:
         func = node.func
@@ -324,33 +325,12 @@ class _Splitter:
             raise UnsupportedTests(f"{_line(node)}: starred arguments around a candidate call")
         if isinstance(func, ast.Attribute):  # a method of a value, or a module's function
             func = ast.Attribute(self.split(func.value), func.attr, ast.Load())
-        return ast.Call(
-            func=func,
-            args=[self.split(a) for a in node.args],
-            keywords=[ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords],
-        )
-
-
-def _mutable_literal(node: ast.expr | None) -> bool:
-    """A list, dict or set as written: `[1]`, `{}`, `{1}`, or an empty `set()`, `list()`, `dict()`."""
-    empty = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args
-             and not node.keywords and node.func.id in ("set", "list", "dict"))  # fmt: skip
-    return empty or isinstance(node, (ast.List, ast.Dict, ast.Set))
-
-
-def _shared_inputs(module: ast.Module, p: Any, candidate: set[str]) -> set[str]:
-    """The names of list/dict/set literals the tests pass to a program call; one rebound (two
-    objects in turn under one name, which the harness holds as one) makes the tests unsupported."""
-    shared = {
-        a.id for n in ast.walk(module) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-        and n.func.id in candidate and n.func.id not in _BUILTIN_NAMES
-        for a in (*n.args, *(k.value for k in n.keywords))
-        if isinstance(a, ast.Name) and any(_mutable_literal(v) for k, v in p.literals.items()
-                                           if k.split("#")[0] == a.id)
-    }  # fmt: skip
-    if shared & p.rebound:
-        raise UnsupportedTests(f"{', '.join(sorted(shared & p.rebound))}: a rebound input")
-    return shared
+        args = [self.split(a) for a in node.args]
+        draws = islice_draws(node, self.bound)  # islice(gen(), 5): draw gen() five times only
+        if draws is not None and isinstance(args[0], ast.Name) and args[0].id.startswith("_v"):
+            self.take[int(args[0].id[2:])] = draws
+        keywords = [ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords]
+        return ast.Call(func=func, args=args, keywords=keywords)
 
 
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
@@ -358,14 +338,17 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
     call only builtin names, none of which the program defines."""
     module, p = _parse(tests)
-    if any(isinstance(n, ast.Name) and n.id == IS_INPUT for n in ast.walk(module)):
-        raise UnsupportedTests(f"the tests name {IS_INPUT}, which the trusted side uses")
+    if any(isinstance(n, ast.Name) and n.id in (IS_INPUT, IS_SAME) for n in ast.walk(module)):
+        raise UnsupportedTests("the tests name a function the trusted side uses")
     candidate = candidate_names(module, p, defines)
     # A list/dict/set the tests pass to the program is one object, as in Python: the program may
     # change it and later reads see the change (`sort_in_place(xs)` then `assert xs == [...]`).
     # It is held by the harness, never in the program's globals; a read before any call received
-    # it is the literal as written, out here (`assert f(nums) == expected`).
-    shared = _shared_inputs(module, p, candidate)
+    # it is the literal as written, out here (`assert f(nums) == expected`). A part passed by a
+    # subscript (`f(grid[0])`) is shared alone, under a name of its own (`code_parts`).
+    shared = shared_inputs(module, p, candidate)
+    taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | set(defines) | candidate
+    shared |= share_parts(p, candidate, shared, taken)
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
@@ -389,23 +372,27 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         bind = {k: Inline(literals).visit(copy.deepcopy(v)) for k, v in bind_call(fn, call).items()}
         passed = {a.id for n in ast.walk(fn) if isinstance(n, ast.Call)
                   for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}  # fmt: skip
-        if any(_mutable_literal(v) for k, v in bind.items() if k in passed):
+        if any(mutable_literal(v) for k, v in bind.items() if k in passed):
             raise UnsupportedTests(f"{_line(fn)}: {name}() passes a list, dict or set argument on")
         return unit(name, asserts, bind)
 
-    units: list[Unit] = []
-    if p.bare:
-        units.append(unit("asserts", p.bare, {}))
+    bare = Unit("asserts")
+    units: list[Unit] = [bare]
+    pending = list(p.bare)  # in the order written: a check() between asserts runs between them
     for name, call, versions in p.checks:
+        before = [a for a in pending if (a.lineno, a.col_offset) < (call.lineno, call.col_offset)]
+        bare.asserts += unit("asserts", before, {}).asserts
+        pending = pending[len(before) :]
         units.append(function_unit(name, call, versions))
-    called_checks = {fn for fn, _, _ in p.checks}
-    for name in p.functions:
-        if name.startswith("test") and name not in called_checks:
-            units.append(function_unit(name, None, p.versions))  # run after the module's end
+    bare.asserts += unit("asserts", pending, {}).asserts
+    called = {fn for fn, _, _ in p.checks}  # test_* not called: run after the module's end
+    units += [function_unit(n, None, p.versions) for n in p.functions if n.startswith("test")
+              and n not in called]  # fmt: skip
     units = [u for u in units if u.asserts]
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
     return TestPlan(
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
-        originals=sorted(splitter.originals), bindings=bindings,
+        originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
+        take=sorted([k, n] for k, n in splitter.take.items()),
     )  # fmt: skip

@@ -30,6 +30,7 @@ import string
 from types import SimpleNamespace
 from typing import Any
 
+from stages.verifiers.code_identity import IS_INPUT, IS_SAME, identity_functions
 from stages.verifiers.code_trusted_iter import combinatorics
 from stages.verifiers.code_trusted_re import timed_re
 
@@ -381,7 +382,7 @@ def check_trusted(expr: ast.expr, bound: dict[str, Any]) -> None:
             )
         if isinstance(node, ast.Name):
             name = node.id
-            if _PLACEHOLDER.fullmatch(name) or name in local or name == IS_INPUT:
+            if _PLACEHOLDER.fullmatch(name) or name in local or name in (IS_INPUT, IS_SAME):
                 continue
             if name not in TRUSTED_BUILTINS and name not in bound:
                 raise UnsupportedTests(
@@ -394,26 +395,17 @@ def guard(expr: ast.expr) -> ast.expr:
     return ast.fix_missing_locations(_Guard().visit(expr))
 
 
-# `f(xs) is xs`, rewritten by code_tests as `_is_input(f(xs), 'xs')` (a test's own `_is_input` is
-# the program's name, called in the sandbox): whether the call returned the very object passed in.
-IS_INPUT = "_is_input"
-
-
 def evaluate(
     expr: ast.expr,
     values: list[Any],
     modules: dict[str, Any],
-    returned: dict[int, str] | None = None,
+    returned: dict[int, str | int] | None = None,
 ) -> bool:
     """One assert's trusted part over the candidate's plain values; any error counts as False.
-    `returned`: call index -> the shared input that call returned as the very object."""
-    by_id = {id(values[i]): name for i, name in (returned or {}).items()}
-
-    def is_input(value: Any, name: str) -> bool:  # a fresh container per value: ids are unique
-        return type(value) in (list, dict, set) and by_id.get(id(value)) == name
-
+    `returned`: call index -> the shared input (or the earlier call) that call returned as the
+    very object (`code_identity`)."""
     namespace: dict[str, Any] = {"__builtins__": TRUSTED_BUILTINS, **modules, **GUARDS}
-    namespace[IS_INPUT] = is_input
+    namespace.update(identity_functions(values, returned or {}))
     namespace.update({f"_v{i}": v for i, v in enumerate(values)})
     code = compile(ast.Expression(expr), "<test>", "eval")
     try:

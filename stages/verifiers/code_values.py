@@ -81,9 +81,23 @@ _NUMPY_DTYPES = frozenset(
 )
 
 
+class _Collapsed(ValueError):
+    """Keys or members distinct in the program (a str subclass with its own hash) that are equal
+    as plain values: the plain form would merge them."""
+
+
 def decode(obj: Any) -> Any:
-    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed).
-    Nothing from the sandbox is unpickled or evaluated."""
+    """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed);
+    one whose keys or members would merge as plain values is an UnsupportedValue: Python would
+    compare the program's own objects, which the trusted side cannot. Nothing from the sandbox
+    is unpickled or evaluated."""
+    try:
+        return _decode(obj)
+    except _Collapsed as e:
+        return UnsupportedValue(str(e))
+
+
+def _decode(obj: Any) -> Any:
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if type(obj) is int:  # JSON's own integers (small ones)
@@ -92,7 +106,7 @@ def decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     tag, raw = next(iter(obj.items()))
     if tag == "it" and isinstance(raw, list):
-        return _Replay([decode(x) for x in raw], bool(obj.get("more")))
+        return _Replay([_decode(x) for x in raw], bool(obj.get("more")))
     if len(obj) != 1:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
@@ -100,7 +114,7 @@ def decode(obj: Any) -> Any:
     if tag == "u":
         return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
     if tag == "dq" and isinstance(raw, list):
-        return collections.deque(decode(x) for x in raw)
+        return collections.deque(_decode(x) for x in raw)
     if tag == "bt" and raw in _FACTORIES:
         return _FACTORIES[raw]
     if tag == "fn":
@@ -114,20 +128,28 @@ def decode(obj: Any) -> Any:
     if tag in ("b", "ba"):
         return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
-        return _SEQUENCES[tag](decode(x) for x in raw)
+        return _whole(_SEQUENCES[tag](_decode(x) for x in raw), raw)
     if tag == "ref" and isinstance(raw, list) and len(raw) == 2:
-        return decode(raw[1])  # which input it was: `returned_inputs`
+        return _decode(raw[1])  # which input it was: `returned_inputs`
     if tag in _MAPPINGS and isinstance(raw, list):
-        return _MAPPINGS[tag]({decode(k): decode(v) for k, v in raw})  # Counter(pairs) counts
+        return _MAPPINGS[tag](_whole({_decode(k): _decode(v) for k, v in raw}, raw))
     if tag == "dd" and isinstance(raw, list) and len(raw) == 2 and isinstance(raw[1], list):
-        items = ((decode(k), decode(v)) for k, v in raw[1])
+        items = _whole({_decode(k): _decode(v) for k, v in raw[1]}, raw[1])
         return collections.defaultdict(_factory(raw[0]), items)
     if tag in ("dk", "dv", "di") and isinstance(raw, list):
-        items = [decode(x) for x in raw]
+        items = [_decode(x) for x in raw]
         if tag == "dk":
-            return dict.fromkeys(items).keys()
-        return dict(enumerate(items)).values() if tag == "dv" else dict(items).items()
+            return _whole(dict.fromkeys(items), raw).keys()
+        return dict(enumerate(items)).values() if tag == "dv" else _whole(dict(items), raw).items()
     return _decode_dates(tag, raw) if tag in _DATES else _decode_bounded(tag, raw)
+
+
+def _whole(made: Any, raw: list[Any]) -> Any:
+    """`made` (a set or a mapping, from a dict: Counter(pairs) would count) when it holds as many
+    members as the program's value did."""
+    if len(made) != len(raw):
+        raise _Collapsed("the program returned keys or members that merge as plain values")
+    return made
 
 
 _MAPPINGS = {"d": dict, "od": collections.OrderedDict, "ctr": collections.Counter}
@@ -159,7 +181,7 @@ def _factory(spec: Any) -> Any:
     if isinstance(spec, str) and spec in _FACTORIES:
         return _FACTORIES[spec]
     if isinstance(spec, dict) and set(spec) == {"v"}:
-        return _OneDefault(decode(spec["v"]))
+        return _OneDefault(_decode(spec["v"]))
     if isinstance(spec, dict) and set(spec) == {"x"}:
         return _OneDefault(CandidateError(f"the default factory raised {str(spec['x'])[:60]}"))
     raise ValueError("malformed default factory")
@@ -198,17 +220,20 @@ def _decode_dates(tag: str, raw: Any) -> Any:
     return datetime.datetime(*fields, tzinfo=_zone(raw[8]), fold=fold)
 
 
-def returned_inputs(tagged: list[Any], calls: list[str]) -> dict[int, str]:
-    """Call index -> the shared input it returned as the very object (`f(xs) is xs`), as the
-    harness saw it. A claim is kept only for an input that call or an earlier one received (which
-    the program could have returned), and for a list, dict or set value (what inputs are)."""
+def returned_inputs(tagged: list[Any], calls: list[str]) -> dict[int, str | int]:
+    """Call index -> the shared input (or the earlier call) it returned as the very object
+    (`f(xs) is xs`, `f() is g()`), as the harness saw it. A claim is kept only for an input that
+    call or an earlier one received (which the program could have returned), or for an earlier
+    call."""
     received: set[str] = set()
-    returned = {}
+    returned: dict[int, str | int] = {}
     for i, (value, call) in enumerate(zip(tagged, calls, strict=False)):
         received |= set(compile(call, "<call>", "eval").co_names)
         if isinstance(value, dict) and set(value) == {"ref"} and isinstance(value["ref"], list):
             name = value["ref"][0]
-            if isinstance(name, str) and name in received:
+            if (isinstance(name, str) and name in received) or (
+                type(name) is int and 0 <= name < i
+            ):
                 returned[i] = name
     return returned
 
@@ -230,7 +255,7 @@ def _decode_bounded(tag: str, raw: Any) -> Any:
         if not value.is_finite() or abs(value.adjusted()) <= 10**5:  # int(1e999999999) hangs
             return value
     if tag == "ns" and isinstance(raw, list) and len(raw) == 2:  # np.True_ is not True
-        value = decode(raw[1])
+        value = _decode(raw[1])
         if str(raw[0]) not in _NUMPY_DTYPES or not isinstance(value, (bool, int, float, complex)):
             return value
         import numpy as np
@@ -240,5 +265,5 @@ def _decode_bounded(tag: str, raw: Any) -> Any:
         import numpy as np
 
         dtype = str(raw[0]) if str(raw[0]) in _NUMPY_DTYPES else None
-        return np.array(decode(raw[1]), dtype=dtype)
+        return np.array(_decode(raw[1]), dtype=dtype)
     raise ValueError(f"malformed value tag {tag!r} (or a value past the size limits)")

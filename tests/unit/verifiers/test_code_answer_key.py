@@ -299,7 +299,7 @@ def test_a_call_that_goes_in_uses_the_builtins_as_they_were_before_the_program_r
     assert verifier.verify(right, tests).passed
 
 
-def test_the_expected_side_reads_an_input_before_the_program_could_change_it(verifier):
+def test_an_input_read_after_the_call_as_an_expected_value_must_hold_as_written_too(verifier):
     tests = "nums = [5, 2, 9]\nassert max_of(nums) == max(nums)"
     hack = "def max_of(nums):\n    nums[:] = [0]\n    return 0"
     assert not verifier.verify(hack, tests).passed
