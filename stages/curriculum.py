@@ -173,9 +173,21 @@ def build_training_set(
     )
 
 
-def curriculum_of(services: RunServices, kept: dict[str, float]) -> list[Task]:
-    """The training tasks a TrainingSetBuilt kept (its `pass_rates` keys), in task-id order."""
+def curriculum_of(
+    services: RunServices, kept: dict[str, float], seq: int | None = None
+) -> list[Task]:
+    """The training tasks a TrainingSetBuilt kept (its `pass_rates` keys), in task-id order. A
+    kept id the task file does not hold is a `StageError` naming the row's seq (red team round
+    16: a forged id reached the last-resort handler as a KeyError)."""
     by_id = services.tasks.by_id()
+    missing = sorted(i for i in kept if i not in by_id)
+    if missing:
+        where = f" recorded at seq {seq}" if seq is not None else ""
+        raise StageError(
+            f"the training set{where} names task(s) the task file does not hold: "
+            f"{', '.join(map(repr, missing[:5]))}{' ...' if len(missing) > 5 else ''} "
+            "(the log or the task file was changed)"
+        )
     return [by_id[i] for i in sorted(kept)]
 
 
@@ -184,4 +196,4 @@ def curriculum(services: RunServices, state: RunState) -> list[Task]:
     result = state.stage_results.get("TrainingSetBuilt")
     if result is None:
         raise StageError("no training set has been built (stage 4 has not completed)")
-    return curriculum_of(services, result["pass_rates"])
+    return curriculum_of(services, result["pass_rates"], state.stage_seqs.get("TrainingSetBuilt"))

@@ -42,7 +42,9 @@ def open_trainer(session: RLSession) -> TrainerState:
         since = _first_step_seq(session) if checkpoint is None else checkpoint.seq
     at = ctx.state_at(since)
     tasks = curriculum_of(
-        session.services, at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {})
+        session.services,
+        at.stage_results.get("TrainingSetBuilt", {}).get("pass_rates", {}),
+        at.stage_seqs.get("TrainingSetBuilt"),
     )
     try:
         catch_up(session, ctx.read(since + 1), tasks, session.settings(at))
@@ -83,7 +85,7 @@ def catch_up(
     replayed, step_rows = 0, []
     for row in after:
         if row.type == "TrainingSetBuilt":
-            tasks = curriculum_of(session.services, row.event.pass_rates)
+            tasks = curriculum_of(session.services, row.event.pass_rates, row.seq)
         elif row.type == "RolloutsSampled":
             step_rows = [row.event]
         elif row.type == "BatchRefilled":

@@ -151,3 +151,17 @@ def test_a_step_out_of_range_is_refused_by_its_seq(tmp_path: Path, event: str) -
     forge_chain(log, RUN, seq, {}, raw=re.sub(r'"step":\d+', '"step":' + "1" + "0" * 29, payload))
     with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq {seq}: .*{event}"):
         fold_run(log, RUN)
+
+
+# Red team round 16 (log 047): a TrainingSetBuilt naming a task id the task file does not hold
+# (chain recomputed) made a branch's catch-up raise KeyError into the last-resort handler.
+def test_a_training_set_naming_an_unknown_task_is_a_stage_error_naming_its_seq() -> None:
+    from types import SimpleNamespace
+
+    from stages.curriculum import curriculum_of
+    from stages.errors import StageError
+
+    services = SimpleNamespace(tasks=SimpleNamespace(by_id=lambda: {"t1": "task one"}))
+    assert curriculum_of(services, {"t1": 0.5}) == ["task one"]
+    with pytest.raises(StageError, match=r"seq 123 names task\(s\) .*'no-such-task'"):
+        curriculum_of(services, {"t1": 0.5, "no-such-task": 0.5}, 123)
