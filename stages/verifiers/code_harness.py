@@ -131,6 +131,43 @@ def _program(job, requests, answers, frame):
         (_bytes, _bytes.__bytes__),
     )
     _tags = {_id(_list): "l", _id(_tuple): "t", _id(_set): "s", _id(_frozenset): "fs"}
+    # A program's subclass of a builtin that overrides how Python judges it (its ==, truth, str,
+    # iteration, or a method of the base's: `class S(str)` whose __eq__ says False) is no plain
+    # value: the tests would ask the program, not the base (red team round 16). Enum's classes,
+    # and a namedtuple's field getters (a field named `count`), are not the program's overrides.
+    _mro = type.__dict__["__mro__"].__get__
+    _class_dict = type.__dict__["__dict__"].__get__
+    _enum = __import__("enum")
+    _std_classes = {_id(c) for c in (_enum.Enum, _enum.IntEnum, _enum.Flag, _enum.IntFlag,
+                                     _enum.ReprEnum, _enum.StrEnum, object)}  # fmt: skip
+    _field_getter = _type(_collections.namedtuple("_P", "a").a)
+    _enum_type = _type(_enum.Enum)  # it writes __format__ and __str__ into a mixed-in Enum class
+    _enum_written = frozenset({"__format__", "__str__"})
+    _judged = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
+                         "__len__", "__contains__", "__str__", "__iter__", "__getitem__",
+                         "__int__", "__float__", "__index__", "__format__"})  # fmt: skip
+    _base_methods = {_id(b): frozenset(n for n in dir(b) if not n.startswith("_"))
+                     for b, _plain in _bases}  # fmt: skip
+
+    class _Overrides(Exception):  # the program's value judges itself: the assert using it fails
+        pass
+
+    def overridden(t, base):
+        for c in _mro(t):
+            if c is base:
+                return None
+            if _id(c) in _std_classes or not _flags_of(c) & _heap:
+                continue
+            names = _class_dict(c)
+            for name in names:
+                if _type(name) is not _str:
+                    continue
+                if name in _enum_written and _type(c) is _enum_type:
+                    continue
+                if name in _judged or name in _base_methods[_id(base)]:
+                    if _type(names[name]) is not _field_getter:
+                        return name
+        return None
     def enc(v, depth=0, take=10000):
         t = _type(v)
         if depth > 50:
@@ -154,8 +191,11 @@ def _program(job, requests, answers, frame):
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
         if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
             return enc_static(t, v, depth, take)
-        for base, plain in _bases:  # namedtuple, IntEnum, S(str) with __str__ overridden
+        for base, plain in _bases:  # namedtuple, IntEnum, a subclass that overrides nothing
             if _issubclass(t, base):
+                name = overridden(t, base)
+                if name is not None:
+                    raise _Overrides(_name_of(t) + " overrides " + _name_of(base) + "." + name)
                 return enc(plain(v), depth + 1)
         if t is _fraction:
             return {"fr": [_hex(v.numerator), _hex(v.denominator)]}

@@ -1,9 +1,9 @@
 """Red team round 16 (issue 27): the shared half of 29 code cases a helper who saw only the code
 wrote against the sandboxed verifier after round 15's fixes (the held-out half stays outside the
-project). They arrived at the end of the session; none is fixed yet, so each wrong judgement is a
-strict xfail naming the code path at fault (from the attacker's report). Eight hacks are paid: a
-returned builtin subclass that overrides a comparison, a method, its truth value or its type is
-judged as its plain base outside the sandbox; an input read left of the call that mutates it, or
+project). They arrived at the end of the session. Fixed: a returned builtin subclass of the
+program's that overrides how Python judges it (`==`, a method of its base's, its truth value) is
+no plain value, and the assert using it fails (001/003/005). Still open, each a strict xfail
+naming the code path at fault (from the attacker's report): a subclass judged by `type()`; an input read left of the call that mutates it, or
 passed inside a list display or a starred argument, is read as written; `zip` draws a generator
 past what Python would. Seven correct programs are refused or unverifiable: a membership test or a
 report past the harness's draw or size limits, nesting past 50, a returned `re.Match`, a helper in
@@ -25,9 +25,6 @@ _SUBCLASS = (
 _UNSHARED = "open: an input passed {} is not shared (code_parts.shared_inputs takes bare names)"
 _LIMIT = "open: {} (code_harness / sandbox limits) fails a correct program instead of unverifiable"
 OPEN = {
-    "c16-001": _SUBCLASS.format("its own __eq__"),
-    "c16-003": _SUBCLASS.format("its own startswith"),
-    "c16-005": _SUBCLASS.format("its own __bool__"),
     "c16-007": _SUBCLASS.format("type(value)"),
     "c16-009": "open: the left operand of `nums == f(nums)` is read before the call "
     "(code_inputs.evaluation_order), though Python compares the object the call mutated",
@@ -50,3 +47,41 @@ OPEN = {
 @pytest.mark.parametrize("case", params(CASES, OPEN))
 def test_case(case: dict) -> None:
     check(case)
+
+
+def _paid(program: str, tests: str) -> bool:
+    from red_team_cases import judged
+
+    case = {"verifier": "code", "input": {"response": f"```python\n{program}\n```", "tests": tests}}
+    return judged(case)[0]
+
+
+_NO_SANDBOX = pytest.mark.skipif(
+    __import__("shutil").which("bwrap") is None, reason="bubblewrap is not installed"
+)
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # a subclass that overrides how Python judges it answers for itself: the assert fails
+        ("class S(str):\n    def __eq__(self, o):\n        return True\n    __hash__ = str.__hash__"
+         "\ndef f():\n    return S('no')", "assert f() == 'yes'", False),
+        ("class L(list):\n    def __len__(self):\n        return 0\ndef f():\n"
+         "    return L([1, 2, 3])", "assert len(f()) == 3", False),
+        ("from enum import IntEnum\nclass C(IntEnum):\n    RED = 1\n    def __eq__(self, o):\n"
+         "        return True\n    __hash__ = int.__hash__\ndef f():\n    return C.RED",
+         "assert f() == 2", False),
+        # one that overrides nothing Python judges it by is its base: a namedtuple (a field named
+        # like a tuple method too), an IntEnum, a subclass with a method of its own or a repr
+        ("from collections import namedtuple\nP = namedtuple('P', 'x count')\ndef f():\n"
+         "    return P(1, 2)", "assert f() == (1, 2)", True),
+        ("from enum import IntEnum\nclass C(IntEnum):\n    RED = 1\ndef f():\n    return C.RED",
+         "assert f() == 1", True),
+        ("class S(str):\n    def shout(self):\n        return self.upper()\n    def __repr__(self):"
+         "\n        return 'S'\ndef f():\n    return S('ab')", "assert f() == 'ab'", True),
+    ],
+)  # fmt: skip
+def test_round16_subclass_edges(program: str, tests: str, paid: bool) -> None:
+    assert _paid(program, tests) is paid
