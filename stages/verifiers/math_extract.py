@@ -30,6 +30,7 @@ from stages.verifiers.math_context import (
     unescaped,
     visible_text,
 )
+from stages.verifiers.math_exact import side_value
 from stages.verifiers.math_explain import same_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
@@ -44,7 +45,6 @@ from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs
     math_envs,
     unboxed,
 )
-from stages.verifiers.math_values import eval_rational
 from stages.verifiers.math_weak import weak_finals
 
 _MARKER = re.compile(
@@ -251,7 +251,8 @@ def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | No
     return (
         second
         or grammar
-        or _false_equation(prefix, final.text)
+        # the raw window, not the sentence: "$4! = \\boxed{20}$" has a "!" that ends no sentence
+        or _false_equation(body[max(0, final.start - WINDOW) : final.start], final.text)
         or competing_value(body, final.start, final.text)
     )
 
@@ -260,17 +261,14 @@ _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|
 
 
 def _false_equation(prefix: str, answer_text: str) -> str | None:
-    """ "$4 \\times 9 = \\boxed{37}$": the box ends an equation whose other side is a number."""
+    """ "$4 \\times 9 = \\boxed{37}$", "$\\sqrt{36} = \\boxed{7}$": the box ends an equation
+    whose other side is a number."""
     m = _EQUATION_LEFT.search(prefix[-WINDOW:])
     if not m:
         return None
-    try:
-        left, right = (
-            eval_rational(read(m.group("lhs")).node),
-            eval_rational(read(answer_text).node),
-        )
-    except ReadError:
-        return None
+    # a left side the answer grammar cannot compute as written ("\\sqrt{36}", "4!") is read
+    # by `math_exact` (round 15); one it cannot compute at all proves nothing
+    left, right = side_value(m.group("lhs")), side_value(answer_text)
     if left is not None and right is not None and left != right:
         return "a false equation before the answer"
     return None

@@ -22,7 +22,7 @@ _CHECKBOX = "an unchecked box anywhere leaves the choice open (no reading of whi
 OPEN = {
     "a11-math-009": "'pt' is a pint only spelled out (pt is also a point)",
     "a11-math-011": "\\exp without brackets is no answer: its argument's end is unsaid",
-    **{f"a11-math-{n:03d}": _STRICT_EXPLAIN for n in (16, 17, 18, 19)},
+    **{f"a11-math-{n:03d}": _STRICT_EXPLAIN for n in (16, 17, 18)},
     **{f"a11-math-{n:03d}": _WEAK_A for n in (20, 21)},
     **{f"a11-math-{n:03d}": _WEAK_FORMS for n in (26, 27)},
     "a11-math-028": "doubt anywhere before the answer voids it, a shrug included",

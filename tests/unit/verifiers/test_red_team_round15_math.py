@@ -14,15 +14,9 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round15_math.jsonl")
-_EQUATION = "open: a false equation whose left side eval_rational cannot compute ({}) is paid"
 _NOUN = "open: named_count accepts a noun that scales or differs from the reference's ({})"
 _GSM = "strict: a GSM8K ending outside the closed forms ({})"
 OPEN = {
-    "m15-001": _EQUATION.format("a square root"),
-    "m15-003": _EQUATION.format("a binomial"),
-    "m15-005": _EQUATION.format("a factorial"),
-    "m15-007": _EQUATION.format("a floor"),
-    "m15-009": _EQUATION.format("an absolute value"),
     "m15-027": _NOUN.format("decades for years"),
     "m15-029": _NOUN.format("dimes for cents"),
     "m15-031": _NOUN.format("another fruit"),
