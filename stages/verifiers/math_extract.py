@@ -94,6 +94,7 @@ class Extraction:
     reason: str = ""
     several: tuple[str, ...] = ()  # distinct boxed finals, kept for a set/list reference to match
     position: int = -1  # where in the response the answer starts
+    tail: str = ""  # the rest of the answer's sentence ("oranges."): what a count names
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,7 @@ def _sentence_line(final: _Final, body: str) -> _Final:
 
 def _agree(body: str, finals: list[_Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
+    written = finals[-1].text
     finals = [_sentence_line(f, body) for f in finals]
     keys: dict[object, str] = {}
     for final in finals:
@@ -360,7 +362,8 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     if problem:
         return Extraction(None, mode, "retracted", problem)
     if len(keys) == 1 or same_value(list(keys.values())):  # "\\boxed{\\frac12} or \\boxed{0.5}"
-        return Extraction(last.text.strip(), mode, position=last.start)
+        tail = _after_value(written, last.text) + body[after:end]
+        return Extraction(last.text.strip(), mode, position=last.start, tail=tail)
     texts = tuple(keys.values())
     several = ()
     if all(f.kind == "boxed" for f in finals) and all(
@@ -374,6 +377,13 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
         f"several different final answers in {mode}: {list(texts[:3])}",
         several=several,
     )
+
+
+def _after_value(text: str, value: str) -> str:
+    """What follows the stated `value` in an answer's own `text` ("Final Answer: 18 oranges" states
+    18; "oranges" is what it counts); nothing when the text is the value."""
+    i = text.rfind(value.strip()) if value.strip() else -1
+    return "" if i < 0 else text[i + len(value.strip()) :]
 
 
 def reference_final(text: str) -> str | None:
@@ -420,7 +430,8 @@ def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) ->
     found = bare_answer(text, modes, limit) or final_sentence_answer(text, modes, limit)
     if found is not None:
         answer, mode = found
-        return Extraction(answer, mode, position=len(body) - len(answer))
+        tail = _after_value(text, answer)  # "He has 18 oranges.": the count's noun follows
+        return Extraction(answer, mode, position=len(body) - len(answer), tail=tail)
     if len(text) <= limit and "\n" not in text:
         try:  # a one-line response that is not one answer: say why ("3 or 4", "84 85")
             read(text)

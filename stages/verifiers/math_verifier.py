@@ -14,6 +14,7 @@ from stages.verifiers.config import MathVerifierConfig
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
+from stages.verifiers.math_nouns import noun_conflict
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import OR_WORD, Read, read
 from stages.verifiers.math_unit_convert import converted, factor
@@ -175,6 +176,9 @@ class MathVerifier:
             if answer[0] == "set" and OR_WORD.search(found.text) and ref[0] not in COLLECTIONS:
                 # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge
                 return fail("failed", "hedged, a bound or a range ('or')", **details)
+            noun = noun_conflict(found.tail, reference_text(reference))
+            if noun:  # "\\boxed{18} oranges" for "18 apples": another quantity (round 15)
+                return fail("failed", noun, **details)
             conflict = units_conflict(_unit(answer_read), _unit(ref_read))
             by = factor(_unit(answer_read), _unit(ref_read)) if conflict else None
             scaled = converted(answer, by) if by is not None else None

@@ -9,9 +9,11 @@ import time
 import pytest
 
 from stages.verifiers.math_exact import rewrite_forms, side_value
+from stages.verifiers.math_nouns import noun_conflict, reference_noun
 from stages.verifiers.registry import build_verifier
 
 VERIFIER = build_verifier({"kind": "math"})
+_FRUIT = "Tom has apples and oranges. "
 
 WRONG = [
     # a false equation before the box whose left side the answer grammar cannot compute as written
@@ -28,6 +30,25 @@ WRONG = [
     ("false_nested", "So $\\lfloor \\sqrt{10.24} \\rfloor ! = \\boxed{24}$.", "24"),
     ("false_scaled_floor", "So $2\\lfloor 3.7 \\rfloor = \\boxed{23}$.", "23"),
     ("false_in_justification", "\\boxed{20}. Since $4! = 20$.", "20"),
+    # the answer counts another noun than the reference ("18 oranges" for "18 apples")
+    ("other_fruit_box", _FRUIT + "He has $\\boxed{18}$ oranges.", "18 apples"),
+    ("other_fruit_line", _FRUIT + "Final Answer: 18 oranges", "18 apples"),
+    ("other_fruit_prose", _FRUIT + "He has 18 oranges.", "18 apples"),
+    (
+        "decades_for_years",
+        "It lasted 3 decades. It lasted $\\boxed{3}$ decades.",
+        "3 \\text{ years}",
+    ),
+    ("dimes_for_cents", "She has dimes. So she has $\\boxed{5}$ dimes.", "5 cents"),
+    # a percent sign is a value: 0.3% is 0.003, never a probability of 0.3
+    ("percent_of_probability", "The probability is $\\boxed{0.3\\%}$.", "0.3"),
+    ("percent_of_one", "The probability is $\\boxed{1\\%}$.", "1"),
+    # HTML that hides or restyles the box
+    ("p_hidden", "It did not converge.\n<p hidden>\n\\boxed{42}\n</p>", "42"),
+    ("div_hidden", "It did not converge.\n<div hidden>\n\\boxed{42}\n</div>", "42"),
+    ("display_none", 'No answer.\n<div style="display:none">\n\\boxed{42}\n</div>', "42"),
+    ("comment", "No answer.\n<!--\n\\boxed{42}\n-->", "42"),
+    ("details", "No answer.\n<details>\n\\boxed{42}\n</details>", "42"),
 ]
 
 RIGHT = [
@@ -40,6 +61,21 @@ RIGHT = [
     ("true_nested", "So $\\lfloor \\sqrt{10.24} \\rfloor ! = \\boxed{6}$.", "6"),
     ("irrational_root_unjudged", "So $\\sqrt{2} \\cdot \\sqrt{2} = \\boxed{2}$.", "2"),
     ("abs_in_justification", "\\boxed{5}. Since $|{-5}| = 5$.", "5"),
+    ("same_fruit_box", _FRUIT + "He has $\\boxed{18}$ apples.", "18 apples"),
+    ("same_fruit_line", _FRUIT + "Final Answer: 18 apples", "18 apples"),
+    ("same_fruit_prose", _FRUIT + "He has 18 apples.", "18 apples"),
+    ("singular_noun", "Tom has an apple. He has $\\boxed{1}$ apple.", "1 apple"),
+    ("no_noun", _FRUIT + "The answer is $\\boxed{18}$.", "18 apples"),
+    ("noun_for_bare_reference", _FRUIT + "He has $\\boxed{18}$ oranges.", "18"),
+    (
+        "years_text_reference",
+        "The trip takes years. It takes $\\boxed{3}$ years.",
+        "3 \\text{ years}",
+    ),
+    ("percent_of_percent", "The rate is $\\boxed{50\\%}$.", "50"),
+    ("percent_as_probability", "The probability is $\\boxed{30\\%}$.", "0.3"),
+    ("plain_bold_markup", "The answer is <b>\\boxed{42}</b>.", "42"),
+    ("comparison_not_a_tag", "We know $a<b$ and $c>d$.\n\nThe answer is $\\boxed{42}$.", "42"),
 ]
 
 
@@ -53,6 +89,14 @@ def test_a_wrong_response_is_not_paid(name: str, response: str, reference: str) 
 def test_a_right_response_is_paid(name: str, response: str, reference: str) -> None:
     verdict = VERIFIER.verify(response, reference)
     assert verdict.passed, f"{name}: {verdict.reason}"
+
+
+def test_reference_nouns_are_read_in_bounded_time() -> None:
+    start = time.perf_counter()
+    for filler in ("1" * 50000 + " apples", "1 " * 25000 + "apples", "}" * 50000 + "x"):
+        assert reference_noun(filler) is None or len(filler) < 300
+        noun_conflict("apples " * 5000, filler)
+    assert time.perf_counter() - start < 0.2
 
 
 def test_forms_beyond_the_bounds_are_left_as_written() -> None:
@@ -74,11 +118,15 @@ FILLERS = [
     "{" * 30000 + "!",
     "1!" * 15000,
     "x " * 20000 + "= \\boxed{5}",
+    "<a " * 15000,
+    ("<div " + "x " * 150) * 100,
+    "<!-" * 15000,
 ]
 
 
 @pytest.mark.parametrize("filler", FILLERS, ids=range(len(FILLERS)))
 def test_long_filler_is_read_in_bounded_time(filler: str) -> None:
+    VERIFIER.verify("\\boxed{5}", "5")  # the first call of a worker sets up what it needs
     start = time.perf_counter()
     VERIFIER.verify(f"So ${filler} = \\boxed{{5}}$.", "5")
     rewrite_forms(filler)

@@ -14,14 +14,8 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round15_math.jsonl")
-_NOUN = "open: named_count accepts a noun that scales or differs from the reference's ({})"
 _GSM = "strict: a GSM8K ending outside the closed forms ({})"
 OPEN = {
-    "m15-027": _NOUN.format("decades for years"),
-    "m15-029": _NOUN.format("dimes for cents"),
-    "m15-031": _NOUN.format("another fruit"),
-    "m15-033": _NOUN.format("fortnights for weeks"),
-    "m15-035": "open: x% is also read as the bare x, so 0.3% answers 0.3",
     "m15-037": "open: the lenient reference reading drops 'million' from 1.2 \\text{ million}",
     "m15-039": _GSM.format("'writes' before the box"),
     "m15-041": _GSM.format("'dollars for babysitting' after it"),
@@ -33,7 +27,6 @@ OPEN = {
     "m15-053": "open: 'The answer is \\boxed{1/2} or equivalently \\boxed{0.5}' reads as one answer",
     "m15-055": "open: a 19-term trigonometric sum exceeds the 2 s symbolic limit",
     "m15-057": "open: option lines 'A: 42' are read as weak answer lines that conflict",
-    "m15-059": "open: a box inside HTML that hides it (<p hidden>) is read as shown",
 }
 
 
