@@ -38,6 +38,10 @@ _UNFINISHED = (
     # the writer calls the work shaky, left to chance, or possibly misread (round 14)
     r"|(?i:(?<![\w'])(?:iffy|shaky|dubious|questionable|unreliable|dodgy|sketchy|fishy|flimsy"
     r"|it'?s\s+a\s+(?:coin\s+(?:toss|flip)|toss-?up|gamble|crapshoot)|toss-?up|crapshoot"
+    # the writer let chance pick ("I flipped a coin.", round 14's m14-019); never a problem's own
+    # coin ("when you flip a coin"), which has no "I" or "we"
+    r"|(?:i|we)\s+(?:just\s+)?(?:flipped|tossed|flip|toss)\s+a\s+coin|(?:i|we)\s+(?:just\s+)?rolled"
+    r"\s+(?:a\s+)?(?:die|dice)"
     r"|on\s+a\s+limb|leap\s+of\s+faith|grain\s+of\s+salt|fingers\s+crossed"
     r"|not\s+(?:100|a\s+hundred)\s*(?:%|percent)|(?:i|we)\s+(?:just\s+)?(?:chose|picked|selected"
     r"|choose|pick|went\s+with)(?:\s+\w+){0,4}?\s+(?:at\s+random|randomly)|(?:disregard|ignore)"
@@ -107,6 +111,11 @@ _INTRODUCERS = frozenset(
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
      "equivalently", "conclude", "pays", "paid", "spent", "spends", "earns", "earned", "measures",
      "saved", "saves", "bought", "sold",
+     # a word problem's verbs (`math_grammar._ACTS` decides the clause: "it will take", "James
+     # writes", "needs to pay"; round 15)
+     "take", "pay", "spend", "earn", "writes", "runs", "ran", "walks", "walked", "drives",
+     "drove", "travels", "traveled", "travelled", "eats", "ate", "buy", "sell", "save", "collect",
+     "run", "walk", "drive", "travel", "write",
      # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
      # `math_grammar` admits them only in its fixed "the answer is" phrases
      "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
@@ -144,12 +153,32 @@ _COUNT_NOUN = (
     r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
     r"(?:\s+(?:for|of|in|that|which|satisfying|to)(?:\s+(?:[a-z]+|\$[A-Za-z](?:_[A-Za-z0-9])?\$)){1,8})?"
 )
+# Words that make a "for" phrase after a count a part, a case or a condition of the answer.
+_PARTIAL = (
+    r"first|second|third|fourth|last|next|final|part|parts|half|step|steps|stage|now|each|every"
+    r"|per|one|some|most|many|case|cases|example|instance|if|when|unless|odd|even|positive"
+    r"|negative|large|small|all|both|any|only|just|at|least|than|more|less|fewer|other|another"
+    r"|except|but|not|no|never|now|only|this|that|these|those|which|what|whom|whose|extra"
+    r"|option|choice|alternative|approximately|about|roughly|nearly|almost|maybe|perhaps|two"
+    r"|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozens?|hundreds?|thousands?"
+    r"|millions?|twice|double|triple"
+)
+# The rate or purpose the question asked for ("624 pages a year", "5 dollars per hour", "10
+# dollars for babysitting"; round 15): never a part, a case or a condition ("for the first week",
+# "for now", "for odd n"), which would make the number one answer among others.
+_RATE_OR_PURPOSE = (
+    r"(?:a|an|per|each|every)\s+(?:year|month|fortnight|week|day|night|hour|minute|second)"
+    r"|for\s+(?!(?:[a-z]+\s+){0,4}(?:" + _PARTIAL + r")(?![a-z]))[a-z]{2,20}(?:\s+[a-z]{2,20}){0,4}"
+)
 # A word problem's own nouns after its count ("\\boxed{12} apples in total"): one to three
 # lowercase words, the last one spoken of before the answer; never a word that scales, divides,
 # operates on or qualifies the number ("tens", "halves", "squared", "approximately")
 _NAMED_COUNT = re.compile(
     r"(?P<words>[a-z]{2,20}(?:[ -][a-z]{2,20}){0,2}?)"
-    r"(?:\s+(?:in\s+total|in\s+all|altogether|left(?:\s+over)?|remaining))?[\s$*_.!,;]*"
+    r"(?:\s+(?:in\s+total|in\s+all|altogether|left(?:\s+over)?|remaining|"
+    + _RATE_OR_PURPOSE
+    + "))?"
+    r"[\s$*_.!,;]*"
 )
 _NOT_A_NOUN = re.compile(
     r"(?:^|[ -])(?:[a-z]*(?:teen|ty|ths?|tens|halves|halfs|thirds|quarters|hundred|thousand|illion"
@@ -186,6 +215,9 @@ _CLOSING_REST = re.compile(
     r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
     r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\)"
     r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether"  # "\boxed{18} dollars left"
+    r"|"
+    + _RATE_OR_PURPOSE  # "\boxed{10} dollars for babysitting": its unit read with the box
+    +
     # "worth \boxed{\$16386.17} after 5 years": the point in time the value is stated for
     r"|after\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
     r"(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|quarters?))?"

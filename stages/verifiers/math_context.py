@@ -67,6 +67,8 @@ FILLER = re.compile(
     r"clarification)?,? (?:please )?(?:feel free to ask|let me know|don't hesitate to ask)"
     r"|(?:please )?(?:feel free to ask|let me know) if you (?:have any (?:further |other |more )?"
     r"questions|need (?:any )?(?:further |more )?(?:help|clarification)))"
+    r"|let me know if (?:anything|something|any (?:part|step))(?: (?:here|above))? (?:is|was|seems)"
+    r" (?:unclear|confusing)"  # round 15
     r"|note: the solution (?:provided )?is correct, but it's always a good idea to double-check"
     r" the calculations(?: and (?:the )?reasoning)?(?:, especially for (?:more )?complex problems)?"
     r"|note:?)\s*[.!]?\s*\]?\s*$"  # "[Note" cut off at the end of a truncated response

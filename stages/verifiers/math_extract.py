@@ -179,8 +179,13 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
             return "an answer marker with nothing after it"
         inner = _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
-        rest = inner[spans[0][1] :] if len(spans) == 1 and spans[0][0] == 0 else None
-        if rest is not None and _unit_only(rest, spans[0][2], body[: m.start()]):
+        # "The answer is \boxed{\frac12} or equivalently \boxed{0.5}": boxes restating one
+        # value are read as boxes, whose gap and values are checked there (round 15)
+        restated = all(
+            _EQUIV_GAP.match(inner[a[1] : b[0]]) for a, b in zip(spans, spans[1:], strict=False)
+        )
+        rest = inner[spans[-1][1] :] if spans and spans[0][0] == 0 and restated else None
+        if rest is not None and _unit_only(rest, spans[-1][2], body[: m.start()]):
             continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
         own = sentence_start(body, m.start())
         cue = (

@@ -14,6 +14,8 @@ from stages.verifiers.registry import build_verifier
 
 VERIFIER = build_verifier({"kind": "math"})
 _FRUIT = "Tom has apples and oranges. "
+_JANET = "Janet earns either \\$18 or \\$20 depending on how the broken eggs count. "
+_WENG = "Weng earns 0.2 dollars per minute, and 0.2 * 50 = 10 dollars.\n\n"
 
 WRONG = [
     # a false equation before the box whose left side the answer grammar cannot compute as written
@@ -48,6 +50,53 @@ WRONG = [
     ("div_hidden", "It did not converge.\n<div hidden>\n\\boxed{42}\n</div>", "42"),
     ("display_none", 'No answer.\n<div style="display:none">\n\\boxed{42}\n</div>', "42"),
     ("comment", "No answer.\n<!--\n\\boxed{42}\n-->", "42"),
+    # boxes that restate one value in an answer line must still be one value
+    (
+        "restated_other_value",
+        "The answer is \\boxed{\\frac{1}{2}} or equivalently \\boxed{0.6}.",
+        "0.6",
+    ),
+    ("restated_or_other", "The answer is \\boxed{\\frac{1}{2}} or \\boxed{0.6}.", "0.6"),
+    # an option list is no answer line, and no answer by itself
+    ("options_only", "A: 42\nB: 44", "42"),
+    ("option_box_wrong", "A: 42\nB: 44\nThe answer is \\boxed{B}.", "A"),
+    ("lone_a_line_conflicts", "A: 42\n\nThe answer is $\\boxed{44}$.", "44"),
+    # a rate or purpose after the count is closed: never a part, a case or a condition
+    (
+        "for_the_first_hour",
+        _WENG + "Weng earned \\(\\boxed{10}\\) dollars for the first hour.",
+        "10",
+    ),
+    ("for_now", _WENG + "Weng earned \\(\\boxed{10}\\) dollars for now.", "10"),
+    ("for_each", _WENG + "Weng earned \\(\\boxed{10}\\) dollars for each of them.", "10"),
+    ("for_odd_n", _WENG + "Weng earned \\(\\boxed{10}\\) dollars for odd n.", "10"),
+    ("for_three_hours", _WENG + "Weng earned \\(\\boxed{10}\\) dollars for three hours.", "10"),
+    (
+        "purpose_then_hedge",
+        _WENG + "Weng earned \\(\\boxed{10}\\) dollars for babysitting, or maybe 12.",
+        "10",
+    ),
+    ("rate_then_negation", _WENG + "Weng earned \\(\\boxed{10}\\) dollars per hour, not 12.", "10"),
+    (
+        "scaled_before_purpose",
+        _WENG + "Weng earned \\(\\boxed{10}\\) thousand dollars for babysitting.",
+        "10",
+    ),
+    (
+        "purpose_then_condition",
+        "It takes \\boxed{10} minutes for him to finish if he hurries.",
+        "10",
+    ),
+    # a box read with its unit still meets the competing-value rules, and chance is doubt
+    ("coin_flip_rate", _JANET + "I flipped a coin. Janet makes $\\boxed{18}$ dollars a day.", "18"),
+    ("escaped_dollar_choice", _JANET + "Janet makes $\\boxed{18}$ dollars.", "18"),
+    ("report_then_unit", "My calculator shows 20. Janet makes $\\boxed{18}$ dollars a day.", "18"),
+    # a tool's display or another's answer is no commitment
+    ("display_reads", "It reads \\boxed{42}.", "42"),
+    ("you_wrote", "You wrote \\boxed{42}.", "42"),
+    # a scale word in the reference scales it
+    ("million_unscaled", "The population is \\boxed{1.2}.", "1.2 \\text{ million}"),
+    ("million_off_by_one", "The population is \\boxed{1,200,001}.", "1.2 million"),
     ("details", "No answer.\n<details>\n\\boxed{42}\n</details>", "42"),
 ]
 
@@ -74,6 +123,51 @@ RIGHT = [
     ),
     ("percent_of_percent", "The rate is $\\boxed{50\\%}$.", "50"),
     ("percent_as_probability", "The probability is $\\boxed{30\\%}$.", "0.3"),
+    (
+        "restated_equivalently",
+        "The answer is \\boxed{\\frac{1}{2}} or equivalently \\boxed{0.5}.",
+        "0.5",
+    ),
+    ("restated_equals", "The answer is \\boxed{\\frac{1}{2}} = \\boxed{0.5}.", "\\frac{1}{2}"),
+    ("options_then_box", "Options:\nA: 42\nB: 44\nC: 46\n\nSo the answer is $\\boxed{B}$.", "B"),
+    (
+        "variable_lines",
+        "Let the sides be\na: 5\nb: 6\nSo the longer side is 6, i.e. \\boxed{6}",
+        "6",
+    ),
+    ("lone_a_line", "A: 42", "42"),
+    (
+        "writes_pages_a_year",
+        "He writes 12 pages a week. So, James writes \\(\\boxed{624}\\) pages a year.",
+        "624",
+    ),
+    ("runs_miles_a_week", "John runs \\boxed{60} miles a week.", "60"),
+    ("will_take_for", "Therefore, it will take \\boxed{3} hours for the tank to fill.", "3"),
+    (
+        "needs_to_pay",
+        "Kylar buys glasses. Kylar needs to pay \\boxed{64} dollars for the glasses.",
+        "64",
+    ),
+    ("for_babysitting", _WENG + "Weng earned \\(\\boxed{10}\\) dollars for babysitting.", "10"),
+    ("per_hour_line", "40 / 8 = 5 dollars, so the answer is $\\boxed{5}$ dollars per hour.", "5"),
+    ("final_line_purpose", _WENG + "Final Answer: 10 dollars for babysitting", "10"),
+    ("million_scaled", "The population is \\boxed{1,200,000}.", "1.2 \\text{ million}"),
+    ("thousand_scaled", "The population is \\boxed{1200}.", "1.2 thousand"),
+    (
+        "sign_off_unclear",
+        "So 2 + 3 = 5.\n\nThe final answer is $\\boxed{5}$. Let me know if anything is unclear.",
+        "5",
+    ),
+    (
+        "problem_coin",
+        "When you flip a coin 3 times there are 8 outcomes. So there are $\\boxed{8}$ outcomes.",
+        "8",
+    ),
+    (
+        "worked_eggs",
+        "She sells 9 eggs at \\$2 each. Janet makes $\\boxed{18}$ dollars a day.",
+        "18",
+    ),
     ("plain_bold_markup", "The answer is <b>\\boxed{42}</b>.", "42"),
     ("comparison_not_a_tag", "We know $a<b$ and $c>d$.\n\nThe answer is $\\boxed{42}$.", "42"),
 ]
@@ -121,6 +215,10 @@ FILLERS = [
     "<a " * 15000,
     ("<div " + "x " * 150) * 100,
     "<!-" * 15000,
+    "\nA: 1" * 8000,
+    "\nA: " + "1" * 40000 + "\nB: 2",
+    "\\boxed{5} dollars for" + " the" * 15000,
+    "\\boxed{5} apples for" + " ab" * 20000 + " first",
 ]
 
 
