@@ -69,6 +69,7 @@ _NOUN = (
     r"|share|fraction|proportion|percent|factor|coefficient|term|digit|digits|payment|income"
     r"|salary|revenue|fee|tax|budget|debt|expression|equation|polynomial|limit|integral"
     r"|derivative|coordinates?|point|pair|triple|tuple|matrix|vector|set|interval|roots?|zeros?"
+    r"|vertex|center|centre|midpoint|centroid|focus"
     r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|integers?"
     r"|numbers|pairs|points|x|y|z|n|k|m)"
 )

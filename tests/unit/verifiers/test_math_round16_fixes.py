@@ -91,6 +91,16 @@ WRONG = [
     ("coin_flip_rate", _JANET + "I flipped a coin. Janet makes $\\boxed{18}$ dollars a day.", "18"),
     ("escaped_dollar_choice", _JANET + "Janet makes $\\boxed{18}$ dollars.", "18"),
     ("report_then_unit", "My calculator shows 20. Janet makes $\\boxed{18}$ dollars a day.", "18"),
+    # a purpose after a prose duration and a point stated "at" stay closed forms
+    ("duration_range", "So it will take her 45 to 50 minutes.", "45"),
+    ("duration_purpose_then_other", "So it will take her 45 minutes to finish, or 50.", "45"),
+    ("point_at_or", "The vertex is at $(1, -4)$ or $(2, 3)$.", "(1,-4)"),
+    ("point_at_most", "The vertex is at most $(1, -4)$.", "(1,-4)"),
+    ("point_not_at", "The vertex is not at $(1, -4)$.", "(1,-4)"),
+    ("point_reported", "My teacher says the vertex is at $(1, -4)$.", "(1,-4)"),
+    ("max_at_coordinate", "The maximum is at $x = 3$.", "3"),
+    # a unit after pi is read as a unit, so it must still agree with the reference's
+    ("pi_other_unit", "The area is $\\boxed{16\\pi}$ cm.", "16\\pi \\text{ cm}^2"),
     # a tool's display or another's answer is no commitment
     ("display_reads", "It reads \\boxed{42}.", "42"),
     ("you_wrote", "You wrote \\boxed{42}.", "42"),
@@ -168,6 +178,18 @@ RIGHT = [
         "She sells 9 eggs at \\$2 each. Janet makes $\\boxed{18}$ dollars a day.",
         "18",
     ),
+    (
+        "duration_to_finish",
+        "She reads 15 pages a day.\n\nSo it will take her 45 minutes to finish.",
+        "45",
+    ),
+    ("point_at", "Completing the square, $y = (x-1)^2 - 4$. The vertex is at $(1, -4)$.", "(1,-4)"),
+    (
+        "pi_square_units_prose",
+        "The radius is 4, so the area of the circle is $16\\pi$ square units.",
+        "16\\pi",
+    ),
+    ("pi_square_units_box", "The area is $\\boxed{16\\pi}$ square units.", "16\\pi"),
     ("plain_bold_markup", "The answer is <b>\\boxed{42}</b>.", "42"),
     ("comparison_not_a_tag", "We know $a<b$ and $c>d$.\n\nThe answer is $\\boxed{42}$.", "42"),
 ]
