@@ -153,23 +153,42 @@ _COUNT_NOUN = (
     r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
     r"(?:\s+(?:for|of|in|that|which|satisfying|to)(?:\s+(?:[a-z]+|\$[A-Za-z](?:_[A-Za-z0-9])?\$)){1,8})?"
 )
-# Words that make a "for" phrase after a count a part, a case or a condition of the answer.
-_PARTIAL = (
-    r"first|second|third|fourth|last|next|final|part|parts|half|step|steps|stage|now|each|every"
-    r"|per|one|some|most|many|case|cases|example|instance|if|when|unless|odd|even|positive"
-    r"|negative|large|small|all|both|any|only|just|at|least|than|more|less|fewer|other|another"
-    r"|except|but|not|no|never|now|only|this|that|these|those|which|what|whom|whose|extra"
-    r"|option|choice|alternative|approximately|about|roughly|nearly|almost|maybe|perhaps|two"
-    r"|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozens?|hundreds?|thousands?"
-    r"|millions?|twice|double|triple"
-)
-# The rate or purpose the question asked for ("624 pages a year", "5 dollars per hour", "10
-# dollars for babysitting"; round 15): never a part, a case or a condition ("for the first week",
-# "for now", "for odd n"), which would make the number one answer among others.
+# The rate or purpose the question asked for after a count ("624 pages a year", "5 dollars per
+# hour"; round 15). A purpose is closed: "for" and one word, a gerund or a thing the response
+# spoke of before ("for babysitting", "for the glasses", "for the tank to fill"), checked by
+# `_purpose_ok`; never a part, case or condition ("for the first week", "for now", "for the wrong
+# problem", "for the time being"), which would make the number one answer among others.
 _RATE_OR_PURPOSE = (
     r"(?:a|an|per|each|every)\s+(?:year|month|fortnight|week|day|night|hour|minute|second)"
-    r"|for\s+(?!(?:[a-z]+\s+){0,4}(?:" + _PARTIAL + r")(?![a-z]))[a-z]{2,20}(?:\s+[a-z]{2,20}){0,4}"
+    r"|for\s+(?:(?:the|her|his|their|its)\s+)?(?P<purpose>[a-z]{2,20})(?:\s+to\s+[a-z]{2,20})?"
+    r"(?![a-z])"
 )
+_NOT_A_PURPOSE = frozenset(
+    ("first", "second", "third", "fourth", "last", "next", "final", "part", "parts", "half",
+     "step", "steps", "stage", "now", "each", "every", "per", "one", "some", "most", "many",
+     "case", "cases", "example", "instance", "odd", "even", "positive", "negative", "large",
+     "small", "all", "both", "any", "only", "just", "other", "another", "extra", "option",
+     "choice", "alternative", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+     "ten", "eleven", "twelve", "dozen", "dozens", "hundreds", "thousands", "millions", "twice",
+     "double", "triple", "him", "her", "them", "me", "us", "you", "it", "this", "that", "these",
+     "those", "starters", "nothing", "something", "anything", "everything", "guessing",
+     "estimating", "rounding", "approximating", "starting", "beginning", "checking", "testing",
+     "being", "sure")
+)  # fmt: skip
+
+
+def _purpose_ok(m: re.Match[str], earlier: str) -> bool:
+    """A matched purpose (if any) is a gerund or a thing spoken of before the answer."""
+    word = (m.group("purpose") or "").lower()
+    if not word:
+        return True
+    if word in _NOT_A_PURPOSE:
+        return False
+    return word.endswith("ing") or bool(
+        re.search(rf"(?i)(?<![\w-]){re.escape(word)}(?![\w-])", earlier[-4000:])
+    )
+
+
 # A word problem's own nouns after its count ("\\boxed{12} apples in total"): one to three
 # lowercase words, the last one spoken of before the answer; never a word that scales, divides,
 # operates on or qualifies the number ("tens", "halves", "squared", "approximately")
@@ -201,7 +220,7 @@ def named_count(rest: str, earlier: str) -> re.Match[str] | None:
     spoken of before the answer (`earlier`); a word that can change what the number means
     (`tens`, `halves`, `squared`, `more`, `pairs`: a pair is two) is never one."""
     m = _NAMED_COUNT.fullmatch(rest)
-    if not m or _NOT_A_NOUN.search(m.group("words")):
+    if not m or _NOT_A_NOUN.search(m.group("words")) or not _purpose_ok(m, earlier):
         return None
     last = re.split(r"[ -]", m.group("words"))[-1]
     if not re.search(rf"(?i)(?<![\w-]){re.escape(last)}(?![\w-])", earlier[-4000:]):
@@ -331,6 +350,8 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
         return "a question, not an answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
     closing = _CLOSING_REST.match(rest)
+    if closing and not _purpose_ok(closing, earlier):
+        closing = None
     if not closing or not closing.group():
         counted = _COUNT_REST.match(rest) or named_count(rest, earlier)
         if counted and not _COUNT_OTHER.search(counted.group()):

@@ -87,6 +87,27 @@ WRONG = [
         "It takes \\boxed{10} minutes for him to finish if he hurries.",
         "10",
     ),
+    # a purpose is one gerund or thing spoken of before: never a disowning phrase
+    (
+        "for_the_wrong_problem",
+        _WENG + "Weng earned $\\boxed{10}$ dollars for the wrong problem.",
+        "10",
+    ),
+    (
+        "for_the_previous_problem",
+        _WENG + "Weng earned \\boxed{10} dollars for the previous problem.",
+        "10",
+    ),
+    (
+        "for_the_bonus_question",
+        _WENG + "Weng earned \\boxed{10} dollars for the bonus question.",
+        "10",
+    ),
+    ("for_the_time_being", _WENG + "Weng earned \\boxed{10} dollars for the time being.", "10"),
+    ("for_argument", _WENG + "Weng earned \\boxed{10} dollars for the sake of argument.", "10"),
+    ("for_simplified", _WENG + "Weng earned \\boxed{10} dollars for the simplified version.", "10"),
+    ("for_guessing", _WENG + "Weng earned \\boxed{10} dollars for guessing.", "10"),
+    ("answer_line_for_wrong", _WENG + "Final Answer: 10 dollars for the wrong problem", "10"),
     # a box read with its unit still meets the competing-value rules, and chance is doubt
     ("coin_flip_rate", _JANET + "I flipped a coin. Janet makes $\\boxed{18}$ dollars a day.", "18"),
     ("escaped_dollar_choice", _JANET + "Janet makes $\\boxed{18}$ dollars.", "18"),
@@ -152,7 +173,11 @@ RIGHT = [
         "624",
     ),
     ("runs_miles_a_week", "John runs \\boxed{60} miles a week.", "60"),
-    ("will_take_for", "Therefore, it will take \\boxed{3} hours for the tank to fill.", "3"),
+    (
+        "will_take_for",
+        "The pipe fills a third of the tank per hour. Therefore, it will take \\boxed{3} hours for the tank to fill.",
+        "3",
+    ),
     (
         "needs_to_pay",
         "Kylar buys glasses. Kylar needs to pay \\boxed{64} dollars for the glasses.",
