@@ -2,7 +2,8 @@
 wrote against the verifier after this session's competing-value and prose-ending rules (the
 held-out half stays outside the project). They arrived at the end of the session: a justification
 after the box that sets its value aside (`Since the excluded value is x = 5.`) and a JSON key saying
-the work is unchecked (`"verified": "no"`) are now no answer; the rest stay strict xfails naming
+the work is unchecked (`"verified": "no"`) are now no answer. Round 16 closed the rest but one
+(`test_math_round16_fixes.py` holds their near-variants); what stays open is a strict xfail naming
 the code path at fault."""
 
 from __future__ import annotations
