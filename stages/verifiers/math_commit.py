@@ -38,6 +38,10 @@ _UNFINISHED = (
     # the writer calls the work shaky, left to chance, or possibly misread (round 14)
     r"|(?i:(?<![\w'])(?:iffy|shaky|dubious|questionable|unreliable|dodgy|sketchy|fishy|flimsy"
     r"|it'?s\s+a\s+(?:coin\s+(?:toss|flip)|toss-?up|gamble|crapshoot)|toss-?up|crapshoot"
+    # the writer let chance pick ("I flipped a coin.", round 14's m14-019); never a problem's own
+    # coin ("when you flip a coin"), which has no "I" or "we"
+    r"|(?:i|we)\s+(?:just\s+)?(?:flipped|tossed|flip|toss)\s+a\s+coin|(?:i|we)\s+(?:just\s+)?rolled"
+    r"\s+(?:a\s+)?(?:die|dice)"
     r"|on\s+a\s+limb|leap\s+of\s+faith|grain\s+of\s+salt|fingers\s+crossed"
     r"|not\s+(?:100|a\s+hundred)\s*(?:%|percent)|(?:i|we)\s+(?:just\s+)?(?:chose|picked|selected"
     r"|choose|pick|went\s+with)(?:\s+\w+){0,4}?\s+(?:at\s+random|randomly)|(?:disregard|ignore)"
@@ -107,6 +111,11 @@ _INTRODUCERS = frozenset(
      "contains", "solution", "result", "value", "total", "sum", "being", "equiv", "cong",
      "equivalently", "conclude", "pays", "paid", "spent", "spends", "earns", "earned", "measures",
      "saved", "saves", "bought", "sold",
+     # a word problem's verbs (`math_grammar._ACTS` decides the clause: "it will take", "James
+     # writes", "needs to pay"; round 15)
+     "take", "pay", "spend", "earn", "writes", "runs", "ran", "walks", "walked", "drives",
+     "drove", "travels", "traveled", "travelled", "eats", "ate", "buy", "sell", "save", "collect",
+     "run", "walk", "drive", "travel", "write",
      # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
      # `math_grammar` admits them only in its fixed "the answer is" phrases
      "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
@@ -144,12 +153,51 @@ _COUNT_NOUN = (
     r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
     r"(?:\s+(?:for|of|in|that|which|satisfying|to)(?:\s+(?:[a-z]+|\$[A-Za-z](?:_[A-Za-z0-9])?\$)){1,8})?"
 )
+# The rate or purpose the question asked for after a count ("624 pages a year", "5 dollars per
+# hour"; round 15). A purpose is closed: "for" and one word, a gerund or a thing the response
+# spoke of before ("for babysitting", "for the glasses", "for the tank to fill"), checked by
+# `_purpose_ok`; never a part, case or condition ("for the first week", "for now", "for the wrong
+# problem", "for the time being"), which would make the number one answer among others.
+_RATE_OR_PURPOSE = (
+    r"(?:a|an|per|each|every)\s+(?:year|month|fortnight|week|day|night|hour|minute|second)"
+    r"|for\s+(?:(?:the|her|his|their|its)\s+)?(?P<purpose>[a-z]{2,20})(?:\s+to\s+[a-z]{2,20})?"
+    r"(?![a-z])"
+)
+_NOT_A_PURPOSE = frozenset(
+    ("first", "second", "third", "fourth", "last", "next", "final", "part", "parts", "half",
+     "step", "steps", "stage", "now", "each", "every", "per", "one", "some", "most", "many",
+     "case", "cases", "example", "instance", "odd", "even", "positive", "negative", "large",
+     "small", "all", "both", "any", "only", "just", "other", "another", "extra", "option",
+     "choice", "alternative", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+     "ten", "eleven", "twelve", "dozen", "dozens", "hundreds", "thousands", "millions", "twice",
+     "double", "triple", "him", "her", "them", "me", "us", "you", "it", "this", "that", "these",
+     "those", "starters", "nothing", "something", "anything", "everything", "guessing",
+     "estimating", "rounding", "approximating", "starting", "beginning", "checking", "testing",
+     "being", "sure")
+)  # fmt: skip
+
+
+def _purpose_ok(m: re.Match[str], earlier: str) -> bool:
+    """A matched purpose (if any) is a gerund or a thing spoken of before the answer."""
+    word = (m.group("purpose") or "").lower()
+    if not word:
+        return True
+    if word in _NOT_A_PURPOSE:
+        return False
+    return word.endswith("ing") or bool(
+        re.search(rf"(?i)(?<![\w-]){re.escape(word)}(?![\w-])", earlier[-4000:])
+    )
+
+
 # A word problem's own nouns after its count ("\\boxed{12} apples in total"): one to three
 # lowercase words, the last one spoken of before the answer; never a word that scales, divides,
 # operates on or qualifies the number ("tens", "halves", "squared", "approximately")
 _NAMED_COUNT = re.compile(
     r"(?P<words>[a-z]{2,20}(?:[ -][a-z]{2,20}){0,2}?)"
-    r"(?:\s+(?:in\s+total|in\s+all|altogether|left(?:\s+over)?|remaining))?[\s$*_.!,;]*"
+    r"(?:\s+(?:in\s+total|in\s+all|altogether|left(?:\s+over)?|remaining|"
+    + _RATE_OR_PURPOSE
+    + "))?"
+    r"[\s$*_.!,;]*"
 )
 _NOT_A_NOUN = re.compile(
     r"(?:^|[ -])(?:[a-z]*(?:teen|ty|ths?|tens|halves|halfs|thirds|quarters|hundred|thousand|illion"
@@ -172,7 +220,7 @@ def named_count(rest: str, earlier: str) -> re.Match[str] | None:
     spoken of before the answer (`earlier`); a word that can change what the number means
     (`tens`, `halves`, `squared`, `more`, `pairs`: a pair is two) is never one."""
     m = _NAMED_COUNT.fullmatch(rest)
-    if not m or _NOT_A_NOUN.search(m.group("words")):
+    if not m or _NOT_A_NOUN.search(m.group("words")) or not _purpose_ok(m, earlier):
         return None
     last = re.split(r"[ -]", m.group("words"))[-1]
     if not re.search(rf"(?i)(?<![\w-]){re.escape(last)}(?![\w-])", earlier[-4000:]):
@@ -186,6 +234,9 @@ _CLOSING_REST = re.compile(
     r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
     r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\)"
     r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether"  # "\boxed{18} dollars left"
+    r"|"
+    + _RATE_OR_PURPOSE  # "\boxed{10} dollars for babysitting": its unit read with the box
+    +
     # "worth \boxed{\$16386.17} after 5 years": the point in time the value is stated for
     r"|after\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
     r"(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|quarters?))?"
@@ -299,6 +350,8 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
         return "a question, not an answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
     closing = _CLOSING_REST.match(rest)
+    if closing and not _purpose_ok(closing, earlier):
+        closing = None
     if not closing or not closing.group():
         counted = _COUNT_REST.match(rest) or named_count(rest, earlier)
         if counted and not _COUNT_OTHER.search(counted.group()):

@@ -86,7 +86,12 @@ def is_percent(node: Node) -> bool:
     return node[0] == "pct" or (node[0] == "neg" and node[1][0] == "pct")
 
 
-def _candidates(answer: Node, opts: CompareOptions, ref_is_percent: bool = False) -> list[Fraction]:
+def _candidates(
+    answer: Node,
+    opts: CompareOptions,
+    ref_is_percent: bool = False,
+    ref_value: Fraction | None = None,
+) -> list[Fraction]:
     # "50%" reads as 50 with its unit dropped, and (when configured) also as 0.5; against a
     # percent reference it is only its value (0.28% is not 28%).
     value = eval_rational(answer)
@@ -96,6 +101,10 @@ def _candidates(answer: Node, opts: CompareOptions, ref_is_percent: bool = False
     inner = answer[1] if negative else answer
     if inner[0] != "pct" or ref_is_percent:
         return [value]
+    if ref_value is not None and abs(ref_value) <= 1:
+        # a reference of at most 1 may be a probability or a fraction: 0.3% is then 0.003, never
+        # the 0.3 it would be with its sign dropped (round 15)
+        return [value] if opts.percent_as_fraction else []
     dropped = -inner[1][1] if negative else inner[1][1]
     return [dropped, value] if opts.percent_as_fraction else [dropped]
 
@@ -320,7 +329,7 @@ def _compare_values(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | 
         assert ref_value is not None
         if ref[0] == "pct" and not is_percent(answer) and eval_rational(answer) == ref[1][1]:
             return True, "equal (percent)"  # 28 for 28%
-        for value in _candidates(answer, opts, is_percent(ref)):
+        for value in _candidates(answer, opts, is_percent(ref), ref_value):
             if value == ref_value:
                 return True, "equal"
             if may_round(ref, opts) and rounding_ok(answer, value, float(ref_value), opts):
@@ -332,7 +341,7 @@ def _compare_values(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | 
         return False, "different value"
     ref_value = eval_rational(ref)
     if ref_value is not None:
-        values = _candidates(answer, opts)
+        values = _candidates(answer, opts, ref_value=ref_value)
         if values:
             ok = ref_value in values
             return ok, "equal" if ok else "different value"

@@ -26,7 +26,8 @@ from stages.verifiers.math_unicode import unify
 _NUM = r"-?\d+(?:,\d{3})*(?:\.\d+)?"
 _STANDALONE = rf"(?<![\w.^_{{}}/])(?P<n>{_NUM})(?![\w^_/]|\.\d|,\d)"
 _NUMBERS = re.compile(_STANDALONE.replace("?P<n>", ""))
-_DOLLAR = r"(?:\$|\\\(|\\\[)?\s*"
+_WITH_UNIT = re.compile(rf"(?:\\?\$)?(?P<n>{_NUM})(?:\s*[A-Za-z][A-Za-z ]{{0,40}})?")
+_DOLLAR = r"(?:\\?\$|\\\(|\\\[)?\s*"  # "\\$20" is twenty dollars too
 _CHOICE = re.compile(
     rf"(?i)(?:(?<![\w'])between\s+{_DOLLAR}(?P<a>{_NUM})\$?\s+and\s+{_DOLLAR}(?P<b>{_NUM})"
     rf"|(?<![\w.^_{{}}/])(?P<c>{_NUM})\$?\s*,?\s*(?:or|vs\.?|versus)\s+(?:[a-z]\s*=\s*)?"
@@ -90,11 +91,11 @@ def _value(text: str) -> Fraction | None:
 
 
 def answer_value(answer_text: str) -> Fraction | None:
-    """The value of a plain numeric answer ("42", "$-3.5$", "1,000"), else None."""
+    """The value of a plain numeric answer ("42", "$-3.5$", "1,000"), a unit after it included
+    ("18 dollars", "3 hours": a box read with its unit competes like a bare one), else None."""
     plain = unify(answer_text).strip().strip("$").strip()
-    if not re.fullmatch(_NUM, plain):
-        return None
-    return _value(plain)
+    m = _WITH_UNIT.fullmatch(plain)
+    return None if m is None else _value(m.group("n"))
 
 
 def _values(text: str) -> list[Fraction | None]:

@@ -67,6 +67,8 @@ FILLER = re.compile(
     r"clarification)?,? (?:please )?(?:feel free to ask|let me know|don't hesitate to ask)"
     r"|(?:please )?(?:feel free to ask|let me know) if you (?:have any (?:further |other |more )?"
     r"questions|need (?:any )?(?:further |more )?(?:help|clarification)))"
+    r"|let me know if (?:anything|something|any (?:part|step))(?: (?:here|above))? (?:is|was|seems)"
+    r" (?:unclear|confusing)"  # round 15
     r"|note: the solution (?:provided )?is correct, but it's always a good idea to double-check"
     r" the calculations(?: and (?:the )?reasoning)?(?:, especially for (?:more )?complex problems)?"
     r"|note:?)\s*[.!]?\s*\]?\s*$"  # "[Note" cut off at the end of a truncated response
@@ -81,6 +83,9 @@ def visible_text(response: str) -> tuple[str | None, str]:
     hidden = _hidden(response)
     if hidden:  # the answer may then render as another value, or not at all
         return None, f"a macro definition or text that is not typeset ({hidden!r})"
+    hiding = _HIDING_HTML.search(response)
+    if hiding:  # a browser would not show what it holds, or shows it otherwise (round 15)
+        return None, f"HTML that may hide or restyle text ({hiding.group()[:40]!r})"
     folded = response.lower() if len(response.lower()) == len(response) else response
     close = folded.rfind(_THINK_CLOSE)  # <Think>, </THINK>: tags match in any case
     if close >= 0 and _between_thinking(response, folded, close):
@@ -114,6 +119,16 @@ _MARKUP = re.compile(
     r"</?(?:b|strong|i|em|u|mark|code|span|p|div|pre|kbd|samp|tt)[ \t]*/?>"
     r"|^[ \t]*```[\w+-]{0,20}[ \t]*$|`",
     re.IGNORECASE | re.MULTILINE,
+)
+
+# HTML that hides what it holds or restyles it: a comment, an element a page does not show as text,
+# a tag with a hiding or styling attribute ("<p hidden>", "<div style=...>", "<span class=...>").
+# The attribute must be a named one: "$a<b$ and $c>d$" is no tag. Bounded runs: linear in the text.
+_HIDING_HTML = re.compile(
+    r"<!--|<(?:details|template|script|style|noscript|textarea|iframe|object|embed|svg|select"
+    r"|title|head|dialog)(?![\w-])"
+    r"|<[a-z][\w-]{0,20}\s[^<>]{0,300}?(?<![\w-])(?:hidden(?![\w-])|(?:style|class|id)\s*=)",
+    re.IGNORECASE,
 )
 
 

@@ -14,11 +14,10 @@ closed form, not a list of retractions:
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 from stages.verifiers.math_chains import symbols_of
 from stages.verifiers.math_context import has_value
-from stages.verifiers.math_parse import Node
+from stages.verifiers.math_exact import exact_value, rewrite_forms
 from stages.verifiers.math_read import ReadError, answer_key, read
 from stages.verifiers.math_unicode import unify
 from stages.verifiers.math_values import eval_rational
@@ -105,7 +104,7 @@ def _false_equation(text: str) -> bool:
     differ. The equation is the longest tail of the text that reads as one with every side a
     number (one it cannot evaluate, "\\sqrt{10^{400}} = 5", or cannot read, counts as false: it
     proves nothing); an equation with unknowns is left to the last-side rule."""
-    text = text.strip().rstrip(".!").strip()
+    text = rewrite_forms(text.strip().rstrip(".!").strip())  # "4! = 24", "\\binom{5}{2} = 10"
     starts = [0] + [m.end() for m in re.finditer(r"\s+", text)]
     read_one = False
     for start in starts[:MAX_CHARS]:
@@ -116,32 +115,14 @@ def _false_equation(text: str) -> bool:
         if node[0] != "eq":
             continue
         read_one = True
-        values = [_exact_value(side) for side in node[1]]
+        values = [exact_value(side) for side in node[1]]
         if all(v is not None for v in values):
             return len(set(values)) > 1
         if not symbols_of(node):  # numbers only, and one side too big to check: no proof
             return True
-    # an equation outside the grammar ("\\lfloor 6.5 \\rfloor = 5", "\\binom{6}{1} = 5") cannot be
-    # checked, so it proves nothing either
+    # an equation outside the grammar that `math_exact` cannot rewrite ("\\lfloor x \\rfloor = 5",
+    # "\\binom{6}{1.5} = 5") cannot be checked, so it proves nothing either
     return "=" in text and not read_one
-
-
-def _exact_value(node: Node) -> Fraction | None:
-    """A side's rational value, a root of a perfect power included ("\\sqrt{36}" is 6)."""
-    if node[0] != "root":
-        return eval_rational(node)
-    arg, index = eval_rational(node[1]), eval_rational(node[2])
-    if arg is None or arg < 0 or index is None or index.denominator != 1 or not 2 <= index <= 9:
-        return None
-    roots = [_integer_root(part, int(index)) for part in (arg.numerator, arg.denominator)]
-    return None if None in roots else Fraction(roots[0], roots[1])
-
-
-def _integer_root(value: int, n: int) -> int | None:
-    if value.bit_length() > 512:  # no justification needs it; a float would overflow
-        return None
-    guess = round(float(value) ** (1 / n))
-    return next((r for r in (guess - 1, guess, guess + 1) if r >= 0 and r**n == value), None)
 
 
 def same_value(texts: list[str]) -> bool:

@@ -31,6 +31,7 @@ from stages.verifiers.math_context import (
     unescaped,
     visible_text,
 )
+from stages.verifiers.math_exact import side_value
 from stages.verifiers.math_explain import same_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
@@ -45,7 +46,6 @@ from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs
     math_envs,
     unboxed,
 )
-from stages.verifiers.math_values import eval_rational
 from stages.verifiers.math_weak import weak_finals
 
 _MARKER = re.compile(
@@ -95,6 +95,7 @@ class Extraction:
     reason: str = ""
     several: tuple[str, ...] = ()  # distinct boxed finals, kept for a set/list reference to match
     position: int = -1  # where in the response the answer starts
+    tail: str = ""  # the rest of the answer's sentence ("oranges."): what a count names
 
 
 @dataclass(frozen=True)
@@ -179,8 +180,13 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
             return "an answer marker with nothing after it"
         inner = _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
-        rest = inner[spans[0][1] :] if len(spans) == 1 and spans[0][0] == 0 else None
-        if rest is not None and _unit_only(rest, spans[0][2], body[: m.start()]):
+        # "The answer is \boxed{\frac12} or equivalently \boxed{0.5}": boxes restating one
+        # value are read as boxes, whose gap and values are checked there (round 15)
+        restated = all(
+            _EQUIV_GAP.match(inner[a[1] : b[0]]) for a, b in zip(spans, spans[1:], strict=False)
+        )
+        rest = inner[spans[-1][1] :] if spans and spans[0][0] == 0 and restated else None
+        if rest is not None and _unit_only(rest, spans[-1][2], body[: m.start()]):
             continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
         own = sentence_start(body, m.start())
         cue = (
@@ -252,7 +258,8 @@ def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | No
     return (
         second
         or grammar
-        or _false_equation(prefix, final.text)
+        # the raw window, not the sentence: "$4! = \\boxed{20}$" has a "!" that ends no sentence
+        or _false_equation(body[max(0, final.start - WINDOW) : final.start], final.text)
         or competing_value(body, final.start, final.text)
     )
 
@@ -261,17 +268,14 @@ _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|
 
 
 def _false_equation(prefix: str, answer_text: str) -> str | None:
-    """ "$4 \\times 9 = \\boxed{37}$": the box ends an equation whose other side is a number."""
+    """ "$4 \\times 9 = \\boxed{37}$", "$\\sqrt{36} = \\boxed{7}$": the box ends an equation
+    whose other side is a number."""
     m = _EQUATION_LEFT.search(prefix[-WINDOW:])
     if not m:
         return None
-    try:
-        left, right = (
-            eval_rational(read(m.group("lhs")).node),
-            eval_rational(read(answer_text).node),
-        )
-    except ReadError:
-        return None
+    # a left side the answer grammar cannot compute as written ("\\sqrt{36}", "4!") is read
+    # by `math_exact` (round 15); one it cannot compute at all proves nothing
+    left, right = side_value(m.group("lhs")), side_value(answer_text)
     if left is not None and right is not None and left != right:
         return "a false equation before the answer"
     return None
@@ -336,6 +340,7 @@ def _sentence_line(final: _Final, body: str) -> _Final:
 
 def _agree(body: str, finals: list[_Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
+    written = finals[-1].text
     finals = [_sentence_line(f, body) for f in finals]
     keys: dict[object, str] = {}
     for final in finals:
@@ -363,7 +368,8 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     if problem:
         return Extraction(None, mode, "retracted", problem)
     if len(keys) == 1 or same_value(list(keys.values())):  # "\\boxed{\\frac12} or \\boxed{0.5}"
-        return Extraction(last.text.strip(), mode, position=last.start)
+        tail = _after_value(written, last.text) + body[after:end]
+        return Extraction(last.text.strip(), mode, position=last.start, tail=tail)
     texts = tuple(keys.values())
     several = ()
     if all(f.kind == "boxed" for f in finals) and all(
@@ -377,6 +383,13 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
         f"several different final answers in {mode}: {list(texts[:3])}",
         several=several,
     )
+
+
+def _after_value(text: str, value: str) -> str:
+    """What follows the stated `value` in an answer's own `text` ("Final Answer: 18 oranges" states
+    18; "oranges" is what it counts); nothing when the text is the value."""
+    i = text.rfind(value.strip()) if value.strip() else -1
+    return "" if i < 0 else text[i + len(value.strip()) :]
 
 
 def reference_final(text: str) -> str | None:
@@ -423,7 +436,8 @@ def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) ->
     found = bare_answer(text, modes, limit) or final_sentence_answer(text, modes, limit)
     if found is not None:
         answer, mode = found
-        return Extraction(answer, mode, position=len(body) - len(answer))
+        tail = _after_value(text, answer)  # "He has 18 oranges.": the count's noun follows
+        return Extraction(answer, mode, position=len(body) - len(answer), tail=tail)
     if len(text) <= limit and "\n" not in text:
         try:  # a one-line response that is not one answer: say why ("3 or 4", "84 85")
             read(text)

@@ -69,6 +69,7 @@ _NOUN = (
     r"|share|fraction|proportion|percent|factor|coefficient|term|digit|digits|payment|income"
     r"|salary|revenue|fee|tax|budget|debt|expression|equation|polynomial|limit|integral"
     r"|derivative|coordinates?|point|pair|triple|tuple|matrix|vector|set|interval|roots?|zeros?"
+    r"|vertex|center|centre|midpoint|centroid|focus"
     r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|integers?"
     r"|numbers|pairs|points|x|y|z|n|k|m)"
 )
@@ -107,6 +108,12 @@ _QUANTITY_OWNER = (
 _ACTS = (
     r"has|have|takes?|needs?|costs?|spends?|earns?|makes?|saves?|pays?|gets?|owes?|weighs?"
     r"|receives?|sells?|buys?|uses?|collects?|spent|paid|earned|saved|made|bought|sold|owns?"
+    # a word problem's own verbs of doing ("James writes \boxed{624} pages a year", round 15)
+    # (never "reads" or "wrote": "It reads 42" is a tool's display, "You wrote 42" another's answer)
+    r"|writes|runs|ran|walks|walked|drives|drove|travels|traveled|travelled|eats|ate"
+    # "Kylar needs to pay \boxed{64} dollars": what the person must pay or spend is the amount
+    r"|(?:needs?|has|have)\s+to\s+(?:pay|spend|save|earn|make|buy|sell|collect|run|walk|drive"
+    r"|travel|write)"
 )
 # A word problem's person by name before one of those verbs ("Natalia sold", "So, Tom has")
 # stands for "she"; never a tool or someone the writer consults ("Wolfram gets", "Teacher has").

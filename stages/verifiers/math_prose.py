@@ -46,7 +46,8 @@ _ANSWER_NOUN = re.compile(
     r"|distance|ratio|pair|triple|tuple|matrix|vector|set|interval|range|roots?|zeros?|average"
     r"|mean|median|mode|cost|price|percentage|percent|rate|speed|time|age|measure|angle|degree"
     r"|expression|equation|polynomial|slope|determinant|minimum|maximum|limit|integral"
-    r"|derivative|coordinates?|point|radius|diameter|circumference|weight|mass|profit|score)(?![\w])"
+    r"|derivative|coordinates?|point|radius|diameter|circumference|weight|mass|profit|score"
+    r"|vertex|center|centre|midpoint|centroid|focus)(?![\w])"  # points, stated "at" (round 14)
 )
 # A lead that bounds, negates or relates what follows ("at most x = 5", "\\neq x = 5"): the
 # sentence states no one answer.
@@ -194,7 +195,7 @@ def stated_in_sentence(
             continue  # "in step x = 5": a marked sentence's "=" needs a label or an answer noun
         if not (marked or named or not lead.strip()):
             continue
-        answer = _IN_TOTAL.sub("", answer)  # "She spends $12.50 in total."
+        answer = _AT_POINT.sub("", _IN_TOTAL.sub("", answer))  # "She spends $12.50 in total."
         found = _stated(answer, modes) or _counted(answer, modes, earlier)
         if found:
             return found
@@ -203,7 +204,14 @@ def stated_in_sentence(
 
 # A comma, then "so"/"thus"/"therefore"/"hence" starts the committing clause (`math_grammar`).
 _JOINED = re.compile(r",\s+(?P<rest>(?:so|thus|therefore|hence)\s+(?!,).{1,400})$")
-_IN_TOTAL = re.compile(r"(?i)\s+(?:in\s+total|in\s+all|altogether)\s*\.?\s*$")
+_IN_TOTAL = re.compile(
+    r"(?i)\s+(?:in\s+total|in\s+all|altogether"
+    # "It will take her 45 minutes to finish." (round 14): a closed purpose, never a range's "to"
+    r"|to\s+(?:finish|complete|arrive|get\s+there|get\s+home)(?:\s+(?:it|them|the\s+[a-z]{2,20}))?"
+    r")\s*\.?\s*$"
+)
+# "The vertex is at $(1, -4)$." (round 14): a point is stated "at" its coordinates
+_AT_POINT = re.compile(r"(?i)^\s*at\s+(?=(?:\$|\\\()?\s*\()")
 _COUNTED = re.compile(r"(?P<count>\d{1,12}(?:\.\d+)?)\s+(?P<noun>[a-z].{0,80})")
 
 

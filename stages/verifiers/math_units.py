@@ -94,8 +94,8 @@ _SPACING = re.compile(r"(?<!\\)\\[,;: ]|(?<=[\d}])~(?=[A-Za-z\\])")
 _PREFIX_CURRENCY = re.compile(r"^\s*(\\\$|\$|€|£|¥|₹|US\$|USD|EUR|GBP|INR|Rs\.?)\s*(?=[-+.\d\\])")
 _WRAPPED = re.compile(r"\\(?:text|textbf|textrm|textnormal|mathrm|mbox|mathit|operatorname)\s*\{")
 # The tail after the value: a word or symbol run that could be a unit (checked against the list).
-_TAIL = re.compile(
-    r"(?<=[\d}).!])\s*(?P<unit>(?:\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\$|€|£|¥|₹|¢|\\euro|\\pounds)"
+_TAIL = re.compile(  # after a number, a group or a spaced \\pi ("16\\pi square units", round 14)
+    r"(?:(?<=[\d}).!])\s*|(?<=\\pi)\s+)(?P<unit>(?:\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\$|€|£|¥|₹|¢|\\euro|\\pounds)"
     r"?\s*[A-Za-z][A-Za-z./^{}0-9 ]*|\^\s*\{?\s*\\circ\s*\}?|°|\\\$|\$|€|£|¥|₹|¢|\\euro|\\pounds)"
     r"\s*$"
 )

@@ -8,12 +8,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
+from stages.verifiers.math_nouns import noun_conflict
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import OR_WORD, Read, read
 from stages.verifiers.math_unit_convert import converted, factor
@@ -32,6 +34,13 @@ _COUNTED = re.compile(
     r"(?P<value>.*?[\d}])\s*(?:\\(?:text|mathrm|textnormal)\s*\{\s*[A-Za-z][A-Za-z ]*\}"
     r"|[A-Za-z][A-Za-z ]*)"
 )
+
+
+_SCALE_WORDS = re.compile(
+    r"\s*(?:\\(?:text|mathrm|textnormal)\s*\{\s*)?(thousand|million|billion|trillion)\s*\}?\s*",
+    re.IGNORECASE,
+)
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
 
 def reference_text(reference: str) -> str:
@@ -89,7 +98,14 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
     counted = _COUNTED.fullmatch(text.strip())
     if counted is not None:
-        return read(counted.group("value"))
+        value = read(counted.group("value"))
+        words = _SCALE_WORDS.fullmatch(text.strip()[counted.end("value") :])
+        if words is None:
+            return value
+        # "1.2 \\text{ million}" is 1200000, not 1.2 (round 15): the word scales the number
+        power = _SCALES[words.group(1).lower()]  # as "1.2 \\times 10^{6}": a plain number
+        scale = ("pow", ("num", Fraction(10), "10"), ("num", Fraction(power), str(power)))
+        return Read(("mul", [value.node, scale]), value.unit)
     # A chain of equalities ("1 = \\zzz = x = 0") ends in the value it derives: a reference whose
     # earlier sides are outside the grammar is read by its final side.
     # One chain only: no list, words or text in it ("x = 1 \\text{ and } y = 2" is two answers).
@@ -175,6 +191,9 @@ class MathVerifier:
             if answer[0] == "set" and OR_WORD.search(found.text) and ref[0] not in COLLECTIONS:
                 # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge
                 return fail("failed", "hedged, a bound or a range ('or')", **details)
+            noun = noun_conflict(found.tail, reference_text(reference))
+            if noun:  # "\\boxed{18} oranges" for "18 apples": another quantity (round 15)
+                return fail("failed", noun, **details)
             conflict = units_conflict(_unit(answer_read), _unit(ref_read))
             by = factor(_unit(answer_read), _unit(ref_read)) if conflict else None
             scaled = converted(answer, by) if by is not None else None

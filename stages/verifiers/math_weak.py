@@ -44,6 +44,10 @@ _WEAK = re.compile(
     + r")[ \t*_]*"
 )
 _LINE_A = re.compile(r"(?im)^[ \t>*_#-]*a[ \t]*[:：]")
+# "A: 42" followed by a line "B: 44" lists options (or a variable's values): no answer line
+# (red team rounds 11 and 15). The rest of the line is a bounded run of one line: linear.
+_BARE_A = re.compile(r"(?i)[ \t>*_#$-]*a[ \t*_]*[:：]")
+_NEXT_B = re.compile(r"(?i)[^\n]*\n[ \t>*_#$-]*b[ \t*_]*[:：]")
 
 
 # What a weak form's value may run to: the end of its line (a label: "Final: |-3| = 3",
@@ -97,7 +101,7 @@ def weak_finals(body: str) -> list[tuple[int, int, str]] | str:
                 if value
                 else ""
             )
-            if m.start() in found or not text:
+            if m.start() in found or not text or _listed_option(body, m):
                 continue
             try:
                 read(text)
@@ -110,3 +114,8 @@ def weak_finals(body: str) -> list[tuple[int, int, str]] | str:
             if len(found) > MAX_FINALS:
                 return f"more than {MAX_FINALS} final answers"
     return [found[k] for k in sorted(found)]
+
+
+def _listed_option(body: str, m: re.Match[str]) -> bool:
+    """A bare "A:" line whose next line opens with "B:": an option of a list, not an answer."""
+    return bool(_BARE_A.fullmatch(m.group().rstrip(" \t*_"))) and bool(_NEXT_B.match(body, m.end()))

@@ -15,15 +15,13 @@ CASES = load(Path(__file__).parent / "data" / "adversarial_round11.jsonl")
 _STRICT_EXPLAIN = (
     "a justification's equation must be one the grammar evaluates: else it proves nothing"
 )
-_WEAK_A = "a line opening 'A: 5' is an earlier answer (a listed option too): strict on conflicts"
 _WEAK_FORMS = "only the listed joins make an answer line ('Answer =>' and '## Answer =' are not)"
 _NO_GAZETTEER = "a gold that is also a region does not lose its locator (no gazetteer)"
 _CHECKBOX = "an unchecked box anywhere leaves the choice open (no reading of which box is ticked)"
 OPEN = {
     "a11-math-009": "'pt' is a pint only spelled out (pt is also a point)",
     "a11-math-011": "\\exp without brackets is no answer: its argument's end is unsaid",
-    **{f"a11-math-{n:03d}": _STRICT_EXPLAIN for n in (16, 17, 18, 19)},
-    **{f"a11-math-{n:03d}": _WEAK_A for n in (20, 21)},
+    **{f"a11-math-{n:03d}": _STRICT_EXPLAIN for n in (16, 17, 18)},
     **{f"a11-math-{n:03d}": _WEAK_FORMS for n in (26, 27)},
     "a11-math-028": "doubt anywhere before the answer voids it, a shrug included",
     **{f"a11-qa-{n:03d}": _NO_GAZETTEER for n in (5, 6, 7)},

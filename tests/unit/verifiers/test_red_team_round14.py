@@ -11,11 +11,7 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round14_math.jsonl")
-_PROSE = "strict: a plain-prose sentence with no answer form states no final answer"
 OPEN = {
-    "m14-041": "strict: '45 minutes to finish' reads 'to' as the start of a range",
-    "m14-043": "open: a unit after a LaTeX value ('$16\\pi$ square units') is not read",
-    "m14-045": _PROSE + " ('The vertex is at')",
     "m14-049": "strict: 'At first' before the answer reads as a revision",
     "m14-053": "strict: a step reference before the answer reads as a cue",
 }

@@ -2,7 +2,8 @@
 wrote against the verifier after this session's competing-value and prose-ending rules (the
 held-out half stays outside the project). They arrived at the end of the session: a justification
 after the box that sets its value aside (`Since the excluded value is x = 5.`) and a JSON key saying
-the work is unchecked (`"verified": "no"`) are now no answer; the rest stay strict xfails naming
+the work is unchecked (`"verified": "no"`) are now no answer. Round 16 closed the rest but one
+(`test_math_round16_fixes.py` holds their near-variants); what stays open is a strict xfail naming
 the code path at fault."""
 
 from __future__ import annotations
@@ -14,32 +15,8 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round15_math.jsonl")
-_EQUATION = "open: a false equation whose left side eval_rational cannot compute ({}) is paid"
-_NOUN = "open: named_count accepts a noun that scales or differs from the reference's ({})"
-_GSM = "strict: a GSM8K ending outside the closed forms ({})"
 OPEN = {
-    "m15-001": _EQUATION.format("a square root"),
-    "m15-003": _EQUATION.format("a binomial"),
-    "m15-005": _EQUATION.format("a factorial"),
-    "m15-007": _EQUATION.format("a floor"),
-    "m15-009": _EQUATION.format("an absolute value"),
-    "m15-027": _NOUN.format("decades for years"),
-    "m15-029": _NOUN.format("dimes for cents"),
-    "m15-031": _NOUN.format("another fruit"),
-    "m15-033": _NOUN.format("fortnights for weeks"),
-    "m15-035": "open: x% is also read as the bare x, so 0.3% answers 0.3",
-    "m15-037": "open: the lenient reference reading drops 'million' from 1.2 \\text{ million}",
-    "m15-039": _GSM.format("'writes' before the box"),
-    "m15-041": _GSM.format("'dollars for babysitting' after it"),
-    "m15-043": _GSM.format("'take' before the box"),
-    "m15-045": _GSM.format("'pay' before the box"),
-    "m15-047": _GSM.format("'runs' before the box"),
-    "m15-049": _GSM.format("'dollars per hour' in an answer line"),
-    "m15-051": "open: 'Let me know if anything is unclear.' is not a listed sign-off",
-    "m15-053": "open: 'The answer is \\boxed{1/2} or equivalently \\boxed{0.5}' reads as one answer",
     "m15-055": "open: a 19-term trigonometric sum exceeds the 2 s symbolic limit",
-    "m15-057": "open: option lines 'A: 42' are read as weak answer lines that conflict",
-    "m15-059": "open: a box inside HTML that hides it (<p hidden>) is read as shown",
 }
 
 
