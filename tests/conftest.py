@@ -31,6 +31,20 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
+def store_marks_lock():
+    """Held by a test that marks a shared PostgreSQL database as signed and clears the mark after
+    (store.snapshots.StoreMark is store-wide): one such test at a time across the suite's workers,
+    so one's cleanup never clears another's mark mid-test (a keyed store then looked unkeyed and
+    an unkeyed fold wrote a snapshot into it; CI 2026-11-29)."""
+    import fcntl
+    import tempfile
+
+    with open(Path(tempfile.gettempdir()) / "rlvr-tests-store-marks.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@pytest.fixture
 def event_log(store_url: str):
     log = EventLog(store_url)
     yield log

@@ -102,7 +102,7 @@ def test_fold_many_refuses_a_lineage_tree_with_an_edited_row(event_log, run_id, 
 @pytest.mark.parametrize("keyed", [False, True], ids=["no key", "key"])
 @pytest.mark.parametrize("tamper", ["own_hash_edit", "delete_row"])
 def test_a_page_refuses_a_row_edited_or_deleted_after_the_chain_was_verified(
-    store_url, run_id, tmp_path, monkeypatch, keyed, tamper
+    store_url, run_id, tmp_path, monkeypatch, keyed, tamper, store_marks_lock
 ):
     """Red team round 12: the console's chain status had verified the run before the edit, and a
     page re-hashed only the rows it handed out, so a decision row edited with its own hash

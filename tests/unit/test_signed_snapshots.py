@@ -43,7 +43,9 @@ def _macs(log: EventLog, run: str) -> list[str | None]:
 
 
 @pytest.fixture
-def keyed(store_url: str, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def keyed(
+    store_url: str, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_marks_lock
+):
     monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
     log = _run(store_url, run_id)
     yield log
