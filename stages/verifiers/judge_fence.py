@@ -19,6 +19,7 @@ import ast
 import codecs
 import functools
 import html
+import itertools
 import json
 import re
 import unicodedata
@@ -121,16 +122,12 @@ _TABLE_ROWS = 50  # rows of a table read for its `Passed` column
 def _passed_column_counts(text: str, header_at: int) -> bool:
     """Whether the table whose header row holds `header_at` has a `Passed` column of counts in
     every row below its separator (at least one row)."""
-    line_start = text.rfind("\n", 0, header_at) + 1
-    rows = text[line_start:].split("\n", _TABLE_ROWS + 2)[: _TABLE_ROWS + 2]
+    rows = _lines_from(text, text.rfind("\n", 0, header_at) + 1, _TABLE_ROWS + 2)
     header = [cell.strip().lower() for cell in rows[0].split("|")]
     if "passed" not in header:
         return False
     column = header.index("passed")
-    body = [row for row in rows[2:] if row.lstrip().startswith("|")]
-    body = body[
-        : next((i for i, row in enumerate(rows[2:]) if not row.lstrip().startswith("|")), len(body))
-    ]
+    body = itertools.takewhile(lambda row: row.lstrip().startswith("|"), rows[2:])
     cells = [row.split("|") for row in body]
     if not cells or not all(
         len(row) > column and _COUNT_CELL.fullmatch(row[column]) for row in cells
@@ -138,6 +135,20 @@ def _passed_column_counts(text: str, header_at: int) -> bool:
         return False
     # a column of 0s and 1s is a verdict's truth values, not counts
     return any(row[column].strip() not in ("0", "1") for row in cells)
+
+
+def _lines_from(text: str, start: int, count: int) -> list[str]:
+    """The first `count` lines of `text` from `start`, without copying the rest of it (a header
+    match in a long text reads only its table)."""
+    lines: list[str] = []
+    while len(lines) < count:
+        end = text.find("\n", start)
+        if end < 0:
+            lines.append(text[start:])
+            break
+        lines.append(text[start:end])
+        start = end + 1
+    return lines
 
 
 # What a reader takes for ASCII: Cyrillic and Greek look-alike letters, curly quotes, guillemets
