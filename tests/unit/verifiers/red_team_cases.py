@@ -57,6 +57,11 @@ def judged(case: dict) -> tuple[bool, str]:
     return _judge(given)
 
 
+def qa_paid(response: str, gold: str) -> bool:
+    """Whether the QA verifier pays `response` for the one gold answer `gold`."""
+    return build_verifier({"kind": "qa"}).verify(response, QAReference(answer=gold)).passed
+
+
 def _judge(given: dict) -> tuple[bool, str]:
     """The scripted judge answers the case's reply: a fooled judge, or one that contradicts itself;
     what is checked is what our code sends and accepts."""

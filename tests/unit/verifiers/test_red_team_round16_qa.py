@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from red_team_cases import check, load, params
+from red_team_cases import check, load, params, qa_paid
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round16_qa.jsonl")
@@ -22,13 +22,6 @@ OPEN: dict[str, str] = {}
 @pytest.mark.parametrize("case", params(CASES, OPEN))
 def test_case(case: dict) -> None:
     check(case)
-
-
-def _paid(response: str, gold: str) -> bool:
-    from stages.verifiers.registry import build_verifier
-    from stages.verifiers.types import QAReference
-
-    return build_verifier({"kind": "qa"}).verify(response, QAReference(answer=gold)).passed
 
 
 @pytest.mark.parametrize(
@@ -61,4 +54,4 @@ def _paid(response: str, gold: str) -> bool:
     ],
 )
 def test_round16_edges(response: str, gold: str, paid: bool) -> None:
-    assert _paid(response, gold) is paid
+    assert qa_paid(response, gold) is paid
