@@ -12,7 +12,7 @@ its own; it imports as a standalone run (`EventLog.import_rows`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -25,13 +25,23 @@ from store.text_files import NotUTF8Error, read_utf8
 from store.upcasters import upcast
 
 
+def checked_rows(rows: Iterable[StoredEvent]) -> Iterator[StoredEvent]:
+    """Each row once its payload has passed its event's schema, strict as JSON (`StoredEvent.event`,
+    ~10 us for a step's `RolloutsSampled` row): a row the code never wrote, its chain recomputed
+    (not JSON, a count stored as text), is refused naming its seq, never handed out as it is."""
+    for stored in rows:
+        _ = stored.event
+        yield stored
+
+
 def export_lines(log: EventLog, run_id: str) -> Iterator[str]:
-    """The run's rows (checked as every read is), then its head line."""
+    """The run's rows (their chain checked as every read checks it, each payload against its
+    schema), then its head line."""
     # The last row of each appended batch says so, so an import keeps the run's cut points.
     ends = set(log.batch_ends(run_id, cut=False))  # the importer re-signs them
     last: StoredEvent | None = None
-    for stored in log.read(run_id):
-        # The stored payload text is spliced in as it is: a long run exports without re-parsing.
+    for stored in checked_rows(log.read(run_id)):
+        # The stored payload text (checked, canonical) is spliced in as it is: not re-serialised.
         yield stored.export_line(batch_end=stored.seq in ends).decode()
         last = stored
     if last is None:

@@ -12,7 +12,6 @@ from operator import attrgetter
 from typing import Any
 
 from store.errors import SequenceGapError
-from store.events import EVENT_TYPES
 from store.log import StoredEvent
 from store.rows import PAYLOAD_ERRORS, payload_mismatch
 from store.run_state import (  # noqa: F401  (re-exported: readers import them from here)
@@ -33,8 +32,8 @@ def _merge(mapping: dict, key: str, value: Any) -> dict:
     return {**mapping, key: value}
 
 
-# The rows of every step: their few fields are checked by hand (`_metrics`, `_verdicts`,
-# `_step_event`); building pydantic events for 200k of them is the slow part of a long fold.
+# The rows of every step: the few fields of metrics and verdicts are checked by hand (`_metrics`,
+# `_verdicts`); building pydantic events for 200k of them is the slow part of a long fold.
 _PER_STEP = frozenset({"MetricsRecorded", "RolloutsSampled", "VerdictsRecorded"})
 
 
@@ -178,10 +177,10 @@ def _stage_result(s: RunState, e: StoredEvent) -> None:
 
 
 def _step_event(s: RunState, e: StoredEvent) -> None:
-    # Cheap path for the most frequent events: the step is all the fold needs from them.
-    step = _trailing_step(e)
-    if step is None:
-        step = _checked_step(decoded_payload(e)["step"])
+    # Only the step counts here, but the whole row is checked, strict as `events export` checks
+    # it (~10 us a row): a rollout row the code never wrote, its chain recomputed, is refused by
+    # its seq. (Reading the step out of the payload's last digits let `n_groups: "x"` through.)
+    step = _checked_step(e.event.step)
     if step > s.step:
         s.step = step
 
@@ -195,24 +194,6 @@ def _verdicts(s: RunState, e: StoredEvent) -> None:
         change = {"step": p["step"], "seq": e.seq, "from": s.verifier, "to": p["verifier"]}
         s.verifier_changes = (*s.verifier_changes, change)
     s.verifier = p["verifier"]
-
-
-_STEP_MEMBER = ',"step":'
-
-
-def _trailing_step(e: StoredEvent) -> int | None:
-    """The payload's `step` read without parsing it (a rollout row's 256 rewards are most of a
-    long fold's decoding), when it is the object's last member: canonical JSON sorts the keys, so
-    a `RolloutsSampled` row ends `,"step":12}`. Digits then the closing brace after the last
-    `,"step":` can only be the top-level member (a nested one leaves another bracket, a quoted
-    one is escaped). None otherwise, or for an older schema version: the caller parses."""
-    text = e.payload
-    at = text.rfind(_STEP_MEMBER)
-    if at < 0 or text[-1:] != "}" or e.schema_version != EVENT_TYPES[e.type].schema_version:
-        return None
-    digits = text[at + len(_STEP_MEMBER) : -1]
-    # (ten digits or more: read by the parse path, whose check refuses it by its seq)
-    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else None
 
 
 def _metrics(s: RunState, e: StoredEvent) -> None:

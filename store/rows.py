@@ -25,7 +25,8 @@ def payload_mismatch(stored: StoredEvent, error: Exception) -> PayloadMismatchEr
     """The store error for a row whose payload does not fit its type, naming the run and seq."""
     if isinstance(error, ValidationError) and error.errors():
         first = error.errors()[0]
-        why = ".".join(str(part) for part in first["loc"]) + ": " + first["msg"]
+        where = ".".join(str(part) for part in first["loc"])
+        why = f"{where}: {first['msg']}" if where else first["msg"]
     else:
         why = f"{type(error).__name__}: {error}"
     return PayloadMismatchError(

@@ -132,7 +132,7 @@ def events(
     store: StoreOption = None,
 ) -> None:
     """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
-    from store.exports import export_lines, import_file, read_export
+    from store.exports import checked_rows, export_lines, import_file, read_export
     from store.keyed import ChainKey
     from store.log import EventLog, checked_import
 
@@ -154,10 +154,12 @@ def events(
         return
     types = _known_types(type_ or [])
     log, run_id = open_run(store, target)
+    # Every row handed out is checked against its event's schema first, as an export's are.
+    rows = checked_rows(log.read(run_id, types=types or None))
     if as_json:
-        _all_or_nothing(stored.export_line() for stored in log.read(run_id, types=types or None))
+        _all_or_nothing(stored.export_line() for stored in rows)
         return
-    for stored in log.read(run_id, types=types or None):
+    for stored in rows:
         out.print(
             f"{stored.seq:>6}  {plain(stored.recorded_at[:19])}  [bold]{plain(stored.type)}[/]"
             f"  {plain(stored.payload[:160])}",
