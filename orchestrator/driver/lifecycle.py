@@ -22,6 +22,7 @@ from orchestrator.config import (
     override_paths,
     validate_config,
 )
+from orchestrator.driver.branch_inputs import check_branch_history
 from orchestrator.driver.checkpoints import check_side_files
 from orchestrator.driver.commands import load_state, new_run_id
 from orchestrator.driver.lease import LeaseKeeper
@@ -271,17 +272,20 @@ def branch(
     reference (store/lineage.py: nothing is copied, the parent is untouched), and the overrides.
     The child's id and the seq it was cut at. Its first events are written in one transaction."""
     at_seq, state = branch_point(log, parent_id, at_seq, say)
-    validate_overrides(state, overrides)  # before anything is written
-    check_data(config_of(replace(state, config_overrides=(*state.config_overrides, *overrides))))
+    # Everything is checked before the first row is written: the overrides, the task file, the
+    # side files, and what the branch's driver will replay of the parent (branch_inputs.py).
+    validate_overrides(state, overrides)
+    branched = replace(state, config_overrides=(*state.config_overrides, *overrides))
+    check_data(config_of(branched))
     check_side_files(BlobStore(Path(config_of(state).log_path) / "blobs"))
+    before = config_of(state).grpo.start_settings().values()
+    check_branch_history(log, parent_id, at_seq, config_of(branched), before)
     child = new_run_id(f"{config_of(state).run_name}-branch")
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
     ]
     # The settings in force are the log's fold (store/settings.py): a branch changing one (its
     # LR, ...) changes it from here on, as a policy would, by the same event.
-    before = config_of(state).grpo.start_settings().values()
-    branched = replace(state, config_overrides=(*state.config_overrides, *overrides))
     after = config_of(branched).grpo.start_settings().values()
     changes = {k: v for k, v in after.items() if before.get(k) != v}
     if changes:
