@@ -119,11 +119,8 @@ class PostgresBackend(Backend):
         cursor = conn.connection.driver_connection.cursor()
         try:
             yield from cursor.stream(sql, tuple(params), size=chunk)
-        except psycopg.Error as e:
-            # As SQLAlchemy would raise it, so that `store.retry` sees a transient failure.
-            if cursor.connection.closed:
-                conn.invalidate()
-            raise sa.exc.DBAPIError.instance(sql, params, e, psycopg.Error) from e
+        except psycopg.Error as e:  # as SQLAlchemy would raise it: `store.retry` retries it
+            raise as_dbapi_error(conn, sql, params, e) from e
         finally:
             cursor.close()
 
@@ -132,9 +129,11 @@ def as_dbapi_error(conn: sa.Connection, sql: str, params: Sequence[Any], error: 
     """A driver's own error from a raw cursor, as SQLAlchemy would raise it (a `DBAPIError` that
     `store.retry` can call transient), the connection dropped from the pool when it is gone (red
     team round 16: a PostgreSQL backend terminated mid-read raised psycopg's AdminShutdown past
-    the retries)."""
+    the retries). The dialect is shown the driver's connection: psycopg's answer rests on whether
+    that is closed or broken (asked of no connection, it never says disconnected)."""
     dialect = conn.dialect
-    gone = dialect.is_disconnect(error, None, None)
+    raw = None if conn.invalidated else conn.connection.dbapi_connection
+    gone = dialect.is_disconnect(error, raw, None)
     if gone:
         conn.invalidate()
     return sa.exc.DBAPIError.instance(

@@ -74,3 +74,44 @@ def test_a_connection_terminated_under_a_read_is_retried(run_id: str) -> None:
     assert [r.seq for r in log.read(run_id)] == list(range(1, 26))  # the read retries
     log.close()
     admin.dispose()
+
+
+# Both raw-cursor reads (the chunked read's `fetchall`, the chain walk's `PostgresBackend.stream`)
+# turn a driver error into SQLAlchemy's one way (`as_dbapi_error`): a connection that died under
+# the read is dropped from the pool and said to be (`connection_invalidated`). Before, the chunked
+# read asked the dialect with no connection to look at (psycopg's answer is then "not a
+# disconnect"), and the stream, with its own conversion, dropped the connection but did not say so.
+def test_a_connection_terminated_under_either_raw_read_is_dropped_and_said_to_be(
+    run_id: str,
+) -> None:
+    if not POSTGRES_URL:
+        pytest.skip("RLVR_TEST_POSTGRES_URL is not set")
+    log = EventLog(POSTGRES_URL)
+    _run(log, run_id, 25)
+    admin = sa.create_engine(POSTGRES_URL.replace("postgresql://", "postgresql+psycopg://", 1))
+
+    def terminate(dbapi_connection) -> None:
+        with admin.connect() as conn:
+            conn.execute(
+                sa.text("SELECT pg_terminate_backend(:p)"), {"p": dbapi_connection.info.backend_pid}
+            )
+
+    with log.engine.connect() as conn:  # the chain walk's stream, its connection killed
+        terminate(conn.connection.driver_connection)
+        with pytest.raises(sa.exc.DBAPIError) as streamed:
+            list(log.backend.stream(conn, log._select_sql, [run_id, 0], 10))
+    kills: list[bool] = []
+
+    def terminate_once(dbapi_connection, record, proxy) -> None:
+        if not kills:
+            kills.append(True)
+            terminate(dbapi_connection)
+
+    sa.event.listen(log.engine, "checkout", terminate_once)  # the chunked read checks out its own
+    with pytest.raises(sa.exc.DBAPIError) as chunked:
+        list(log._stream_own(run_id, 1, None, None, 10))
+    for raised in (streamed, chunked):
+        assert raised.value.connection_invalidated and is_transient(raised.value), raised.value
+    assert [r.seq for r in log.read(run_id)] == list(range(1, 26))
+    log.close()
+    admin.dispose()
