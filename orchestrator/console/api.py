@@ -140,8 +140,10 @@ def _events_page(
     chain = svc.chains.status(run_id)
     try:
         rows = page(svc.log, run_id, after, types or None, limit + 1)
+        for row in rows[:limit]:  # each row shown checked against its schema, as `rlvr events`
+            _ = row.event
         problem = None
-    except ChainBroken as e:
+    except (ChainBroken, StoreError) as e:  # a payload not of its schema names its seq too
         rows, problem = [], str(e)
     shown = rows[:limit]
     return {

@@ -127,3 +127,23 @@ def test_the_step_view_refuses_a_rollout_row_of_the_wrong_type_by_its_seq(
         answer = c.get(f"/api/runs/{run_id}/step/{step}")
     assert answer.status_code == 409, answer.text
     assert f"seq {row.seq}: payload does not match RolloutsSampled" in answer.json()["error"]
+
+
+# The console's events page hands rows out as `rlvr events --json` does: a rollout row the code
+# never wrote (chain recomputed, no key) is shown as a page error naming its seq, not as a row.
+@pytest.mark.parametrize("raw", ["not json{", '{"step": 3, "n_groups": "x", "group_size": 2}'])
+def test_the_events_page_refuses_a_forged_rollout_row_by_its_seq(tmp_path: Path, raw: str):
+    from store.events import RolloutsSampled
+
+    log = EventLog(tmp_path / "events.db")
+    synthetic_run(log, "forged", steps=2)
+    rollouts = RolloutsSampled(step=3, n_groups=1, group_size=2, rewards=[[1.0, 0.0]])
+    log.append("forged", [rollouts], expected_seq=log.last_seq("forged"))
+    forge_chain(log, "forged", 5, {}, raw=raw)
+    app = create_app(log, Binding("127.0.0.1", 8765, "tok-malformed"))
+    with TestClient(app, base_url="http://127.0.0.1:8765", raise_server_exceptions=False) as c:
+        answer = c.get("/api/runs/forged/events")
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["events"] == [], body
+    assert "run forged: seq 5: payload does not match RolloutsSampled" in body["page_error"], body
