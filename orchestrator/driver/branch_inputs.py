@@ -37,8 +37,9 @@ def check_branch_history(
     for row in log.read(parent_id, types=_READ, to_seq=at_seq):
         event: Any = row.event
         if row.type == "TrainingSetBuilt":
-            task_ids = _task_ids(config) if task_ids is None else task_ids
-            _check_tasks(parent_id, row.seq, event.pass_rates, task_ids, config)
+            if event.pass_rates:  # the task file is read only for a set that names tasks
+                task_ids = _task_ids(config) if task_ids is None else task_ids
+                _check_tasks(parent_id, row.seq, event.pass_rates, task_ids, config)
             continue
         values = event.hyperparameters if row.type == "RunStarted" else event.changes
         try:
