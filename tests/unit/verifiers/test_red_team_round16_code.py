@@ -2,12 +2,13 @@
 wrote against the sandboxed verifier after round 15's fixes (the held-out half stays outside the
 project). They arrived at the end of the session. Fixed: a returned builtin subclass of the
 program's that overrides how Python judges it (`==`, a method of its base's, its truth value) is
-no plain value, and the assert using it fails (001/003/005). Still open, each a strict xfail
-naming the code path at fault (from the attacker's report): a subclass judged by `type()`; an input read left of the call that mutates it, or
-passed inside a list display or a starred argument, is read as written; `zip` draws a generator
-past what Python would. Seven correct programs are refused or unverifiable: a membership test or a
-report past the harness's draw or size limits, nesting past 50, a returned `re.Match`, a helper in
-an earlier code block, a lambda argument."""
+no plain value, and the assert using it fails (001/003/005); round 17: an input handed over inside
+a display or starred is shared (011/013). Still open, each a strict xfail naming the code path at
+fault (from the attacker's report): a subclass judged by `type()`; an input read left of the call
+that mutates it is read as written; `zip` draws a generator past what Python would. Seven correct
+programs are refused or unverifiable: a membership test or a report past the harness's draw or
+size limits, nesting past 50, a returned `re.Match`, a helper in an earlier code block, a lambda
+argument."""
 
 from __future__ import annotations
 
@@ -22,14 +23,11 @@ _SUBCLASS = (
     "open: a returned builtin subclass is encoded as its base (code_harness HARNESS enc) and {} "
     "is judged outside the sandbox on the plain value (code_trusted.evaluate)"
 )
-_UNSHARED = "open: an input passed {} is not shared (code_parts.shared_inputs takes bare names)"
 _LIMIT = "open: {} (code_harness / sandbox limits) fails a correct program instead of unverifiable"
 OPEN = {
     "c16-007": _SUBCLASS.format("type(value)"),
     "c16-009": "open: the left operand of `nums == f(nums)` is read before the call "
     "(code_inputs.evaluation_order), though Python compares the object the call mutated",
-    "c16-011": _UNSHARED.format("inside a list display (f([xs]))"),
-    "c16-013": _UNSHARED.format("as a starred argument (f(*args))"),
     "c16-015": "open: zip draws a generator up to 10,000 items (code_harness enc_iter); only "
     "islice is bounded (code_sandboxed.islice_draws)",
     "c16-017": _LIMIT.format("reading past the 10,000 items sent back (code_values._Replay)"),

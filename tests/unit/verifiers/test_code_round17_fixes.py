@@ -1,0 +1,54 @@
+"""The rules behind round 16's code cases closed in round 17 (issue 27), each pinned by a variant
+that is not the attacker's case: an input handed to the program inside a display, starred or as
+`**kwargs` is shared."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from stages.verifiers.registry import build_verifier
+from stages.verifiers.types import CodeReference, Verdict
+
+_NO_SANDBOX = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap is not installed"
+)
+
+
+def _verdict(program: str, tests: str) -> Verdict:
+    verifier = build_verifier({"kind": "code"})
+    try:
+        [verdict] = verifier.verify_batch(
+            [(f"```python\n{program}\n```", CodeReference(tests=tests))]
+        )
+    finally:
+        getattr(verifier, "close", lambda: None)()
+    return verdict
+
+
+def _paid(program: str, tests: str) -> bool:
+    return _verdict(program, tests).passed
+
+
+_SORTS_ROWS = "def f(rows):\n    rows['a'].sort()\n    return rows['a'][0]"
+_SORTS_KW = "def f(a):\n    a.sort()\n    return a[0]"
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "call", "paid"),
+    [
+        # the program sorts the caller's list through a dict display or **kwargs: Python sees it
+        (_SORTS_ROWS, "f({'a': xs})", False),
+        (_SORTS_KW, "f(**{'a': xs})", False),
+        ("def f(pair):\n    pair[0].reverse()\n    return 1", "f((xs, 0))", False),
+        # one that leaves it alone is paid
+        ("def f(rows):\n    return min(rows['a'])", "f({'a': xs})", True),
+    ],
+)  # fmt: skip
+def test_an_input_inside_a_display_or_unpacked_is_the_programs_object(
+    program: str, call: str, paid: bool
+) -> None:
+    tests = f"xs = [3, 1, 2]\nassert {call} == 1\nassert xs == [3, 1, 2]"
+    assert _paid(program, tests) is paid
