@@ -186,7 +186,9 @@ def _program(job, requests, answers, frame):
         if tag:
             return {tag: [enc(x, depth + 1) for x in v]}
         if _issubclass(t, _dict):
-            return enc_mapping(t, v, depth)
+            made = enc_mapping(t, v, depth)
+            exact = t is _dict or t is _ordered or t is _counter or t is _defaultdict
+            return made if exact else {"sub": [_id(t), made]}
         if t is range:
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
         if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
@@ -196,7 +198,7 @@ def _program(job, requests, answers, frame):
                 name = overridden(t, base)
                 if name is not None:
                     raise _Overrides(_name_of(t) + " overrides " + _name_of(base) + "." + name)
-                return enc(plain(v), depth + 1)
+                return {"sub": [_id(t), enc(plain(v), depth + 1)]}  # type(v) is not its base
         if t is _fraction:
             return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
         if _callable(v):  # a program function or class named in the tests (callable(f))

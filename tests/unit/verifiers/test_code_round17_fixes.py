@@ -52,3 +52,27 @@ def test_an_input_inside_a_display_or_unpacked_is_the_programs_object(
 ) -> None:
     tests = f"xs = [3, 1, 2]\nassert {call} == 1\nassert xs == [3, 1, 2]"
     assert _paid(program, tests) is paid
+
+
+_TWO_STRS = "class A(str):\n    pass\nclass B(str):\n    pass\ndef a():\n    return A('x')\n"
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # type() of a program's subclass of a builtin is that subclass, not the builtin
+        ("class L(list):\n    pass\ndef f():\n    return L([1])", "assert type(f()) == list", False),
+        ("class D(dict):\n    pass\ndef f():\n    return D(a=1)", "assert type(f()) is dict", False),
+        (_TWO_STRS + "def b():\n    return B('x')", "assert type(a()) is type(b())", False),
+        # the same class twice is one class; isinstance and == see the base, as in Python
+        (_TWO_STRS + "def b():\n    return A('y')", "assert type(a()) is type(b())", True),
+        (_TWO_STRS, "assert isinstance(a(), str) and a() == 'x'", True),
+        ("class D(dict):\n    pass\ndef f():\n    return D(a=1)", "assert f() == {'a': 1}", True),
+        ("def f():\n    return 'x'", "assert type(f()) is str", True),
+    ],
+)  # fmt: skip
+def test_type_of_a_returned_builtin_subclass_is_not_its_base(
+    program: str, tests: str, paid: bool
+) -> None:
+    assert _paid(program, tests) is paid
