@@ -229,6 +229,46 @@ def evaluation_order(node: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
+# What reads an object when it is evaluated (`len(nums)`, `nums[0]`, `nums == ...`), as against
+# what holds it for later (a display, `and`/`or`, a conditional, a lazy builtin such as zip).
+_CONSUMERS = (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Attribute, ast.Call,
+              ast.FormattedValue)  # fmt: skip
+_LAZY = frozenset(["iter", "reversed", "zip", "map", "filter", "enumerate"])
+
+
+def _consumer(name: ast.Name, parents: dict[int, ast.AST]) -> ast.AST | None:
+    node: ast.AST = name
+    while id(node) in parents:
+        node = parents[id(node)]
+        lazy = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in _LAZY  # fmt: skip
+        if isinstance(node, _CONSUMERS) and not lazy:
+            return node
+    return None
+
+
+def check_reads_held(node: ast.expr, shared: Any, program_call: Any) -> None:
+    """`nums == copy_list(nums)`: Python holds the object `nums` names and reads it only when the
+    comparison runs, after the call that may change it. A shared input held so across a program
+    call (a comparison, operator, subscript or builtin call that reads it after one) makes the
+    tests unsupported: the read as written would not be what Python compares."""
+    arguments: set[int] = set()
+    for call in ast.walk(node):
+        if program_call(call):
+            arguments |= set(received(call, shared))  # type: ignore[arg-type]
+    parents = {id(c): p for p in ast.walk(node) for c in ast.iter_child_nodes(p)}
+    order = list(evaluation_order(node))
+    for k, sub in enumerate(order):
+        if not (isinstance(sub, ast.Name) and sub.id in shared and id(sub) not in arguments):
+            continue
+        scope = _consumer(sub, parents) or node
+        inside = {id(n) for n in ast.walk(scope)}
+        if any(id(later) in inside and program_call(later) for later in order[k + 1 :]):
+            raise UnsupportedTests(
+                f"{_line(sub)}: input {sub.id} is read by Python after a later program call"
+            )
+
+
 def received(call: ast.Call, shared: dict[str, ast.expr]) -> dict[int, str]:
     """The shared inputs a program call receives, anywhere in its arguments (`f(xs)`,
     `f(grid=[xs])`): id of each such Name -> its name."""

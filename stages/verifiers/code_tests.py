@@ -49,6 +49,7 @@ from stages.verifiers.code_inputs import (
     ShortCircuit,
     Substitute,
     SubstituteNodes,
+    check_reads_held,
     evaluation_order,
     program_names,
     reads_beside_calls,
@@ -168,6 +169,7 @@ class _Splitter:
         self.mutable_reads = []
         node = ShortCircuit(self._independent, self.bound).visit(node)
         node = InputIdentity(self.shared, self._program_call).visit(node)
+        check_reads_held(node, self.shared, self._program_call)
         node, passed = self._read_unpassed_as_written(node)
         trusted = self._split_assert(node)
         self.passed |= passed

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from stages.verifiers.code_tests import UnsupportedTests, plan
 from stages.verifiers.registry import build_verifier
 from stages.verifiers.types import CodeReference, Verdict
 
@@ -76,3 +77,27 @@ def test_type_of_a_returned_builtin_subclass_is_not_its_base(
     program: str, tests: str, paid: bool
 ) -> None:
     assert _paid(program, tests) is paid
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["[nums, 0] == [f(nums), 0]", "nums + f(nums) == [1, 2, 0, 1]", "(nums or []) == f(nums)",
+     "f(nums) == 1 and nums == g(nums)"],
+)  # fmt: skip
+def test_an_input_python_reads_after_a_later_program_call_is_unsupported(expr: str) -> None:
+    """kind: hack. Python holds the object and reads it after the call may have changed it; the
+    read as written is not what Python compares, so the tests are unverifiable."""
+    with pytest.raises(UnsupportedTests, match="after a later program call"):
+        plan(f"nums = [1, 2]\nassert {expr}", frozenset({"f", "g"}))
+
+
+@pytest.mark.parametrize(
+    ("expr", "calls"),
+    [("len(nums) == f(nums)", ["f(nums)"]), ("sorted(nums)[0] == f(nums)", ["f(nums)"]),
+     ("nums == [1, 2] and f(nums) == 3", ["f(nums)"]), ("f(nums) == nums", ["f(nums)", "nums"])],
+)  # fmt: skip
+def test_an_input_read_before_a_call_and_done_with_is_read_as_written(
+    expr: str, calls: list[str]
+) -> None:
+    """kind: correct. `len(nums)` is read before f runs, and done with: as written."""
+    assert plan(f"nums = [1, 2]\nassert {expr}", frozenset({"f"})).calls == calls

@@ -4,9 +4,9 @@ project). They arrived at the end of the session. Fixed: a returned builtin subc
 program's that overrides how Python judges it (`==`, a method of its base's, its truth value) is
 no plain value, and the assert using it fails (001/003/005). Round 17: an input handed over
 inside a display or starred is shared (011/013); `type()` of a returned subclass of a builtin is
-a class of its own, never the base (007). Still open, each a strict xfail naming the code path at
-fault (from the attacker's report): an input read left of the call that mutates it is read as
-written; `zip` draws a generator past what Python would. Seven correct programs are refused or
+a class of its own, never the base (007); an input Python reads after a later program call
+(`nums == f(nums)`) makes the tests unverifiable (009). Still open, each a strict xfail naming the
+code path at fault (from the attacker's report): `zip` draws a generator past what Python would. Seven correct programs are refused or
 unverifiable: a membership test or a report past the harness's draw or size limits, nesting past
 50, a returned `re.Match`, a helper in an earlier code block, a lambda argument."""
 
@@ -21,8 +21,6 @@ DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round16_code.jsonl")
 _LIMIT = "open: {} (code_harness / sandbox limits) fails a correct program instead of unverifiable"
 OPEN = {
-    "c16-009": "open: the left operand of `nums == f(nums)` is read before the call "
-    "(code_inputs.evaluation_order), though Python compares the object the call mutated",
     "c16-015": "open: zip draws a generator up to 10,000 items (code_harness enc_iter); only "
     "islice is bounded (code_sandboxed.islice_draws)",
     "c16-017": _LIMIT.format("reading past the 10,000 items sent back (code_values._Replay)"),
