@@ -11,7 +11,7 @@ import decimal
 import fractions
 from typing import Any
 
-from stages.verifiers.code_trusted import MAX_SIZE
+from stages.verifiers.code_trusted import MAX_SIZE, PastDraws
 
 
 class CandidateError:
@@ -43,10 +43,13 @@ class ProgramFunction:
 
 
 class _Replay:
-    """The values a candidate's generator yielded; reading past those sent fails the assert."""
+    """The values a candidate's generator yielded; reading past those sent makes the task
+    unverifiable. `drawn_as_python` says whether the reads out here drew it as far as the sandbox
+    did (its every item, and its end where the sandbox met it), so no more of its code ran there
+    than Python would have run."""
 
     def __init__(self, items: list[Any], more: bool) -> None:
-        self.items, self.more, self.next = items, more, 0
+        self.items, self.more, self.next, self.ended = items, more, 0, False
 
     def __iter__(self) -> _Replay:
         return self
@@ -56,8 +59,22 @@ class _Replay:
             self.next += 1
             return self.items[self.next - 1]
         if self.more:
-            raise ValueError("read past the generator values sent back")
+            raise PastDraws("read past the generator values sent back")
+        self.ended = True
         raise StopIteration
+
+    def drawn_as_python(self) -> bool:
+        return self.next == len(self.items) and (self.more or self.ended)
+
+
+def replays(value: Any, depth: int = 0) -> list[_Replay]:
+    """The program's iterators in a returned value (inside lists, tuples and dict values)."""
+    if isinstance(value, _Replay):
+        return [value]
+    if depth > 200 or not isinstance(value, (list, tuple, dict)):
+        return []
+    inner = value.values() if isinstance(value, dict) else value
+    return [r for x in inner for r in replays(x, depth + 1)]
 
 
 _SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}

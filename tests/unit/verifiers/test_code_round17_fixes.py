@@ -101,3 +101,33 @@ def test_an_input_read_before_a_call_and_done_with_is_read_as_written(
 ) -> None:
     """kind: correct. `len(nums)` is read before f runs, and done with: as written."""
     assert plan(f"nums = [1, 2]\nassert {expr}", frozenset({"f"})).calls == calls
+
+
+_LOGS = "def gen(log):\n    for i in range(3):\n        yield i\n        log.append(i)\n"
+_COUNTS = "N = [0]\ndef gen():\n    for i in range(3):\n        N[0] += 1\n        yield i\ndef count():\n    return N[0]\n"  # fmt: skip
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # Python stops drawing early (any, next); the sandbox drew on, running the program's code
+        (_LOGS, "log = []\nassert any(x == 1 for x in gen(log))\nassert log == [0, 1, 2]", False),
+        (_COUNTS, "assert next(gen()) == 0\nassert count() == 3", False),
+        # drawn to its end out here as in Python: later calls see what Python's would
+        (_LOGS, "log = []\nassert list(gen(log)) == [0, 1, 2]\nassert log == [0, 1, 2]", True),
+        (_COUNTS, "assert sorted(gen()) == [0, 1, 2]\nassert count() == 3", True),
+    ],
+)  # fmt: skip
+def test_an_iterator_drawn_past_python_before_later_calls_is_never_paid(
+    program: str, tests: str, paid: bool
+) -> None:
+    assert _paid(program, tests) is paid
+
+
+@_NO_SANDBOX
+def test_reading_past_the_draws_sent_back_is_unverifiable_not_failed() -> None:
+    """kind: correct. Python would draw 12,001 items; the sandbox sent 10,000."""
+    program = "def count_up(n):\n    yield from range(n)"
+    verdict = _verdict(program, "assert 12000 in count_up(12001)")
+    assert verdict.status == "parse_error" and "read past the generator" in verdict.reason

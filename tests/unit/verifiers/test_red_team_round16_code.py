@@ -5,10 +5,12 @@ program's that overrides how Python judges it (`==`, a method of its base's, its
 no plain value, and the assert using it fails (001/003/005). Round 17: an input handed over
 inside a display or starred is shared (011/013); `type()` of a returned subclass of a builtin is
 a class of its own, never the base (007); an input Python reads after a later program call
-(`nums == f(nums)`) makes the tests unverifiable (009). Still open, each a strict xfail naming the
-code path at fault (from the attacker's report): `zip` draws a generator past what Python would. Seven correct programs are refused or
-unverifiable: a membership test or a report past the harness's draw or size limits, nesting past
-50, a returned `re.Match`, a helper in an earlier code block, a lambda argument."""
+(`nums == f(nums)`) makes the tests unverifiable (009); an iterator the asserts drew less far than
+the sandbox did, with calls after it, makes them unverifiable (015). Still open, each a strict
+xfail naming the code path at fault: seven correct programs are refused or unverifiable, a
+membership test past the harness's draws (now unverifiable, no longer failed) or a report past
+its size limits, nesting past 50, a returned `re.Match`, a helper in an earlier code block, a
+lambda argument."""
 
 from __future__ import annotations
 
@@ -21,9 +23,9 @@ DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round16_code.jsonl")
 _LIMIT = "open: {} (code_harness / sandbox limits) fails a correct program instead of unverifiable"
 OPEN = {
-    "c16-015": "open: zip draws a generator up to 10,000 items (code_harness enc_iter); only "
-    "islice is bounded (code_sandboxed.islice_draws)",
-    "c16-017": _LIMIT.format("reading past the 10,000 items sent back (code_values._Replay)"),
+    "c16-017": "open, now unverifiable (never failed): `30000 in evens(20000)` reads past the "
+    "10,000 items the sandbox draws and sends back (code_values._Replay raises PastDraws); paying "
+    "it needs draws on demand",
     "c16-019": _LIMIT.format("a report past max_output_bytes taken for a forged report"),
     "c16-021": _LIMIT.format("a value nested past 50 levels"),
     "c16-023": _LIMIT.format("a whole 400,000-item list past max_output_bytes"),
