@@ -131,3 +131,14 @@ def test_reading_past_the_draws_sent_back_is_unverifiable_not_failed() -> None:
     program = "def count_up(n):\n    yield from range(n)"
     verdict = _verdict(program, "assert 12000 in count_up(12001)")
     assert verdict.status == "parse_error" and "read past the generator" in verdict.reason
+
+
+_NESTS = "def nest(n):\n    out = []\n    for _ in range(n):\n        out = [out]\n    return out"
+
+
+@_NO_SANDBOX
+def test_a_value_nested_deep_is_read_and_one_past_the_harness_limit_is_unverifiable() -> None:
+    """kind: correct. 90 levels are read; 150 pass the harness's 100: unverifiable, not failed."""
+    assert _paid(_NESTS, "assert nest(90)[0] == nest(89)")
+    verdict = _verdict(_NESTS, "assert nest(150) != []")
+    assert verdict.status == "parse_error" and "nested past 100 levels" in verdict.reason
