@@ -60,7 +60,7 @@ from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, 
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
-from stages.verifiers.code_sandboxed import islice_draws, reads_program_object, whole_in_sandbox
+from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
     UnsupportedTests,
@@ -328,9 +328,10 @@ class _Splitter:
         if isinstance(func, ast.Attribute):  # a method of a value, or a module's function
             func = ast.Attribute(self.split(func.value), func.attr, ast.Load())
         args = [self.split(a) for a in node.args]
-        draws = islice_draws(node, self.bound)  # islice(gen(), 5): draw gen() five times only
-        if draws is not None and isinstance(args[0], ast.Name) and args[0].id.startswith("_v"):
-            self.take[int(args[0].id[2:])] = draws
+        drawn = iterator_draws(node, self.bound, self._program_call, self._is_candidate)
+        for k, n in drawn.items():  # islice(gen(), 5), zip(range(5), gen()): five draws only
+            if isinstance(args[k], ast.Name) and args[k].id.startswith("_v"):
+                self.take[int(args[k].id[2:])] = n
         keywords = [ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords]
         return ast.Call(func=func, args=args, keywords=keywords)
 

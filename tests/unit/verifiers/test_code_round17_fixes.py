@@ -142,3 +142,26 @@ def test_a_value_nested_deep_is_read_and_one_past_the_harness_limit_is_unverifia
     assert _paid(_NESTS, "assert nest(90)[0] == nest(89)")
     verdict = _verdict(_NESTS, "assert nest(150) != []")
     assert verdict.status == "parse_error" and "nested past 100 levels" in verdict.reason
+
+
+_GROWS = "def grow():\n    x = 7\n    while True:\n        yield x\n        x = x ** 3\n"
+_DRAWS = "N = [0]\ndef gen():\n    while True:\n        N[0] += 1\n        yield N[0]\ndef count():\n    return N[0]\n"  # fmt: skip
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # an endless generator of growing values, zipped with constants: drawn as Python draws it
+        (_GROWS, "assert list(zip('ab', grow()))[1] == ('b', 343)", True),
+        # zip draws in order: the generator first is drawn once more than the shortest after it
+        (_DRAWS, "assert list(zip(gen(), range(2))) == [(1, 0), (2, 1)]\nassert count() == 3", True),
+        (_DRAWS, "assert list(zip(gen(), range(2))) == [(1, 0), (2, 1)]\nassert count() == 2", False),
+        (_DRAWS, "assert list(zip((0, 1), gen(), [5, 6, 7])) == [(0, 1, 5), (1, 2, 6)]\n"
+                 "assert count() == 2", True),
+    ],
+)  # fmt: skip
+def test_zip_draws_a_program_iterator_as_far_as_python_does(
+    program: str, tests: str, paid: bool
+) -> None:
+    assert _paid(program, tests) is paid

@@ -1,17 +1,18 @@
-"""Red team round 16 (issue 27): the shared half of 29 code cases a helper who saw only the code
-wrote against the sandboxed verifier after round 15's fixes (the held-out half stays outside the
-project). They arrived at the end of the session. Fixed: a returned builtin subclass of the
-program's that overrides how Python judges it (`==`, a method of its base's, its truth value) is
-no plain value, and the assert using it fails (001/003/005). Round 17: an input handed over
-inside a display or starred is shared (011/013); `type()` of a returned subclass of a builtin is
-a class of its own, never the base (007); an input Python reads after a later program call
-(`nums == f(nums)`) makes the tests unverifiable (009); an iterator the asserts drew less far than
-the sandbox did, with calls after it, makes them unverifiable (015); a value nested past the harness's depth (now 100 levels, was 50)
-makes the task unverifiable, not failed (021). Still open, each a strict
-xfail naming the code path at fault: seven correct programs are refused or unverifiable, a
-membership test past the harness's draws (now unverifiable, no longer failed) or a report past
-its size limits, a returned `re.Match`, a helper in an earlier code block, a
-lambda argument."""
+"""Red team round 16 (issue 27): the shared half of 29 code cases a helper who saw only
+the code wrote against the sandboxed verifier after round 15's fixes (the held-out half stays
+outside the project). Fixed in round 16: a returned builtin subclass of the program's that
+overrides how Python judges it (`==`, a method of its base's, its truth value) is no plain value,
+and the assert using it fails (001/003/005). Fixed in round 17: an input handed over inside a
+display or starred is shared (011/013); `type()` of a returned subclass of a builtin is a class
+of its own, never the base (007); an input Python reads after a later program call
+(`nums == f(nums)`) makes the tests unverifiable (009); an iterator the asserts drew less far
+than the sandbox did, with calls after it, makes them unverifiable (015); zip draws a program's
+iterator as far as Python does where the other arguments' lengths are constants (019); a value
+nested past the harness's depth (now 100 levels, was 50) is unverifiable, not failed (021).
+Still open, each a strict xfail naming the code path at fault: correct programs unverifiable or
+refused by a harness limit (a membership test past the draws sent back, now unverifiable; a
+report past max_output_bytes), a returned `re.Match`, a helper in an earlier code block, a lambda
+argument."""
 
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ OPEN = {
     "c16-017": "open, now unverifiable (never failed): `30000 in evens(20000)` reads past the "
     "10,000 items the sandbox draws and sends back (code_values._Replay raises PastDraws); paying "
     "it needs draws on demand",
-    "c16-019": _LIMIT.format("a report past max_output_bytes taken for a forged report"),
     "c16-023": _LIMIT.format("a whole 400,000-item list past max_output_bytes"),
     "c16-025": "open: a returned re.Match has no plain form (enc_static) though only its truth "
     "value is tested",
