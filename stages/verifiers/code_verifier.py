@@ -103,6 +103,12 @@ class CodeVerifier:
             return fail("timeout", f"program ran past {self.config.timeout_s}s", **details)
         if result.killed is not None:
             return fail("runtime_error", f"killed: over the {result.killed} limit", **details)
+        if len(result.stdout) >= self.config.max_output_bytes and stdout.startswith(
+            f"{REPORT}{nonce} "
+        ):
+            # the reporter's own line (the nonce), cut at the limit: the values outgrew the harness
+            return fail("parse_error", "unverifiable task: the program's values passed the report's "
+                        f"{self.config.max_output_bytes} bytes", **details)  # fmt: skip
         report = _read_report(stdout, nonce)
         if isinstance(report, str):
             return fail("failed", report, **details)

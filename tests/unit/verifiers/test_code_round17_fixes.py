@@ -165,3 +165,10 @@ def test_zip_draws_a_program_iterator_as_far_as_python_does(
     program: str, tests: str, paid: bool
 ) -> None:
     assert _paid(program, tests) is paid
+
+
+@_NO_SANDBOX
+def test_values_past_the_report_size_make_the_task_unverifiable_not_failed() -> None:
+    """kind: correct. Two million characters back pass the report's 1 MiB: a harness limit."""
+    verdict = _verdict("def f():\n    return 'ab' * 1_000_000", "assert f()[:2] == 'ab'")
+    assert verdict.status == "parse_error" and "passed the report's" in verdict.reason

@@ -9,10 +9,10 @@ of its own, never the base (007); an input Python reads after a later program ca
 than the sandbox did, with calls after it, makes them unverifiable (015); zip draws a program's
 iterator as far as Python does where the other arguments' lengths are constants (019); a value
 nested past the harness's depth (now 100 levels, was 50) is unverifiable, not failed (021).
-Still open, each a strict xfail naming the code path at fault: correct programs unverifiable or
-refused by a harness limit (a membership test past the draws sent back, now unverifiable; a
-report past max_output_bytes), a returned `re.Match`, a helper in an earlier code block, a lambda
-argument."""
+Still open, each a strict xfail naming the code path at fault: correct
+programs a harness limit makes unverifiable (a membership test past the draws sent back, a report
+past max_output_bytes; both were failed before round 17), a returned `re.Match`, a helper in an
+earlier code block, a lambda argument."""
 
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round16_code.jsonl")
-_LIMIT = "open: {} (code_harness / sandbox limits) fails a correct program instead of unverifiable"
 OPEN = {
     "c16-017": "open, now unverifiable (never failed): `30000 in evens(20000)` reads past the "
     "10,000 items the sandbox draws and sends back (code_values._Replay raises PastDraws); paying "
     "it needs draws on demand",
-    "c16-023": _LIMIT.format("a whole 400,000-item list past max_output_bytes"),
+    "c16-023": "open, now unverifiable (never failed): the whole 400,000-item list passes "
+    "max_output_bytes (code_verifier); paying it needs the read ([-1]) made in the sandbox",
     "c16-025": "open: a returned re.Match has no plain form (enc_static) though only its truth "
     "value is tested",
     "c16-027": "open: code_blocks.extract_code runs the last block; a helper in an earlier block "
