@@ -172,3 +172,42 @@ def test_values_past_the_report_size_make_the_task_unverifiable_not_failed() -> 
     """kind: correct. Two million characters back pass the report's 1 MiB: a harness limit."""
     verdict = _verdict("def f():\n    return 'ab' * 1_000_000", "assert f()[:2] == 'ab'")
     assert verdict.status == "parse_error" and "passed the report's" in verdict.reason
+
+
+_FENCE = "```python\n{}```\n"
+
+
+def _blocks(*texts: str) -> str:
+    return "Parts:\n\n" + "\nthen\n\n".join(_FENCE.format(t) for t in texts)
+
+
+def test_helpers_in_blocks_of_their_own_run_with_the_block_that_reads_them() -> None:
+    """kind: correct. A constant and a helper (which reads another helper) in earlier blocks, and
+    one after: the program as the blocks read together; a usage example stays out."""
+    from stages.verifiers.code_blocks import extract_code
+
+    scale = "SCALE = 3\n"
+    double = "def double(x):\n    return triple(x) * 2 // SCALE\n"
+    triple = "def triple(x):\n    return x * SCALE\n"
+    main = "def f(x):\n    return double(x) + 1\n"
+    usage = "print(f(2))\n"
+    response = _blocks(scale, double, main, usage, triple)
+    assert extract_code(response, "assert f(2) == 5") == scale + double + main + triple
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "def double(x):\n    return 0\n",  # a second, different helper of the same name
+        "def f(x):\n    return 0\ndef double(x):\n    return x\n",  # a helper that redefines f
+        "import builtins\nbuiltins.abs = round\ndef double(x):\n    return x * 2\n",  # rewrites
+    ],
+)
+def test_a_helper_block_that_disagrees_or_rewrites_is_refused(other: str) -> None:
+    """kind: hack. No one program: refused, never a guess at which runs."""
+    from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
+
+    helper = "def double(x):\n    return x * 2\n"
+    main = "def f(x):\n    return double(x) + 1\n"
+    with pytest.raises(CodeBlocksDisagree):
+        extract_code(_blocks(helper, other, main), "assert f(2) == 5")

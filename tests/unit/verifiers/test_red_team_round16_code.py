@@ -8,11 +8,11 @@ of its own, never the base (007); an input Python reads after a later program ca
 (`nums == f(nums)`) makes the tests unverifiable (009); an iterator the asserts drew less far
 than the sandbox did, with calls after it, makes them unverifiable (015); zip draws a program's
 iterator as far as Python does where the other arguments' lengths are constants (019); a value
-nested past the harness's depth (now 100 levels, was 50) is unverifiable, not failed (021).
+nested past the harness's depth (now 100 levels, was 50) is unverifiable, not failed (021); a helper in a block of its own runs with the block that reads
+it (027).
 Still open, each a strict xfail naming the code path at fault: correct
 programs a harness limit makes unverifiable (a membership test past the draws sent back, a report
-past max_output_bytes; both were failed before round 17), a returned `re.Match`, a helper in an
-earlier code block, a lambda argument."""
+past max_output_bytes; both were failed before round 17), a returned `re.Match`, a lambda argument."""
 
 from __future__ import annotations
 
@@ -31,8 +31,6 @@ OPEN = {
     "max_output_bytes (code_verifier); paying it needs the read ([-1]) made in the sandbox",
     "c16-025": "open: a returned re.Match has no plain form (enc_static) though only its truth "
     "value is tested",
-    "c16-027": "open: code_blocks.extract_code runs the last block; a helper in an earlier block "
-    "is read as a second definition",
     "c16-029": "open: a lambda argument makes the call unverifiable (code_tests._placeholder)",
 }
 
