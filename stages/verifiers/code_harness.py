@@ -106,6 +106,7 @@ def _program(job, requests, answers, frame):
     _issubclass, _id, _list, _tuple, _set, _frozenset = issubclass, id, list, tuple, set, frozenset
     _dict, _float, _complex, _bytes, _bytearray = dict, float, complex, bytes, bytearray
     _fraction = __import__("fractions").Fraction  # before the program: its own, never a fake
+    _match = _type(__import__("re").match("", ""))
     _collections = __import__("collections")
     _ordered, _counter = _collections.OrderedDict, _collections.Counter
     _defaultdict = _collections.defaultdict
@@ -191,6 +192,10 @@ def _program(job, requests, answers, frame):
             return made if exact else {"sub": [_id(t), made]}
         if t is range:
             return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
+        if t is _match:  # not subclassable: its groups and spans, by its own methods
+            spans = [_list(v.span(i)) for i in range(v.re.groups + 1)]
+            named = [[k, i] for k, i in v.re.groupindex.items()]
+            return {"rm": [[enc(v.group(i), depth + 1) for i in range(len(spans))], spans, named]}
         if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
             return enc_static(t, v, depth, take)
         for base, plain in _bases:  # namedtuple, IntEnum, a subclass that overrides nothing

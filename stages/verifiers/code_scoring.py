@@ -25,8 +25,8 @@ from stages.verifiers.code_tests import MissingEntryPoint, TestPlan, Unsupported
 from stages.verifiers.code_trusted import (
     GUARDS,
     TRUSTED_BUILTINS,
-    PastDraws,
     Refused,
+    Unverifiable,
     evaluate,
     local_names,
 )
@@ -201,7 +201,7 @@ def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
             return ("unverifiable", f"the sandbox drew the iterator call {overdrawn} returned "
                     "further than Python would, before later calls")  # fmt: skip
         return ("scored", failures)
-    except (UnsupportedTests, MissingEntryPoint, PastDraws) as e:
+    except (UnsupportedTests, MissingEntryPoint, Unverifiable) as e:
         return ("unverifiable", str(e))
     except (MemoryError, RecursionError) as e:
         return ("unverifiable", f"the trusted evaluation ran out of bounds ({type(e).__name__})")

@@ -11,6 +11,7 @@ import decimal
 import fractions
 from typing import Any
 
+from stages.verifiers.code_match import decode_match
 from stages.verifiers.code_trusted import MAX_SIZE, PastDraws
 
 
@@ -165,6 +166,8 @@ def _decode(obj: Any) -> Any:
         return CandidateError(str(raw)[:200])
     if tag == "sub":
         return _subclass(raw)
+    if tag == "rm":
+        return decode_match(raw, _decode)
     if tag == "u":
         return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
     if tag == "dq" and isinstance(raw, list):

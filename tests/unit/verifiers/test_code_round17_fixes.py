@@ -211,3 +211,36 @@ def test_a_helper_block_that_disagrees_or_rewrites_is_refused(other: str) -> Non
     main = "def f(x):\n    return double(x) + 1\n"
     with pytest.raises(CodeBlocksDisagree):
         extract_code(_blocks(helper, other, main), "assert f(2) == 5")
+
+
+_SEARCH = "import re\ndef find(s):\n    return re.search(r'(?P<n>\\d+)(x)?', s)\n"
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # a returned Match is read as Python reads it: truth, groups by number or name, spans
+        (_SEARCH, "assert find('ab12') and not find('ab')", True),
+        (_SEARCH, "assert find('ab12')[0] == '12' and find('ab12')['n'] == '12'", True),
+        (_SEARCH, "assert find('a7x')[2] == 'x' and find('a7')[2] is None", True),
+        (_SEARCH, "assert find('ab12') is not None\nassert find('ab') is None", True),
+        # one that matches where it should not is truthy out here too
+        ("import re\ndef find(s):\n    return re.search(r'\\d*', s)\n", "assert not find('ab')",
+         False),
+    ],
+)  # fmt: skip
+def test_a_returned_match_is_read_as_python_reads_it(program: str, tests: str, paid: bool) -> None:
+    assert _paid(program, tests) is paid
+
+
+def test_a_match_read_for_what_was_not_sent_back_is_unverifiable() -> None:
+    """kind: correct. `m.lastindex` never came back: unverifiable, not a failed assert."""
+    from stages.verifiers.code_match import decode_match
+    from stages.verifiers.code_trusted import Unverifiable
+    from stages.verifiers.code_values import decode
+
+    match = decode_match([["12", "12"], [[2, 4], [2, 4]], [["n", 1]]], decode)
+    assert match.groupdict() == {"n": "12"} and match.span("n") == (2, 4) and match.end() == 4
+    with pytest.raises(Unverifiable):
+        _ = match.lastindex

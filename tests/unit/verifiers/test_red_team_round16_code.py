@@ -9,10 +9,10 @@ of its own, never the base (007); an input Python reads after a later program ca
 than the sandbox did, with calls after it, makes them unverifiable (015); zip draws a program's
 iterator as far as Python does where the other arguments' lengths are constants (019); a value
 nested past the harness's depth (now 100 levels, was 50) is unverifiable, not failed (021); a helper in a block of its own runs with the block that reads
-it (027).
+it (027); a returned `re.Match` comes back as its groups and spans and is read as one (025).
 Still open, each a strict xfail naming the code path at fault: correct
 programs a harness limit makes unverifiable (a membership test past the draws sent back, a report
-past max_output_bytes; both were failed before round 17), a returned `re.Match`, a lambda argument."""
+past max_output_bytes; both were failed before round 17), a lambda argument."""
 
 from __future__ import annotations
 
@@ -29,8 +29,6 @@ OPEN = {
     "it needs draws on demand",
     "c16-023": "open, now unverifiable (never failed): the whole 400,000-item list passes "
     "max_output_bytes (code_verifier); paying it needs the read ([-1]) made in the sandbox",
-    "c16-025": "open: a returned re.Match has no plain form (enc_static) though only its truth "
-    "value is tested",
     "c16-029": "open: a lambda argument makes the call unverifiable (code_tests._placeholder)",
 }
 
