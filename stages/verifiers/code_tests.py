@@ -51,9 +51,11 @@ from stages.verifiers.code_inputs import (
     SubstituteNodes,
     check_reads_held,
     evaluation_order,
+    expected_constants,
     program_names,
     reads_beside_calls,
     received,
+    sendable_scopes,
 )
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
@@ -76,7 +78,6 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_ATTRIBUTES = frozenset(
     a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
 )
-_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
 @dataclass
@@ -130,6 +131,7 @@ class _Splitter:
         self.tests_functions: set[str] = set()  # the tests' own functions: never sent in
         self.keep: set[int] = set()  # calls whose results the harness keeps for `is` checks
         self.take: dict[int, int] = {}  # call index -> items to draw from the iterator it returns
+        self.expected: set[Any] = set()  # the constants of the assert's expected values
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -143,7 +145,7 @@ class _Splitter:
         )
 
     def _placeholder(self, node: ast.expr, keep_value: bool = True) -> ast.Name:
-        if any(isinstance(sub, _SCOPES) for sub in ast.walk(node)):
+        if not sendable_scopes(node, self.expected, self._is_candidate):
             raise UnsupportedTests(
                 f"{_line(node)}: a candidate call with a lambda or comprehension"
             )
@@ -167,6 +169,7 @@ class _Splitter:
         trusted `list`, and, where the program redefines `list` too, also the program's `list`
         against the trusted `sorted`."""
         self.mutable_reads = []
+        self.expected = expected_constants(node, self._program_call)
         node = ShortCircuit(self._independent, self.bound).visit(node)
         node = InputIdentity(self.shared, self._program_call).visit(node)
         check_reads_held(node, self.shared, self._program_call)

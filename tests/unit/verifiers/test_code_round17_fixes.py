@@ -244,3 +244,39 @@ def test_a_match_read_for_what_was_not_sent_back_is_unverifiable() -> None:
     assert match.groupdict() == {"n": "12"} and match.span("n") == (2, 4) and match.end() == 4
     with pytest.raises(Unverifiable):
         _ = match.lastindex
+
+
+_COMPOSE = "def compose(f, g):\n    return lambda x: f(g(x))\n"
+_SORT_BY = "def sort_by(xs, key):\n    return sorted(xs, key=key)\n"
+
+
+@_NO_SANDBOX
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # lambdas as inputs go in with the call: curried, by keyword, with a builtin
+        (_COMPOSE, "assert compose(lambda x: x + 1, lambda x: x * 3)(2) == 7", True),
+        (_SORT_BY, "assert sort_by(['bb', 'a', 'ccc'], key=lambda s: len(s)) == ['a', 'bb', 'ccc']",
+         True),
+        # a wrong program is still judged wrong
+        ("def compose(f, g):\n    return lambda x: g(f(x))\n",
+         "assert compose(lambda x: x + 1, lambda x: x * 3)(2) == 7", False),
+    ],
+)  # fmt: skip
+def test_a_lambda_argument_goes_in_with_the_call(program: str, tests: str, paid: bool) -> None:
+    assert _paid(program, tests) is paid
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["apply(lambda x: x * 12, 1) == 12", "apply(lambda x: x + 5, 0) == [5, 6]",
+     "apply(lambda x: [y for y in x], 1) == 1", "apply(lambda x, k=7: x * k, 1) == 1",
+     "apply(lambda x: helper(x), 1) == 1", "apply([lambda x: x * 2], 1) == 1"],
+)  # fmt: skip
+def test_a_lambda_holding_an_expected_value_or_more_than_its_parameters_stays_out(
+    expr: str,
+) -> None:
+    """kind: hack. A lambda holding the expected value (12), a comprehension, a default, a name
+    of the tests' or one not passed directly: unverifiable, never sent in."""
+    with pytest.raises(UnsupportedTests, match="lambda or comprehension"):
+        plan(f"assert {expr}", frozenset({"apply"}))

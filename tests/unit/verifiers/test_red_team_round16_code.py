@@ -2,17 +2,19 @@
 the code wrote against the sandboxed verifier after round 15's fixes (the held-out half stays
 outside the project). Fixed in round 16: a returned builtin subclass of the program's that
 overrides how Python judges it (`==`, a method of its base's, its truth value) is no plain value,
-and the assert using it fails (001/003/005). Fixed in round 17: an input handed over inside a
-display or starred is shared (011/013); `type()` of a returned subclass of a builtin is a class
-of its own, never the base (007); an input Python reads after a later program call
-(`nums == f(nums)`) makes the tests unverifiable (009); an iterator the asserts drew less far
-than the sandbox did, with calls after it, makes them unverifiable (015); zip draws a program's
-iterator as far as Python does where the other arguments' lengths are constants (019); a value
-nested past the harness's depth (now 100 levels, was 50) is unverifiable, not failed (021); a helper in a block of its own runs with the block that reads
-it (027); a returned `re.Match` comes back as its groups and spans and is read as one (025).
-Still open, each a strict xfail naming the code path at fault: correct
-programs a harness limit makes unverifiable (a membership test past the draws sent back, a report
-past max_output_bytes; both were failed before round 17), a lambda argument."""
+and the assert using it fails (001/003/005). Fixed in round 17 (variants in
+test_code_round17_fixes): an input handed over inside a display or starred is shared (011/013);
+`type()` of a returned subclass of a builtin is a class of its own, never the base (007); an input
+Python reads after a later program call (`nums == f(nums)`) makes the tests unverifiable (009); an
+iterator the asserts drew less far than the sandbox did, with calls after it, makes them
+unverifiable (015); zip draws a program's iterator as far as Python does where the other
+arguments' lengths are constants (019); a value nested past the harness's depth (now 100 levels,
+was 50) is unverifiable, not failed (021); a helper in a block of its own runs with the block
+that reads it (027); a returned `re.Match` comes back as its groups and spans and is read as one
+(025); a lambda argument reading only its parameters and builtins, holding no expected value,
+goes in with the call (029). Still open, each a strict xfail naming the code path at fault: two
+correct programs a harness limit makes unverifiable (a membership test past the draws sent back,
+a report past max_output_bytes; both were failed before round 17)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,6 @@ OPEN = {
     "it needs draws on demand",
     "c16-023": "open, now unverifiable (never failed): the whole 400,000-item list passes "
     "max_output_bytes (code_verifier); paying it needs the read ([-1]) made in the sandbox",
-    "c16-029": "open: a lambda argument makes the call unverifiable (code_tests._placeholder)",
 }
 
 
