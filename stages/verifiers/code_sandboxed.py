@@ -3,8 +3,9 @@ how much of a value to draw: there only does Python read them as it would.
 
 - a call of what a program call returned (`make_adder(2)(3)`): its inputs only;
 - `isinstance(make_point(1, 2), Point)` against the program's own class (a stand-in out here);
-- a constant text key of a program call's value (`tally('aab')['z']`): a dict subclass's
-  `__missing__` answers it there, as in Python;
+- a constant key or index of a program call's value (`tally('aab')['z']`, `make(400000)[-1]`):
+  a dict subclass's `__missing__` answers it there, as in Python, and only the item comes back
+  (never a whole list past the report's size);
 - `islice(gen(), 5)`: the program's generator is drawn five times, not ten thousand (an infinite
   generator of growing values would not end; one counting its draws would count too many); so is
   `zip(range(5), gen())`, where every other argument's length is a constant.
@@ -37,8 +38,10 @@ def whole_in_sandbox(node: ast.expr, mentions: Predicate, program_call: Predicat
         )  # fmt: skip
     if isinstance(node, ast.Subscript):
         key = node.slice
-        text = isinstance(key, ast.Constant) and type(key.value) in (str, bytes)
-        return text and program_call(node.value)
+        if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
+            key = key.operand  # make(n)[-1]
+        constant = isinstance(key, ast.Constant) and type(key.value) in (str, bytes, int)
+        return constant and program_call(node.value)
     return False
 
 

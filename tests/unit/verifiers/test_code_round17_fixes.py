@@ -280,3 +280,20 @@ def test_a_lambda_holding_an_expected_value_or_more_than_its_parameters_stays_ou
     of the tests' or one not passed directly: unverifiable, never sent in."""
     with pytest.raises(UnsupportedTests, match="lambda or comprehension"):
         plan(f"assert {expr}", frozenset({"apply"}))
+
+
+def test_a_constant_index_of_a_program_call_is_read_in_the_sandbox() -> None:
+    """kind: correct. `make(n)[-1]` sends back one item, never the whole list; `f()[0] is g()`
+    is then the harness's identity report on that item, as `f() is g()` is."""
+    assert plan("assert make(400000)[-1] == 399999", frozenset({"make"})).calls == [
+        "make(400000)[-1]"
+    ]
+    p = plan("assert f()[0] is g()", frozenset({"f", "g"}))
+    assert p.calls == ["f()[0]", "g()"] and p.keep == [0]
+
+
+@_NO_SANDBOX
+def test_an_item_of_a_list_past_the_report_size_is_read() -> None:
+    program = "def squares(n):\n    return [k * k for k in range(n)]"
+    assert _paid(program, "assert squares(300000)[-2] == 299998 ** 2")
+    assert not _paid(program, "assert squares(300000)[0] == 1")

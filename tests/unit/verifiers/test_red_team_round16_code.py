@@ -12,9 +12,10 @@ arguments' lengths are constants (019); a value nested past the harness's depth 
 was 50) is unverifiable, not failed (021); a helper in a block of its own runs with the block
 that reads it (027); a returned `re.Match` comes back as its groups and spans and is read as one
 (025); a lambda argument reading only its parameters and builtins, holding no expected value,
-goes in with the call (029). Still open, each a strict xfail naming the code path at fault: two
-correct programs a harness limit makes unverifiable (a membership test past the draws sent back,
-a report past max_output_bytes; both were failed before round 17)."""
+goes in with the call (029); a constant index of a program call's value is read in the sandbox,
+so only the item comes back (023; values past max_output_bytes are unverifiable, no longer
+failed). Still open, a strict xfail naming the code path at fault: a membership test past the
+draws sent back, now unverifiable (it was failed before round 17)."""
 
 from __future__ import annotations
 
@@ -29,8 +30,6 @@ OPEN = {
     "c16-017": "open, now unverifiable (never failed): `30000 in evens(20000)` reads past the "
     "10,000 items the sandbox draws and sends back (code_values._Replay raises PastDraws); paying "
     "it needs draws on demand",
-    "c16-023": "open, now unverifiable (never failed): the whole 400,000-item list passes "
-    "max_output_bytes (code_verifier); paying it needs the read ([-1]) made in the sandbox",
 }
 
 
