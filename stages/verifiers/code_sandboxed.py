@@ -105,12 +105,14 @@ def zip_draws(node: ast.Call, program_call: Predicate,
     return {at: shortest if before else shortest + 1}  # type: ignore[operator]
 
 
-def iterator_draws(node: ast.Call, bound: dict[str, Any], program_call: Predicate,
-                   is_candidate: Callable[[str], bool]) -> dict[int, int]:  # fmt: skip
-    """Argument position -> how many items `node` (islice or zip) draws from the program call
-    there, where that is known."""
+def iterator_draws(node: ast.Call, args: list[ast.expr], bound: dict[str, Any],
+                   program_call: Predicate, is_candidate: Callable[[str], bool]) -> dict[int, int]:  # fmt: skip
+    """Call index -> how many items `node` (islice or zip) draws from the program call there,
+    where that is known (`args`: its arguments split, a call's value a placeholder `_v<i>`)."""
     draws = islice_draws(node, bound)
-    return zip_draws(node, program_call, is_candidate) | ({} if draws is None else {0: draws})
+    drawn = zip_draws(node, program_call, is_candidate) | ({} if draws is None else {0: draws})
+    return {int(args[k].id[2:]): n for k, n in drawn.items()
+            if isinstance(args[k], ast.Name) and args[k].id.startswith("_v")}  # type: ignore[attr-defined]  # fmt: skip
 
 
 # Builtins that read an object through its own protocol (`__str__`, `__len__`, `__iter__`, ...):

@@ -331,10 +331,7 @@ class _Splitter:
         if isinstance(func, ast.Attribute):  # a method of a value, or a module's function
             func = ast.Attribute(self.split(func.value), func.attr, ast.Load())
         args = [self.split(a) for a in node.args]
-        drawn = iterator_draws(node, self.bound, self._program_call, self._is_candidate)
-        for k, n in drawn.items():  # islice(gen(), 5), zip(range(5), gen()): five draws only
-            if isinstance(args[k], ast.Name) and args[k].id.startswith("_v"):
-                self.take[int(args[k].id[2:])] = n
+        self.take |= iterator_draws(node, args, self.bound, self._program_call, self._is_candidate)
         keywords = [ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords]
         return ast.Call(func=func, args=args, keywords=keywords)
 

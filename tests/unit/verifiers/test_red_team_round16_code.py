@@ -27,9 +27,9 @@ from red_team_cases import check, load, params
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round16_code.jsonl")
 OPEN = {
-    "c16-017": "open, now unverifiable (never failed): `30000 in evens(20000)` reads past the "
-    "10,000 items the sandbox draws and sends back (code_values._Replay raises PastDraws); paying "
-    "it needs draws on demand",
+    "c16-017": "open, now unverifiable (it was failed): `30000 in evens(20000)` reads past the "
+    "10,000 items the sandbox sends back (code_values._Replay raises PastDraws); the membership "
+    "test is a comparison, which runs only out here, so paying it needs draws on demand",
 }
 
 
