@@ -1,6 +1,11 @@
 """The rules behind round 16's code cases closed in round 17 (issue 27), each pinned by a variant
-that is not the attacker's case: an input handed to the program inside a display, starred or as
-`**kwargs` is shared."""
+that is not the attacker's case: an input handed over inside a display, starred or as `**kwargs`
+is shared; `type()` of a returned builtin subclass is not its base; an input Python reads after a
+later program call is unverifiable; an iterator drawn past Python's draws before later calls is
+never paid, and a read past the draws sent back is unverifiable; zip draws as Python does; deep
+nesting and values past the report's size are unverifiable, never failed; helpers in blocks of
+their own run; a returned `re.Match` is read as one; a lambda argument goes in with its call
+unless it could carry the answer key; a constant index is read in the sandbox."""
 
 from __future__ import annotations
 
@@ -111,9 +116,9 @@ _COUNTS = "N = [0]\ndef gen():\n    for i in range(3):\n        N[0] += 1\n     
 @pytest.mark.parametrize(
     ("program", "tests", "paid"),
     [
-        # Python stops drawing early (any, next); the sandbox drew on, running the program's code
-        (_LOGS, "log = []\nassert any(x == 1 for x in gen(log))\nassert log == [0, 1, 2]", False),
-        (_COUNTS, "assert next(gen()) == 0\nassert count() == 3", False),
+        # Python stops drawing early (any, in); the sandbox drew on, running the program's code
+        (_LOGS, "log = []\nassert any(gen(log))\nassert log == [0, 1, 2]", False),
+        (_COUNTS, "assert 1 in gen()\nassert count() == 3", False),
         # drawn to its end out here as in Python: later calls see what Python's would
         (_LOGS, "log = []\nassert list(gen(log)) == [0, 1, 2]\nassert log == [0, 1, 2]", True),
         (_COUNTS, "assert sorted(gen()) == [0, 1, 2]\nassert count() == 3", True),
@@ -122,7 +127,9 @@ _COUNTS = "N = [0]\ndef gen():\n    for i in range(3):\n        N[0] += 1\n     
 def test_an_iterator_drawn_past_python_before_later_calls_is_never_paid(
     program: str, tests: str, paid: bool
 ) -> None:
-    assert _paid(program, tests) is paid
+    verdict = _verdict(program, tests)
+    assert verdict.passed is paid
+    assert paid or "further than Python would" in verdict.reason
 
 
 @_NO_SANDBOX
