@@ -2,10 +2,11 @@
 
 A response's code is its fenced Python blocks (``` or ~~~, info string empty or `python`, `py`,
 `python3`, `py3` in any case, with attributes after it), else, when it has no fence and does not
-parse as a whole, its Markdown indented code blocks, else the whole response. Exactly one block
-runs: the last that defines every name the tests use which any block defines. The others never
-run, so none of them may change what the tests call: a block is refused (CodeBlocksDisagree)
-where another block
+parse as a whole, its Markdown indented code blocks, else the whole response. One block runs:
+the last that defines every name the tests use which any block defines, together with the blocks
+that bind a name it reads and does not bind (a helper in a block of its own; never a builtin's
+name), in the response's order. The others never run, so none of them may change what the tests
+call: a block is refused (CodeBlocksDisagree) where another block
 
 - binds a tested name another way (`def add` here, `add = lambda ...` or `add.__code__ = ...`
   there), or binds a global the running block's functions read another way;
@@ -18,10 +19,12 @@ take part in that check, and never run. A usage example that only calls the solu
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import re
 from dataclasses import dataclass
 
+_BUILTINS = frozenset(dir(builtins))  # a builtin a block reads is the builtin: never a helper's
 RUNNABLE = {"", "python", "py", "python3", "py3"}
 TRANSCRIPTS = {"pycon", "python-repl", "ipython", "ipython3", "pytb"}
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
@@ -246,6 +249,41 @@ def _seems_to_bind(text: str, names: set[str]) -> str | None:
     return None
 
 
+def _top_names(module: ast.Module) -> set[str]:
+    """The names a module's own statements bind at top level (not inside its functions)."""
+    names: set[str] = set()
+    for stmt in module.body:
+        defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+        nodes = [stmt] if isinstance(stmt, defs) else ast.walk(stmt)
+        names |= set().union(*(_bound_here(n) for n in nodes))
+    return names
+
+
+def _with_helpers(parsed: list[tuple[Block, ast.Module | None]], chosen: int,
+                  runnable: list[int]) -> list[int]:  # fmt: skip
+    """The chosen block and, in the response's order, the runnable blocks that bind a name it
+    (or a helper so taken) reads and does not bind itself (`is_prime` in a block of its own): one
+    program, as the blocks read together. A helper that rewrites names dynamically, or two taken
+    blocks that bind one name differently, is refused (CodeBlocksDisagree)."""
+    included, tops = [chosen], {i: _top_names(parsed[i][1]) for i in runnable}  # type: ignore[arg-type]
+    wanted = _globals_read(parsed[chosen][1]) - tops[chosen] - _BUILTINS  # type: ignore[arg-type]
+    while wanted:
+        name = wanted.pop()
+        givers = [i for i in runnable if i not in included and name in tops[i]]
+        if not givers or any(name in tops[i] for i in included):
+            continue  # a builtin, or the program's NameError, as Python would have it
+        module = parsed[givers[-1]][1]
+        if (how := _dynamic(module)) is not None:  # type: ignore[arg-type]
+            raise CodeBlocksDisagree(f"a helper code block rewrites names ({how})")
+        included.append(givers[-1])
+        wanted |= _globals_read(module) - set().union(*(tops[i] for i in included)) - _BUILTINS  # type: ignore[arg-type]
+    for name in set().union(*(tops[i] for i in included)):
+        bound = {_bindings(parsed[i][1], {name}).get(name) for i in included if name in tops[i]}  # type: ignore[arg-type]
+        if len(bound) > 1:
+            raise CodeBlocksDisagree(f"two code blocks define {name} differently")
+    return sorted(included)
+
+
 def extract_code(response: str, tests: str = "") -> str:
     """The one block of `response` that runs (see the module's rule); CodeBlocksDisagree where
     the blocks do not give the tested names one definition."""
@@ -264,13 +302,12 @@ def extract_code(response: str, tests: str = "") -> str:
         raise CodeBlocksDisagree(
             f"no one code block defines every tested name ({', '.join(sorted(defined))})"
         )
-    chosen = covering[-1]
-    module = parsed[chosen][1]
-    assert module is not None
+    included = _with_helpers(parsed, covering[-1], runnable)
+    module = ast.Module([s for i in included for s in parsed[i][1].body], [])  # type: ignore[union-attr]
     watched = wanted | _globals_read(module)
     watched_bindings = _bindings(module, watched)
     for i, (block, other) in enumerate(parsed):
-        if i == chosen:
+        if i in included:
             continue
         if other is None:
             if (name := _seems_to_bind(block.text, wanted)) is not None:
@@ -281,4 +318,4 @@ def extract_code(response: str, tests: str = "") -> str:
                 raise CodeBlocksDisagree(f"two code blocks define {name} differently")
         if (how := _dynamic(other)) is not None:
             raise CodeBlocksDisagree(f"a code block that does not run rewrites names ({how})")
-    return blocks[chosen].text
+    return "".join(blocks[i].text for i in included)

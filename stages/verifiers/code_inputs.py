@@ -229,6 +229,92 @@ def evaluation_order(node: ast.AST) -> Iterator[ast.AST]:
         yield node
 
 
+# What reads an object when it is evaluated (`len(nums)`, `nums[0]`, `nums == ...`), as against
+# what holds it for later (a display, `and`/`or`, a conditional, a lazy builtin such as zip).
+_CONSUMERS = (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Attribute, ast.Call,
+              ast.FormattedValue)  # fmt: skip
+_LAZY = frozenset(["iter", "reversed", "zip", "map", "filter", "enumerate"])
+
+
+def _consumer(name: ast.Name, parents: dict[int, ast.AST]) -> ast.AST | None:
+    node: ast.AST = name
+    while id(node) in parents:
+        node = parents[id(node)]
+        lazy = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in _LAZY  # fmt: skip
+        if isinstance(node, _CONSUMERS) and not lazy:
+            return node
+    return None
+
+
+def check_reads_held(node: ast.expr, shared: Any, program_call: Any) -> None:
+    """`nums == copy_list(nums)`: Python holds the object `nums` names and reads it only when the
+    comparison runs, after the call that may change it. A shared input held so across a program
+    call (a comparison, operator, subscript or builtin call that reads it after one) makes the
+    tests unsupported: the read as written would not be what Python compares."""
+    arguments: set[int] = set()
+    for call in ast.walk(node):
+        if program_call(call):
+            arguments |= set(received(call, shared))  # type: ignore[arg-type]
+    parents = {id(c): p for p in ast.walk(node) for c in ast.iter_child_nodes(p)}
+    order = list(evaluation_order(node))
+    for k, sub in enumerate(order):
+        if not (isinstance(sub, ast.Name) and sub.id in shared and id(sub) not in arguments):
+            continue
+        scope = _consumer(sub, parents) or node
+        inside = {id(n) for n in ast.walk(scope)}
+        if any(id(later) in inside and program_call(later) for later in order[k + 1 :]):
+            raise UnsupportedTests(
+                f"{_line(sub)}: input {sub.id} is read by Python after a later program call"
+            )
+
+
+_GUESSABLE = frozenset([None, True, False, 0, 1, "", b""])  # nothing a program learns from
+
+
+def expected_constants(node: ast.AST, program_call: Any) -> set[Any]:
+    """The constants of an assert outside its program calls: its expected values' parts."""
+    found: set[Any] = set()
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        if program_call(sub):
+            continue
+        if isinstance(sub, ast.Constant) and sub.value.__hash__ is not None:
+            found.add(sub.value)
+        stack.extend(ast.iter_child_nodes(sub))
+    return found - _GUESSABLE
+
+
+def sendable_scopes(node: ast.expr, expected: set[Any], is_candidate: Any) -> bool:
+    """Whether the lambdas in a program call (`apply_twice(lambda x: x * 2, 3)`) may go in with
+    it: each a direct argument of a call, reading only its parameters and builtins the program
+    does not define, without comprehensions or defaults, and holding no constant of the assert's
+    expected values (so no answer key goes in inside one). Comprehensions never go in."""
+    direct = {id(a) for c in ast.walk(node) if isinstance(c, ast.Call)
+              for a in (*c.args, *(k.value for k in c.keywords))}  # fmt: skip
+    for scope in (n for n in ast.walk(node) if isinstance(n, _SCOPES)):
+        if not isinstance(scope, ast.Lambda) or id(scope) not in direct:
+            return False
+        arguments = scope.args
+        params = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+        params |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a}
+        if arguments.defaults or any(arguments.kw_defaults):
+            return False
+        for sub in ast.walk(scope.body):
+            if isinstance(sub, _SCOPES):
+                return False
+            if (
+                isinstance(sub, ast.Name)
+                and sub.id not in params
+                and (sub.id not in _BUILTIN_NAMES or is_candidate(sub.id))
+            ):
+                return False
+            if isinstance(sub, ast.Constant) and sub.value in expected:
+                return False
+    return True
+
+
 def received(call: ast.Call, shared: dict[str, ast.expr]) -> dict[int, str]:
     """The shared inputs a program call receives, anywhere in its arguments (`f(xs)`,
     `f(grid=[xs])`): id of each such Name -> its name."""

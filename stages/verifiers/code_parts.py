@@ -42,13 +42,30 @@ def _arguments(call: ast.Call) -> list[ast.expr]:
     return [*call.args, *(k.value for k in call.keywords)]
 
 
+def _whole_names(arg: ast.expr) -> list[ast.Name]:
+    """The names an argument hands over as whole objects: bare, starred (`f(*args)`), inside a
+    display (`f([xs])`, `f({'k': xs})`); a subscript's root hands over a part (`share_parts`)."""
+    found, stack = [], [arg]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            found.append(node)
+        elif isinstance(node, ast.Subscript):  # its key hands nothing over whole either
+            if not isinstance(_chain(node)[0], ast.Name):
+                stack.append(node.value)
+        else:
+            stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.expr))
+    return found
+
+
 def shared_inputs(module: ast.Module, p: Any, candidate: set[str]) -> set[str]:
-    """The names of list/dict/set literals the tests pass whole to a program call; one rebound (two
-    objects in turn under one name, which the harness holds as one) makes the tests unsupported."""
+    """The names of list/dict/set literals the tests pass whole to a program call, anywhere in its
+    arguments (Python hands `f([xs])` and `f(*args)` the very objects); one rebound (two objects
+    in turn under one name, which the harness holds as one) makes the tests unsupported."""
     shared = {
-        a.id for n in _program_calls(module, candidate) for a in _arguments(n)
-        if isinstance(a, ast.Name) and any(mutable_literal(v) for k, v in p.literals.items()
-                                           if k.split("#")[0] == a.id)
+        a.id for n in _program_calls(module, candidate) for arg in _arguments(n)
+        for a in _whole_names(arg)
+        if any(mutable_literal(v) for k, v in p.literals.items() if k.split("#")[0] == a.id)
     }  # fmt: skip
     if shared & p.rebound:
         raise UnsupportedTests(f"{', '.join(sorted(shared & p.rebound))}: a rebound input")

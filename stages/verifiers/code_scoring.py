@@ -22,11 +22,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from stages.verifiers.code_tests import MissingEntryPoint, TestPlan, UnsupportedTests, plan
-from stages.verifiers.code_trusted import GUARDS, TRUSTED_BUILTINS, Refused, evaluate, local_names
+from stages.verifiers.code_trusted import (
+    GUARDS,
+    TRUSTED_BUILTINS,
+    Refused,
+    Unverifiable,
+    evaluate,
+    local_names,
+)
 from stages.verifiers.code_values import (
     CandidateError,
     UnsupportedValue,
-    decode,
+    decode_all,
+    replays,
     returned_inputs,
 )
 
@@ -161,10 +169,23 @@ def _first_failure(
     return -1
 
 
+def _overdrawn(units: list[Any], failures: list[int], values: list[Any]) -> int | None:
+    """A call whose iterator the asserts evaluated read less far than the sandbox drew it
+    (`zip(range(2), gen())` draws gen twice in Python), with calls after it: the code it ran
+    past Python's draws may have changed what they see (a log, a counter). Its index, or None."""
+    evaluated: set[int] = set()
+    for unit, failed in zip(units, failures, strict=True):
+        for expr in unit.asserts if failed < 0 else unit.asserts[: failed + 1]:
+            evaluated |= set(_placeholders(expr))
+    later = len(values) - 1
+    return next((i for i in sorted(evaluated) if i < later and any(
+        not r.drawn_as_python() for r in replays(values[i]))), None)  # fmt: skip
+
+
 def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
     """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
     `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
-    values = [decode(v) for v in tagged]  # the caller decoded them once already: they decode
+    values = decode_all(tagged)  # the caller decoded them once already: they decode
     try:
         checked = _checked_plan(tests, frozenset(defines))
         if isinstance(checked, str):
@@ -173,11 +194,14 @@ def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
         unsupported = next((v for v in values if isinstance(v, UnsupportedValue)), None)
         if unsupported is not None:
             return ("unverifiable", unsupported.message)
-        return (
-            "scored",
-            [_first_failure(u.asserts, values, checked.modules, returned) for u in checked.units],
-        )
-    except (UnsupportedTests, MissingEntryPoint) as e:
+        failures = [_first_failure(u.asserts, values, checked.modules, returned)
+                    for u in checked.units]  # fmt: skip
+        overdrawn = _overdrawn(checked.units, failures, values)
+        if overdrawn is not None:
+            return ("unverifiable", f"the sandbox drew the iterator call {overdrawn} returned "
+                    "further than Python would, before later calls")  # fmt: skip
+        return ("scored", failures)
+    except (UnsupportedTests, MissingEntryPoint, Unverifiable) as e:
         return ("unverifiable", str(e))
     except (MemoryError, RecursionError) as e:
         return ("unverifiable", f"the trusted evaluation ran out of bounds ({type(e).__name__})")

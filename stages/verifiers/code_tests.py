@@ -49,17 +49,20 @@ from stages.verifiers.code_inputs import (
     ShortCircuit,
     Substitute,
     SubstituteNodes,
+    check_reads_held,
     evaluation_order,
+    expected_constants,
     program_names,
     reads_beside_calls,
     received,
+    sendable_scopes,
 )
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
-from stages.verifiers.code_sandboxed import islice_draws, reads_program_object, whole_in_sandbox
+from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
     UnsupportedTests,
@@ -75,7 +78,6 @@ _BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_ATTRIBUTES = frozenset(
     a for t in (str, bytes, list, tuple, dict, set, frozenset, int, float, complex) for a in dir(t)
 )
-_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
 @dataclass
@@ -129,6 +131,7 @@ class _Splitter:
         self.tests_functions: set[str] = set()  # the tests' own functions: never sent in
         self.keep: set[int] = set()  # calls whose results the harness keeps for `is` checks
         self.take: dict[int, int] = {}  # call index -> items to draw from the iterator it returns
+        self.expected: set[Any] = set()  # the constants of the assert's expected values
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -142,7 +145,7 @@ class _Splitter:
         )
 
     def _placeholder(self, node: ast.expr, keep_value: bool = True) -> ast.Name:
-        if any(isinstance(sub, _SCOPES) for sub in ast.walk(node)):
+        if not sendable_scopes(node, self.expected, self._is_candidate):
             raise UnsupportedTests(
                 f"{_line(node)}: a candidate call with a lambda or comprehension"
             )
@@ -166,8 +169,10 @@ class _Splitter:
         trusted `list`, and, where the program redefines `list` too, also the program's `list`
         against the trusted `sorted`."""
         self.mutable_reads = []
+        self.expected = expected_constants(node, self._program_call)
         node = ShortCircuit(self._independent, self.bound).visit(node)
         node = InputIdentity(self.shared, self._program_call).visit(node)
+        check_reads_held(node, self.shared, self._program_call)
         node, passed = self._read_unpassed_as_written(node)
         trusted = self._split_assert(node)
         self.passed |= passed
@@ -326,9 +331,7 @@ class _Splitter:
         if isinstance(func, ast.Attribute):  # a method of a value, or a module's function
             func = ast.Attribute(self.split(func.value), func.attr, ast.Load())
         args = [self.split(a) for a in node.args]
-        draws = islice_draws(node, self.bound)  # islice(gen(), 5): draw gen() five times only
-        if draws is not None and isinstance(args[0], ast.Name) and args[0].id.startswith("_v"):
-            self.take[int(args[0].id[2:])] = draws
+        self.take |= iterator_draws(node, args, self.bound, self._program_call, self._is_candidate)
         keywords = [ast.keyword(arg=k.arg, value=self.split(k.value)) for k in node.keywords]
         return ast.Call(func=func, args=args, keywords=keywords)
 

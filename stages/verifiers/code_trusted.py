@@ -49,6 +49,15 @@ def _line(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', '?')}"
 
 
+class Unverifiable(Exception):  # noqa: N818 - a verdict, not a fault
+    """The tests read something of the program's value that never came back from the sandbox:
+    what Python would read there is not known, so the task is unverifiable."""
+
+
+class PastDraws(Unverifiable):
+    """A read of a program's iterator past what the sandbox drew of it (its first 10,000 items)."""
+
+
 class Refused(ValueError):
     """A trusted operation would produce more than MAX_SIZE: the assert fails."""
 
@@ -410,7 +419,7 @@ def evaluate(
     code = compile(ast.Expression(expr), "<test>", "eval")
     try:
         return bool(eval(code, namespace))  # noqa: S307 - the task's own test over plain data
-    except (MemoryError, RecursionError):
+    except (MemoryError, RecursionError, Unverifiable):
         raise  # out of bounds: the caller (code_scoring's worker) says the task is unverifiable
     except Exception:  # a wrong type, a refused size or a candidate error value: the assert fails
         return False

@@ -5,12 +5,14 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 from __future__ import annotations
 
 import collections
+import contextvars
 import datetime
 import decimal
 import fractions
 from typing import Any
 
-from stages.verifiers.code_trusted import MAX_SIZE
+from stages.verifiers.code_match import decode_match
+from stages.verifiers.code_trusted import MAX_SIZE, PastDraws
 
 
 class CandidateError:
@@ -42,10 +44,13 @@ class ProgramFunction:
 
 
 class _Replay:
-    """The values a candidate's generator yielded; reading past those sent fails the assert."""
+    """The values a candidate's generator yielded; reading past those sent makes the task
+    unverifiable. `drawn_as_python` says whether the reads out here drew it as far as the sandbox
+    did (its every item, and its end where the sandbox met it), so no more of its code ran there
+    than Python would have run."""
 
     def __init__(self, items: list[Any], more: bool) -> None:
-        self.items, self.more, self.next = items, more, 0
+        self.items, self.more, self.next, self.ended = items, more, 0, False
 
     def __iter__(self) -> _Replay:
         return self
@@ -55,8 +60,22 @@ class _Replay:
             self.next += 1
             return self.items[self.next - 1]
         if self.more:
-            raise ValueError("read past the generator values sent back")
+            raise PastDraws("read past the generator values sent back")
+        self.ended = True
         raise StopIteration
+
+    def drawn_as_python(self) -> bool:
+        return self.next == len(self.items) and (self.more or self.ended)
+
+
+def replays(value: Any, depth: int = 0) -> list[_Replay]:
+    """The program's iterators in a returned value (inside lists, tuples and dict values)."""
+    if isinstance(value, _Replay):
+        return [value]
+    if depth > 200 or not isinstance(value, (list, tuple, dict)):
+        return []
+    inner = value.values() if isinstance(value, dict) else value
+    return [r for x in inner for r in replays(x, depth + 1)]
 
 
 _SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
@@ -86,15 +105,49 @@ class _Collapsed(ValueError):
     as plain values: the plain form would merge them."""
 
 
-def decode(obj: Any) -> Any:
+# (base, the class's id in the sandbox) -> a stand-in subclass, one per program class per report
+_CLASSES: contextvars.ContextVar[dict[tuple[type, int], type]] = contextvars.ContextVar("classes")
+_MARKABLE = frozenset([str, int, float, complex, bytes, bytearray, list, tuple, set, frozenset,
+                       dict, collections.OrderedDict, collections.Counter,
+                       collections.defaultdict])  # fmt: skip
+
+
+def decode(obj: Any, classes: dict[tuple[type, int], type] | None = None) -> Any:
     """Tagged JSON -> a plain value of exactly the builtin types (ValueError when malformed);
     one whose keys or members would merge as plain values is an UnsupportedValue: Python would
     compare the program's own objects, which the trusted side cannot. Nothing from the sandbox
-    is unpickled or evaluated."""
+    is unpickled or evaluated. A value of a program's subclass of a builtin is an instance of a
+    stand-in subclass (`classes`: one per program class, shared by a report's values)."""
+    token = _CLASSES.set({} if classes is None else classes)
     try:
         return _decode(obj)
     except _Collapsed as e:
         return UnsupportedValue(str(e))
+    finally:
+        _CLASSES.reset(token)
+
+
+def decode_all(tagged: list[Any]) -> list[Any]:
+    """A report's values, decoded with one stand-in class per program class among them."""
+    classes: dict[tuple[type, int], type] = {}
+    return [decode(v, classes) for v in tagged]
+
+
+def _subclass(raw: Any) -> Any:
+    """`type(v) is str` is False for a program's `class S(str)` in Python: so it is out here. The
+    stand-in subclass adds nothing to its base but that; one per program class (`type(a) is
+    type(b)` holds just when it does in Python)."""
+    if not isinstance(raw, list) or len(raw) != 2 or type(raw[0]) is not int:
+        raise ValueError("malformed subclass value")
+    value = _decode(raw[1])
+    base = type(value)
+    if base not in _MARKABLE:
+        raise ValueError(f"malformed subclass of {base.__name__}")
+    classes = _CLASSES.get()
+    made = classes.setdefault((base, raw[0]), type(f"{base.__name__}_subclass", (base,), {}))
+    if base is collections.defaultdict:
+        return made(value.default_factory, value)
+    return made(value)
 
 
 def _decode(obj: Any) -> Any:
@@ -111,6 +164,10 @@ def _decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
+    if tag == "sub":
+        return _subclass(raw)
+    if tag == "rm":
+        return decode_match(raw, _decode)
     if tag == "u":
         return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
     if tag == "dq" and isinstance(raw, list):

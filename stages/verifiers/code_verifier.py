@@ -25,7 +25,7 @@ from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
 from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
-from stages.verifiers.code_values import CandidateError, decode
+from stages.verifiers.code_values import CandidateError, decode_all
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
@@ -103,6 +103,12 @@ class CodeVerifier:
             return fail("timeout", f"program ran past {self.config.timeout_s}s", **details)
         if result.killed is not None:
             return fail("runtime_error", f"killed: over the {result.killed} limit", **details)
+        if len(result.stdout) >= self.config.max_output_bytes and stdout.startswith(
+            f"{REPORT}{nonce} "
+        ):
+            # the reporter's own line (the nonce), cut at the limit: the values outgrew the harness
+            return fail("parse_error", "unverifiable task: the program's values passed the report's "
+                        f"{self.config.max_output_bytes} bytes", **details)  # fmt: skip
         report = _read_report(stdout, nonce)
         if isinstance(report, str):
             return fail("failed", report, **details)
@@ -114,7 +120,7 @@ class CodeVerifier:
         if "error" in report:
             return fail("runtime_error", _raised(str(report["error"])), **details)
         try:
-            values = [decode(v) for v in report["values"]]
+            values = decode_all(report["values"])
             if len(values) != len(test_plan.calls):
                 raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:

@@ -1,13 +1,21 @@
-"""Red team round 16 (issue 27): the shared half of 29 code cases a helper who saw only the code
-wrote against the sandboxed verifier after round 15's fixes (the held-out half stays outside the
-project). They arrived at the end of the session. Fixed: a returned builtin subclass of the
-program's that overrides how Python judges it (`==`, a method of its base's, its truth value) is
-no plain value, and the assert using it fails (001/003/005). Still open, each a strict xfail
-naming the code path at fault (from the attacker's report): a subclass judged by `type()`; an input read left of the call that mutates it, or
-passed inside a list display or a starred argument, is read as written; `zip` draws a generator
-past what Python would. Seven correct programs are refused or unverifiable: a membership test or a
-report past the harness's draw or size limits, nesting past 50, a returned `re.Match`, a helper in
-an earlier code block, a lambda argument."""
+"""Red team round 16 (issue 27): the shared half of 29 code cases a helper who saw only
+the code wrote against the sandboxed verifier after round 15's fixes (the held-out half stays
+outside the project). Fixed in round 16: a returned builtin subclass of the program's that
+overrides how Python judges it (`==`, a method of its base's, its truth value) is no plain value,
+and the assert using it fails (001/003/005). Fixed in round 17 (variants in
+test_code_round17_fixes): an input handed over inside a display or starred is shared (011/013);
+`type()` of a returned subclass of a builtin is a class of its own, never the base (007); an input
+Python reads after a later program call (`nums == f(nums)`) makes the tests unverifiable (009); an
+iterator the asserts drew less far than the sandbox did, with calls after it, makes them
+unverifiable (015); zip draws a program's iterator as far as Python does where the other
+arguments' lengths are constants (019); a value nested past the harness's depth (now 100 levels,
+was 50) is unverifiable, not failed (021); a helper in a block of its own runs with the block
+that reads it (027); a returned `re.Match` comes back as its groups and spans and is read as one
+(025); a lambda argument reading only its parameters and builtins, holding no expected value,
+goes in with the call (029); a constant index of a program call's value is read in the sandbox,
+so only the item comes back (023; values past max_output_bytes are unverifiable, no longer
+failed). Still open, a strict xfail naming the code path at fault: a membership test past the
+draws sent back, now unverifiable (it was failed before round 17)."""
 
 from __future__ import annotations
 
@@ -18,29 +26,10 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round16_code.jsonl")
-_SUBCLASS = (
-    "open: a returned builtin subclass is encoded as its base (code_harness HARNESS enc) and {} "
-    "is judged outside the sandbox on the plain value (code_trusted.evaluate)"
-)
-_UNSHARED = "open: an input passed {} is not shared (code_parts.shared_inputs takes bare names)"
-_LIMIT = "open: {} (code_harness / sandbox limits) fails a correct program instead of unverifiable"
 OPEN = {
-    "c16-007": _SUBCLASS.format("type(value)"),
-    "c16-009": "open: the left operand of `nums == f(nums)` is read before the call "
-    "(code_inputs.evaluation_order), though Python compares the object the call mutated",
-    "c16-011": _UNSHARED.format("inside a list display (f([xs]))"),
-    "c16-013": _UNSHARED.format("as a starred argument (f(*args))"),
-    "c16-015": "open: zip draws a generator up to 10,000 items (code_harness enc_iter); only "
-    "islice is bounded (code_sandboxed.islice_draws)",
-    "c16-017": _LIMIT.format("reading past the 10,000 items sent back (code_values._Replay)"),
-    "c16-019": _LIMIT.format("a report past max_output_bytes taken for a forged report"),
-    "c16-021": _LIMIT.format("a value nested past 50 levels"),
-    "c16-023": _LIMIT.format("a whole 400,000-item list past max_output_bytes"),
-    "c16-025": "open: a returned re.Match has no plain form (enc_static) though only its truth "
-    "value is tested",
-    "c16-027": "open: code_blocks.extract_code runs the last block; a helper in an earlier block "
-    "is read as a second definition",
-    "c16-029": "open: a lambda argument makes the call unverifiable (code_tests._placeholder)",
+    "c16-017": "open, now unverifiable (it was failed): `30000 in evens(20000)` reads past the "
+    "10,000 items the sandbox sends back (code_values._Replay raises PastDraws); the membership "
+    "test is a comparison, which runs only out here, so paying it needs draws on demand",
 }
 
 
