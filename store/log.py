@@ -298,8 +298,10 @@ class EventLog(ReadsAndChecks):
             head, pending = self.key.heads(run_id)
             if head is not None or pending is not None:
                 where = self.key.heads_dir
+                parent = self.parent(run_id)  # a branch's own rows start after its cut
+                first = parent.seq + 1 if parent is not None and type(parent.seq) is int else 1
                 raise ChainBroken(
-                    run_id, 1, f"the keyed head is at seq {(head or pending).seq} but this store "
+                    run_id, first, f"the keyed head is at seq {(head or pending).seq} but this store "
                     f"has no row of the run (deleted whole, or these heads are another store's: "
                     f"{where})",
                 )  # fmt: skip
