@@ -118,8 +118,10 @@ class RunsList:
             "step": state.step,
             "health": text,
             "health_word": short_health(text),
-            "lease_holder": live_holder(lease, now),
-            "lease_expires_at": lease.expires_at if lease is not None else None,
+            "lease_holder": live_holder(state, lease, now),
+            "lease_expires_at": lease.expires_at
+            if lease is not None and not state.finished
+            else None,
             "pause_reason": self._pause_reason(state),
             "failure_reason": state.failure_reason,
             "metrics": _metrics(state),
