@@ -21,7 +21,7 @@ from store.errors import StoreError
 from store.events import EVENT_TYPES
 from store.keyed import Head
 from store.log import EventLog, StoredEvent
-from store.text_files import NotUTF8Error, read_utf8
+from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
 from store.upcasters import upcast
 
 
@@ -58,7 +58,7 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     rows: list[StoredEvent] = []
     batch_ends: list[int] = []
     head: Head | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         if head is not None:
