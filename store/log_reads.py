@@ -121,12 +121,14 @@ class ReadsAndChecks(Verifying):
                 for row in self._stream(run_id, walk.expected, None, until, batch):
                     if to_seq is not None and row.seq > to_seq:
                         # Only the link back matters here (an edit there is not handed out).
-                        self._step(walk, row, link_only=self.key is None)
+                        walk.step(row, link_only=self.key is None)
                         continue
-                    self._step(walk, row)
+                    walk.step(row)
                     if row.seq >= from_seq and (kinds is None or row.type in kinds):
                         yield row
                 break
+            except ChainBroken as e:  # the history's first bad seq, as `verify` names it
+                raise self._first_bad(e) from None
             except DBAPIError as e:
                 delay = next(delays, None)
                 if delay is None or not is_transient(e):

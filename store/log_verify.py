@@ -15,7 +15,6 @@ from store.errors import IntegrityError
 from store.rows import StoredEvent
 from store.verification import (
     ChainBroken,
-    ChainWalk,
     VerifyReport,
     check_end,
     verify_rows,
@@ -27,16 +26,14 @@ class Verifying:
     """Needs `EventLog`'s engine, key, `_prefix`, `_link_sql` and the reads of `ReadsAndChecks`
     (`require`, `_stream`, `_walk_own`, `_junction`, `_hash_at`)."""
 
-    def _step(self, walk: ChainWalk, row: StoredEvent, *, link_only: bool = False) -> None:
-        """`walk.step`; a break names the history's first bad seq, as `verify` does (the walk
-        may have started past an earlier one: a read's span, the verified prefix)."""
-        try:
-            walk.step(row, link_only=link_only)
-        except ChainBroken as e:
-            report = self._walk_history(walk.run_id)
-            if report.first_bad_seq is not None and report.first_bad_seq < e.seq:
-                raise ChainBroken(walk.run_id, report.first_bad_seq, report.reason) from None
-            raise
+    def _first_bad(self, found: ChainBroken) -> ChainBroken:
+        """The break a read's walk `found`, or the history's first bad seq before it, as `verify`
+        names it (the walk may have started past an earlier one: a read's span). The whole
+        history is walked here, on this failure path only."""
+        report = self._walk_history(found.run_id)
+        if report.first_bad_seq is not None and report.first_bad_seq < found.seq:
+            return ChainBroken(found.run_id, report.first_bad_seq, report.reason)
+        return found
 
     def _walk_history(self, run_id: str) -> VerifyReport:
         """The whole history walked from genesis (`verify`'s walk, without its end checks)."""
