@@ -153,6 +153,16 @@ class ChainState:
         self._known[run_id] = (*end, status, known[3])
         return status
 
+    def recheck_stalest(self, run_ids: Sequence[str]) -> None:
+        """Walk whole the one run of `run_ids` whose last whole walk is the oldest, if that was
+        `RECHECK_S` ago or never: a list that polls many runs re-verifies them in turn, one run
+        a poll, instead of none (or all of them) each time."""
+        now = time.monotonic()
+        due = [(self._known[r][3] if r in self._known else 0.0, r) for r in run_ids]
+        due = [(at, r) for at, r in due if r not in self._known or now - at >= RECHECK_S]
+        if due:
+            self.status(min(due)[1])
+
     def known(self, run_id: str) -> ChainStatus | None:
         """What the last check or `record` said about the run, walking nothing (None: nothing,
         or not within `RECHECK_S`)."""

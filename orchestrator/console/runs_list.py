@@ -48,6 +48,8 @@ class RunsList:
             now = datetime.now(UTC)
             summaries = self.log.runs()
             self._fold_new([s.run_id for s in summaries], parents)
+            if self.chains is not None:  # one run walked whole a poll, the stalest
+                self.chains.recheck_stalest([s.run_id for s in summaries])
             rows = []
             for summary in summaries:
                 if summary.run_id in hidden and not show_hidden:

@@ -78,3 +78,17 @@ def test_an_edit_behind_the_end_is_found_by_the_next_whole_walk(keyed) -> None:
         assert compared.status_code == 409 and "seq 4" in compared.json()["error"]
         assert _chain(client)["broken_at"] == 4
         assert _listed(client)["state"] == "unreadable"
+
+
+def test_the_runs_list_rewalks_its_stalest_run_each_poll(keyed, tmp_path: Path) -> None:
+    """Nothing else reads the run: the list itself finds the edit once the recheck is due."""
+    log, clock = keyed
+    synthetic_run(log, "s", 2)
+    with serving(log, read_only=True) as served, served.client() as client:
+        assert _listed(client)["state"] != "unreadable"  # both walked in two polls
+        client.get("/api/runs")
+        own_hash_edit(log, "r", 4, {"metrics": {"kl": 9.0}})
+        assert _listed(client)["state"] != "unreadable"  # not due yet
+        clock.now += store.cursor.RECHECK_S
+        client.get("/api/runs")  # one of the two, then the other
+        assert _listed(client)["state"] == "unreadable"
