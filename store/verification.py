@@ -186,15 +186,17 @@ def verify_rows(
     row = next(rows, None)
     while row is not None:
         after = next(rows, None)
+        intact = row.seq == expected and row.prev_hash == prev and _hash_as_stored(row) == row.hash
+        if not intact:  # the whole way, which names what is wrong (`chain_problem`)
 
-        def changed(row: Any, after: Any = after) -> bool:
-            if after is None:
-                return vouches is None or not vouches(row)
-            return after.seq == row.seq + 1 and after.prev_hash != row.hash
+            def changed(row: Any, after: Any = after) -> bool:
+                if after is None:
+                    return vouches is None or not vouches(row)
+                return after.seq == row.seq + 1 and after.prev_hash != row.hash
 
-        problem = chain_problem(row, expected, prev, prev_run=prev_run, changed=changed)
-        if problem is not None:
-            return VerifyReport(run_id, n, problem[0], problem[1], *last)
+            problem = chain_problem(row, expected, prev, prev_run=prev_run, changed=changed)
+            if problem is not None:
+                return VerifyReport(run_id, n, problem[0], problem[1], *last)
         prev, expected, n, prev_run = row.hash, expected + 1, n + 1, row.run_id
         last = (row.seq, row.hash)
         row = after
