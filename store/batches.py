@@ -93,14 +93,24 @@ def _trusted(run_id: str, row: sa.Row, key: ChainKey | None) -> tuple[int, int]:
 
 
 def spans_of(
-    conn: sa.Connection, run_id: str, to_seq: int | None = None, key: ChainKey | None = None
+    conn: sa.Connection,
+    run_id: str,
+    to_seq: int | None = None,
+    key: ChainKey | None = None,
+    *,
+    drop_unsigned: bool = False,
 ) -> list[tuple[int, int]]:
     """The recorded (first_seq, last_seq) spans of a run, in order, up to `to_seq`; with `key`,
-    each checked (`_trusted`)."""
+    each checked (`_trusted`), or with `drop_unsigned` left out when its MAC does not verify (an
+    export carries only boundaries a key holder wrote: fewer cut points, never a forged one)."""
     query = sa.select(TABLE).where(TABLE.c.run_id == run_id)
     if to_seq is not None:
         query = query.where(TABLE.c.last_seq <= to_seq)
-    return [_trusted(run_id, r, key) for r in conn.execute(query.order_by(TABLE.c.last_seq))]
+    rows = conn.execute(query.order_by(TABLE.c.last_seq))
+    if drop_unsigned and key is not None:
+        spans = [(r.first_seq, r.last_seq, r.mac) for r in rows]
+        return [(a, b) for a, b, mac in spans if key.side_authentic(mac, "batch", run_id, a, b)]
+    return [_trusted(run_id, r, key) for r in rows]
 
 
 def check_disjoint(run_id: str, spans: list[tuple[int, int]]) -> None:

@@ -5,17 +5,20 @@ through `EventLog.read` (the chain checked as every read checks it) and moves th
 is written to the run. `StateCursor` folds what a cursor reads onto the run's `RunState`: the first
 read starts from the newest snapshot (`store.snapshots.fold_run`), later ones fold only the new rows.
 `page` is a keyset page of a run's rows (by seq, never OFFSET), each row handed out re-hashed;
-`ChainState` says how far the chain is verified, walking only the rows past its last check.
+`ChainState` says how far the chain is verified: the whole run when first asked and every
+`RECHECK_S`, only the rows past its last check in between.
 `fold_many` folds many runs at once, a lineage tree sharing its reads: each parent's history is
 walked once for all of its branches, and a branch then folds only its own rows.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from store.errors import IntegrityError
 from store.lineage import Parent
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
@@ -113,27 +116,75 @@ class ChainStatus:
     reason: str
 
 
+# How often (seconds) `ChainState` walks a run whole again while it is asked about: the bound on
+# how long an edit behind a run's end (its own hash recomputed, inside the verified prefix and
+# under the keyed head) can go unseen by a long-lived reader that nothing else tells.
+RECHECK_S = 30.0
+
+
 class ChainState:
-    """How far each run's chain is verified, kept in memory: a run whose end (seq and hash) has
-    not moved since the last check is not walked again; one that grew is walked past the verified
-    prefix only (`EventLog.check_chain`, which records how far it got)."""
+    """How far each run's chain is verified, kept in memory for a long-lived reader (the console).
+    A run is walked whole (`EventLog.verify`) the first time it is asked about, and again once
+    `RECHECK_S` has passed since; in between, a run whose end (seq and hash) has not moved costs
+    one query, and one that grew is walked past the verified prefix only (`check_chain`). A break
+    any reader of the run met (`record`) is shown at once, so a badge never says ok beside a
+    refusal. A 10,000-step run costs one whole walk per `RECHECK_S` while it is looked at."""
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
-        self._known: dict[str, tuple[int, str, ChainStatus]] = {}
+        # run -> (end seq, end hash, status, when it was last walked whole)
+        self._known: dict[str, tuple[int, str, ChainStatus, float]] = {}
 
     def status(self, run_id: str) -> ChainStatus:
         end = self._end(run_id)
         known = self._known.get(run_id)
-        if known is not None and known[:2] == end:
+        now = time.monotonic()
+        if known is None or now - known[3] >= RECHECK_S:
+            status = self._walked_whole(run_id, end)
+            self._known[run_id] = (*end, status, now)
+            return status
+        if known[:2] == end or known[2].broken_at is not None:
             return known[2]
         try:
             self.log.check_chain(run_id)
             status = ChainStatus(end[0], None, "ok")
         except ChainBroken as e:
-            status = ChainStatus(max(e.seq - 1, 0), e.seq, e.reason)
-        self._known[run_id] = (*end, status)
+            status = _broken(e)
+        self._known[run_id] = (*end, status, known[3])
         return status
+
+    def recheck_stalest(self, run_ids: Sequence[str]) -> None:
+        """Walk whole the one run of `run_ids` whose last whole walk is the oldest, if that was
+        `RECHECK_S` ago or never: a list that polls many runs re-verifies them in turn, one run
+        a poll, instead of none (or all of them) each time."""
+        now = time.monotonic()
+        due = [(self._known[r][3] if r in self._known else 0.0, r) for r in run_ids]
+        due = [(at, r) for at, r in due if r not in self._known or now - at >= RECHECK_S]
+        if due:
+            self.status(min(due)[1])
+
+    def known(self, run_id: str) -> ChainStatus | None:
+        """What the last check or `record` said about the run, walking nothing (None: nothing,
+        or not within `RECHECK_S`)."""
+        known = self._known.get(run_id)
+        if known is None or time.monotonic() - known[3] >= RECHECK_S:
+            return None
+        return known[2]
+
+    def record(self, error: ChainBroken) -> None:
+        """A break a reader of the run met: the run's status until it is next walked whole."""
+        self._known[error.run_id] = (*self._end(error.run_id), _broken(error), time.monotonic())
+
+    def _walked_whole(self, run_id: str, end: tuple[int, str]) -> ChainStatus:
+        try:
+            report = self.log.verify(run_id)
+        except ChainBroken as e:
+            return _broken(e)
+        except IntegrityError as e:  # a history with no shape (a branch pointer at no seq)
+            return ChainStatus(0, 0, str(e))
+        if report.ok:
+            return ChainStatus(end[0], None, "ok")
+        return ChainStatus(max(report.first_bad_seq - 1, 0), report.first_bad_seq, report.reason)
 
     def _end(self, run_id: str) -> tuple[int, str]:
         mark = self.log.backend.mark
@@ -141,6 +192,10 @@ class ChainState:
         with self.log.engine.connect() as conn:
             row = conn.exec_driver_sql(sql, (run_id,)).first()
         return (row[0], row[1]) if row else (0, "")
+
+
+def _broken(error: ChainBroken) -> ChainStatus:
+    return ChainStatus(max(error.seq - 1, 0), error.seq, error.reason)
 
 
 class _Until:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -21,7 +22,7 @@ from store.errors import StoreError
 from store.events import EVENT_TYPES
 from store.keyed import Head
 from store.log import EventLog, StoredEvent
-from store.text_files import NotUTF8Error, read_utf8
+from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
 from store.upcasters import upcast
 
 
@@ -40,15 +41,19 @@ def export_lines(log: EventLog, run_id: str) -> Iterator[str]:
     # The last row of each appended batch says so, so an import keeps the run's cut points.
     ends = set(log.batch_ends(run_id, cut=False))  # the importer re-signs them
     last: StoredEvent | None = None
+    marked: list[int] = []
     for stored in checked_rows(log.read(run_id)):
         # The stored payload text (checked, canonical) is spliced in as it is: not re-serialised.
         yield stored.export_line(batch_end=stored.seq in ends).decode()
         last = stored
+        if stored.seq in ends:
+            marked.append(stored.seq)
     if last is None:
         return
     head = Head(run_id, last.seq, last.hash, None)
-    if log.key is not None:
+    if log.key is not None:  # with the key, only signed boundaries, and the marks signed too
         head = log.key.signed(run_id, last.seq, last.hash)
+        head = replace(head, ends_mac=log.key.ends_mac(head, marked))
     yield json.dumps({"head": head.to_json()}, sort_keys=True) + "\n"
 
 
@@ -68,7 +73,7 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     rows: list[StoredEvent] = []
     batch_ends: list[int] = []
     head: Head | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         if head is not None:
@@ -77,7 +82,10 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
             data = json.loads(line)
             if "head" in data:
                 part = data["head"]
-                head = Head(str(part["run_id"]), int(part["seq"]), str(part["hash"]), part["mac"])
+                head = Head(
+                    str(part["run_id"]), int(part["seq"]), str(part["hash"]), part["mac"],
+                    part.get("ends_mac"),
+                )  # fmt: skip
                 continue
             _check_schema(data)
             data["payload"] = json.dumps(data["payload"])

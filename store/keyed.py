@@ -19,8 +19,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from store.errors import IntegrityError, StoreError
 from store.text_files import read_regular_bytes, write_replacing
 from store.verification import ChainBroken
 
+_log = logging.getLogger("rlvr.store")
 KEY_ENV = "RLVR_CHAIN_KEY_FILE"
 MIN_KEY_BYTES = 16
 _MAX_KEY_FILE_BYTES = 1 << 20  # a key or a head file; anything larger is not one
@@ -46,9 +48,13 @@ class Head:
     seq: int
     hash: str
     mac: str | None  # None: an unkeyed head (an export made without a key)
+    ends_mac: str | None = None  # an export's: the key's MAC over its batch_end marks
 
     def to_json(self) -> dict:
-        return {"run_id": self.run_id, "seq": self.seq, "hash": self.hash, "mac": self.mac}
+        data = {"run_id": self.run_id, "seq": self.seq, "hash": self.hash, "mac": self.mac}
+        if self.ends_mac is not None:
+            data["ends_mac"] = self.ends_mac
+        return data
 
 
 class ChainKey:
@@ -93,6 +99,11 @@ class ChainKey:
 
     def side_authentic(self, mac: object, purpose: str, *fields: object) -> bool:
         return same_mac(mac, self.side_mac(purpose, *fields))
+
+    def ends_mac(self, head: Head, ends: list[int]) -> str:
+        """The MAC an export's head carries over its batch_end marks (outside the row hashes):
+        an import with the key takes only marks that a key holder exported."""
+        return self.side_mac("export batch ends", head.run_id, head.seq, head.hash, sorted(ends))
 
     def signed(self, run_id: str, seq: int, hash_: str) -> Head:
         return Head(run_id, seq, hash_, self.mac(run_id, seq, hash_))
@@ -284,3 +295,20 @@ def check_export_head(
         )
     if key is not None and not key.authentic(head):
         raise StoreError(f"import refused: the export head of run {run_id} does not match the key")
+
+
+def signed_marks(ends: Sequence[int], head: Head | None, key: ChainKey | None) -> Sequence[int]:
+    """An import's batch_end marks, with a key only as the export's head signed them: marks
+    a head does not cover (an export made before marks were signed) are dropped, with a warning
+    (fewer cut points, never a forged one); marks that do not match its MAC are refused."""
+    if key is None or not ends or head is None:
+        return ends
+    if head.ends_mac is None:
+        _log.warning("import of %s: batch_end marks not signed by the export; dropped", head.run_id)
+        return ()
+    if not same_mac(head.ends_mac, key.ends_mac(head, list(ends))):
+        raise StoreError(
+            f"import refused: the export's batch_end marks of run {head.run_id} are not the ones "
+            "its key holder exported (the file was edited)"
+        )
+    return ends

@@ -135,7 +135,7 @@ def batch_ends(
         part = span.clip(1, to_seq)
         if part is None:
             continue
-        spans = batches.spans_of(conn, span.run_id, key=key)
+        spans = batches.spans_of(conn, span.run_id, key=key, drop_unsigned=not checked)
         if checked:
             batches.check_disjoint(span.run_id, spans)
         ends |= {

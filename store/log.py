@@ -27,7 +27,7 @@ from store.backends import backend_for, create_tables
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
-from store.keyed import ChainKey, Head, check_export_head
+from store.keyed import ChainKey, Head, check_export_head, signed_marks
 from store.log_reads import ReadsAndChecks, warn_retry
 from store.retry import RetryPolicy, with_retries
 from store.rows import COLUMNS, EVENTS_TABLE, EventRow, RunSummary, StoredEvent
@@ -243,9 +243,10 @@ class EventLog(ReadsAndChecks):
         A branch's export starts with its ancestors' rows (their run ids, their chain): checked as
         exported, then the whole history is chained afresh under the branch's id, a standalone
         run (with a key, its new head is signed)."""
-        rows = checked_import(rows, head, self.key)
+        rows = checked_import(rows, head, self.key, batch_ends)
         if not rows:
             return 0
+        batch_ends = signed_marks(batch_ends, head, self.key)
         run_id = rows[-1].run_id
         if self.last_seq(run_id):
             raise StoreError(f"run {run_id} already exists in {self.url}")
@@ -282,9 +283,10 @@ class EventLog(ReadsAndChecks):
     def batch_ends(self, run_id: str, to_seq: int | None = None, *, cut: bool = True) -> list[int]:
         """The recorded last seqs of a run's batches (up to `to_seq`), in order; a branch's
         include its ancestors' up to where it was cut, and the cut. `cut`: for a cut, so checked
-        as `cut_at` checks them (`CutError`); False: as recorded (an export, a suggestion)."""
+        as `cut_at` checks them (`CutError`); False: as recorded (an export, a suggestion), less
+        those whose MAC does not verify with a key."""
         with self.engine.connect() as conn:
-            return lineage.batch_ends(conn, run_id, to_seq, self.key if cut else None, cut)
+            return lineage.batch_ends(conn, run_id, to_seq, self.key, cut)
 
     def parent(self, run_id: str) -> lineage.Parent | None:
         """The run and seq a branch points at (None for a run with no pointer)."""
@@ -298,8 +300,10 @@ class EventLog(ReadsAndChecks):
             head, pending = self.key.heads(run_id)
             if head is not None or pending is not None:
                 where = self.key.heads_dir
+                parent = self.parent(run_id)  # a branch's own rows start after its cut
+                first = parent.seq + 1 if parent is not None and type(parent.seq) is int else 1
                 raise ChainBroken(
-                    run_id, 1, f"the keyed head is at seq {(head or pending).seq} but this store "
+                    run_id, first, f"the keyed head is at seq {(head or pending).seq} but this store "
                     f"has no row of the run (deleted whole, or these heads are another store's: "
                     f"{where})",
                 )  # fmt: skip
@@ -382,12 +386,16 @@ def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
 
 
 def checked_import(
-    rows: Iterable[StoredEvent], head: Head | None, key: ChainKey | None
+    rows: Iterable[StoredEvent],
+    head: Head | None,
+    key: ChainKey | None,
+    batch_ends: Sequence[int] = (),
 ) -> list[StoredEvent]:
     """An export's rows in canonical text (the hash covers that form, whatever spacing the
     export used), refused unless they are one history whose chain holds and (given a head, or
-    with a key) ends on it. Needs no store: the CLI checks a file before it opens, and so
-    creates, one (red team round 12: a refused import left an empty store behind)."""
+    with a key) ends on it, and its `batch_ends` marks as the head signs them (`signed_marks`).
+    Needs no store: the CLI checks a file before it opens, and so creates, one (red team round
+    12: a refused import left an empty store behind)."""
     rows = [_canonical_row(r) for r in rows]
     if not rows:
         return rows
@@ -398,6 +406,8 @@ def checked_import(
         raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
     if head is not None or key is not None:
         check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, key)
+    if head is not None and head.ends_mac is not None:  # (unsigned marks: dropped on import)
+        signed_marks(batch_ends, head, key)
     return rows
 
 

@@ -11,15 +11,16 @@ import itertools
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
 from store import lineage
 from store.backends import Backend, as_dbapi_error
-from store.errors import IntegrityError, StoreError
+from store.errors import StoreError
 from store.keyed import ChainKey
+from store.log_verify import Verifying
 from store.retry import RetryPolicy, is_transient, with_retries
 from store.rows import StoredEvent
 from store.verification import (
@@ -27,10 +28,9 @@ from store.verification import (
     ChainBroken,
     ChainWalk,
     PrefixRecord,
-    VerifyReport,
     check_end,
     row_problem,
-    verify_rows,
+    vouched,
     walk_from,
 )
 
@@ -43,7 +43,7 @@ _known_parents: contextvars.ContextVar[dict[str, lineage.Parent] | None] = conte
 )
 
 
-class ReadsAndChecks:
+class ReadsAndChecks(Verifying):
     """`EventLog`'s reads; every one checks the rows it hands out (see `read`)."""
 
     backend: Backend
@@ -113,7 +113,7 @@ class ReadsAndChecks:
         if self._walked_already(run_id, first, until):
             yield from self._rehashed(run_id, from_seq, wanted, to_seq, batch)
             return
-        walk = ChainWalk(run_id, first)
+        walk = ChainWalk(run_id, first, changed=lambda row: self._changed(run_id, row))
         kinds = None if wanted is None else frozenset(wanted)
         delays = iter(self.retry.delays())
         while True:
@@ -127,6 +127,8 @@ class ReadsAndChecks:
                     if row.seq >= from_seq and (kinds is None or row.type in kinds):
                         yield row
                 break
+            except ChainBroken as e:  # the history's first bad seq, as `verify` names it
+                raise self._first_bad(e) from None
             except DBAPIError as e:
                 delay = next(delays, None)
                 if delay is None or not is_transient(e):
@@ -274,24 +276,20 @@ class ReadsAndChecks:
             with self.engine.connect() as conn:
                 record = self._prefix.get(conn, run_id)
                 last_seq = self._last(conn, run_id)[0]
-                check_end(
-                    run_id,
-                    last_seq,
-                    record,
-                    lambda s: self._hash_at(conn, run_id, s),
-                    self.key,
-                    heads,
-                )
                 start = (0, GENESIS_HASH)
                 if parent is not None:
                     start = (parent.seq, self._junction(conn, run_id, parent))
-                start = record or start
-                if last_seq <= start[0]:
-                    return None
-                sql = f"{self._select_sql} AND seq > {self.backend.mark} ORDER BY seq"
-                rows = self.backend.stream(conn, sql, [run_id, start[0]], 5000)
-                with contextlib.closing(rows):  # before the connection: see `_stream_own`
-                    return walk_from(run_id, start, (StoredEvent(*r) for r in rows))
+                vouches = lambda row: vouched(row, heads, record)  # noqa: E731
+                try:
+                    hash_at = lambda s: self._hash_at(conn, run_id, s)  # noqa: E731
+                    check_end(run_id, last_seq, record, hash_at, self.key, heads)
+                    if last_seq <= (record or start)[0]:
+                        return None
+                    return self._walk_own(conn, run_id, record or start, vouches)
+                except ChainBroken as e:
+                    # Some claim or link failed: name the first bad seq, as `verify` does (a
+                    # walk of the whole segment, on this failure path only).
+                    raise self._first_break(conn, run_id, start, vouches, e) from None
 
         verified = with_retries(f"check run {run_id}", walk, self.retry, warn_retry)
         if verified is None:
@@ -301,6 +299,15 @@ class ReadsAndChecks:
                 self._prefix.advance(conn, run_id, *verified)
         except DBAPIError as e:  # a read-only store is still readable: the next read walks again
             _log.warning("could not record the verified prefix of %s: %s", run_id, e.orig)
+
+    def _walk_own(
+        self, conn: sa.Connection, run_id: str, start: tuple[int, str], vouches: Any
+    ) -> tuple[int, str]:
+        """Walk the run's own rows after `start`; the new verified end."""
+        sql = f"{self._select_sql} AND seq > {self.backend.mark} ORDER BY seq"
+        rows = self.backend.stream(conn, sql, [run_id, start[0]], 5000)
+        with contextlib.closing(rows):  # before the connection: see `_stream_own`
+            return walk_from(run_id, start, (StoredEvent(*r) for r in rows), vouches)
 
     def _junction(self, conn: sa.Connection, run_id: str, parent: lineage.Parent) -> str:
         """The hash of the parent's row a branch starts from, once the branch's first row is
@@ -317,30 +324,6 @@ class ReadsAndChecks:
             )
         return junction
 
-    def _broken_pointer(self, run_id: str) -> ChainBroken | None:
-        """The first branch pointer of the run's lineage (`run_parents`, a side table no key
-        signs) that its rows do not bear out: its seq is not a seq (< 1: at seq 0), its parent
-        has no row there, or the branch's first own row does not chain from that row. A pointer added to a
-        standalone run, moved, or naming a run that does not exist fails here; a pointer that
-        passes is as trustworthy as the chain (and the keyed head) that covers that link."""
-        with self.engine.connect() as conn:
-            for span in lineage.segments(conn, run_id):
-                parent = lineage.parent_of(conn, span.run_id)
-                if parent is None:
-                    continue
-                if not _is_seq(parent.seq) or parent.seq < 1:
-                    return ChainBroken(
-                        span.run_id,
-                        0,  # not a seq of the history: `verify` refuses the history whole
-                        f"names run {parent.run_id} at seq {parent.seq!r}, which is not a seq a "
-                        "branch can start after",
-                    )
-                try:
-                    self._junction(conn, span.run_id, parent)
-                except ChainBroken as e:
-                    return e
-        return None
-
     def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
         owner = lineage.owner_of(_segments(conn, run_id), seq)
         row = conn.exec_driver_sql(self._hash_sql, (owner, seq)).first()
@@ -350,38 +333,6 @@ class ReadsAndChecks:
         """The stored runs whose rows make up `run_id`'s history, oldest first."""
         with self.engine.connect() as conn:
             return _segments(conn, run_id)
-
-    def verify(self, run_id: str) -> VerifyReport:
-        """Walk the whole chain from genesis (not only past the verified prefix), then the
-        verified prefix's and the keyed head's claims about where the log ends."""
-        with self.engine.connect() as conn:  # the claims before the rows' end (see check_end)
-            record = self._prefix.get(conn, run_id)
-        heads = self.key.heads(run_id) if self.key is not None else None
-        last = self.require(run_id)
-        pointer = self._broken_pointer(run_id)
-        if pointer is not None and pointer.seq == 0:  # no seq to name: the history has no shape
-            raise IntegrityError(
-                f"run {run_id}: its history cannot be verified: the branch pointer of run "
-                f"{pointer.run_id} (run_parents) {pointer.reason}"
-            )
-        report = verify_rows(run_id, self._stream(run_id, 1, None, None, 5000))
-        if report.ok and pointer is not None:
-            why = f"the branch pointer (run_parents) is not borne out by its rows: {pointer.reason}"
-            return replace(report, first_bad_seq=pointer.seq, reason=why)
-        if not report.ok:
-            with self.engine.connect() as conn:
-                owner = lineage.owner_of(lineage.segments(conn, run_id), report.first_bad_seq)
-            if owner != run_id:
-                shared = f" (in run {owner}'s rows, which this branch's history shares)"
-                report = replace(report, reason=report.reason + shared)
-            return report
-        try:
-            with self.engine.connect() as conn:
-                hash_at = lambda s: self._hash_at(conn, run_id, s)  # noqa: E731
-                check_end(run_id, last, record, hash_at, self.key, heads)
-        except ChainBroken as e:
-            return replace(report, first_bad_seq=e.seq, reason=e.reason)
-        return report
 
 
 def _segments(conn: sa.Connection, run_id: str) -> list[lineage.Segment]:

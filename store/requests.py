@@ -138,11 +138,26 @@ def take(conn: sa.Connection, run_id: str, key: ChainKey | None = None) -> list[
     return taken
 
 
-def pending(conn: sa.Connection, run_id: str) -> int:
-    """How many events wait in the run's queue."""
-    return conn.execute(
-        sa.select(sa.func.count()).select_from(TABLE).where(TABLE.c.run_id == run_id)
-    ).scalar_one()
+@dataclass(frozen=True)
+class Pending:
+    """A run's queue as its taker will treat it: how many rows it will append, and why it will
+    refuse each other one (`refusal`: with a key, a row whose MAC does not verify is no request)."""
+
+    queued: int
+    refused: list[str]
+
+
+def pending(conn: sa.Connection, run_id: str, key: ChainKey | None = None) -> Pending:
+    """The run's queue, each row checked as `take` checks it (a queue holds a few rows)."""
+    rows = conn.execute(sa.select(TABLE).where(TABLE.c.run_id == run_id).order_by(TABLE.c.id))
+    queued, refused = 0, []
+    for row in rows:
+        why = refusal(row, key)
+        if why is None:
+            queued += 1
+        else:
+            refused.append(f"request {row.id}: {why}")
+    return Pending(queued, refused)
 
 
 def queue_for(
@@ -163,6 +178,6 @@ def queue_for(
     with_retries(f"queue a request for run {run_id}", attempt, retry, lambda e, d: None)
 
 
-def pending_for(engine: sa.Engine, run_id: str) -> int:
+def pending_for(engine: sa.Engine, run_id: str, key: ChainKey | None = None) -> Pending:
     with engine.connect() as conn:
-        return pending(conn, run_id)
+        return pending(conn, run_id, key)

@@ -103,6 +103,13 @@ def read_utf8(path: Path, limit: int = MAX_FILE_BYTES) -> str:
         ) from e
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """A JSON Lines text's lines: split on "\n" only, a trailing "\r" dropped. Not
+    `str.splitlines()`, which also splits at U+2028, U+2029, U+0085 and other characters that JSON
+    allows raw inside a string (written unescaped by `ensure_ascii=False` and orjson)."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def write_replacing(path: Path, content: str | bytes) -> None:
     """Write `content` to `path` by renaming a finished temporary file of the same folder over
     it: a symlink or a hard link at `path` is replaced (the file it named is left as it was), and

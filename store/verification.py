@@ -6,8 +6,8 @@ append transaction, so a driver's own reads walk nothing there), checks that the
 has the recorded hash and that the log has not become shorter. Then `ChainWalk` walks every row of
 the span the read hands out, whatever types it asks for: each seq present, each link to the row
 before, each row's stored text re-hashed (never decoded). A break raises `ChainBroken` naming the
-first bad seq; a row rewritten with its own hash recomputed is named by its own seq (the row after
-it still records the hash it had).
+first bad seq; a row rewritten with its own hash recomputed is named by its own seq (`blame_link`
+says which side of a broken link was rewritten).
 
 What this catches: accidental and careless edits (a changed payload, a deleted or truncated row, a
 row rewritten with its own hash recomputed). What it cannot catch without a key: someone who can
@@ -119,13 +119,14 @@ def chain_problem(
     *,
     link_only: bool = False,
     prev_run: str | None = None,
+    changed: Callable[[Any], bool] | None = None,
 ) -> tuple[int, str] | None:
     """What is wrong where `row` should continue a walk at seq `expected` (after a row whose hash
-    is `prev`; None: not known), as (the first bad seq, why), or None. A row that matches its own
-    hash but not the link to it names the row before: that one was edited and its hash recomputed
-    (the row after still records the hash it had). `link_only`: the row's own content is not
-    checked unless its link is broken (a row just past what a read hands out). `prev_run`: the
-    run that stores the row before; a broken link across a branch point names the branch's row."""
+    is `prev`; None: not known), as (the first bad seq, why), or None. `link_only`: the row's own
+    content is not checked unless its link is broken (a row just past what a read hands out).
+    `prev_run`: the run that stores the row before; a broken link across a branch point names the
+    branch's row. A broken link N-1 -> N between rows that each match their own hash is blamed by
+    `blame_link` (`changed`: whether row N's own hash is not the one recorded after it)."""
     if row.seq != expected:
         return expected, f"seq {expected} is missing (next is {row.seq})"
     linked = prev is None or row.prev_hash == prev
@@ -139,25 +140,66 @@ def chain_problem(
         )
     if not linked:
         if own is None and row.seq > 1:
-            return row.seq - 1, (
-                f"its hash is not the one seq {row.seq} chains from (edited, its hash recomputed?)"
-            )
+            return blame_link(row, changed)
         return row.seq, own or "prev_hash does not match the previous event"
     return (row.seq, own) if own is not None else None
 
 
+def blame_link(row: Any, changed: Callable[[Any], bool] | None) -> tuple[int, str]:
+    """The row at fault at a broken link N-1 -> N where both rows match their own hashes. If row
+    N's hash is not the one recorded after it (row N+1 does not chain from it either, or N is the
+    last row and neither the keyed head nor the verified prefix vouches for it), N was rewritten
+    (its prev_hash changed: transplanted, swapped, renumbered) and its hash recomputed: N. If only
+    the one link is broken, N-1 was edited and its hash recomputed: N-1."""
+    if changed is not None and changed(row):
+        return row.seq, (
+            f"its prev_hash is not the hash of seq {row.seq - 1} and its own hash is not the one "
+            "recorded after it (rewritten, its hash recomputed?)"
+        )
+    return row.seq - 1, (
+        f"its hash is not the one seq {row.seq} chains from (edited, its hash recomputed?)"
+    )
+
+
+def vouched(row: Any, heads: Iterable[Any] | None, record: tuple[int, str] | None) -> bool:
+    """Whether a claim made when row `row` was written or last walked (a keyed head or pending
+    head, the verified prefix's record) still names it with its hash."""
+    claims = [(h.seq, h.hash) for h in heads or () if h is not None]
+    if record is not None:
+        claims.append(record)
+    return (row.seq, row.hash) in claims
+
+
 def verify_rows(
-    run_id: str, rows: Iterable[Any], *, first_seq: int = 1, prev: str = GENESIS_HASH
+    run_id: str,
+    rows: Iterable[Any],
+    *,
+    first_seq: int = 1,
+    prev: str = GENESIS_HASH,
+    vouches: Callable[[Any], bool] | None = None,
 ) -> VerifyReport:
     """Walk the chain: contiguous seqs from `first_seq`, each prev_hash the last hash (`prev` for
-    the first), each hash recomputed."""
+    the first), each hash recomputed. Each row is checked with the next in hand (`blame_link`);
+    `vouches`: whether a claim outside the rows vouches for the last row's hash."""
     expected, n, last, prev_run = first_seq, 0, (first_seq - 1, prev), None
-    for row in rows:
-        problem = chain_problem(row, expected, prev, prev_run=prev_run)
-        if problem is not None:
-            return VerifyReport(run_id, n, problem[0], problem[1], *last)
+    rows = iter(rows)
+    row = next(rows, None)
+    while row is not None:
+        after = next(rows, None)
+        intact = row.seq == expected and row.prev_hash == prev and _hash_as_stored(row) == row.hash
+        if not intact:  # the whole way, which names what is wrong (`chain_problem`)
+
+            def changed(row: Any, after: Any = after) -> bool:
+                if after is None:
+                    return vouches is None or not vouches(row)
+                return after.seq == row.seq + 1 and after.prev_hash != row.hash
+
+            problem = chain_problem(row, expected, prev, prev_run=prev_run, changed=changed)
+            if problem is not None:
+                return VerifyReport(run_id, n, problem[0], problem[1], *last)
         prev, expected, n, prev_run = row.hash, expected + 1, n + 1, row.run_id
         last = (row.seq, row.hash)
+        row = after
     return VerifyReport(run_id, n, None, "ok", *last)
 
 
@@ -166,8 +208,11 @@ class ChainWalk:
     to the row before, each row's own hash (its stored text re-hashed, never decoded). `step`
     raises `ChainBroken` naming the first bad seq, with `shared` noted for an ancestor's rows."""
 
-    def __init__(self, run_id: str, first_seq: int) -> None:
+    def __init__(
+        self, run_id: str, first_seq: int, changed: Callable[[Any], bool] | None = None
+    ) -> None:
         self.run_id = run_id
+        self.changed = changed  # see `blame_link`: asked only at a broken link
         self.expected = first_seq
         self.prev: str | None = None  # the first row's link is checked by whoever knows it
         self.prev_run: str | None = None
@@ -184,7 +229,12 @@ class ChainWalk:
             self.expected, self.prev, self.prev_run = row.seq + 1, row.hash, row.run_id
             return
         problem = chain_problem(
-            row, self.expected, self.prev, link_only=link_only, prev_run=self.prev_run
+            row,
+            self.expected,
+            self.prev,
+            link_only=link_only,
+            prev_run=self.prev_run,
+            changed=self.changed,
         )
         if problem is not None:
             seq, reason = problem
@@ -217,9 +267,14 @@ def check_end(
         key.check(run_id, last_seq, hash_at, heads)
 
 
-def walk_from(run_id: str, start: tuple[int, str], rows: Iterable[Any]) -> tuple[int, str]:
+def walk_from(
+    run_id: str,
+    start: tuple[int, str],
+    rows: Iterable[Any],
+    vouches: Callable[[Any], bool] | None = None,
+) -> tuple[int, str]:
     """Walk `rows` (those after the verified prefix `start`); the new verified end."""
-    report = verify_rows(run_id, rows, first_seq=start[0] + 1, prev=start[1])
+    report = verify_rows(run_id, rows, first_seq=start[0] + 1, prev=start[1], vouches=vouches)
     if not report.ok:
         raise ChainBroken(run_id, report.first_bad_seq, report.reason)
     return report.last_seq, report.last_hash

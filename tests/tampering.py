@@ -125,3 +125,58 @@ def delete_row(log: EventLog, run_id: str, seq: int) -> None:
         conn.execute(
             sa.text("DELETE FROM events WHERE run_id = :r AND seq = :s"), {"r": run_id, "s": seq}
         )
+
+
+def _stored(log: EventLog, run_id: str) -> dict[int, object]:
+    return {row.seq: row for row in log._stream(run_id, 1, None, None, 1000)}
+
+
+def _rewrite(conn: sa.Connection, run_id: str, at: int, row: object, prev: str) -> None:
+    """Row `row`'s content written at seq `at` with `prev` as its prev_hash, its hash recomputed
+    over its own columns."""
+    digest = chain_hash(
+        prev, run_id, at, row.type, row.schema_version, row.recorded_at, row.payload
+    )
+    conn.execute(
+        sa.text(
+            "UPDATE events SET type = :t, schema_version = :v, recorded_at = :a, payload = :p, "
+            "prev_hash = :ph, hash = :h WHERE run_id = :r AND seq = :s"
+        ),
+        {"t": row.type, "v": row.schema_version, "a": row.recorded_at, "p": row.payload,
+         "ph": prev, "h": digest, "r": run_id, "s": at},
+    )  # fmt: skip
+
+
+def transplant(log: EventLog, run_id: str, seq: int, from_seq: int) -> None:
+    """Row `seq` := a copy of row `from_seq` (its prev_hash too), its hash recomputed."""
+    rows = _stored(log, run_id)
+    with log.engine.begin() as conn:
+        _rewrite(conn, run_id, seq, rows[from_seq], rows[from_seq].prev_hash)
+
+
+def rewrite_prev(log: EventLog, run_id: str, seq: int, prev: str) -> None:
+    """Row `seq`'s prev_hash set to `prev` (junk), its hash recomputed."""
+    rows = _stored(log, run_id)
+    with log.engine.begin() as conn:
+        _rewrite(conn, run_id, seq, rows[seq], prev)
+
+
+def swap_rows(log: EventLog, run_id: str, seq: int) -> None:
+    """Rows `seq` and `seq + 1` exchanged (each keeps its prev_hash), each hash recomputed."""
+    rows = _stored(log, run_id)
+    with log.engine.begin() as conn:
+        _rewrite(conn, run_id, seq, rows[seq + 1], rows[seq + 1].prev_hash)
+        _rewrite(conn, run_id, seq + 1, rows[seq], rows[seq].prev_hash)
+
+
+def delete_and_shift(log: EventLog, run_id: str, seq: int) -> None:
+    """Row `seq` deleted; each later row moved down one seq (its prev_hash kept), its hash
+    recomputed."""
+    rows = _stored(log, run_id)
+    with log.engine.begin() as conn:
+        for at in range(seq, max(rows)):
+            _rewrite(conn, run_id, at, rows[at + 1], rows[at + 1].prev_hash)
+        conn.execute(
+            sa.text("DELETE FROM events WHERE run_id = :r AND seq = :s"),
+            {"r": run_id, "s": max(rows)},
+        )

@@ -50,9 +50,11 @@ def short_health(health_text: str) -> str:
     return health_text
 
 
-def live_holder(lease: LeaseRow | None, now: datetime | None = None) -> str | None:
-    """Who holds the lease now (None when no one does, or it expired)."""
-    if lease is None or _expired(lease, now or datetime.now(UTC)):
+def live_holder(state: RunState, lease: LeaseRow | None, now: datetime | None = None) -> str | None:
+    """Who holds the lease now (None when no one does, or it expired). A finished run (completed
+    or failed in its log) has no holder: the lease row is outside the chain and never overrides
+    the log's terminal event (a row left or forged there names no driver)."""
+    if state.finished or lease is None or _expired(lease, now or datetime.now(UTC)):
         return None
     return lease.owner
 
@@ -73,8 +75,8 @@ def run_detail(
         "paused_from": state.paused_from,
         "step": state.step,
         "health": health(state, lease, now),
-        "lease_holder": live_holder(lease, now),
-        "lease_expires_at": lease.expires_at if lease is not None else None,
+        "lease_holder": live_holder(state, lease, now),
+        "lease_expires_at": lease.expires_at if lease is not None and not state.finished else None,
         "parent": {"run_id": state.parent[0], "seq": state.parent[1]} if state.parent else None,
         "events": summary.n_events if summary else state.last_seq,
         "last_event": summary.last_type if summary else None,
@@ -140,6 +142,8 @@ def detail_table(detail: dict[str, Any]) -> Table:
         table.add_row("failure", plain(detail["failure_reason"]))
     if detail.get("queued_requests"):
         table.add_row("queued", f"{detail['queued_requests']} record(s) for its driver to append")
+    for why in detail.get("refused_requests") or ():
+        table.add_row("refused", plain(f"{why} (taken off the queue unappended)"))
     if detail.get("hidden"):
         table.add_row("hidden", "yes (rlvr runs unhide to list it again)")
     return table

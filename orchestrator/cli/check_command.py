@@ -40,10 +40,10 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     family = input_family(verifier)
     if family is None:
         raise ValueError(f"no task family reads --verifier {verifier!r} input")
-    from store.text_files import NotUTF8Error, read_utf8
+    from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
 
     try:
-        lines = read_utf8(file).splitlines()
+        lines = jsonl_lines(read_utf8(file))
     except NotUTF8Error as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(code=2) from e

@@ -140,7 +140,9 @@ def events(
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
         export = read_export(Path(argument))  # a bad or empty file creates no store,
-        checked_import(export[0], export[1], ChainKey.from_env())  # nor does a broken chain
+        checked_import(
+            export[0], export[1], ChainKey.from_env(), export[2]
+        )  # nor does a broken chain
         target_log = EventLog(store or DEFAULT_STORE)
         n = import_file(target_log, Path(argument), export)
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"

@@ -63,7 +63,9 @@ def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
     state = readable_state(log, run_id)
     lease = LeaseTable(log).get(run_id)
     detail = run_detail(state, summary, lease)
-    detail["queued_requests"] = requests.pending_for(log.engine, run_id)
+    queue = requests.pending_for(log.engine, run_id, log.key)
+    detail["queued_requests"] = queue.queued  # with a key, only rows whose MAC verifies
+    detail["refused_requests"] = queue.refused
     detail["hidden"] = run_id in RunLabels(log).hidden()
     summary_dict = run_summary(state, store_url=log.url, pause_reason=pause_reason(log, state))
     if as_json:
@@ -109,7 +111,8 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
                 },
                 "last_event": summary.last_type,
                 "last_event_at": summary.last_recorded_at,
-                "lease_holder": lease.owner if lease is not None else None,
+                # a finished run has no holder: a lease row never overrides the log's end
+                "lease_holder": lease.owner if lease is not None and not state.finished else None,
                 "health": lease_health,
                 "parent": f"{state.parent[0]}@{state.parent[1]}" if state.parent else None,
                 "hidden": summary.run_id in hidden,

@@ -49,8 +49,8 @@ class Services:
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
-        self.runs = RunsList(log)
         self.chains = ChainState(log)
+        self.runs = RunsList(log, self.chains)
         self._series: dict[str, tuple[LogCursor, dict[str, list]]] = {}
         self._series_lock = threading.Lock()
 
@@ -70,6 +70,10 @@ class Services:
                 for name in COMPARE_METRICS:
                     series[name].append(metrics.get(name))
             return {k: list(v) for k, v in series.items()}
+
+    def drop_series(self, run_id: str) -> None:
+        with self._series_lock:
+            self._series.pop(run_id, None)
 
 
 def _empty() -> dict[str, list]:
@@ -143,7 +147,11 @@ def _events_page(
         for row in rows[:limit]:  # each row shown checked against its schema, as `rlvr events`
             _ = row.event
         problem = None
-    except (ChainBroken, StoreError) as e:  # a payload not of its schema names its seq too
+    except ChainBroken as e:  # the badge says what the page met (never ok beside it)
+        rows, problem = [], str(e)
+        svc.chains.record(e)
+        chain = svc.chains.known(run_id) or chain
+    except StoreError as e:  # a payload not of its schema names its seq too
         rows, problem = [], str(e)
     shown = rows[:limit]
     return {
@@ -201,6 +209,12 @@ def _compare(svc: Services, a: str | None, b: str | None) -> tuple[dict[str, Any
         log.require(a)
     except UnknownRunError as e:
         return {"error": str(e)}, 404
+    for run_id in dict.fromkeys((a, b)):  # cached curves are served only from a sound chain
+        chain = svc.chains.status(run_id)
+        if chain.broken_at is not None:
+            svc.drop_series(run_id)
+            return {"error": f"run {run_id}: hash chain broken at seq {chain.broken_at}: "
+                    f"{chain.reason}"}, 409  # fmt: skip
     cut = parent.seq if parent is not None and parent.run_id == a else None
     series_b = svc.series(b)
     cut_step = None

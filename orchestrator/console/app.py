@@ -24,6 +24,7 @@ from orchestrator.logging import get_logger
 from store.errors import StoreError, UnknownRunError
 from store.log import EventLog
 from store.rows import PAYLOAD_ERRORS
+from store.verification import ChainBroken
 
 STATIC = Path(__file__).parent / "static"
 
@@ -92,6 +93,8 @@ async def _refused(request: Request, exc: Exception) -> Response:
     or a command the orchestrator refuses: the message, as JSON under /api/ (the page shows it),
     not a 500 and a traceback."""
     status = 404 if isinstance(exc, UnknownRunError) else 409
+    if isinstance(exc, ChainBroken):  # every route, the runs list and compare refuse it now
+        request.app.state.services.chains.record(exc)
     if request.url.path.startswith("/api/"):
         return api.error(status, str(exc))
     return Response(f"error: {exc}", status_code=status, media_type="text/plain")

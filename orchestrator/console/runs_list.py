@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from orchestrator.audit.status_view import health, live_holder, short_health
 from orchestrator.driver.commands import BROKEN_RUN_ERRORS
 from store import lineage
-from store.cursor import StateCursor, fold_many
+from store.cursor import ChainState, StateCursor, fold_many
 from store.labels import RunLabels
 from store.leases import LeaseTable, LeaseUnreadable
 from store.log import EventLog, RunSummary
@@ -31,8 +31,9 @@ ROW_METRICS = ("reward_mean", "verify_rate", "kl")
 class RunsList:
     """Every run's summary row, folded incrementally; shared by the console's request threads."""
 
-    def __init__(self, log: EventLog) -> None:
+    def __init__(self, log: EventLog, chains: ChainState | None = None) -> None:
         self.log = log
+        self.chains = chains  # breaks other routes met: a cached fold is not listed past them
         # Built once: each constructor makes sure its table exists (a round trip per table).
         self.labels, self.leases = RunLabels(log), LeaseTable(log)
         self._cursors: dict[str, StateCursor] = {}
@@ -47,6 +48,8 @@ class RunsList:
             now = datetime.now(UTC)
             summaries = self.log.runs()
             self._fold_new([s.run_id for s in summaries], parents)
+            if self.chains is not None:  # one run walked whole a poll, the stalest
+                self.chains.recheck_stalest([s.run_id for s in summaries])
             rows = []
             for summary in summaries:
                 if summary.run_id in hidden and not show_hidden:
@@ -96,6 +99,11 @@ class RunsList:
             "last_event": summary.last_type,
             "last_event_at": summary.last_recorded_at,
         }
+        known = self.chains.known(run_id) if self.chains is not None else None
+        if known is not None and known.broken_at is not None:
+            self._cursors.pop(run_id, None)
+            return {**base, **_broken(f"run {run_id}: hash chain broken at seq "
+                                      f"{known.broken_at}: {known.reason}")}  # fmt: skip
         cursor = self._cursors.setdefault(run_id, StateCursor(self.log, run_id))
         try:
             state = cursor.state
@@ -118,8 +126,10 @@ class RunsList:
             "step": state.step,
             "health": text,
             "health_word": short_health(text),
-            "lease_holder": live_holder(lease, now),
-            "lease_expires_at": lease.expires_at if lease is not None else None,
+            "lease_holder": live_holder(state, lease, now),
+            "lease_expires_at": lease.expires_at
+            if lease is not None and not state.finished
+            else None,
             "pause_reason": self._pause_reason(state),
             "failure_reason": state.failure_reason,
             "metrics": _metrics(state),

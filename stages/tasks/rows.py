@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from stages.tasks.types import Task, TaskFormatError
-from store.text_files import NotUTF8Error, read_utf8
+from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
 
 DECODER = json.JSONDecoder(strict=False)
 RowParser = Callable[[str, int, int, Any], Task]
@@ -47,7 +47,7 @@ def json_array_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
 
 
 def jsonl_items(path: str, text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
         try:

@@ -57,10 +57,10 @@ def test_a_read_walks_only_the_rows_past_the_verified_prefix(
         conn.execute(sa.text("DELETE FROM verified_prefix WHERE run_id = :r"), {"r": run_id})
     walked: list[list[int]] = []
 
-    def counting_walk(run_id: str, start: tuple[int, str], rows) -> tuple[int, str]:
+    def counting_walk(run_id: str, start: tuple[int, str], rows, vouches) -> tuple[int, str]:
         rows = list(rows)
         walked.append([r.seq for r in rows])
-        return walk_from(run_id, start, rows)
+        return walk_from(run_id, start, rows, vouches)
 
     monkeypatch.setattr(store.log_reads, "walk_from", counting_walk)
     list(event_log.read(run_id, types=["RunStarted"]))

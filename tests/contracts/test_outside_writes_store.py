@@ -24,11 +24,11 @@ def test_queued_events_follow_the_lease_holders_batch_once(
     LeaseTable(event_log).acquire(run_id, "driver-a", 60)
     written = append_or_queue(event_log, run_id, [_exported(1), _exported(2)], by="test")
     assert written.queued_for == "driver-a" and event_log.last_seq(run_id) == 1
-    assert pending_for(event_log.engine, run_id) == 2
+    assert pending_for(event_log.engine, run_id).queued == 2
     rows = event_log.append(run_id, [StageStarted(stage="x")], 1, drain_requests=True)
     assert [r.type for r in rows] == ["StageStarted", "ModelExported", "ModelExported"]
     assert [r.event.step for r in rows[1:]] == [1, 2]  # in the order queued
-    assert pending_for(event_log.engine, run_id) == 0
+    assert pending_for(event_log.engine, run_id).queued == 0
     assert event_log.append(run_id, [], 4, drain_requests=True) == []  # nothing left to drain
     assert event_log.verify(run_id).ok
 

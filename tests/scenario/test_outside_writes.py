@@ -41,7 +41,7 @@ def test_a_finished_run_gets_the_record_at_once_under_a_lease_it_lets_go(tmp_pat
     assert written.queued_for is None and [r.seq for r in written.rows] == [last + 1]
     assert f"at seq {last + 1}" in written.said(run_id)
     assert LeaseTable(log).get(run_id) is None  # taken for the append, then let go
-    assert log.verify(run_id).ok and pending_for(log.engine, run_id) == 0
+    assert log.verify(run_id).ok and pending_for(log.engine, run_id).queued == 0
 
 
 def test_a_live_runs_record_is_queued_and_its_driver_appends_it_with_its_next_batch(
@@ -61,7 +61,7 @@ def test_a_live_runs_record_is_queued_and_its_driver_appends_it_with_its_next_ba
         written = append_or_queue(log, run_id, [_record(12)], by="test")
         assert written.rows == [] and written.queued_for == LeaseTable(log).get(run_id).owner
         assert "appends with its next batch" in written.said(run_id)
-        assert log.last_seq(run_id) == before and pending_for(log.engine, run_id) == 1
+        assert log.last_seq(run_id) == before and pending_for(log.engine, run_id).queued == 1
         (tmp_path / "go").write_text("1")
         _, err = job.communicate(timeout=120)
     finally:
@@ -71,7 +71,7 @@ def test_a_live_runs_record_is_queued_and_its_driver_appends_it_with_its_next_ba
     assert (tmp_path / "done").read_text() == "completed"  # no append of the driver's broke
     [exported] = _exports(log, run_id)
     assert exported.seq > before and exported.event.step == 12
-    assert pending_for(log.engine, run_id) == 0 and log.verify(run_id).ok
+    assert pending_for(log.engine, run_id).queued == 0 and log.verify(run_id).ok
 
 
 def test_a_driver_taking_the_lease_appends_what_waited_in_the_queue(tmp_path: Path) -> None:
@@ -87,4 +87,6 @@ def test_a_driver_taking_the_lease_appends_what_waited_in_the_queue(tmp_path: Pa
     [exported] = _exports(log, run_id)
     acquired = [r.seq for r in log.read(run_id, types=["LeaseAcquired"])][-1]
     assert exported.seq == acquired + 1  # in the batch that took the lease
-    assert load_state(log, run_id).state == "completed" and pending_for(log.engine, run_id) == 0
+    assert (
+        load_state(log, run_id).state == "completed" and pending_for(log.engine, run_id).queued == 0
+    )

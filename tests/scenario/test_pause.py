@@ -54,7 +54,7 @@ def test_rlvr_pause_of_a_live_driver_in_another_process_pauses_it_at_its_next_ba
         assert f"run {run_id} is being driven by " in said.out
         assert "it pauses at its next batch" in said.out
         # Not appended under the driver: queued for it.
-        assert log.last_seq(run_id) == before and pending_for(log.engine, run_id) == 1
+        assert log.last_seq(run_id) == before and pending_for(log.engine, run_id).queued == 1
         (tmp_path / "go").write_text("1")
         _, err = job.communicate(timeout=120)
     finally:
@@ -68,7 +68,7 @@ def test_rlvr_pause_of_a_live_driver_in_another_process_pauses_it_at_its_next_ba
     assert paused.event.reason.startswith("paused at the request of ")
     assert paused.event.reason.endswith("(rlvr pause): look at the KL")
     # It waited after step 12's batch: step 13's batch carried the request.
-    assert load_state(log, run_id).step == 13 and pending_for(log.engine, run_id) == 0
+    assert load_state(log, run_id).step == 13 and pending_for(log.engine, run_id).queued == 0
     status = rlvr(capsys, "status", run_id, "--store", store_url, "--json")
     assert json.loads(status.out)["state"] == "paused"
     assert resume(log, run_id, FakeStages().registry()).state == "completed"
@@ -99,7 +99,7 @@ def test_rlvr_pause_of_a_run_whose_driver_died_pauses_it_at_once_and_resume_cont
     # Only the request is recorded the second time (for a resume already on its way, see below);
     # a resume asked for after it is not paused by it.
     assert [r.type for r in log.read(run_id, from_seq=last + 4)] == ["PauseRequested"]
-    assert load_state(log, run_id).state == "paused" and pending_for(log.engine, run_id) == 0
+    assert load_state(log, run_id).state == "paused" and pending_for(log.engine, run_id).queued == 0
     assert resume(log, run_id, FakeStages().registry()).state == "completed"
     assert log.verify(run_id).ok
 
@@ -116,7 +116,7 @@ def test_rlvr_pause_of_a_finished_run_is_one_error_line_and_writes_nothing(
     said = rlvr(capsys, "pause", run_id, "--store", str(store))
     assert said.code == 1
     assert said.error_lines == [f"error: run {run_id} is completed: there is nothing to pause"]
-    assert log.last_seq(run_id) == last and pending_for(log.engine, run_id) == 0
+    assert log.last_seq(run_id) == last and pending_for(log.engine, run_id).queued == 0
 
 
 def test_rlvr_pause_of_an_unknown_run_is_bad_input(
