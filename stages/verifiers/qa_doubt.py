@@ -1,0 +1,109 @@
+"""The words of doubt that take a QA answer back, and when such words are a name instead: a title
+("the album Random Access Memories", "\"I Don't Know\" is the opening track") holds them without
+doubting anything. `qa_commit.problem_before` reads them."""
+
+from __future__ import annotations
+
+import re
+
+# Personal doubt before the answer: a guess, not a commitment.
+DOUBT_BEFORE = re.compile(
+    r"(?i)(?<![\w'])(?:sure|confidence|confident|maybe|perhaps|possibly|tentative"
+    # "Probably Approximately Correct" (PAC learning) names a topic
+    r"|probably(?!(?<=(?-i:P)robably)(?-i:\s+Approximately\s+Correct)(?![\w']))"
+    r"|tentatively|hopefully|luck|unclear|doubt|doubtful|who\s+knows|hard\s+to\s+(?:say|tell)"
+    r"|top\s+of\s+my\s+head|(?:i|we)\s+(?:think|believe|suppose|bet|assume|reckon|suspect)"
+    r"|(?:might|could|may)\s+(?:well\s+)?be|without\s+(?:\w+\s+)?(?:checking|verifying)"
+    r"|(?:i'?d|i\s+would)\s+say"
+    # round 15: "Most likely", "Presumably", "I lean towards Paris over Lyon", "Not 100% on this",
+    # "If I'm not mistaken", "going with Paris" (after a choice)
+    r"|likely|presumably|supposedly|lean(?:s|ing)?\s+(?:towards?|to)|not\s+(?:100|a\s+hundred)"
+    r"\s*(?:%|percent)|if\s+i'?m\s+not\s+mistaken|if\s+i\s+am\s+not\s+mistaken"
+    r"|if\s+(?:i\s+)?remember\s+(?:correctly|rightly)|if\s+memory\s+serves"
+    r"|(?:going|go|i'?ll\s+go|i\s+will\s+go|went)\s+with|either\s+[^.;\n]{1,60}?\s+or"
+    # the same family in other words: odds, recall, best bets, appearances
+    r"|chances\s+are|odds\s+are|in\s+all\s+likelihood|if\s+i\s+recall|iirc|afaik|as\s+far\s+as\s+i"
+    r"\s+(?:know|can\s+tell|recall)|to\s+the\s+best\s+of\s+my\s+(?:knowledge|memory|recollection)"
+    r"|(?:my\s+)?best\s+(?:bet|guess|estimate)|my\s+money\s+is\s+on|i'?d\s+(?:go|bet|wager)"
+    r"|(?:i\s+)?(?:would|'d)\s+guess|leaning|tentatively|seems?\s+to\s+be|appears?\s+to\s+be|seemingly"
+    r"|apparently|reportedly|allegedly|arguably|not\s+(?:entirely|completely|totally|fully|100%)"
+    r"\s+(?:sure|certain|confident)|fairly\s+(?:sure|confident)|pretty\s+(?:sure|confident)"
+    r"|could\s+be\s+either|one\s+of\s+(?:these|those|the\s+following)"
+    # after round 15's fixes: "I'd lean Paris", "Assuming I recall correctly", "Paris seems right"
+    r"|(?:i|i'?d|i\s+would|we)\s+lean|(?:recall|remember)(?:ing)?\s+(?:correctly|rightly|right)"
+    r"|seems?\s+(?:right|correct|likely|plausible|reasonable|like)|it\s+seems"
+    r"|sounds?\s+(?:right|about\s+right|plausible|correct))(?![\w'])"
+)
+# ... and anywhere in the 400 characters before it, saying that it is no answer at all: a guess,
+# not knowing, a wrong mark ("I have no idea. Let me just pick one. <answer>Paris</answer>").
+NO_COMMITMENT = re.compile(
+    r"(?i)(?<![\w'])(?:unsure|uncertain|uncertainty(?!\s+principle|\s+relations?)|guess|guessing"
+    # a topic's name is no doubt, and only a named term is one ("Random forests", "random
+    # variable", "Random House"); "a random sample", "a random number generator" pick by chance
+    r"|guessed|guesswork|guesstimate|hunch|dunno|idk|random(?!\s+(?:forests?|variables?"
+    r"|access\s+memory|matri(?:x|ces))(?![\w'])|(?<=(?-i:R)andom)(?-i:\s+House)(?![\w']))"
+    r"|randomly|arbitrary|arbitrarily"
+    r"|speculate|speculating|speculative"
+    r"|speculation|insufficient|no\s+idea|no\s+clue|clueless|beats\s+me|shot\s+in\s+the\s+dark"
+    r"|coin\s+(?:flip|toss)|not\s+(?:sure|certain|enough|positive)"
+    r"|(?:cannot|can\s*not|can't|could\s*n[o']t|unable\s+to)\s+(?:\w+\s+)?(?:determine|tell"
+    r"|say|know|find|answer|verify|confirm|identify|figure|be\s+certain)"
+    r"|(?:don't|do\s+not|didn't|did\s+not)\s+know|(?:impossible|no\s+way)\s+to\s+(?:say|tell"
+    r"|know|determine)|lack(?:ing)?\s+(?:of\s+)?(?:information|evidence|context)"
+    # round 16: "Going out on a limb:", "It's 50/50 between", "Don't quote me on this",
+    # "Eeny, meeny", "Wild stab:", "My money's on"
+    r"|(?:out\s+)?on\s+a\s+limb|(?:50\s*/\s*50|fifty[\s-]+fifty|toss[\s-]?up)(?=\s+(?:between|on|here"
+    r"|call|guess|chance|shot))|(?:it'?s|it\s+is|that'?s)\s+(?:a\s+)?(?:50\s*/\s*50|fifty[\s-]+fifty"
+    r"|toss[\s-]?up)|(?:don't|do\s+not)\s+quote\s+me|eeny|(?:wild|blind)\s+stab|take\s+a\s+stab"
+    r"|stab\s+in\s+the\s+dark|my\s+money(?:'s|\s+is|'d\s+be|\s+would\s+be)\s+on)(?![\w'])"
+    r"|[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e\U0001f914\U0001f937]"
+)
+
+
+def untitled(pattern: re.Pattern[str], text: str, answer: str) -> re.Match[str] | None:
+    """The first match of a doubt `pattern` in `text` that is no title's word (`_in_title`)."""
+    for m in pattern.finditer(text):
+        if not _in_title(text, m, answer):
+            return m
+    return None
+
+
+def _in_title(text: str, m: re.Match[str], answer: str) -> bool:
+    """Whether the doubt words `m` are part of a name: capitalised in a run of capitalised words
+    that a word (not punctuation) introduces mid-sentence ("the album Random Access Memories",
+    round 15; "released The Maybe Man", "the lead singer of No Doubt", round 16), or a quoted
+    title ("\"I Don't Know\" is the opening track"). A run that holds the answer is the answer
+    hedged ("It's, Maybe Lyon" / "Honestly Probably Lyon. Answer: Lyon"), never a title."""
+    if not m.group()[:1].isupper():
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
+    quoted = _QUOTED_TITLE.search(text, line_start, line_end)
+    while quoted and quoted.end() <= m.start():
+        quoted = _QUOTED_TITLE.search(text, quoted.end(), line_end)
+    if quoted and quoted.start() < m.start() and m.end() <= quoted.end():
+        return not _holds(quoted.group(), answer)
+    run_start = m.start()
+    previous = _CAPITALISED_BEFORE.search(text, line_start, run_start)
+    if previous:
+        run_start = previous.start(1)
+    following = _TITLE_NEXT.match(text, m.end())
+    if not previous and not following:
+        return False
+    introduced = _WORD_BEFORE.search(text, line_start, run_start)
+    run = text[run_start : following.end() if following else m.end()]
+    return bool(introduced) and not _holds(run, answer)
+
+
+def _holds(run: str, answer: str) -> bool:
+    return bool(answer.strip()) and answer.strip().lower() in run.lower()
+
+
+_TITLE_NEXT = re.compile(r"\s+[A-Z][a-z]\w*")
+_CAPITALISED_BEFORE = re.compile(r"(?<![\w'])([A-Z][\w']*)\s+\Z")
+_WORD_BEFORE = re.compile(r"[A-Za-z]\s+\Z")  # a word, then the run: mid-sentence, no comma
+# a short quoted run of capitalised words: a song's, a book's or a film's title
+_QUOTED_TITLE = re.compile(
+    r"[\"\u201c]((?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)"
+    r"(?:\s+(?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)){0,8})[\"\u201d]"
+)
