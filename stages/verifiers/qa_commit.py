@@ -22,7 +22,22 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stages.verifiers.qa_doubt import DOUBT_BEFORE, NO_COMMITMENT, untitled
+from stages.verifiers.qa_doubt import (
+    DOUBT_BEFORE,
+    GROUNDLESS,
+    NO_COMMITMENT,
+    WEAK_DOUBT,
+    untitled,
+    without_certainty,
+)
+from stages.verifiers.qa_doubt_languages import FOREIGN_DOUBT
+from stages.verifiers.qa_stance import (
+    LEAD_IN,
+    RESTRICTIVE,
+    one_line_parts,
+    resolved,
+    stance_problem,
+)
 from stages.verifiers.qa_strict import END_MARKERS, QUOTES, strict_tokens
 
 # `<answer>`, also spaced or named `final_answer`: a malformed tag still states an answer.
@@ -32,7 +47,7 @@ _BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 # Spaces within a line only (`[^\S\n]`): `^\s*` from every line start of a run of newlines
 # rescans the run (quadratic). The value may stand on the next line ("Answer:\nParis").
 _ANSWER_LINE = re.compile(
-    r"(?im)^[^\S\n]*[*_]*(?:final answer|answer)[*_]*[^\S\n]*[:：][*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
+    rf"(?im)^[^\S\n]*{LEAD_IN}*+[*_]*(?:final answer|answer)[*_]*[^\S\n]*[:：][*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
 )
 CITE_TAG = re.compile(
     r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
@@ -82,25 +97,6 @@ _NEGATION = re.compile(
     r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none|wrong|incorrect|false)(?![\w'])|n't(?!\w)"
 )
 _CLAUSE_BREAK = re.compile(r"[,;:\u2014]")
-# A relative clause that restates the question, then the copula: "The champion who never lost a
-# fight is <answer>X</answer>" (round 15). Its negation is said of a deed, never of a judgement
-# ("the city that is not the answer is", "which is not correct is" keep theirs).
-# The speaker is never its subject, nor is a judgement or a choice its verb or in its words ("the
-# one that I would never choose is", "which I didn't think was correct is" keep theirs).
-_SPEAKER = r"(?:i|we|you|me|us|my|our|your)(?![\w'])"
-_JUDGED = (
-    r"(?:think|thought|believe|believed|choose|chose|chosen|pick|picked|select|selected|accept"
-    r"|accepted|consider|considered|count|counted|agree|agreed|mean|meant|say|said|trust|trusted"
-    r"|expect|expected|guess|guessed|recommend|recommended|endorse|endorsed|mark|marked|rate|rated"
-    r"|give|gave|given|answer|answers|answered|pay|paid|hold|holds|apply|applies|correct|right"
-    r"|true|wrong|false|valid|accurate|sure|certain|option|options|choice|choices)(?![\w'])"
-)
-_RESTRICTIVE = re.compile(
-    rf"(?i)(?<![\w'])(?:who|which|that|whose)\s+(?:(?!{_SPEAKER})[a-z]+\s+){{0,2}}?(?:never|not|no"
-    r"|(?:did|does|has|have|had|could|would)n't)\s+(?!(?:be|is|was|are|were|been|being|the|a|an"
-    rf"|my|our|quite|really|actually|it|this|that)(?![\w'])|{_JUDGED})"
-    rf"[a-z]{{3,}}(?:\s+(?!{_SPEAKER}|{_JUDGED})[a-z0-9'-]+){{0,10}}(?=\s+(?:is|was|are|were)\s*$)"
-)
 _STRIKE = re.compile(r"~|<\s*/?\s*(?:del|strike|s)\s*>|line-through", re.IGNORECASE)
 _STRIKE_OPEN = re.compile(r"~~|<\s*(?:del|strike|s)\s*>", re.IGNORECASE)
 _STRIKE_CLOSE = re.compile(r"~~|<\s*/\s*(?:del|strike|s)\s*>", re.IGNORECASE)
@@ -183,7 +179,7 @@ def read_final(response: str) -> Final:
     lines = list(_ANSWER_LINE.finditer(response))
     if tags:
         start, end, content = tags[-1]
-        final = Final(content.strip(), response[:start], response[end:])
+        final = Final(resolved(content.strip()), response[:start], response[end:])
     elif lines:
         value = _line_value(lines[-1])
         final = Final(value, response[: lines[-1].start()], response[lines[-1].end() :])
@@ -193,7 +189,8 @@ def read_final(response: str) -> Final:
             return final
     committed = [t[2] for t in tags] + [_line_value(m) for m in lines]
     committed += [m.group(1) for m in _BOXED.finditer(response)]
-    others, stated = {c.strip() for c in committed} - {final.answer}, _stated_values(response)
+    others = {resolved(c.strip()) for c in committed} - {final.answer}
+    stated = _stated_values(response)
     if not others and not stated:
         return final
     key = answer_key(final.answer)
@@ -211,7 +208,7 @@ def _line_value(line: re.Match[str]) -> str:
     """An answer line's value; one that restates its phrase ("Answer: The answer is Paris.")
     states what follows it."""
     value = line.group(1).strip().strip("*_").strip()
-    return _RESTATED.sub("", value, count=1) or value
+    return resolved(_RESTATED.sub("", value, count=1) or value)
 
 
 def _one_line(response: str) -> Final:
@@ -228,7 +225,9 @@ def _one_line(response: str) -> Final:
     if not starts:
         return Final()
     start, line = starts[0]
-    return Final(line.strip(), response[:start], response[start + len(line) :])
+    lead, value = one_line_parts(line.strip())  # `No doubt about it: Lyon`, `The capital is X`
+    rest = response[start + len(line) :]
+    return Final(resolved(value.strip()), response[:start] + lead + " ", rest)
 
 
 def _stated_values(response: str) -> list[str]:
@@ -238,7 +237,9 @@ def _stated_values(response: str) -> list[str]:
     values += [m.group("value") for m in _CLAIMED.finditer(plain)]
     for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
         values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
-    cleaned = (_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1)) for raw in values)
+    cleaned = (
+        resolved(_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1))) for raw in values
+    )
     return [value for value in cleaned if value]
 
 
@@ -255,25 +256,54 @@ def _agrees(value: str, answer: str, key: tuple[str, ...]) -> bool:
 
 def problem_before(before: str, answer: str = "") -> str | None:
     """Doubt in the answer's sentence or the one before it, a guess or not knowing anywhere
-    close before it, a negation in its clause, or a strikethrough opened before it and not
-    closed. Doubt words in a title are none (`_in_title`; `answer` is the final answer)."""
+    close before it (in any of `qa_doubt_languages`' languages), a negation in its clause, the
+    answer denied or set beside another candidate earlier (`qa_stance`), or a strikethrough
+    opened before it and not closed. Doubt words in a title are none (`_in_title`; `answer` is
+    the final answer), nor are statements of certainty (`No doubt about it:`)."""
     if len(_STRIKE_OPEN.findall(before)) > len(_STRIKE_CLOSE.findall(before)) or (
         before.count("~~") % 2
     ):
         return "the answer is struck through"
-    window = before[-_WINDOW:]
+    masked = without_certainty(before.translate(QUOTES))
+    window = _without_answer(masked[-_WINDOW:], answer)
     parts = [p for p in _SENTENCE_BREAK.split(window) if p.strip()]
     own = parts[-1] if parts and not re.search(r"[.!?\n]\s*$", window) else ""
-    doubt = untitled(NO_COMMITMENT, window.translate(QUOTES), answer) or next(
-        (m for m in (untitled(DOUBT_BEFORE, p, answer) for p in parts[-2:]) if m), None
+    doubt = next(
+        (
+            m
+            for p in (NO_COMMITMENT, GROUNDLESS, FOREIGN_DOUBT)
+            if (m := untitled(p, window, answer))
+        ),
+        None,
+    ) or next(
+        (
+            m
+            for p in parts[-2:]
+            for d in (DOUBT_BEFORE, WEAK_DOUBT)
+            if (m := untitled(d, p, answer))
+        ),
+        None,
     )
     if doubt:
         return f"doubt stated before the answer ({doubt.group()!r})"
-    clause = _CLAUSE_BREAK.split(own)[-1].translate(QUOTES)
-    negation = _NEGATION.search(_RESTRICTIVE.sub(" ", clause))
+    clause = _CLAUSE_BREAK.split(own)[-1]
+    negation = _NEGATION.search(RESTRICTIVE.sub(" ", clause))
     if negation:
         return f"the answer's clause negates it ({negation.group()!r})"
-    return None
+    return stance_problem(answer, masked)
+
+
+def _without_answer(text: str, answer: str) -> str:
+    """`text` with the answer's own words blanked where they hold doubt or a negation (a title:
+    `The novel is titled Maybe Tomorrow.` before `Answer: Maybe Tomorrow`); where they hold none
+    the answer stays, so that a run holding it reads as the answer hedged (`It's Probably Lyon`)."""
+    said = answer.strip().translate(QUOTES)
+    if not said or not any(
+        p.search(said) for p in (DOUBT_BEFORE, NO_COMMITMENT, GROUNDLESS, WEAK_DOUBT, _NEGATION)
+    ):
+        return text
+    spelled = re.compile(rf"(?i)(?<![\w']){re.escape(said)}(?![\w'])")
+    return spelled.sub(lambda m: "it" + " " * (len(m.group()) - 2), text)
 
 
 def problem_in(answer: str, golds: Sequence[str]) -> str | None:

@@ -107,3 +107,49 @@ _QUOTED_TITLE = re.compile(
     r"[\"\u201c]((?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)"
     r"(?:\s+(?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)){0,8})[\"\u201d]"
 )
+
+
+# Round 17: a choice made without grounds, in other words than the lists above name ("I'm just
+# picking the likelier city", "Going purely on gut feel"), and two candidates left standing
+# ("equally plausible", "both remain candidates"): read anywhere in the window, as NO_COMMITMENT.
+# Built from three notions: a choice without grounds (a choosing verb after `just`, or aimed at
+# "whichever" / "the likelier one"), a feeling as the grounds (gut, instinct, intuition, vibes),
+# and evidence said to be silent; and two candidates still open.
+_CHOOSE = (
+    r"(?:pick|picks|picking|picked|choose|chooses|choosing|chose|select|selects|selecting|opt"
+    r"|opts|opting|go|goes|going|say|saying|guess|guessing|plump|plumping)"
+)
+GROUNDLESS = re.compile(
+    rf"(?i)(?<![\w'])(?:(?:just|simply|merely|arbitrarily|blindly)\s+{_CHOOSE}"
+    rf"|{_CHOOSE}\s+(?:for\s+|with\s+)?(?:the\s+)?(?:whichever|either|likelier|likeliest|safer"
+    r"|safest|more\s+(?:likely|plausible|probable)|one\s+at\s+random)"
+    r"|(?:my|on|pure|purely|sheer|from|by\s+my|a)\s+(?:gut|instinct|intuition|hunch|vibes?)"
+    r"|gut\s+(?:feel\w*|instinct\w*|sense|call|says|tells|reaction|check)|instinctively"
+    r"|intuitively|(?:on\s+a\s+)?whim|sixth\s+sense|vibes|educated\s+guess"
+    r"|if\s+(?:i|we)\s+(?:had|have)\s+to\s+(?:choose|pick|guess|say|bet|answer)"
+    r"|(?:is|are)\s+silent\s+(?:on|about)|say\s+nothing\s+(?:on|about)"
+    r"|equally\s+(?:plausible|likely|possible|probable|valid|viable|good|strong|supported|fitting)"
+    r"|(?:both|either)\s+(?:\w+\s+){0,2}(?:candidates|contenders|plausible|possible|viable|fit)"
+    r"|torn\s+between|(?:can'?t|cannot|couldn'?t)\s+decide|undecided|a\s+tie\s+between"
+    r"|(?:dead\s+)?heat\s+between)(?![\w'])"
+)
+# ... and in the answer's sentence or the one before, weaker words, as DOUBT_BEFORE
+WEAK_DOUBT = re.compile(
+    r"(?i)(?<![\w'])(?:likelier|likeliest|probable|plausible|plausibly|conceivabl[ey]"
+    r"|(?:i|we)\s+feel|feel(?:s|ing)?\s+like|my\s+feeling)(?![\w'])"
+)
+# Certainty is no doubt: "No doubt about it: Lyon", "I'm certain.", "Without a doubt". Masked
+# before the doubt and negation words are read; "I'm not sure", "pretty sure" stay doubt.
+CERTAIN = re.compile(
+    r"(?i)(?<![\w'])(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:(?:absolutely|completely|totally"
+    r"|entirely|very|100\s*%)\s+)?(?:certain|sure|confident|positive)(?!\s+(?:that\s+)?(?:it'?s"
+    r"\s+|it\s+is\s+)?(?:not|n't))|(?:there(?:'s|\s+is)\s+)?(?:no|without\s+(?:a|any)|beyond"
+    r"\s+(?:a|any|all)(?:\s+reasonable)?)\s+(?:doubt|question)(?:\s+about\s+it|\s+in\s+my\s+mind)?"
+    r"|for\s+(?:sure|certain)|with\s+(?:full\s+|complete\s+|total\s+)?(?:certainty|confidence))"
+    r"(?![\w'])"
+)
+
+
+def without_certainty(text: str) -> str:
+    """`text` with its statements of certainty blanked (same length)."""
+    return CERTAIN.sub(lambda m: " " * len(m.group()), text)

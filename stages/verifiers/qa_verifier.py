@@ -111,6 +111,8 @@ def _number_and_unit(answer: str, golds: Sequence[str]) -> bool:
     the question counts in (`1,500 people` for `1500`, `42 km` for `42`, round 17): the word is
     a single one of two letters or more (`5m` may be millions), not another number, and none that
     changes the value (`1500 BC`, `42 hundred`, `12 percent`, `42 plus`)."""
+    if len(answer.split()) > 4:  # a number and a word: no tokenising a long answer again
+        return False
     pred = strict_tokens(answer)
     if len(pred) != 2 or not pred[0].startswith("num"):
         return False

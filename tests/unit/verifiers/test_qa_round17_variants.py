@@ -41,3 +41,75 @@ def test_a_lowercase_numeral_after_a_series_head_is_its_number_not_a_crash() -> 
 )
 def test_punctuation_golds_and_numbers_with_a_unit(response: str, gold: str, paid: bool) -> None:
     assert qa_paid(response, gold) is paid
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "paid"),
+    [
+        # doubt in other languages, each from the same notions (not sure, maybe, probably, ...)
+        ("No estoy seguro, pero <answer>Lyon</answer>", "Lyon", False),
+        ("Vielleicht ist es Lyon.\nAnswer: Lyon", "Lyon", False),
+        ("Forse. <answer>Lyon</answer>", "Lyon", False),
+        ("Не уверен. Answer: Lyon", "Lyon", False),
+        ("Talvez seja Lyon.\nAnswer: Lyon", "Lyon", False),
+        ("Ik denk Lyon.\nAnswer: Lyon", "Lyon", False),
+        ("たぶんリヨンです。<answer>Lyon</answer>", "Lyon", False),
+        ("아마 리옹. <answer>Lyon</answer>", "Lyon", False),
+        ("ربما <answer>Lyon</answer>", "Lyon", False),
+        ("Emin değilim. <answer>Lyon</answer>", "Lyon", False),
+        ("La ville est Lyon. <answer>Lyon</answer>", "Lyon", True),
+        ("我确定。<answer>Lyon</answer>", "Lyon", True),
+        ("Die Antwort steht im zweiten Absatz.\nAnswer: Lyon", "Lyon", True),
+        # two candidates left standing, in any joining word
+        ("It's Lyon versus Grenoble here. <answer>Lyon</answer>", "Lyon", False),
+        ("Grenoble or Lyon could fit the description.\nAnswer: Lyon", "Lyon", False),
+        ("Lyon and Grenoble are equally plausible. <answer>Lyon</answer>", "Lyon", False),
+        ("Both Grenoble and Lyon match the clues.\nAnswer: Lyon", "Lyon", False),
+        ("Lyon and Grenoble are both in France; only Lyon hosts it.\nAnswer: Lyon", "Lyon", True),
+        ("Lyon beat Marseille 2-1.\nAnswer: Lyon", "Lyon", True),
+        # a choice without grounds, in other words
+        ("Nothing settles it, so I'll simply go with Lyon. <answer>Lyon</answer>", "Lyon", False),
+        ("My instinct says Lyon.\nAnswer: Lyon", "Lyon", False),
+        ("If I had to pick one: <answer>Lyon</answer>", "Lyon", False),
+        ("Picking whichever sounds familiar. <answer>Lyon</answer>", "Lyon", False),
+        ("Lyon feels like the likelier option. <answer>Lyon</answer>", "Lyon", False),
+        ("Salmon find their river by instinct.\nAnswer: smell", "smell", True),
+        ("The gut microbiome study was led in Lyon.\nAnswer: Lyon", "Lyon", True),
+        # the answer denied before it is stated
+        ("Lyon can be excluded.\nAnswer: Lyon", "Lyon", False),
+        ("We can rule out Lyon. <answer>Lyon</answer>", "Lyon", False),
+        ("It isn't Lyon.\nAnswer: Lyon", "Lyon", False),
+        ("Lyon was never the capital of the region.\nAnswer: Lyon", "Lyon", False),
+        ("Paris is ruled out by the second passage.\nAnswer: Lyon", "Lyon", True),
+        ("Not Paris but Lyon.\nAnswer: Lyon", "Lyon", True),
+        ("The answer is Lyon, not Paris.\nAnswer: Lyon", "Lyon", True),
+        ("Grenoble isn't it; Lyon is.\nAnswer: Lyon", "Lyon", True),
+        ("The team that never lost is Lyon.\nAnswer: Lyon", "Lyon", True),
+        # certainty is no doubt; doubt stays doubt
+        ("Without a doubt: <answer>Lyon</answer>", "Lyon", True),
+        ("I am absolutely sure. Answer: Lyon", "Lyon", True),
+        ("There's no question about it \u2014 Lyon", "Lyon", True),
+        ("I'm not sure. Answer: Lyon", "Lyon", False),
+        ("I'm pretty sure. Answer: Lyon", "Lyon", False),
+        ("I'm sure it's Paris. Answer: Lyon", "Lyon", False),  # sure of another: two answers
+        # negation scoped to its clause: `X, not Y` and `not Y, but X` commit to X
+        ("The largest city is Sydney, not Canberra.", "Sydney", True),
+        ("Not Sydney, but Canberra.", "Canberra", True),
+        ("<answer>Canberra (not Sydney)</answer>", "Canberra", True),
+        ("The capital is Sydney, not Canberra.", "Canberra", False),
+        ("The capital is not Canberra.", "Canberra", False),
+        ("<answer>Canberra, not Canberra</answer>", "Canberra", False),
+        ("The answer is not Paris \u2014 it's Lyon.\nAnswer: Paris", "Paris", False),
+        # a title holding a hedge word is the answer's own words
+        ("The film is called Perhaps Love.\nAnswer: Perhaps Love", "Perhaps Love", True),
+        (
+            "Their hit was Probably Nothing.\n<answer>Probably Nothing</answer>",
+            "Probably Nothing",
+            True,
+        ),
+        ("Perhaps Perhaps Love.\nAnswer: Perhaps Love", "Perhaps Love", False),
+        ("Maybe Lyon.\nAnswer: Lyon", "Lyon", False),
+    ],
+)
+def test_round17_stances_in_other_words(response: str, gold: str, paid: bool) -> None:
+    assert qa_paid(response, gold) is paid
