@@ -89,6 +89,11 @@ def test_punctuation_golds_and_numbers_with_a_unit(response: str, gold: str, pai
         ("Without a doubt: <answer>Lyon</answer>", "Lyon", True),
         ("I am absolutely sure. Answer: Lyon", "Lyon", True),
         ("There's no question about it \u2014 Lyon", "Lyon", True),
+        ("Definitely, Lyon.", "Lyon", True),
+        ("So, answer: Lyon", "Lyon", True),
+        ("I'm torn between the two. <answer>Lyon</answer>", "Lyon", False),
+        ("<answer>Lyon rather than Paris</answer>", "Lyon", True),
+        ("<answer>Paris rather than Lyon</answer>", "Lyon", False),
         ("I'm not sure. Answer: Lyon", "Lyon", False),
         ("I'm pretty sure. Answer: Lyon", "Lyon", False),
         ("I'm sure it's Paris. Answer: Lyon", "Lyon", False),  # sure of another: two answers
