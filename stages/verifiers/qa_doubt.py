@@ -131,12 +131,17 @@ GROUNDLESS = re.compile(
     r"|equally\s+(?:plausible|likely|possible|probable|valid|viable|good|strong|supported|fitting)"
     r"|(?:both|either)\s+(?:\w+\s+){0,2}(?:candidates|contenders|plausible|possible|viable|fit)"
     r"|torn\s+between|(?:can'?t|cannot|couldn'?t)\s+decide|undecided|a\s+tie\s+between"
+    r"|intuition|gut\s+feeling|(?:just|only|purely|merely)\s+(?:a\s+)?(?:feeling|hunch|impression)"
+    r"|play(?:ing)?\s+the\s+odds|the\s+odds\s+favou?r|(?:take|taking)\s+a\s+punt|punt(?:ing)?\s+on"
+    r"|roll(?:ing)?\s+(?:of\s+)?the\s+dice|leap\s+of\s+faith|for\s+(?:lack|want)\s+of"
+    r"|without\s+(?:any\s+|much\s+)?(?:evidence|basis|grounds|support)|no\s+(?:basis|grounds)\s+"
+    r"(?:to|for)|(?:best|all)\s+i\s+can\s+(?:do|offer|say)"
     r"|(?:dead\s+)?heat\s+between)(?![\w'])"
 )
 # ... and in the answer's sentence or the one before, weaker words, as DOUBT_BEFORE
 WEAK_DOUBT = re.compile(
     r"(?i)(?<![\w'])(?:likelier|likeliest|probable|plausible|plausibly|conceivabl[ey]"
-    r"|(?:i|we)\s+feel|feel(?:s|ing)?\s+like|my\s+feeling)(?![\w'])"
+    r"|(?:i|we)\s+feel|feel(?:s|ing)?\s+like|my\s+feeling|from\s+memory|ballpark)(?![\w'])"
 )
 # Certainty is no doubt: "No doubt about it: Lyon", "I'm certain.", "Without a doubt". Masked
 # before the doubt and negation words are read; "I'm not sure", "pretty sure" stay doubt.

@@ -12,16 +12,16 @@ import re
 
 # language: (not sure, maybe, probably, I think, a guess, I don't know)
 _NOTIONS: dict[str, tuple[str, ...]] = {
-    "fr": ("pas s[uû]re?|pas certaine?|incertaine?", "peut[- ][eê]tre", "probablement|sans doute",
+    "fr": ("pas (?:(?:vraiment|tout à fait|très|trop|si) )?(?:s[uû]re?|certaine?)|incertaine?", "peut[- ][eê]tre", "probablement|sans doute",
            "je pense|je crois|il me semble|je suppose|j'imagine", "au hasard|devin\\w*|supposition",
            "je ne sais pas|je sais pas|aucune id[ée]e"),
-    "es": ("no estoy segur[oa]|insegur[oa]|no es seguro", "quiz[aá]s?|tal vez|a lo mejor",
+    "es": ("no estoy (?:(?:muy|del todo|completamente|tan) )?segur[oa]|insegur[oa]|no es seguro", "quiz[aá]s?|tal vez|a lo mejor",
            "probablemente|posiblemente|seguramente", "creo que|supongo|me parece",
            "adivin\\w*|al azar|conjetura", "no s[ée]|no lo s[ée]|ni idea"),
-    "de": ("nicht sicher|unsicher|nicht ganz sicher", "vielleicht|eventuell|m[öo]glicherweise"
+    "de": ("nicht (?:(?:ganz|so|wirklich|hundertprozentig) )?sicher|unsicher", "vielleicht|eventuell|m[öo]glicherweise"
            "|womöglich", "wahrscheinlich|vermutlich", "ich glaube|ich denke|ich vermute|ich schätze",
            "geraten|zufällig gewählt|tipp", "wei[ßs]s? (?:es )?nicht|keine ahnung"),
-    "it": ("non sono sicur[oa]|non sicur[oa]|incert[oa]", "forse|magari", "probabilmente",
+    "it": ("non (?:ne )?sono (?:(?:del tutto|molto|proprio|così) )?sicur[oa]|non sicur[oa]|incert[oa]", "forse|magari", "probabilmente",
            "penso che|credo che|suppongo|mi sembra", "indovin\\w*|a caso",
            "non lo so|non so|nessuna idea"),
     "pt": ("n[ãa]o tenho certeza|n[ãa]o estou (?:cert|segur)[oa]|incert[oa]", "talvez",
@@ -33,7 +33,7 @@ _NOTIONS: dict[str, tuple[str, ...]] = {
            "myślę|sądzę|wydaje mi się", "zgaduj\\w*|strzelam", "nie wiem"),
     "tr": ("emin değilim", "belki", "muhtemelen|galiba", "sanırım|bence|düşünüyorum",
            "tahmin\\w*", "bilmiyorum"),
-    "ru": ("не уверен\\w*|неуверен\\w*", "может быть|возможно|наверн\\w*", "вероятно",
+    "ru": ("не (?:\\w+ )?уверен\\w*|неуверен\\w*", "может быть|возможно|наверн\\w*", "вероятно",
            "думаю|полагаю|кажется", "наугад|угада\\w*|догадк\\w*", "не знаю|понятия не имею"),
     "ar": ("لست متأكد\\w*|غير متأكد\\w*", "ربما", "على الأرجح|من المحتمل", "أعتقد|أظن|اعتقد|اظن",
            "تخمين", "لا أعرف|لا اعرف|لا أدري"),
@@ -42,7 +42,7 @@ _NOTIONS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 # Scripts without spaces between words: a notion is found anywhere in the text.
 _UNSPACED: dict[str, tuple[str, ...]] = {
-    "zh": ("不确定|不確定|没把握|沒把握|不清楚", "也许|也許|或许|或許|说不定|說不定", "大概|可能",
+    "zh": ("不确定|不確定|不太确定|不太確定|无法确定|無法確定|没把握|沒把握|不清楚", "也许|也許|或许|或許|说不定|說不定", "大概|可能",
            "我觉得|我覺得|我认为|我認為|我想", "猜|估计|估計", "不知道"),
     "ja": ("確信がな|自信がな|確かではな", "かもしれ|かも知れ", "たぶん|多分|おそらく|恐らく",
            "と思う|と思います|気がする", "推測|当てずっぽう", "わからな|分からな|わかりません|知らな"),

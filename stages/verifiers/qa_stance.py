@@ -42,14 +42,24 @@ _CERTAIN_LEAD = (
     r"|100\s*%)\s+)?(?:certain|sure|confident|positive)|(?:there(?:'s|\s+is)\s+)?(?:no|without"
     r"\s+(?:a|any)|beyond\s+(?:a|any|all))\s+(?:doubt|question)(?:\s+about\s+it)?|definitely"
     r"|certainly|undoubtedly|unquestionably|clearly|obviously|absolutely|of\s+course|for\s+sure"
-    r"|for\s+certain|indeed|confirmed|so|thus|therefore|hence)"
+    r"|for\s+certain|indeed|confirmed|confidently|so|thus|therefore|hence"
+    r"|(?:i|we)\s+have\s+no\s+doubts?(?:\s+about\s+it|\s+whatsoever)?|no\s+doubts?\s+here)"
 )
 # one lead-in and the mark that closes it; possessive blanks, so runs of them are read once
 LEAD_IN = rf"(?:{_CERTAIN_LEAD}[^\S\n]*+[.:,!\u2014\u2013-]++[^\S\n]*+)"
 _LEADS = re.compile(rf"(?i){LEAD_IN}*+")
-# "The capital is", "Its name was": a subject of at most 80 characters that names what is asked
+# "The capital is", "Its name was": a subject of at most 80 characters that names what is
+# asked (a bare "It was X" stays words of the answer); a negated copula ("The capital isn't Sydney, it's Canberra") negates what follows it
 _COPULA = re.compile(
-    r"(?i)(?:the|its|his|her|their|this|that)\s+[^\n.!?;:]{1,80}?\s+(?:is|was|are|were)\s+(?=\S)"
+    r"(?i)(?:(?:the|its|his|her|their|this|that)\s+[^\n.!?;:]{1,80}?\s+(?:is|was|are|were"
+    r"|(?P<neg>isn't|is\s+not|wasn't|was\s+not|aren't|are\s+not|weren't|were\s+not))"
+    r")\s+(?=\S)"
+)
+# certainty after the answer closes it as a lead-in opens it: "Lyon, no doubt.", "Lyon, for sure"
+_CERTAIN_TAIL = re.compile(
+    r"(?i)\s*[,\u2014\u2013]\s*(?:no\s+doubt(?:\s+about\s+it)?|without\s+(?:a|any)\s+doubt"
+    r"|for\s+sure|for\s+certain|definitely|certainly|undoubtedly|(?:i'?m|i\s+am)\s+(?:certain"
+    r"|sure|positive))\s*[.!]?\s*\Z"
 )
 
 
@@ -58,12 +68,17 @@ def one_line_parts(line: str) -> tuple[str, str]:
     lead = _LEADS.match(line).end()
     copula = _COPULA.match(line, lead)
     end = copula.end() if copula else lead
-    return line[:end], line[end:]
+    tail = _CERTAIN_TAIL.search(line, end)
+    value = line[end : tail.start() if tail else len(line)]
+    if copula and copula.group("neg"):  # the negation moves into the value it negates
+        return line[: copula.start("neg")], "not " + value
+    return line[:end], value
 
 
 _SIDE = r"[^,;()\n\u2014\u2013]{1,120}?"
 _THEN_NOT = re.compile(
-    rf"(?i)\s*(?P<x>{_SIDE})\s*(?:(?:,|;|\(|\u2014|\u2013|\s-)\s*(?:and\s+|but\s+)?(?:not|never)"
+    rf"(?i)\s*(?P<x>{_SIDE})(?:\s*(?:,|;|\(|\u2014|\u2013|\s-)\s*(?:and\s+|but\s+)?(?:not|never)"
+    r"|\s+(?:and|but)\s+(?:not|never)"
     rf"|\s+(?:rather\s+than|instead\s+of))\s+(?P<y>{_SIDE})\s*\)?\s*[.!]?\s*"
 )
 _NOT_THEN = re.compile(
@@ -92,10 +107,17 @@ _DENIAL = (
     r"not|no|never|neither|nor|none|false|wrong|incorrect|untrue|impossible|cannot|can't"
     r"|rule[sd]?\s+out|ruling\s+out|exclude[sd]?|excluding|eliminate[sd]?|eliminating|reject(?:s|ed)?"
     r"|dismiss(?:es|ed)?|discard(?:s|ed)?|disqualif\w+|rather\s+than|instead\s+of|mistaken"
-    r"|[a-z]+n't"
+    r"|nobody|nothing|no\s+one|fail(?:s|ed)?|off\s+the\s+table|disprov\w+|refut\w+"
+    r"|contradict\w*|den(?:y|ies|ied)|[a-z]+n't"
 )
 _DENIED_AFTER = re.compile(rf"(?i)\s*+(?:[a-z']+\s+){{0,3}}?(?:{_DENIAL})(?![\w'])")
+# the clause after the answer's, when it is a bare denial: "Lyon? No.", "Lyon. Wrong."
+_DENIED_NEXT = re.compile(
+    r"(?i)[\s?!.,;:\u2014\u2013]*+(?:no|nope|nah|wrong|incorrect|false|not\s+it|not\s+quite)"
+    r"\s*+(?:[.!,;:\u2014\u2013]|\Z)"
+)
 _DENIED_BEFORE = re.compile(rf"(?i)(?<![\w'])(?:{_DENIAL})(?![\w'])")
+_ABBREVIATED = re.compile(r"(?i)(?<![\w'])(vs|v)\.")
 _CANDIDATE = r"(?:the\s+)?(?:[A-Z0-9][\w'.-]*)"
 _JOINED = r"\s*,?\s*(?:and|or|nor|versus|vs\.?|v\.?|as\s+well\s+as|&|/)\s*"
 _FIT = re.compile(
@@ -111,7 +133,7 @@ def stance_problem(answer: str, before: str) -> str | None:
     said = answer.strip().translate(QUOTES).lower()
     if not any(c.isalnum() for c in said) or len(said) > len(before):
         return None
-    text = before.translate(QUOTES)
+    text = _ABBREVIATED.sub(r"\1 ", before.translate(QUOTES))  # `Lyon vs. Grenoble`: one clause
     start = 0
     for brk in (*_CLAUSES.finditer(text), None):
         end = brk.start() if brk else len(text)
@@ -134,6 +156,8 @@ def _clause_problem(clause: str, said: str, text: str, start: int) -> str | None
             if _other_candidate(left, right, sentence):
                 return f"the response names another candidate beside it: {sentence.strip()[:80]!r}"
         at = lowered.find(said, at + 1)
+    if lowered.rstrip().endswith(said) and _DENIED_NEXT.match(text, start + len(clause)):
+        return f"the response denies the answer before stating it: {clause.strip()[:80]!r}"
     return None
 
 

@@ -118,3 +118,43 @@ def test_punctuation_golds_and_numbers_with_a_unit(response: str, gold: str, pai
 )
 def test_round17_stances_in_other_words(response: str, gold: str, paid: bool) -> None:
     assert qa_paid(response, gold) is paid
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "paid"),
+    [
+        # an intensifier between the negation and the doubt word is the same doubt
+        ("Ich bin mir nicht ganz sicher. <answer>Lyon</answer>", "Lyon", False),
+        ("Non ne sono sicuro. <answer>Lyon</answer>", "Lyon", False),
+        ("No estoy muy segura. Answer: Lyon", "Lyon", False),
+        ("我不太确定。<answer>Lyon</answer>", "Lyon", False),
+        ("Не совсем уверен. <answer>Lyon</answer>", "Lyon", False),
+        ("Je ne suis pas vraiment sûre. <answer>Lyon</answer>", "Lyon", False),
+        # an abbreviated `vs.` keeps the two names in one clause
+        ("It's Lyon vs. Grenoble, honestly. <answer>Lyon</answer>", "Lyon", False),
+        # grounds that are no grounds
+        ("Call it intuition. <answer>Lyon</answer>", "Lyon", False),
+        ("Taking a punt: <answer>Lyon</answer>", "Lyon", False),
+        ("For lack of anything better, <answer>Lyon</answer>", "Lyon", False),
+        ("Answering from memory. <answer>Lyon</answer>", "Lyon", False),
+        # the answer denied in a clause of its own, or by what nothing and nobody say
+        ("Lyon? No.\nAnswer: Lyon", "Lyon", False),
+        ("Nothing points to Lyon.\nAnswer: Lyon", "Lyon", False),
+        ("Lyon fails the second clue.\nAnswer: Lyon", "Lyon", False),
+        ("Lyon? Yes.\nAnswer: Lyon", "Lyon", True),
+        ("Lyon. No other city has two rivers.\nAnswer: Lyon", "Lyon", True),
+        # certainty closing the answer as a lead-in opens it
+        ("I have no doubt. Answer: Lyon", "Lyon", True),
+        ("Lyon, no doubt.", "Lyon", True),
+        ("Lyon, for sure.", "Lyon", True),
+        ("Lyon, I think.", "Lyon", False),
+        # a negated copula negates what follows it; `and not` is a contrast too
+        ("The capital isn't Sydney, it's Canberra.", "Canberra", True),
+        ("The capital isn't Sydney, it's Canberra.", "Sydney", False),
+        ("The capital isn't Canberra.", "Canberra", False),
+        ("<answer>Canberra and not Sydney</answer>", "Canberra", True),
+        ("It was Steve Jobs", "Steve Jobs", False),  # a bare `It was` stays words of the answer
+    ],
+)
+def test_round17_mechanisms_with_other_words_between(response: str, gold: str, paid: bool) -> None:
+    assert qa_paid(response, gold) is paid
