@@ -148,7 +148,11 @@ WEAK_DOUBT = re.compile(
 CERTAIN = re.compile(
     r"(?i)(?<![\w'])(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:(?:absolutely|completely|totally"
     r"|entirely|very|100\s*%)\s+)?(?:certain|sure|confident|positive)(?!\s+(?:that\s+)?(?:it'?s"
-    r"\s+|it\s+is\s+)?(?:not|n't))|(?:there(?:'s|\s+is)\s+)?(?:no|without\s+(?:a|any)|beyond"
+    r"\s+|it\s+is\s+)?(?:not|n't))(?:\s+(?:of|about)\s+(?:it|this|that))?"
+    # a bare "Certain:" / "Absolutely sure." opening a sentence (never "pretty sure", "not sure")
+    # (blanks within the line, possessive: `\s*` from every newline of a run read it quadratically)
+    r"|(?:(?<=[.!?\n])|^)[^\S\n]*+(?:(?:absolutely|completely|totally|100\s*%)\s+)?(?:certain|sure"
+    r"|positive)(?=\s*[:!.,\u2014])|(?:there(?:'s|\s+is)\s+)?(?:no|without\s+(?:a|any)|beyond"
     r"\s+(?:a|any|all)(?:\s+reasonable)?)\s+(?:doubt|question)(?:\s+about\s+it|\s+in\s+my\s+mind)?"
     r"|for\s+(?:sure|certain)|with\s+(?:full\s+|complete\s+|total\s+)?(?:certainty|confidence))"
     r"(?![\w'])"

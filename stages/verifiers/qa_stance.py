@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.qa_doubt import DOUBT_BEFORE, GROUNDLESS, NO_COMMITMENT, WEAK_DOUBT
+from stages.verifiers.qa_doubt_languages import FOREIGN_DOUBT
 from stages.verifiers.qa_strict import QUOTES, strict_tokens
 
 # A relative clause that restates the question, then the copula: "The champion who never lost a
@@ -39,7 +41,8 @@ RESTRICTIVE = re.compile(
 )
 _CERTAIN_LEAD = (
     r"(?:(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:(?:absolutely|completely|totally|entirely|very"
-    r"|100\s*%)\s+)?(?:certain|sure|confident|positive)|(?:there(?:'s|\s+is)\s+)?(?:no|without"
+    r"|100\s*%)\s+)?(?:certain|sure|confident|positive)(?:\s+(?:of|about)\s+(?:it|this|that))?"
+    r"|(?:(?:absolutely|completely|totally|100\s*%)\s+)?(?:certain|sure|positive)|(?:there(?:'s|\s+is)\s+)?(?:no|without"
     r"\s+(?:a|any)|beyond\s+(?:a|any|all))\s+(?:doubt|question)(?:\s+about\s+it)?|definitely"
     r"|certainly|undoubtedly|unquestionably|clearly|obviously|absolutely|of\s+course|for\s+sure"
     r"|for\s+certain|indeed|confirmed|confidently|so|thus|therefore|hence"
@@ -93,13 +96,22 @@ def resolved(answer: str) -> str:
     """The side of a contrast the answer commits to: `Canberra, not Sydney` and `not Sydney —
     it's Canberra` are `Canberra`. A side that is negated itself, or that shares a word with the
     other (`Lyon, not Lyon`), leaves the answer as written (its negation then fails it)."""
-    m = _THEN_NOT.fullmatch(answer) or _NOT_THEN.fullmatch(answer)
+    said = answer.strip()
+    if len(said) > 400 or "\n" in said:  # a contrast is one phrase: no regex over a long text
+        return answer
+    m = _THEN_NOT.fullmatch(said) or _NOT_THEN.fullmatch(said)
     if not m:
         return answer
     x, y = m.group("x").strip(), m.group("y").strip()
     if not x or _NEGATED.search(x) or set(strict_tokens(x)) & set(strict_tokens(y)):
         return answer
-    return x
+    return x if _RIVAL.fullmatch(y) and not any(p.search(f"not {y}") for p in _DOUBTS) else answer
+
+
+# The rejected side names a rival: a name, a number or a quotation, one phrase; never a word
+# of doubt or of judgement ("Lyon, not sure", "Not entirely sure. Answer: Lyon" keep theirs).
+_RIVAL = re.compile(r"(?:(?:the|a|an)\s+)?[A-Z0-9\"'\u201c][^.!?:\n]{0,79}")
+_DOUBTS = (DOUBT_BEFORE, NO_COMMITMENT, GROUNDLESS, WEAK_DOUBT, FOREIGN_DOUBT)
 
 
 _CLAUSES = re.compile(r"[.!?;:,\n\u3002\u2014\u2013()]|(?<![\w'])but(?![\w'])")

@@ -154,6 +154,19 @@ def test_round17_stances_in_other_words(response: str, gold: str, paid: bool) ->
         ("The capital isn't Canberra.", "Canberra", False),
         ("<answer>Canberra and not Sydney</answer>", "Canberra", True),
         ("It was Steve Jobs", "Steve Jobs", False),  # a bare `It was` stays words of the answer
+        # the rejected side of a contrast is a rival, never a word of doubt or judgement
+        ("Not entirely sure. Answer: Lyon", "Lyon", False),
+        ("Lyon, not sure.", "Lyon", False),
+        ("Lyon, not Sure.", "Lyon", False),
+        ("<answer>Lyon, not certain</answer>", "Lyon", False),
+        ("Lyon, not really.", "Lyon", False),
+        ("Not Sure, but Lyon", "Lyon", False),
+        # bare certainty opening a sentence; never after a hedge
+        ("Absolutely certain: Lyon", "Lyon", True),
+        ("Sure: <answer>Lyon</answer>", "Lyon", True),
+        ("I am certain of it. Answer: Lyon", "Lyon", True),
+        ("Pretty sure: <answer>Lyon</answer>", "Lyon", False),
+        ("Not sure: <answer>Lyon</answer>", "Lyon", False),
     ],
 )
 def test_round17_mechanisms_with_other_words_between(response: str, gold: str, paid: bool) -> None:
