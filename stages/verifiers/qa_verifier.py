@@ -102,7 +102,11 @@ _NOT_UNITS = frozenset(
      "lakh", "lakhs", "crore", "crores", "dozen", "pct", "percent", "plus", "minus", "times",
      "pow", "equals", "and", "or", "to", "than", "more", "less", "fewer", "over", "under",
      "above", "below", "max", "maximum", "min", "minimum", "least", "most", "odd", "ish",
-     "approx", "not", "no", "nor")
+     "approx", "not", "no", "nor", "squared", "cubed", "factorial", "root", "roots",
+     "reciprocal", "inverse", "divided", "negative", "power", "powers", "exponent", "half",
+     "halves", "thirds", "quarters", "grand", "score", "gross", "mil", "mn", "bn", "tn", "thou",
+     "zillion", "gazillion", "percentile", "permille", "ago", "earlier", "later", "before",
+     "after", "ish")
 )  # fmt: skip
 
 
@@ -110,14 +114,15 @@ def _number_and_unit(answer: str, golds: Sequence[str]) -> bool:
     """A bare-number gold (digits only) is answered by that number and one word after it, the unit or noun
     the question counts in (`1,500 people` for `1500`, `42 km` for `42`, round 17): the word is
     a single one of two letters or more (`5m` may be millions), not another number, and none that
-    changes the value (`1500 BC`, `42 hundred`, `12 percent`, `42 plus`)."""
+    changes the value (`1500 BC`, `42 hundred`, `12 percent`, `42 plus`, `42 squared`, `42 grand`,
+    `42 years ago`'s `ago`, a fraction's `42 hundredths`)."""
     if len(answer.split()) > 4:  # a number and a word: no tokenising a long answer again
         return False
     pred = strict_tokens(answer)
     if len(pred) != 2 or not pred[0].startswith("num"):
         return False
     unit = pred[1]
-    if len(unit) < 2 or not unit.isalpha() or unit in _NOT_UNITS:
+    if len(unit) < 2 or not unit.isalpha() or unit in _NOT_UNITS or unit.endswith("ths"):
         return False
     if unit.startswith(("num", "seq", "ord", "bound")):
         return False

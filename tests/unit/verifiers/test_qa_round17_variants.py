@@ -37,6 +37,12 @@ def test_a_lowercase_numeral_after_a_series_head_is_its_number_not_a_crash() -> 
         ("Answer: 5m", "5", False),  # five metres or five million
         ("Answer: 5 EUR", "$5", False),  # a gold with its unit keeps it
         ("Answer: 125 g", "12.5", False),
+        ("Answer: 42 squared", "42", False),
+        ("Answer: 42 grand", "42", False),
+        ("Answer: 42 hundredths", "42", False),
+        ("Answer: 4 score", "4", False),
+        ("Answer: 42 ago", "42", False),
+        ("Answer: 42 miles", "42", True),
     ],
 )
 def test_punctuation_golds_and_numbers_with_a_unit(response: str, gold: str, paid: bool) -> None:
