@@ -111,24 +111,26 @@ _NOT_UNITS = frozenset(
 
 
 def _number_and_unit(answer: str, golds: Sequence[str]) -> bool:
-    """A bare-number gold (digits only) is answered by that number and one word after it, the unit or noun
-    the question counts in (`1,500 people` for `1500`, `42 km` for `42`, round 17): the word is
-    a single one of two letters or more (`5m` may be millions), not another number, and none that
-    changes the value (`1500 BC`, `42 hundred`, `12 percent`, `42 plus`, `42 squared`, `42 grand`,
-    `42 years ago`'s `ago`, a fraction's `42 hundredths`)."""
+    """A bare-number gold (digits only) is answered by that number and one word after it, the
+    unit or noun the question counts in (`1,500 people` for `1500`, `42 km` for `42`, round 17):
+    one word of two letters or more as written (`5m` may be millions; `250 meters` reads `250 m`),
+    not another number, and none that changes the value (`1500 BC`, `42 hundred`, `12 percent`,
+    `42 plus`, `42 squared`, `42 grand`, `42 years ago`'s `ago`, a fraction's `42 hundredths`)."""
     if len(answer.split()) > 4:  # a number and a word: no tokenising a long answer again
         return False
     pred = strict_tokens(answer)
     if len(pred) != 2 or not pred[0].startswith("num"):
         return False
     unit = pred[1]
-    if len(unit) < 2 or not unit.isalpha() or unit in _NOT_UNITS or unit.endswith("ths"):
+    spelled = len(unit) >= 2 or _SPELLED_UNIT.search(answer)  # `250 meters` reads `250 m`
+    if not spelled or not unit.isalpha() or unit in _NOT_UNITS or unit.endswith("ths"):
         return False
     if unit.startswith(("num", "seq", "ord", "bound")):
         return False
     return any(_BARE_NUMBER.fullmatch(g) and strict_tokens(g) == pred[:1] for g in golds)
 
 
+_SPELLED_UNIT = re.compile(r"\d\s++[^\W\d_]{2,}")
 # a gold of digits only: `$5`, `5 USD` and `US$5` carry their unit already
 _BARE_NUMBER = re.compile(r"\s*+-?(?:\d{1,3}(?:,\d{3})++|\d++)(?:\.\d++)?\s*+")
 

@@ -43,6 +43,8 @@ def test_a_lowercase_numeral_after_a_series_head_is_its_number_not_a_crash() -> 
         ("Answer: 4 score", "4", False),
         ("Answer: 42 ago", "42", False),
         ("Answer: 42 miles", "42", True),
+        ("Answer: 250 meters", "250", True),  # a unit name read as its one-letter symbol
+        ("Answer: 250 m", "250", False),
     ],
 )
 def test_punctuation_golds_and_numbers_with_a_unit(response: str, gold: str, paid: bool) -> None:
