@@ -1,5 +1,6 @@
-"""Which QA answer a response commits to, and whether it stands. Strict by construction: where
-the response is unsure, says two things, or withdraws what it says, it has no answer.
+"""Which QA answer a response commits to, and whether it stands (the words of doubt are
+`qa_doubt`'s). Strict by construction: where the response is unsure, says two things, or
+withdraws what it says, it has no answer.
 
 - The final answer is an `<answer>` tag, else an `Answer:` line, else a response of one line
   (lines holding only citations aside). Every tag, `Answer:` line and stated answer ("the answer
@@ -21,6 +22,22 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stages.verifiers.qa_doubt import (
+    DOUBT_BEFORE,
+    GROUNDLESS,
+    NO_COMMITMENT,
+    WEAK_DOUBT,
+    untitled,
+    without_certainty,
+)
+from stages.verifiers.qa_doubt_languages import FOREIGN_DOUBT
+from stages.verifiers.qa_stance import (
+    LEAD_IN,
+    RESTRICTIVE,
+    one_line_parts,
+    resolved,
+    stance_problem,
+)
 from stages.verifiers.qa_strict import END_MARKERS, QUOTES, strict_tokens
 
 # `<answer>`, also spaced or named `final_answer`: a malformed tag still states an answer.
@@ -30,7 +47,7 @@ _BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 # Spaces within a line only (`[^\S\n]`): `^\s*` from every line start of a run of newlines
 # rescans the run (quadratic). The value may stand on the next line ("Answer:\nParis").
 _ANSWER_LINE = re.compile(
-    r"(?im)^[^\S\n]*[*_]*(?:final answer|answer)[*_]*[^\S\n]*[:：][*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
+    rf"(?im)^[^\S\n]*{LEAD_IN}*+[*_]*(?:final answer|answer)[*_]*[^\S\n]*[:：][*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
 )
 CITE_TAG = re.compile(
     r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
@@ -75,82 +92,11 @@ _POINTER = re.compile(
     r"|simple|simply|therefore|thus|so|then|hence|now)(?![\w'])[\s:,.]*)+"
 )
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+|\n+")
-# Personal doubt before the answer: a guess, not a commitment.
-_DOUBT_BEFORE = re.compile(
-    r"(?i)(?<![\w'])(?:sure|confidence|confident|maybe|perhaps|possibly|tentative"
-    # "Probably Approximately Correct" (PAC learning) names a topic
-    r"|probably(?!(?<=(?-i:P)robably)(?-i:\s+Approximately\s+Correct)(?![\w']))"
-    r"|tentatively|hopefully|luck|unclear|doubt|doubtful|who\s+knows|hard\s+to\s+(?:say|tell)"
-    r"|top\s+of\s+my\s+head|(?:i|we)\s+(?:think|believe|suppose|bet|assume|reckon|suspect)"
-    r"|(?:might|could|may)\s+(?:well\s+)?be|without\s+(?:\w+\s+)?(?:checking|verifying)"
-    r"|(?:i'?d|i\s+would)\s+say"
-    # round 15: "Most likely", "Presumably", "I lean towards Paris over Lyon", "Not 100% on this",
-    # "If I'm not mistaken", "going with Paris" (after a choice)
-    r"|likely|presumably|supposedly|lean(?:s|ing)?\s+(?:towards?|to)|not\s+(?:100|a\s+hundred)"
-    r"\s*(?:%|percent)|if\s+i'?m\s+not\s+mistaken|if\s+i\s+am\s+not\s+mistaken"
-    r"|if\s+(?:i\s+)?remember\s+(?:correctly|rightly)|if\s+memory\s+serves"
-    r"|(?:going|go|i'?ll\s+go|i\s+will\s+go|went)\s+with|either\s+[^.;\n]{1,60}?\s+or"
-    # the same family in other words: odds, recall, best bets, appearances
-    r"|chances\s+are|odds\s+are|in\s+all\s+likelihood|if\s+i\s+recall|iirc|afaik|as\s+far\s+as\s+i"
-    r"\s+(?:know|can\s+tell|recall)|to\s+the\s+best\s+of\s+my\s+(?:knowledge|memory|recollection)"
-    r"|(?:my\s+)?best\s+(?:bet|guess|estimate)|my\s+money\s+is\s+on|i'?d\s+(?:go|bet|wager)"
-    r"|(?:i\s+)?(?:would|'d)\s+guess|leaning|tentatively|seems?\s+to\s+be|appears?\s+to\s+be|seemingly"
-    r"|apparently|reportedly|allegedly|arguably|not\s+(?:entirely|completely|totally|fully|100%)"
-    r"\s+(?:sure|certain|confident)|fairly\s+(?:sure|confident)|pretty\s+(?:sure|confident)"
-    r"|could\s+be\s+either|one\s+of\s+(?:these|those|the\s+following)"
-    # after round 15's fixes: "I'd lean Paris", "Assuming I recall correctly", "Paris seems right"
-    r"|(?:i|i'?d|i\s+would|we)\s+lean|(?:recall|remember)(?:ing)?\s+(?:correctly|rightly|right)"
-    r"|seems?\s+(?:right|correct|likely|plausible|reasonable|like)|it\s+seems"
-    r"|sounds?\s+(?:right|about\s+right|plausible|correct))(?![\w'])"
-)
-# ... and anywhere in the 400 characters before it, saying that it is no answer at all: a guess,
-# not knowing, a wrong mark ("I have no idea. Let me just pick one. <answer>Paris</answer>").
-_NO_COMMITMENT = re.compile(
-    r"(?i)(?<![\w'])(?:unsure|uncertain|uncertainty(?!\s+principle|\s+relations?)|guess|guessing"
-    # a topic's name is no doubt, and only a named term is one ("Random forests", "random
-    # variable", "Random House"); "a random sample", "a random number generator" pick by chance
-    r"|guessed|guesswork|guesstimate|hunch|dunno|idk|random(?!\s+(?:forests?|variables?"
-    r"|access\s+memory|matri(?:x|ces))(?![\w'])|(?<=(?-i:R)andom)(?-i:\s+House)(?![\w']))"
-    r"|randomly|arbitrary|arbitrarily"
-    r"|speculate|speculating|speculative"
-    r"|speculation|insufficient|no\s+idea|no\s+clue|clueless|beats\s+me|shot\s+in\s+the\s+dark"
-    r"|coin\s+(?:flip|toss)|not\s+(?:sure|certain|enough|positive)"
-    r"|(?:cannot|can\s*not|can't|could\s*n[o']t|unable\s+to)\s+(?:\w+\s+)?(?:determine|tell"
-    r"|say|know|find|answer|verify|confirm|identify|figure|be\s+certain)"
-    r"|(?:don't|do\s+not|didn't|did\s+not)\s+know|(?:impossible|no\s+way)\s+to\s+(?:say|tell"
-    r"|know|determine)|lack(?:ing)?\s+(?:of\s+)?(?:information|evidence|context)"
-    # round 16: "Going out on a limb:", "It's 50/50 between", "Don't quote me on this",
-    # "Eeny, meeny", "Wild stab:", "My money's on"
-    r"|(?:out\s+)?on\s+a\s+limb|(?:50\s*/\s*50|fifty[\s-]+fifty|toss[\s-]?up)(?=\s+(?:between|on|here"
-    r"|call|guess|chance|shot))|(?:it'?s|it\s+is|that'?s)\s+(?:a\s+)?(?:50\s*/\s*50|fifty[\s-]+fifty"
-    r"|toss[\s-]?up)|(?:don't|do\s+not)\s+quote\s+me|eeny|(?:wild|blind)\s+stab|take\s+a\s+stab"
-    r"|stab\s+in\s+the\s+dark|my\s+money(?:'s|\s+is|'d\s+be|\s+would\s+be)\s+on)(?![\w'])"
-    r"|[\u274c\u274e\u2717\u2718\u2716\U0001f6ab\u26d4\U0001f44e\U0001f914\U0001f937]"
-)
 # In the answer's own clause: a negation ("It is not <answer>Paris</answer>").
 _NEGATION = re.compile(
     r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none|wrong|incorrect|false)(?![\w'])|n't(?!\w)"
 )
 _CLAUSE_BREAK = re.compile(r"[,;:\u2014]")
-# A relative clause that restates the question, then the copula: "The champion who never lost a
-# fight is <answer>X</answer>" (round 15). Its negation is said of a deed, never of a judgement
-# ("the city that is not the answer is", "which is not correct is" keep theirs).
-# The speaker is never its subject, nor is a judgement or a choice its verb or in its words ("the
-# one that I would never choose is", "which I didn't think was correct is" keep theirs).
-_SPEAKER = r"(?:i|we|you|me|us|my|our|your)(?![\w'])"
-_JUDGED = (
-    r"(?:think|thought|believe|believed|choose|chose|chosen|pick|picked|select|selected|accept"
-    r"|accepted|consider|considered|count|counted|agree|agreed|mean|meant|say|said|trust|trusted"
-    r"|expect|expected|guess|guessed|recommend|recommended|endorse|endorsed|mark|marked|rate|rated"
-    r"|give|gave|given|answer|answers|answered|pay|paid|hold|holds|apply|applies|correct|right"
-    r"|true|wrong|false|valid|accurate|sure|certain|option|options|choice|choices)(?![\w'])"
-)
-_RESTRICTIVE = re.compile(
-    rf"(?i)(?<![\w'])(?:who|which|that|whose)\s+(?:(?!{_SPEAKER})[a-z]+\s+){{0,2}}?(?:never|not|no"
-    r"|(?:did|does|has|have|had|could|would)n't)\s+(?!(?:be|is|was|are|were|been|being|the|a|an"
-    rf"|my|our|quite|really|actually|it|this|that)(?![\w'])|{_JUDGED})"
-    rf"[a-z]{{3,}}(?:\s+(?!{_SPEAKER}|{_JUDGED})[a-z0-9'-]+){{0,10}}(?=\s+(?:is|was|are|were)\s*$)"
-)
 _STRIKE = re.compile(r"~|<\s*/?\s*(?:del|strike|s)\s*>|line-through", re.IGNORECASE)
 _STRIKE_OPEN = re.compile(r"~~|<\s*(?:del|strike|s)\s*>", re.IGNORECASE)
 _STRIKE_CLOSE = re.compile(r"~~|<\s*/\s*(?:del|strike|s)\s*>", re.IGNORECASE)
@@ -233,7 +179,7 @@ def read_final(response: str) -> Final:
     lines = list(_ANSWER_LINE.finditer(response))
     if tags:
         start, end, content = tags[-1]
-        final = Final(content.strip(), response[:start], response[end:])
+        final = Final(resolved(content.strip()), response[:start], response[end:])
     elif lines:
         value = _line_value(lines[-1])
         final = Final(value, response[: lines[-1].start()], response[lines[-1].end() :])
@@ -243,7 +189,8 @@ def read_final(response: str) -> Final:
             return final
     committed = [t[2] for t in tags] + [_line_value(m) for m in lines]
     committed += [m.group(1) for m in _BOXED.finditer(response)]
-    others, stated = {c.strip() for c in committed} - {final.answer}, _stated_values(response)
+    others = {resolved(c.strip()) for c in committed} - {final.answer}
+    stated = _stated_values(response)
     if not others and not stated:
         return final
     key = answer_key(final.answer)
@@ -261,7 +208,7 @@ def _line_value(line: re.Match[str]) -> str:
     """An answer line's value; one that restates its phrase ("Answer: The answer is Paris.")
     states what follows it."""
     value = line.group(1).strip().strip("*_").strip()
-    return _RESTATED.sub("", value, count=1) or value
+    return resolved(_RESTATED.sub("", value, count=1) or value)
 
 
 def _one_line(response: str) -> Final:
@@ -278,7 +225,9 @@ def _one_line(response: str) -> Final:
     if not starts:
         return Final()
     start, line = starts[0]
-    return Final(line.strip(), response[:start], response[start + len(line) :])
+    lead, value = one_line_parts(line.strip())  # `No doubt about it: Lyon`, `The capital is X`
+    rest = response[start + len(line) :]
+    return Final(resolved(value.strip()), response[:start] + lead + " ", rest)
 
 
 def _stated_values(response: str) -> list[str]:
@@ -288,7 +237,9 @@ def _stated_values(response: str) -> list[str]:
     values += [m.group("value") for m in _CLAIMED.finditer(plain)]
     for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
         values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
-    cleaned = (_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1)) for raw in values)
+    cleaned = (
+        resolved(_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1))) for raw in values
+    )
     return [value for value in cleaned if value]
 
 
@@ -303,76 +254,56 @@ def _agrees(value: str, answer: str, key: tuple[str, ...]) -> bool:
     return head.startswith(said) and head[len(said) : len(said) + 1] in (",", ";", "(", "\u2014")
 
 
-def _untitled(pattern: re.Pattern[str], text: str, answer: str) -> re.Match[str] | None:
-    """The first match of a doubt `pattern` in `text` that is no title's word (`_in_title`)."""
-    for m in pattern.finditer(text):
-        if not _in_title(text, m, answer):
-            return m
-    return None
-
-
-def _in_title(text: str, m: re.Match[str], answer: str) -> bool:
-    """Whether the doubt words `m` are part of a name: capitalised in a run of capitalised words
-    that a word (not punctuation) introduces mid-sentence ("the album Random Access Memories",
-    round 15; "released The Maybe Man", "the lead singer of No Doubt", round 16), or a quoted
-    title ("\"I Don't Know\" is the opening track"). A run that holds the answer is the answer
-    hedged ("It's, Maybe Lyon" / "Honestly Probably Lyon. Answer: Lyon"), never a title."""
-    if not m.group()[:1].isupper():
-        return False
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = (text.find("\n", m.end()) + 1 or len(text) + 1) - 1
-    quoted = _QUOTED_TITLE.search(text, line_start, line_end)
-    while quoted and quoted.end() <= m.start():
-        quoted = _QUOTED_TITLE.search(text, quoted.end(), line_end)
-    if quoted and quoted.start() < m.start() and m.end() <= quoted.end():
-        return not _holds(quoted.group(), answer)
-    run_start = m.start()
-    previous = _CAPITALISED_BEFORE.search(text, line_start, run_start)
-    if previous:
-        run_start = previous.start(1)
-    following = _TITLE_NEXT.match(text, m.end())
-    if not previous and not following:
-        return False
-    introduced = _WORD_BEFORE.search(text, line_start, run_start)
-    run = text[run_start : following.end() if following else m.end()]
-    return bool(introduced) and not _holds(run, answer)
-
-
-def _holds(run: str, answer: str) -> bool:
-    return bool(answer.strip()) and answer.strip().lower() in run.lower()
-
-
-_TITLE_NEXT = re.compile(r"\s+[A-Z][a-z]\w*")
-_CAPITALISED_BEFORE = re.compile(r"(?<![\w'])([A-Z][\w']*)\s+\Z")
-_WORD_BEFORE = re.compile(r"[A-Za-z]\s+\Z")  # a word, then the run: mid-sentence, no comma
-# a short quoted run of capitalised words: a song's, a book's or a film's title
-_QUOTED_TITLE = re.compile(
-    r"[\"\u201c]((?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)"
-    r"(?:\s+(?:[A-Z0-9][\w'\u2019.,!?-]*|of|the|a|an|and|in|on|to|for|at)){0,8})[\"\u201d]"
-)
-
-
 def problem_before(before: str, answer: str = "") -> str | None:
     """Doubt in the answer's sentence or the one before it, a guess or not knowing anywhere
-    close before it, a negation in its clause, or a strikethrough opened before it and not
-    closed. Doubt words in a title are none (`_in_title`; `answer` is the final answer)."""
+    close before it (in any of `qa_doubt_languages`' languages), a negation in its clause, the
+    answer denied or set beside another candidate earlier (`qa_stance`), or a strikethrough
+    opened before it and not closed. Doubt words in a title are none (`_in_title`; `answer` is
+    the final answer), nor are statements of certainty (`No doubt about it:`)."""
     if len(_STRIKE_OPEN.findall(before)) > len(_STRIKE_CLOSE.findall(before)) or (
         before.count("~~") % 2
     ):
         return "the answer is struck through"
-    window = before[-_WINDOW:]
+    masked = without_certainty(before.translate(QUOTES))
+    window = _without_answer(masked[-_WINDOW:], answer)
     parts = [p for p in _SENTENCE_BREAK.split(window) if p.strip()]
     own = parts[-1] if parts and not re.search(r"[.!?\n]\s*$", window) else ""
-    doubt = _untitled(_NO_COMMITMENT, window.translate(QUOTES), answer) or next(
-        (m for m in (_untitled(_DOUBT_BEFORE, p, answer) for p in parts[-2:]) if m), None
+    doubt = next(
+        (
+            m
+            for p in (NO_COMMITMENT, GROUNDLESS, FOREIGN_DOUBT)
+            if (m := untitled(p, window, answer))
+        ),
+        None,
+    ) or next(
+        (
+            m
+            for p in parts[-2:]
+            for d in (DOUBT_BEFORE, WEAK_DOUBT)
+            if (m := untitled(d, p, answer))
+        ),
+        None,
     )
     if doubt:
         return f"doubt stated before the answer ({doubt.group()!r})"
-    clause = _CLAUSE_BREAK.split(own)[-1].translate(QUOTES)
-    negation = _NEGATION.search(_RESTRICTIVE.sub(" ", clause))
+    clause = _CLAUSE_BREAK.split(own)[-1]
+    negation = _NEGATION.search(RESTRICTIVE.sub(" ", clause))
     if negation:
         return f"the answer's clause negates it ({negation.group()!r})"
-    return None
+    return stance_problem(answer, masked)
+
+
+def _without_answer(text: str, answer: str) -> str:
+    """`text` with the answer's own words blanked where they hold doubt or a negation (a title:
+    `The novel is titled Maybe Tomorrow.` before `Answer: Maybe Tomorrow`); where they hold none
+    the answer stays, so that a run holding it reads as the answer hedged (`It's Probably Lyon`)."""
+    said = answer.strip().translate(QUOTES)
+    if not said or not any(
+        p.search(said) for p in (DOUBT_BEFORE, NO_COMMITMENT, GROUNDLESS, WEAK_DOUBT, _NEGATION)
+    ):
+        return text
+    spelled = re.compile(rf"(?i)(?<![\w']){re.escape(said)}(?![\w'])")
+    return spelled.sub(lambda m: "it" + " " * (len(m.group()) - 2), text)
 
 
 def problem_in(answer: str, golds: Sequence[str]) -> str | None:

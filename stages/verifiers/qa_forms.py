@@ -144,7 +144,7 @@ def _clock(m: re.Match[str]) -> str:
 
 
 def _roman_value(numeral: str) -> int:
-    values = [_ROMAN_VALUES[c] for c in numeral]
+    values = [_ROMAN_VALUES[c] for c in numeral.upper()]  # `(?i)` series heads: `stage iv`
     return sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
 
 

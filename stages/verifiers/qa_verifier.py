@@ -61,8 +61,10 @@ def token_f1(prediction: str, gold: str) -> float:
 
 def _as_written(text: str) -> str:
     """A gold that SQuAD normalises to nothing ("A", "The The") is compared as written, a choice
-    letter in parentheses as the letter."""
-    text = " ".join(text.translate(QUOTES).strip().rstrip(".!?").strip(" \"'").lower().split())
+    letter in parentheses as the letter; one of punctuation only ("!!!", "?!", "...") is its
+    punctuation (round 17: closing punctuation is dropped only where something else stays)."""
+    written = " ".join(text.translate(QUOTES).lower().split())
+    text = " ".join(written.rstrip(".!?").strip(" \"'").split()) or written
     choice = _CHOICE.fullmatch(text)
     return (choice.group(1) or choice.group(2)) if choice else text
 
@@ -92,6 +94,45 @@ def strict_scores(answer: str, golds: Sequence[str]) -> tuple[float, float, floa
             hedge_proof = max(hedge_proof, score)
             complete = max(complete, score if recall == 1 else 0.0)
     return em, max(em, hedge_proof), max(em, complete)
+
+
+# Words after a number that change its value, its era or its bound: no unit.
+_NOT_UNITS = frozenset(
+    ("bc", "bce", "ad", "ce", "bp", "hundred", "thousand", "million", "billion", "trillion",
+     "lakh", "lakhs", "crore", "crores", "dozen", "pct", "percent", "plus", "minus", "times",
+     "pow", "equals", "and", "or", "to", "than", "more", "less", "fewer", "over", "under",
+     "above", "below", "max", "maximum", "min", "minimum", "least", "most", "odd", "ish",
+     "approx", "not", "no", "nor", "squared", "cubed", "factorial", "root", "roots",
+     "reciprocal", "inverse", "divided", "negative", "power", "powers", "exponent", "half",
+     "halves", "thirds", "quarters", "grand", "score", "gross", "mil", "mn", "bn", "tn", "thou",
+     "zillion", "gazillion", "percentile", "permille", "ago", "earlier", "later", "before",
+     "after", "ish")
+)  # fmt: skip
+
+
+def _number_and_unit(answer: str, golds: Sequence[str]) -> bool:
+    """A bare-number gold (digits only) is answered by that number and one word after it, the
+    unit or noun the question counts in (`1,500 people` for `1500`, `42 km` for `42`, round 17):
+    one word of two letters or more as written (`5m` may be millions; `250 meters` reads `250 m`),
+    not another number, and none that changes the value (`1500 BC`, `42 hundred`, `12 percent`,
+    `42 plus`, `42 squared`, `42 grand`, `42 years ago`'s `ago`, a fraction's `42 hundredths`)."""
+    if len(answer.split()) > 4:  # a number and a word: no tokenising a long answer again
+        return False
+    pred = strict_tokens(answer)
+    if len(pred) != 2 or not pred[0].startswith("num"):
+        return False
+    unit = pred[1]
+    spelled = len(unit) >= 2 or _SPELLED_UNIT.search(answer)  # `250 meters` reads `250 m`
+    if not spelled or not unit.isalpha() or unit in _NOT_UNITS or unit.endswith("ths"):
+        return False
+    if unit.startswith(("num", "seq", "ord", "bound")):
+        return False
+    return any(_BARE_NUMBER.fullmatch(g) and strict_tokens(g) == pred[:1] for g in golds)
+
+
+_SPELLED_UNIT = re.compile(r"\d\s++[^\W\d_]{2,}")
+# a gold of digits only: `$5`, `5 USD` and `US$5` carry their unit already
+_BARE_NUMBER = re.compile(r"\s*+-?(?:\d{1,3}(?:,\d{3})++|\d++)(?:\.\d++)?\s*+")
 
 
 def _in_order(pred: list[str], gold: list[str]) -> int:
@@ -221,6 +262,8 @@ class QAVerifier:
         passed = bool(strict_em) or (same_words and complete >= self.config.f1_threshold)
         if strict_em:
             return passed, score, "exact match"
+        if not negated and _number_and_unit(answer, golds):
+            return True, 1.0, "the gold's number and a unit"
         if negated and not passed:
             return passed, score, f"the answer negates the gold ({negated.group()!r})"
         if hedge_proof >= self.config.f1_threshold and not passed:
