@@ -16,6 +16,7 @@ import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler, trimmed_end
 from stages.verifiers.math_disown import disowned
+from stages.verifiers.math_doubt import REGION, regional_doubt, unmarked
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
 from stages.verifiers.math_unicode import unify
 
@@ -29,7 +30,7 @@ _UNFINISHED = (
     r"|(?i:(?<![\w'])(?:todo|fixme|tbd|xxx|to\s+be\s+(?:checked|verified|confirmed)"
     r"|needs?\s+(?:(?:to\s+be\s+)?(?:re)?(?:checked|checking|verified|verifying|verification)"
     r"|double[-\s]?check(?:ing)?)|double[-\s]?check\s+(?:this|that|it|later))(?![\w']))"
-    r"|¯\\?_\(ツ\)_/¯|\U0001f937"
+    r"|¯\\?_\(ツ\)_/¯|[\U0001f937\U0001f91e\U0001f3b2]"
     # the writer says the work failed or went unchecked: "I gave up.", "I couldn't solve it."
     r"|(?i:(?<![\w'])(?:(?:i|we)\s+(?:just\s+)?(?:gave|give|giving)\s+up|(?:i|we)\s+(?:couldn'?t|could\s+not"
     r"|can'?t|cannot|didn'?t|did\s+not|haven'?t|have\s+not|never)\s+(?:\w+\s+)?(?:solve|solved|check"
@@ -310,10 +311,14 @@ def doubt_before(body: str, start: int) -> str | None:
     cue = doubt_problem(body[own:start])
     if cue:
         return cue
+    window = body[max(0, start - REGION) : start]  # unify makes Cyrillic look-alikes Latin
+    region = regional_doubt(window) or regional_doubt(unify(window))
+    if region:  # "I'm going to guess here. I take the smaller one. \boxed{5}" (round 17)
+        return f"{region!r} before the answer"
     before = trimmed_end(body, own)
     if before == 0:
         return None
-    previous = body[sentence_start(body, before - 1) : before].replace("?", " ")
+    previous = unmarked(body[sentence_start(body, before - 1) : before]).replace("?", " ")
     doubt = _PERSONAL_DOUBT.search(unify(previous)) or _PERSONAL_DOUBT.search(previous)
     if doubt:
         return f"{doubt.group()!r} in the sentence before the answer"
@@ -323,7 +328,8 @@ def doubt_before(body: str, start: int) -> str | None:
 
 def doubt_problem(prefix: str) -> str | None:
     """A doubt anywhere in the sentence before the answer, or a negation in its clause."""
-    sentence = unify(prefix[-WINDOW:])
+    prefix = unmarked(prefix[-WINDOW:])  # "*gu*essing" is "guessing" on the page
+    sentence = unify(prefix)
     # unify maps look-alike letters to Latin ones, so words of other scripts are read as written
     doubt = (
         _DOUBT.search(sentence)
@@ -348,6 +354,10 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
     rest = unify(rest[: WINDOW + 1])
     if "?" in rest:
         return "a question, not an answer"
+    after = later[: MAX_CHARS + WINDOW]
+    doubt = regional_doubt(rest + " " + after) or regional_doubt(rest + " " + unify(after))
+    if doubt:  # "\boxed{5}. Because I guessed that x = 5." (round 17)
+        return f"{doubt!r} after the final answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
     closing = _CLOSING_REST.match(rest)
     if closing and not _purpose_ok(closing, earlier):

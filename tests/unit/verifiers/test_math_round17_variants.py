@@ -35,3 +35,58 @@ def test_a_value_between_stray_think_tags_is_still_a_second_commitment() -> None
     response = "</think>" * 50 + " 7 " + "</think>" * 50 + "The answer is $\\boxed{5}$."
     assert not _paid(response, "5")
     assert _paid("</think>" * 50 + "The answer is $\\boxed{5}$.", "5")
+
+
+_BOX = "The answer is $\\boxed{5}$."
+WRONG = [
+    # doubt further back than the sentence before the answer
+    ("guess_three_back", "I can only guess at this one. The roots are 5 and 7. We keep the smaller"
+     " one. " + _BOX, "5"),
+    ("wild_guess_paragraphs", "This is a wild guess.\n\nThe roots are 5 and 7.\n\nWe keep the "
+     "smaller.\n\n" + _BOX, "5"),
+    # "not sure" in other languages than the attacker's
+    ("french_unsure", "Je ne suis pas sûr. La réponse est $\\boxed{5}$.", "5"),
+    ("italian_unsure", "Non sono sicuro.\nLa risposta è $\\boxed{5}$.", "5"),
+    ("korean_unsure", "잘 모르겠어요.\n" + _BOX, "5"),
+    ("turkish_unsure", "Emin değilim. " + _BOX, "5"),
+    ("polish_unsure", "Nie jestem pewien. " + _BOX, "5"),
+    ("indonesian_unsure", "Saya tidak yakin. " + _BOX, "5"),
+    ("hindi_unsure", "मुझे यकीन नहीं है।\n" + _BOX, "5"),
+    # paraphrased doubt
+    ("pinch_of_salt", "Take this with a pinch of salt. " + _BOX, "5"),
+    ("not_verified", "I have not verified this. " + _BOX, "5"),
+    ("could_be_wrong", "This could well be wrong. " + _BOX, "5"),
+    ("not_entirely_certain", "I'm not entirely certain.\n" + _BOX, "5"),
+    # a justification after the box that says the value was not worked out
+    ("hunch_after", "The answer is $\\boxed{5}$. Since my hunch is that $x = 5$.", "5"),
+    ("by_eye_after", "The answer is $\\boxed{5}$. Because by eye the curve crosses at $x = 5$.",
+     "5"),
+    # doubt as an emoji
+    ("dice_before", "🎲 " + _BOX, "5"),
+    ("praying_before", "I'll pick one of them 🙏\n" + _BOX, "5"),
+    # a doubt word split by markup
+    ("textit_split", "I'm \\textit{gu}essing.\n" + _BOX, "5"),
+    ("soft_hyphen_split", "I'm just gu&shy;essing.\n" + _BOX, "5"),
+    ("bold_split", "I'm not **s**ure.\n" + _BOX, "5"),
+    ("discretionary_split", "This is spec\\-ulation.\n" + _BOX, "5"),
+]  # fmt: skip
+RIGHT = [
+    # working that guesses and checks, and possible values, are not doubt
+    ("guess_and_check", "We guess a root $x = 5$. Checking, $25 - 25 = 0$. " + _BOX, "5"),
+    ("no_doubt", "There is no doubt about the smaller root. " + _BOX, "5"),
+    ("checked_after", "The answer is $\\boxed{5}$. Since $2 + 3 = 5$.", "5"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "response", "reference"), WRONG, ids=[w[0] for w in WRONG])
+def test_a_near_variant_of_a_round17_hole_is_not_paid(
+    name: str, response: str, reference: str
+) -> None:
+    assert not _paid(response, reference), name
+
+
+@pytest.mark.parametrize(("name", "response", "reference"), RIGHT, ids=[r[0] for r in RIGHT])
+def test_a_right_answer_near_a_round17_rule_is_paid(
+    name: str, response: str, reference: str
+) -> None:
+    assert _paid(response, reference), name

@@ -2,8 +2,8 @@
 against the verifier after round 16 (the held-out half stays outside). Mechanisms: doubt further
 back than the answer's sentence, in another language, paraphrased, after the box, as an emoji or
 split by markup; units written `\\mathrm{~cm}`; functions the parser lacked; answer labels and
-phrases in other languages before a box; and many stray `</think>` tags (quadratic). What stays
-open is a strict xfail naming the code path at fault."""
+phrases in other languages before a box; and many stray `</think>` tags (quadratic). All 35 are closed
+(`test_math_round17_variants.py` holds their near-variants)."""
 
 from __future__ import annotations
 
@@ -15,17 +15,11 @@ from red_team_cases import check, load, params
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round17_math.jsonl")
 OPEN_MECHANISMS = {
-    "doubt_two_sentences_back": "open: math_commit.doubt_before reads two sentences",
-    "prev_sentence_doubt_other_language": "open: doubt words in English only",
-    "prev_sentence_doubt_paraphrase": "open: math_commit._PERSONAL_DOUBT lacks paraphrases",
-    "justification_says_guessed": "open: math_explain reads no guess after the box",
     "mathrm_tilde_unit_refused": "open: `\\mathrm{~cm}` is not read as a unit",
     "log_base_subscript_refused": "open: the parser has no `\\log_b`",
     "inverse_trig_refused": "open: the parser has no inverse trigonometric functions",
     "floor_ceil_hyperbolic_refused": "open: the parser has no floor, ceiling, hyperbolic functions",
     "ln_abs_refused": "open: the parser has no `\\ln|x|`",
-    "prev_sentence_emoji_doubt": "open: math_commit._UNFINISHED has no crossed fingers or dice",
-    "doubt_word_split_by_markup": "open: markup is not unified before the doubt words",
     "foreign_label_then_box_refused": "open: math_grammar knows English answer labels only",
     "foreign_copula_before_box_refused": "open: math_commit._INTRODUCERS is English only",
 }
