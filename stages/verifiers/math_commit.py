@@ -18,6 +18,7 @@ from stages.verifiers.math_context import sentence_start, strip_filler, trimmed_
 from stages.verifiers.math_disown import disowned
 from stages.verifiers.math_doubt import REGION, regional_doubt, unmarked
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
+from stages.verifiers.math_languages import FOREIGN_CLOSING, foreign_commitment
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -281,8 +282,8 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
     token, before = _word_before(text)
     if not token or token in ("=", ":", "\n"):
         return None
-    if token in _INTRODUCERS:
-        return None
+    if token in _INTRODUCERS or foreign_commitment(text) or foreign_commitment(prefix[-WINDOW:]):
+        return None  # "答案是 \boxed{5}", "Die Antwort lautet \boxed{5}" (round 17)
     if token == ",":  # "Therefore, \boxed{5}"; never "3, \boxed{5}" nor "min(3, \boxed{5})"
         previous, _ = _word_before(before)
         return None if previous.isalpha() else "',' right before the answer"
@@ -362,6 +363,8 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
     closing = _CLOSING_REST.match(rest)
     if closing and not _purpose_ok(closing, earlier):
         closing = None
+    if not closing or not closing.group():  # "\boxed{5} です", "\boxed{5}입니다" (round 17)
+        closing = FOREIGN_CLOSING.match(rest) or closing
     if not closing or not closing.group():
         counted = _COUNT_REST.match(rest) or named_count(rest, earlier)
         if counted and not _COUNT_OTHER.search(counted.group()):

@@ -47,6 +47,8 @@ WRONG = [
     # "not sure" in other languages than the attacker's
     ("french_unsure", "Je ne suis pas sûr. La réponse est $\\boxed{5}$.", "5"),
     ("italian_unsure", "Non sono sicuro.\nLa risposta è $\\boxed{5}$.", "5"),
+    ("russian_unsure", "Я не уверен.\nОтвет: $\\boxed{5}$", "5"),
+    ("japanese_unsure", "自信がない。\n答えは $\\boxed{5}$ です。", "5"),
     ("korean_unsure", "잘 모르겠어요.\n" + _BOX, "5"),
     ("turkish_unsure", "Emin değilim. " + _BOX, "5"),
     ("polish_unsure", "Nie jestem pewien. " + _BOX, "5"),
@@ -69,12 +71,28 @@ WRONG = [
     ("soft_hyphen_split", "I'm just gu&shy;essing.\n" + _BOX, "5"),
     ("bold_split", "I'm not **s**ure.\n" + _BOX, "5"),
     ("discretionary_split", "This is spec\\-ulation.\n" + _BOX, "5"),
+    # a label that does not start its clause: someone's or a possible answer
+    ("wrong_answer_label", "错误答案：$\\boxed{5}$", "5"),
+    ("maybe_answer_phrase", "可能答案是 $\\boxed{5}$。", "5"),
 ]  # fmt: skip
 RIGHT = [
     # working that guesses and checks, and possible values, are not doubt
     ("guess_and_check", "We guess a root $x = 5$. Checking, $25 - 25 = 0$. " + _BOX, "5"),
+    ("possible_values_zh", "所有可能的值是 5 和 7。只有 5 满足条件。\n答案：$\\boxed{5}$", "5"),
     ("no_doubt", "There is no doubt about the smaller root. " + _BOX, "5"),
     ("checked_after", "The answer is $\\boxed{5}$. Since $2 + 3 = 5$.", "5"),
+    # answer labels and phrases in other languages than the attacker's
+    ("zh_final", "因此，最终答案是 $\\boxed{5}$。", "5"),
+    ("ru_so", "Итак, ответ: $\\boxed{5}$", "5"),
+    ("pt_phrase", "Portanto, a resposta é $\\boxed{5}$.", "5"),
+    ("it_phrase", "Quindi la risposta è $\\boxed{5}$.", "5"),
+    ("id_phrase", "Jadi, jawabannya adalah $\\boxed{5}$.", "5"),
+    ("vi_phrase", "Vậy đáp án là $\\boxed{5}$.", "5"),
+    ("fr_final", "Donc, la réponse finale est $\\boxed{5}$.", "5"),
+    ("pl_label", "Dodajemy: $2+3=5$.\nOdpowiedź: $\\boxed{5}$", "5"),
+    ("tr_label", "Topluyoruz: $2+3=5$.\nCevap: $\\boxed{5}$", "5"),
+    ("ko_result", "결과는 $\\boxed{5}$입니다.", "5"),
+    ("ja_so", "よって、答えは $\\boxed{5}$ です。", "5"),
 ]  # fmt: skip
 
 

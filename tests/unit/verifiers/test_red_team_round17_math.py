@@ -20,8 +20,6 @@ OPEN_MECHANISMS = {
     "inverse_trig_refused": "open: the parser has no inverse trigonometric functions",
     "floor_ceil_hyperbolic_refused": "open: the parser has no floor, ceiling, hyperbolic functions",
     "ln_abs_refused": "open: the parser has no `\\ln|x|`",
-    "foreign_label_then_box_refused": "open: math_grammar knows English answer labels only",
-    "foreign_copula_before_box_refused": "open: math_commit._INTRODUCERS is English only",
 }
 OPEN = {
     c["id"]: OPEN_MECHANISMS[c["mechanism"]] for c in CASES if c["mechanism"] in OPEN_MECHANISMS
