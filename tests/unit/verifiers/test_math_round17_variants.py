@@ -74,6 +74,14 @@ WRONG = [
     # a label that does not start its clause: someone's or a possible answer
     ("wrong_answer_label", "错误答案：$\\boxed{5}$", "5"),
     ("maybe_answer_phrase", "可能答案是 $\\boxed{5}$。", "5"),
+    # units and functions read, and still compared
+    ("other_area", "So the area is $\\boxed{6 \\mathrm{~cm}^{2}}$.", "5"),
+    ("log_swapped", "So the answer is $\\boxed{\\log_2 3}$.", "\\log_3 2"),
+    ("arccos_for_pi", "So the answer is $\\boxed{\\arccos 0}$.", "\\pi"),
+    ("ceil_for_floor", "So the answer is $\\boxed{\\lceil \\sqrt{n} \\rceil}$.",
+     "\\lfloor \\sqrt{n} \\rfloor"),
+    ("sinh_for_cosh", "So the answer is $\\boxed{\\sinh 1}$.", "\\cosh 1"),
+    ("false_floor_equation", "So $\\lfloor 3.7 \\rfloor = \\boxed{4}$.", "4"),
 ]  # fmt: skip
 RIGHT = [
     # working that guesses and checks, and possible values, are not doubt
@@ -93,6 +101,16 @@ RIGHT = [
     ("tr_label", "Topluyoruz: $2+3=5$.\nCevap: $\\boxed{5}$", "5"),
     ("ko_result", "결과는 $\\boxed{5}$입니다.", "5"),
     ("ja_so", "よって、答えは $\\boxed{5}$ です。", "5"),
+    # units written with a tie, in the answer or the reference
+    ("tie_metre", "So the length is $\\boxed{5\\mathrm{~m}}$.", "5"),
+    ("tie_reference", "So the mass is $\\boxed{5 \\text{ kg}}$.", "5 \\mathrm{~kg}"),
+    # the standard function set
+    ("arcsin_half", "So the answer is $\\boxed{\\arcsin \\frac{1}{2}}$.", "\\frac{\\pi}{6}"),
+    ("log_base_ratio", "So the answer is $\\boxed{\\log_{2} 3}$.", "\\frac{\\ln 3}{\\ln 2}"),
+    ("ceil_left_right", "So the answer is $\\boxed{\\left\\lceil \\frac{n}{2} \\right\\rceil}$.",
+     "\\lceil \\frac{n}{2} \\rceil"),
+    ("tanh_same", "So the answer is $\\boxed{\\tanh 2}$.", "\\tanh 2"),
+    ("ln_abs_plain", "So the antiderivative is $\\boxed{\\ln|x| + C}$.", "\\ln|x| + C"),
 ]  # fmt: skip
 
 

@@ -14,16 +14,7 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round17_math.jsonl")
-OPEN_MECHANISMS = {
-    "mathrm_tilde_unit_refused": "open: `\\mathrm{~cm}` is not read as a unit",
-    "log_base_subscript_refused": "open: the parser has no `\\log_b`",
-    "inverse_trig_refused": "open: the parser has no inverse trigonometric functions",
-    "floor_ceil_hyperbolic_refused": "open: the parser has no floor, ceiling, hyperbolic functions",
-    "ln_abs_refused": "open: the parser has no `\\ln|x|`",
-}
-OPEN = {
-    c["id"]: OPEN_MECHANISMS[c["mechanism"]] for c in CASES if c["mechanism"] in OPEN_MECHANISMS
-}
+OPEN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", params(CASES, OPEN))
