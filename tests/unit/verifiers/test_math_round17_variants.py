@@ -71,6 +71,17 @@ WRONG = [
     ("soft_hyphen_split", "I'm just gu&shy;essing.\n" + _BOX, "5"),
     ("bold_split", "I'm not **s**ure.\n" + _BOX, "5"),
     ("discretionary_split", "This is spec\\-ulation.\n" + _BOX, "5"),
+    # negation and "sure" apart, other wordings and regional forms
+    ("pt_european_unsure", "Não tenho a certeza. " + _BOX, "5"),
+    ("it_ne_unsure", "Non ne sono sicuro. " + _BOX, "5"),
+    ("es_no_lo_se", "No lo sé bien. " + _BOX, "5"),
+    ("de_weiss_nicht", "Ich weiß es nicht genau. " + _BOX, "5"),
+    ("zh_nazhun", "我拿不准。\n" + _BOX, "5"),
+    ("ja_polite_unsure", "よくわかりません。\n" + _BOX, "5"),
+    ("estimated_after", "The answer is $\\boxed{5}$. Because I estimated that $x = 5$.", "5"),
+    ("shortcode_before", ":crossed_fingers:\n" + _BOX, "5"),
+    ("hyphen_break_split", "I'm just gues-\nsing.\n\n" + _BOX, "5"),
+    ("zero_width_entity_split", "I'm gu&#8203;essing.\n" + _BOX, "5"),
     # a label that does not start its clause: someone's or a possible answer
     ("wrong_answer_label", "错误答案：$\\boxed{5}$", "5"),
     ("maybe_answer_phrase", "可能答案是 $\\boxed{5}$。", "5"),
@@ -100,6 +111,10 @@ RIGHT = [
     ("pl_label", "Dodajemy: $2+3=5$.\nOdpowiedź: $\\boxed{5}$", "5"),
     ("tr_label", "Topluyoruz: $2+3=5$.\nCevap: $\\boxed{5}$", "5"),
     ("ko_result", "결과는 $\\boxed{5}$입니다.", "5"),
+    ("zh_jiushi", "所以答案就是 $\\boxed{5}$。", "5"),
+    ("fr_donc", "La réponse est donc $\\boxed{5}$.", "5"),
+    ("es_correcta", "La respuesta correcta es $\\boxed{5}$.", "5"),
+    ("ja_naru", "答えは $\\boxed{5}$ となる。", "5"),
     ("ja_so", "よって、答えは $\\boxed{5}$ です。", "5"),
     # units written with a tie, in the answer or the reference
     ("tie_metre", "So the length is $\\boxed{5\\mathrm{~m}}$.", "5"),
