@@ -16,7 +16,7 @@ import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler, trimmed_end
 from stages.verifiers.math_disown import disowned
-from stages.verifiers.math_doubt import REGION, regional_doubt, unmarked
+from stages.verifiers.math_doubt import region_start, regional_doubt, unmarked
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
 from stages.verifiers.math_languages import FOREIGN_CLOSING, foreign_commitment
 from stages.verifiers.math_unicode import unify
@@ -312,7 +312,7 @@ def doubt_before(body: str, start: int) -> str | None:
     cue = doubt_problem(body[own:start])
     if cue:
         return cue
-    window = body[max(0, start - REGION) : start]  # unify makes Cyrillic look-alikes Latin
+    window = body[region_start(body, start) : start]  # unify makes Cyrillic look-alikes Latin
     region = regional_doubt(window) or regional_doubt(unify(window))
     if region:  # "I'm going to guess here. I take the smaller one. \boxed{5}" (round 17)
         return f"{region!r} before the answer"

@@ -2,18 +2,29 @@
 the answer is a guess, unchecked or uncertain, a few sentences before it, after it ("Because I
 guessed"), in another language, in a paraphrase, as an emoji, or with the word split by markup.
 
-The region is the `REGION` characters before the answer and the short text after it. What is
-searched there is personal doubt about the writer's own result, never a reasoning word: "we guess a
-root and check it" and "all possible values" are working, "I'm guessing" and "没把握" are not. The
-other-language phrases say "not sure", "I guess", "maybe/probably", "no idea" and "I think" in the
-15 languages most common in math text (zh, es, de, fr, ru, ja, pt, ko, it, ar, hi, tr, vi, id,
-nl, pl), written as each language writes them, so no case's words were copied."""
+The region is the answer's paragraph (at least `REGION` characters) before it and the short text
+after it. What is searched there is personal doubt about the writer's own result, never a
+reasoning word: "we guess a root and check it" and "all possible values" are working, "I'm
+guessing" and "没把握" are not. The other-language phrases say "not sure", "I guess", "maybe /
+probably", "no idea" and "I think" in the 16 languages most common in math text (zh, es, de, fr,
+ru, ja, pt, ko, it, ar, hi, tr, vi, id, nl, pl), written as each language writes them, so no
+case's words were copied."""
 
 from __future__ import annotations
 
 import re
 
 REGION = 600  # characters before the answer read for doubt: its paragraph and the one before
+MAX_PARAGRAPH = 2000  # a longer final paragraph is read this far back
+
+
+def region_start(body: str, start: int) -> int:
+    """Where the commitment region before `start` begins: `REGION` characters back, or the start
+    of the answer's paragraph where that is further (at most `MAX_PARAGRAPH` characters)."""
+    lo = max(0, start - MAX_PARAGRAPH)
+    paragraph = body.rfind("\n\n", lo, start)
+    return min(max(0, start - REGION), lo if paragraph < 0 else paragraph)
+
 
 # Markup that splits a word on the page into one word: emphasis marks inside a word ("*gu*essing",
 # "s*ure*"), LaTeX text styles ("\textit{gu}essing"), discretionary and soft hyphens, zero-width

@@ -16,7 +16,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from stages.verifiers.math_subscripts import SubscriptRules
-from stages.verifiers.math_tokens import BRACKETS, FUNCS, number, tokenize
+from stages.verifiers.math_tokens import BRACKETS, FUNCS, INVERSES, is_minus_one, number, tokenize
 from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: public here too
     MAX_DEPTH,
     MathParseError,
@@ -330,6 +330,8 @@ class _Parser(SubscriptRules):
         if self.at("^"):  # \tan^2(y) is (\tan y)^2
             self.take()
             exponent = (yield self.braced()) if self.at("{") else (yield self.latex_arg())
+            if name in INVERSES and is_minus_one(exponent):
+                name, exponent = INVERSES[name], None
         base = None
         if name == "log" and self.at("_"):  # \log_2 3 is ln 3 / ln 2
             self.take()
@@ -351,6 +353,8 @@ class _Parser(SubscriptRules):
         _, value = self.take()
         if value in FUNCS and self.at("("):
             return applied_function(value, (yield self.group("(", ")", "paren")))
+        if value in FUNCS and len(value) > 3:  # \operatorname{arcsinh} 1 reads as "arcsinh 1"
+            return (yield self.function(value))
         if value == "pi":
             return ("const", "pi")
         if value == "oo":

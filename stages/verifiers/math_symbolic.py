@@ -31,6 +31,7 @@ _MORE_FUNCTIONS = {
         ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arcsec", "asec"),
         ("arccsc", "acsc"), ("arccot", "acot"), ("sinh", "sinh"), ("cosh", "cosh"),
         ("tanh", "tanh"), ("coth", "coth"), ("sech", "sech"), ("csch", "csch"),
+        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"),
         ("floor", "floor"), ("ceil", "ceiling"),
     )
 }  # fmt: skip

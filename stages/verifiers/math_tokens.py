@@ -11,7 +11,10 @@ from stages.verifiers.math_tree import MathParseError, Node
 FUNCS = {"sqrt", "sin", "cos", "tan", "sec", "csc", "cot", "log", "ln", "exp", "lg"}
 # The rest of LaTeX's standard function set (round 17): inverse and hyperbolic functions.
 FUNCS |= {"arcsin", "arccos", "arctan", "arcsec", "arccsc", "arccot"}
-FUNCS |= {"sinh", "cosh", "tanh", "coth", "sech", "csch"}
+FUNCS |= {"sinh", "cosh", "tanh", "coth", "sech", "csch", "arcsinh", "arccosh", "arctanh"}
+# f^{-1} of a trigonometric or hyperbolic f is its inverse, never 1/f: \tan^{-1} 2 is arctan 2
+INVERSES = {name: "arc" + name for name in ("sin", "cos", "tan", "sec", "csc", "cot")}
+INVERSES |= {name: "arc" + name for name in ("sinh", "cosh", "tanh")}
 BRACKETS = {"\\lfloor": ("\\rfloor", "floor"), "\\lceil": ("\\rceil", "ceil")}
 # LaTeX spacing and sizing commands that carry no meaning for the value.
 _TOKEN = re.compile(
@@ -49,3 +52,10 @@ def number(text: str) -> Node:
             raise MathParseError(f"exponent {exp} out of range")
         value *= Fraction(10) ** exp
     return ("num", value, text)
+
+
+def is_minus_one(node: Node) -> bool:
+    if node[0] == "neg":
+        node = node[1]
+        return node[0] == "num" and node[1] == 1
+    return node[0] == "num" and node[1] == -1

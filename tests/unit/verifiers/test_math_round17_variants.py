@@ -44,6 +44,8 @@ WRONG = [
      " one. " + _BOX, "5"),
     ("wild_guess_paragraphs", "This is a wild guess.\n\nThe roots are 5 and 7.\n\nWe keep the "
      "smaller.\n\n" + _BOX, "5"),
+    ("guess_long_paragraph", "I am only guessing here. " + "We add the two terms again. " * 30
+     + _BOX, "5"),
     # "not sure" in other languages than the attacker's
     ("french_unsure", "Je ne suis pas sûr. La réponse est $\\boxed{5}$.", "5"),
     ("italian_unsure", "Non sono sicuro.\nLa risposta è $\\boxed{5}$.", "5"),
@@ -92,12 +94,16 @@ WRONG = [
     ("ceil_for_floor", "So the answer is $\\boxed{\\lceil \\sqrt{n} \\rceil}$.",
      "\\lfloor \\sqrt{n} \\rfloor"),
     ("sinh_for_cosh", "So the answer is $\\boxed{\\sinh 1}$.", "\\cosh 1"),
+    ("tan_inverse_for_cot", "So the answer is $\\boxed{\\tan^{-1} 2}$.", "\\cot 2"),
+    ("sin_inverse_for_csc", "So the answer is $\\boxed{\\sin^{-1}(x)}$.", "\\csc x"),
     ("false_floor_equation", "So $\\lfloor 3.7 \\rfloor = \\boxed{4}$.", "4"),
 ]  # fmt: skip
 RIGHT = [
     # working that guesses and checks, and possible values, are not doubt
     ("guess_and_check", "We guess a root $x = 5$. Checking, $25 - 25 = 0$. " + _BOX, "5"),
     ("possible_values_zh", "所有可能的值是 5 和 7。只有 5 满足条件。\n答案：$\\boxed{5}$", "5"),
+    ("guess_resolved_long_before", "I'm guessing at first.\n\n" + "We add the terms. " * 40
+     + "\n\nChecking, $2 + 3 = 5$. " + _BOX, "5"),
     ("no_doubt", "There is no doubt about the smaller root. " + _BOX, "5"),
     ("checked_after", "The answer is $\\boxed{5}$. Since $2 + 3 = 5$.", "5"),
     # answer labels and phrases in other languages than the attacker's
@@ -125,6 +131,9 @@ RIGHT = [
     ("ceil_left_right", "So the answer is $\\boxed{\\left\\lceil \\frac{n}{2} \\right\\rceil}$.",
      "\\lceil \\frac{n}{2} \\rceil"),
     ("tanh_same", "So the answer is $\\boxed{\\tanh 2}$.", "\\tanh 2"),
+    ("tan_inverse_is_arctan", "So the answer is $\\boxed{\\tan^{-1} 2}$.", "\\arctan 2"),
+    ("operatorname_arcsinh", "So the answer is $\\boxed{\\operatorname{arcsinh} 1}$.",
+     "\\ln(1+\\sqrt{2})"),
     ("ln_abs_plain", "So the antiderivative is $\\boxed{\\ln|x| + C}$.", "\\ln|x| + C"),
 ]  # fmt: skip
 
