@@ -73,6 +73,9 @@ _EN = (
     r"|(?:tentative|tentatively|provisional|provisionally|unverified|unchecked|untested)"
     r"|(?:my\s+)?confidence\s+(?:is|was|here\s+is)\s+(?:low|limited|shaky|not\s+high)"
     r"|(?:could|might|may)\s+(?:well\s+)?have\s+(?:\w+\s+)?(?:erred|slipped|messed\s+up)"
+    # intuition or chance instead of working
+    r"|my\s+(?:intuition|instinct|sixth\s+sense)|sixth\s+sense|feels\s+(?:about\s+)?right"
+    r"|(?:picked|chosen|selected|chose)\s+(?:\w+\s+){0,3}?(?:at\s+random|randomly)"
 )
 _FOREIGN = (
     # de, nl
