@@ -16,7 +16,9 @@ import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler, trimmed_end
 from stages.verifiers.math_disown import disowned
+from stages.verifiers.math_doubt import region_start, regional_doubt, unmarked
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
+from stages.verifiers.math_languages import FOREIGN_CLOSING, foreign_commitment
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -29,7 +31,7 @@ _UNFINISHED = (
     r"|(?i:(?<![\w'])(?:todo|fixme|tbd|xxx|to\s+be\s+(?:checked|verified|confirmed)"
     r"|needs?\s+(?:(?:to\s+be\s+)?(?:re)?(?:checked|checking|verified|verifying|verification)"
     r"|double[-\s]?check(?:ing)?)|double[-\s]?check\s+(?:this|that|it|later))(?![\w']))"
-    r"|¯\\?_\(ツ\)_/¯|\U0001f937"
+    r"|¯\\?_\(ツ\)_/¯|[\U0001f937\U0001f91e\U0001f3b2]"
     # the writer says the work failed or went unchecked: "I gave up.", "I couldn't solve it."
     r"|(?i:(?<![\w'])(?:(?:i|we)\s+(?:just\s+)?(?:gave|give|giving)\s+up|(?:i|we)\s+(?:couldn'?t|could\s+not"
     r"|can'?t|cannot|didn'?t|did\s+not|haven'?t|have\s+not|never)\s+(?:\w+\s+)?(?:solve|solved|check"
@@ -280,8 +282,8 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
     token, before = _word_before(text)
     if not token or token in ("=", ":", "\n"):
         return None
-    if token in _INTRODUCERS:
-        return None
+    if token in _INTRODUCERS or foreign_commitment(text) or foreign_commitment(prefix[-WINDOW:]):
+        return None  # "答案是 \boxed{5}", "Die Antwort lautet \boxed{5}" (round 17)
     if token == ",":  # "Therefore, \boxed{5}"; never "3, \boxed{5}" nor "min(3, \boxed{5})"
         previous, _ = _word_before(before)
         return None if previous.isalpha() else "',' right before the answer"
@@ -310,10 +312,14 @@ def doubt_before(body: str, start: int) -> str | None:
     cue = doubt_problem(body[own:start])
     if cue:
         return cue
+    window = body[region_start(body, start) : start]  # unify makes Cyrillic look-alikes Latin
+    region = regional_doubt(window) or regional_doubt(unify(window))
+    if region:  # "I'm going to guess here. I take the smaller one. \boxed{5}" (round 17)
+        return f"{region!r} before the answer"
     before = trimmed_end(body, own)
     if before == 0:
         return None
-    previous = body[sentence_start(body, before - 1) : before].replace("?", " ")
+    previous = unmarked(body[sentence_start(body, before - 1) : before]).replace("?", " ")
     doubt = _PERSONAL_DOUBT.search(unify(previous)) or _PERSONAL_DOUBT.search(previous)
     if doubt:
         return f"{doubt.group()!r} in the sentence before the answer"
@@ -323,7 +329,8 @@ def doubt_before(body: str, start: int) -> str | None:
 
 def doubt_problem(prefix: str) -> str | None:
     """A doubt anywhere in the sentence before the answer, or a negation in its clause."""
-    sentence = unify(prefix[-WINDOW:])
+    prefix = unmarked(prefix[-WINDOW:])  # "*gu*essing" is "guessing" on the page
+    sentence = unify(prefix)
     # unify maps look-alike letters to Latin ones, so words of other scripts are read as written
     doubt = (
         _DOUBT.search(sentence)
@@ -348,10 +355,16 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
     rest = unify(rest[: WINDOW + 1])
     if "?" in rest:
         return "a question, not an answer"
+    after = later[: MAX_CHARS + WINDOW]
+    doubt = regional_doubt(rest + " " + after) or regional_doubt(rest + " " + unify(after))
+    if doubt:  # "\boxed{5}. Because I guessed that x = 5." (round 17)
+        return f"{doubt!r} after the final answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
     closing = _CLOSING_REST.match(rest)
     if closing and not _purpose_ok(closing, earlier):
         closing = None
+    if not closing or not closing.group():  # "\boxed{5} です", "\boxed{5}입니다" (round 17)
+        closing = FOREIGN_CLOSING.match(rest) or closing
     if not closing or not closing.group():
         counted = _COUNT_REST.match(rest) or named_count(rest, earlier)
         if counted and not _COUNT_OTHER.search(counted.group()):

@@ -135,7 +135,8 @@ _HIDING_HTML = re.compile(
 def _between_thinking(response: str, folded: str, close: int) -> bool:
     """Text before the first `<think>` and between a `</think>` and the next `<think>` is visible: a
     value or an answer form there is a commitment made before the last block, so the response
-    states more than its final part."""
+    states more than its final part. One pass over the tags: each visible stretch is read once
+    (3,000 stray `</think>` re-read the rest of the text per tag, quadratic, in round 17)."""
     first_open = folded.find(_THINK_OPEN)
     if 0 < first_open < close and _commits(response[:first_open]):
         return True  # "Answer: 45 <think>...</think> \boxed{46}": visible before the block too
@@ -143,9 +144,12 @@ def _between_thinking(response: str, folded: str, close: int) -> bool:
     while 0 <= end < close:
         start = end + len(_THINK_CLOSE)
         reopen = folded.find(_THINK_OPEN, start, close)
-        if _commits(response[start : reopen if reopen >= 0 else close]):
+        stop = reopen if reopen >= 0 else close
+        if _commits(response[start:stop]):
             return True
-        end = folded.find(_THINK_CLOSE, start)
+        if reopen < 0:
+            return False  # the rest up to the last close was read whole, stray closes included
+        end = folded.find(_THINK_CLOSE, stop)
     return False
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.math_languages import foreign_commitment
 from stages.verifiers.math_unicode import unify
 
 MAX_WORDS = 40  # a committing sentence is short; the longest seen in Math-Verify's suite is ~35
@@ -68,7 +69,8 @@ _NOUN = (
     r"|velocity|acceleration|force|loss|gain|increase|decrease|change|discount|savings|interest"
     r"|share|fraction|proportion|percent|factor|coefficient|term|digit|digits|payment|income"
     r"|salary|revenue|fee|tax|budget|debt|expression|equation|polynomial|limit|integral"
-    r"|derivative|coordinates?|point|pair|triple|tuple|matrix|vector|set|interval|roots?|zeros?"
+    r"|derivative|antiderivative|primitive|inverse|logarithm|coordinates?|point|pair|triple|tuple"
+    r"|matrix|vector|set|interval|roots?|zeros?"
     r"|vertex|center|centre|midpoint|centroid|focus"
     r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|integers?"
     r"|numbers|pairs|points|x|y|z|n|k|m)"
@@ -228,6 +230,8 @@ _MATH_LEFT = re.compile(
 def commitment_problem(prefix: str) -> str | None:
     """Why the sentence text before an answer is not a plain commitment, or None when it is."""
     text = unify(prefix)
+    if foreign_commitment(text) or foreign_commitment(prefix):  # "答案：", "Ответ:" (round 17)
+        return None
     ends = [m.end() for m in _DISPLAY_END.finditer(text)]
     opened = _open_math(text)
     if ends and (opened is None or ends[-1] <= opened):

@@ -13,10 +13,10 @@ high, body).
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from stages.verifiers.math_subscripts import SubscriptRules
+from stages.verifiers.math_tokens import BRACKETS, FUNCS, INVERSES, is_minus_one, number, tokenize
 from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: public here too
     MAX_DEPTH,
     MathParseError,
@@ -39,43 +39,6 @@ _TWO_LETTER_WORDS = frozenset(
     ("am", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me", "my", "no",
      "of", "on", "or", "so", "to", "up", "us", "we", "ok", "oh", "ah", "eh", "hm", "ie", "eg", "vs")
 )  # fmt: skip
-FUNCS = {"sqrt", "sin", "cos", "tan", "sec", "csc", "cot", "log", "ln", "exp"}
-# LaTeX spacing and sizing commands that carry no meaning for the value.
-_TOKEN = re.compile(
-    r"\s*(?:"
-    r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
-    r"|(?P<cmd>\\[a-zA-Z]+|\\\{|\\\}|\\\\)"
-    r"|(?P<word>[a-zA-Z]+(?:_[A-Za-z0-9]+)?)"
-    r"|(?P<op>\*\*|<=|>=|!=|[-+*/^(){}\[\],=%<>;:&|_])"
-    r")"
-)
-MAX_SCI_EXPONENT = 400
-
-
-def tokenize(text: str) -> list[tuple[str, str]]:
-    tokens: list[tuple[str, str]] = []
-    pos = 0
-    text = text.rstrip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise MathParseError(f"unexpected character {text[pos : pos + 10]!r}")
-        pos = m.end()
-        kind = m.lastgroup
-        assert kind is not None
-        tokens.append((kind, m.group(kind)))
-    return tokens
-
-
-def _number(text: str) -> Node:
-    mantissa, _, exponent = text.lower().partition("e")
-    value = Fraction(mantissa)
-    if exponent:
-        exp = int(exponent)
-        if abs(exp) > MAX_SCI_EXPONENT:
-            raise MathParseError(f"exponent {exp} out of range")
-        value *= Fraction(10) ** exp
-    return ("num", value, text)
 
 
 class _Parser(SubscriptRules):
@@ -196,7 +159,7 @@ class _Parser(SubscriptRules):
         if tok is None:
             return False
         kind, value = tok
-        if value in ("\\}", "\\\\", "\\end", "\\cup", "\\in", "\\pm"):
+        if value in ("\\}", "\\\\", "\\end", "\\cup", "\\in", "\\pm", "\\rfloor", "\\rceil"):
             return False
         return kind in ("word", "cmd") or value == "("
 
@@ -279,7 +242,7 @@ class _Parser(SubscriptRules):
         kind, value = tok
         if kind == "num":
             self.take()
-            return _number(value)
+            return number(value)
         if value == "(":
             return (yield self.group("(", ")", "paren"))
         if value == "[":
@@ -315,7 +278,7 @@ class _Parser(SubscriptRules):
         if kind == "num":
             if not value[0].isdigit():
                 raise MathParseError(f"bad LaTeX argument {value!r}")
-            return _number(value[0])
+            return number(value[0])
         if kind == "word":
             return ("sym", value[0])
         if kind == "cmd":
@@ -355,6 +318,11 @@ class _Parser(SubscriptRules):
             return (yield self.big_operator(name[1:]))
         if name[1:] in FUNCS:
             return (yield self.function(name[1:]))
+        if name in BRACKETS:  # \lfloor x \rfloor, \lceil x \rceil
+            closer, function = BRACKETS[name]
+            inner = yield self.expr()
+            self.take(closer)
+            return ("func", function, inner)
         raise MathParseError(f"unsupported LaTeX command {name}")
 
     def function(self, name: str) -> Step:
@@ -362,19 +330,31 @@ class _Parser(SubscriptRules):
         if self.at("^"):  # \tan^2(y) is (\tan y)^2
             self.take()
             exponent = (yield self.braced()) if self.at("{") else (yield self.latex_arg())
+            if name in INVERSES and is_minus_one(exponent):
+                name, exponent = INVERSES[name], None
+        base = None
+        if name == "log" and self.at("_"):  # \log_2 3 is ln 3 / ln 2
+            self.take()
+            base = yield self.latex_arg()
         if self.at("("):
             arg = yield self.group("(", ")", "paren")
+        elif self.at("|"):  # \ln|x|
+            arg = yield self.primary()
         elif name == "exp" and not self.at("{"):
             raise MathParseError("\\exp without brackets: its argument's end is unsaid")
         else:
             arg = yield self.latex_arg()
         node = applied_function(name, arg)
+        if base is not None:
+            node = ("div", ("func", "ln", arg), ("func", "ln", base))
         return node if exponent is None else ("pow", node, exponent)
 
     def word(self) -> Step:
         _, value = self.take()
         if value in FUNCS and self.at("("):
             return applied_function(value, (yield self.group("(", ")", "paren")))
+        if value in FUNCS and len(value) > 3:  # \operatorname{arcsinh} 1 reads as "arcsinh 1"
+            return (yield self.function(value))
         if value == "pi":
             return ("const", "pi")
         if value == "oo":

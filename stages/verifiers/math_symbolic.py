@@ -24,6 +24,18 @@ from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, Node
 from stages.verifiers.math_values import eval_rational
 
+# LaTeX's inverse, hyperbolic, floor and ceiling functions (round 17), by sympy name
+_MORE_FUNCTIONS = {
+    name: getattr(sympy, sympy_name)
+    for name, sympy_name in (
+        ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arcsec", "asec"),
+        ("arccsc", "acsc"), ("arccot", "acot"), ("sinh", "sinh"), ("cosh", "cosh"),
+        ("tanh", "tanh"), ("coth", "coth"), ("sech", "sech"), ("csch", "csch"),
+        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh"),
+        ("floor", "floor"), ("ceil", "ceiling"),
+    )
+}  # fmt: skip
+
 
 def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
     tag = node[0]
@@ -61,6 +73,8 @@ def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
             "csc": sympy.csc,
             "cot": sympy.cot,
             "abs": sympy.Abs,
+            "lg": lambda x: sympy.log(x, 10),
+            **_MORE_FUNCTIONS,
         }[node[1]]
         return fn(to_sympy(node[2]))
     if tag == "indexed":

@@ -120,7 +120,8 @@ def _unwrap_text_commands(text: str) -> str:
         close = text.find("}", m.end())
         if close < 0 or "{" in text[m.end() : close]:
             continue
-        out += [text[pos : m.start()], " ", text[m.end() : close], " "]
+        # inside the wrapper a "~" is a tie, a space: "\\mathrm{~cm}^{2}" (round 17)
+        out += [text[pos : m.start()], " ", text[m.end() : close].replace("~", " "), " "]
         pos = close + 1
     return "".join(out) + text[pos:]
 
