@@ -1,0 +1,78 @@
+"""Near variants of the round 17 code cases closed here (issue 27): the trusted `re` is Python's
+own, and a name the trusted evaluator lacks makes the test unverifiable, never a failed program."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import pytest
+
+from stages.verifiers.registry import build_verifier
+from stages.verifiers.types import CodeReference
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+def _verdict(program: str, tests: str) -> tuple[bool, str]:
+    verifier = build_verifier({"kind": "code"})
+    try:
+        response = f"```python\n{program}\n```"
+        [verdict] = verifier.verify_batch([(response, CodeReference(tests=tests))])
+    finally:
+        verifier.close()
+    return verdict.passed, verdict.status
+
+
+_RETURNS = "def f(s):\n    return s"
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "paid"),
+    [
+        ("cafe\u0301", r"\w+", False),  # a combining mark is no \w in Python's re
+        ("x\u00bd", r"\w+", True),  # ½ is alphanumeric to str.isalnum, so \w
+        ("\u0663\u0661", r"\d+", True),  # Arabic-Indic digits are \d
+        ("e\u0301t\u00e9", r"\b\w+\b", False),
+        ("ab", r"[[:alpha:]]+", False),  # a set of ':' 'a' ... in re, a class in `regex`
+        ("\u212a", r"(?i)k", True),  # the Kelvin sign folds to k
+    ],
+)  # fmt: skip
+def test_the_trusted_re_reads_patterns_as_pythons_re_does(
+    text: str, pattern: str, paid: bool
+) -> None:
+    tests = f"import re\nassert re.fullmatch(r'{pattern}', f({text!r}))"
+    assert _verdict(_RETURNS, tests) == (paid, "ok" if paid else "failed")
+
+
+@pytest.mark.parametrize(
+    "tests",
+    [
+        "import re\nassert len(list(re.finditer(r'\\d', f('a1b2')))) == 2",
+        "import re\nassert next(re.compile(r'\\d').finditer(f('a1b2'))).group() == '1'",
+        "import re\nassert re.compile(f('a+')).pattern == 'a+' and re.compile(f('x')).groups == 0",
+        "import re\nassert re.compile(r'a+').fullmatch(f('aa')).regs == ((0, 2),)",
+        "import re\nassert re.match(re.compile(r'a'), f('ab'))",
+        "import re\nassert re.sub(r'\\s+', lambda m: '-', f('a  b')) == 'a-b'",
+    ],
+)  # fmt: skip
+def test_a_correct_program_passes_pattern_methods_and_attributes(tests: str) -> None:
+    assert _verdict(_RETURNS, tests)[0] is True
+
+
+@pytest.mark.parametrize(
+    "tests",
+    [
+        "import re\nassert re.compile(f('a')).scanner('a').match()",
+        "import re\nassert re.compile(r'a').fullmatch(f('a')) and re.compile(r'a').copy_me",
+    ],
+)  # fmt: skip
+def test_a_pattern_attribute_the_trusted_side_lacks_is_unverifiable_not_failed(tests: str) -> None:
+    assert _verdict(_RETURNS, tests) == (False, "parse_error")
+
+
+def test_a_runaway_match_on_the_programs_string_fails_within_the_alarm() -> None:
+    program = "def f():\n    return 'a' * 60"
+    started = time.monotonic()
+    assert _verdict(program, "import re\nassert re.fullmatch(r'(a+)+b', f())") == (False, "failed")
+    assert time.monotonic() - started < 8
