@@ -26,7 +26,7 @@ from stages.verifiers.code_trusted import GUARDS, TRUSTED_BUILTINS, Refused, eva
 from stages.verifiers.code_values import (
     CandidateError,
     UnsupportedValue,
-    decode,
+    decode_all,
     returned_inputs,
 )
 
@@ -164,7 +164,7 @@ def _first_failure(
 def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
     """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
     `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
-    values = [decode(v) for v in tagged]  # the caller decoded them once already: they decode
+    values = decode_all(tagged)  # the caller decoded them once already: they decode
     try:
         checked = _checked_plan(tests, frozenset(defines))
         if isinstance(checked, str):

@@ -25,7 +25,7 @@ from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
 from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
-from stages.verifiers.code_values import CandidateError, decode
+from stages.verifiers.code_values import CandidateError, decode_all
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.sandbox import Sandbox, SandboxLimits
@@ -114,7 +114,7 @@ class CodeVerifier:
         if "error" in report:
             return fail("runtime_error", _raised(str(report["error"])), **details)
         try:
-            values = [decode(v) for v in report["values"]]
+            values = decode_all(report["values"])
             if len(values) != len(test_plan.calls):
                 raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:

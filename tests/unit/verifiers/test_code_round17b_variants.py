@@ -76,3 +76,30 @@ def test_a_runaway_match_on_the_programs_string_fails_within_the_alarm() -> None
     started = time.monotonic()
     assert _verdict(program, "import re\nassert re.fullmatch(r'(a+)+b', f())") == (False, "failed")
     assert time.monotonic() - started < 8
+
+
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # one nan object equals itself in a container and keeps its identity; a fresh one does not
+        ("import math\ndef f():\n    return [math.nan]", "import math\nassert f() == [math.nan]", True),
+        ("def f():\n    return [float('nan')]", "import math\nassert f() == [math.nan]", False),
+        ("import math\ndef f():\n    return [math.nan]", "assert f() == [float('nan')]", False),
+        ("def f():\n    return float('nan')", "import math\nassert f() is not math.nan", True),
+        ("def f():\n    x = float('nan')\n    return [x, x]", "assert len(set(f())) == 1", True),
+        ("def f():\n    return [float('nan'), float('nan')]", "assert len(set(f())) == 1", False),
+        ("N = float('nan')\ndef f():\n    return N", "assert [f()] == [f()]", True),
+        ("def f():\n    return float('nan')", "assert [f()] == [f()]", False),
+        ("import math\ndef f():\n    return {math.nan: 1}", "import math\nassert f()[math.nan] == 1", True),
+        ("import cmath\ndef f():\n    return [cmath.nan]", "import math\nassert f() == [math.nan]", False),
+        ("import cmath\ndef f():\n    return (cmath.nanj,)", "import cmath\nassert f() == (cmath.nanj,)", True),
+        ("def f():\n    return (complex('nanj'),)", "import cmath\nassert f() == (cmath.nanj,)", False),
+        ("import math\ndef f():\n    return math.inf", "import math\nassert f() is math.inf", True),
+        ("def f():\n    return float('inf')", "import math\nassert f() is math.inf", False),
+        ("from math import pi\ndef f():\n    return pi", "import math\nassert f() is math.pi", True),
+    ],
+)  # fmt: skip
+def test_a_nan_or_a_float_constant_keeps_the_identity_python_sees(
+    program: str, tests: str, paid: bool
+) -> None:
+    assert _verdict(program, tests)[0] is paid

@@ -10,7 +10,8 @@ import collections
 import pytest
 
 from stages.verifiers.code_tests import plan
-from stages.verifiers.code_verifier import CodeVerifier, decode
+from stages.verifiers.code_values import decode
+from stages.verifiers.code_verifier import CodeVerifier
 from stages.verifiers.config import CodeVerifierConfig
 
 ROUND_TRIP = "plain = [1, 2, 3, 4]\ncipher = [4, 1, 2, 3]\n" \
