@@ -103,3 +103,27 @@ def test_a_nan_or_a_float_constant_keeps_the_identity_python_sees(
     program: str, tests: str, paid: bool
 ) -> None:
     assert _verdict(program, tests)[0] is paid
+
+
+_DIGITS = "def {}(n):\n    return 0 if n == 0 else n % 10 + {}(n // 10)"
+
+
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # one builtin name the program redefines, on both sides: the program's on both, as Python
+        (_DIGITS.format("max", "max"), "assert max(123) == max(321)\nassert max(45) == 9", True),
+        (_DIGITS.format("abs", "abs"), "assert abs(19) == abs(91) + abs(0)\nassert abs(7) == 7", True),
+        ("def round(x):\n    return int(x) + 1", "assert round(1.2) == round(1.7)\nassert round(2.0) == 3", True),
+        ("def min(xs):\n    return xs[-1]", "assert min([3, 1]) == min([2, 1])\nassert min([1, 9]) == 9", True),
+        # and it still answers for itself: a constant fails the one-sided assert
+        ("def sum(n):\n    return 0", "assert sum(123) == sum(321)\nassert sum(45) == 9", False),
+        (_DIGITS.format("max", "max"), "assert max(123) == max(322)", False),
+        # two different builtin names are each checked against the trusted other, as before
+        ("def sorted(s):\n    return 1\ndef list(s):\n    return 1", "assert sorted('ba') == list('ab')", False),
+    ],
+)  # fmt: skip
+def test_a_builtin_name_the_program_redefines_on_both_sides_is_its_own_on_both(
+    program: str, tests: str, paid: bool
+) -> None:
+    assert _verdict(program, tests)[0] is paid
