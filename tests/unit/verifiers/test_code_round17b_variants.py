@@ -127,3 +127,30 @@ def test_a_builtin_name_the_program_redefines_on_both_sides_is_its_own_on_both(
     program: str, tests: str, paid: bool
 ) -> None:
     assert _verdict(program, tests)[0] is paid
+
+
+_SET = "def set_cell(g, r, c):\n    g[r][c] = 1\n    return g"
+_ADD = "def add(d, k, x):\n    d[k].append(x)\n    return d"
+
+
+@pytest.mark.parametrize(
+    ("program", "tests", "paid"),
+    [
+        # an input whose value shares objects goes in as written, so the program sees what Python's
+        (_SET, "assert set_cell([[0, 0]] * 2, 1, 1) == [[0, 1], [0, 1]]", True),
+        (_SET, "assert set_cell(2 * [[0, 0]], 1, 1) == [[0, 1], [0, 1]]", True),
+        (_SET, "assert set_cell([[0, 0]] * 2, 1, 1) == [[0, 0], [0, 1]]", False),
+        (_SET, "assert set_cell([[0] * 2 for _ in range(2)], 0, 0) == [[1, 0], [1, 0]]", False),
+        (_ADD, "assert add(dict.fromkeys('ab', []), 'a', 1) == {'a': [1], 'b': [1]}", True),
+        (_ADD, "assert add(dict.fromkeys('ab', []), 'a', 1) == {'a': [1], 'b': []}", False),
+        (_ADD, "assert add([[]] * 3, 0, 'x') == [['x'], ['x'], ['x']]", True),
+        # and a nan inside one keeps its identity
+        ("def f(xs):\n    return xs", "import math\nassert f([math.nan] * 2) == [math.nan, math.nan]", True),
+        ("def f(x):\n    return [x]", "import math\nassert f(math.nan) == [math.nan]", True),
+        ("def f(x):\n    return [x]", "assert f(float('nan')) == [float('nan')]", False),
+    ],
+)  # fmt: skip
+def test_an_input_that_shares_objects_is_shared_in_the_sandbox_as_in_python(
+    program: str, tests: str, paid: bool
+) -> None:
+    assert _verdict(program, tests)[0] is paid

@@ -43,8 +43,6 @@ OPEN = {
     "c17-025": _SHORT,
     "c17-027": _SHORT,
     "c17-029": _SHORT,
-    "c17-039": "open: aliasing",
-    "c17-041": "open: aliasing",
 }
 
 
