@@ -154,3 +154,8 @@ def test_an_input_that_shares_objects_is_shared_in_the_sandbox_as_in_python(
     program: str, tests: str, paid: bool
 ) -> None:
     assert _verdict(program, tests)[0] is paid
+
+
+def test_an_expected_value_whose_pattern_runs_away_makes_the_task_unverifiable() -> None:
+    tests = "import re\nassert bool(f()) == bool(re.fullmatch(r'(a+)+b', 'a' * 40))"
+    assert _verdict("def f():\n    return 0", tests) == (False, "parse_error")

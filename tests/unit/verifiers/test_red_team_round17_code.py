@@ -1,6 +1,9 @@
 """Red team round 17 (issue 27): the shared half of the code cases an outside attacker wrote against
-the sandboxed verifier after round 16 (the held-out half stays outside the project). Each case
-still open is a strict xfail naming the code path at fault (from the attacker's report)."""
+the sandboxed verifier after round 16 (the held-out half stays outside the project). Fixed: a returned nan keeps its identity (031/033), one builtin name the program
+redefines on both sides of a comparison is its own on both (035/037), an input sharing objects
+goes in as written (039/041), the trusted `re` is Python's own and a name it lacks makes the test
+unverifiable (043/045/047). Each case still open is a strict xfail naming the code path at fault
+(from the attacker's report)."""
 
 from __future__ import annotations
 
