@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from stages.verifiers.code_trusted import MAX_SIZE
+from stages.verifiers.code_trusted_names import TrustedGap
 
 
 class CandidateError:
@@ -40,6 +41,9 @@ class ProgramFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"{self.name} runs only in the sandbox")
 
+    def __getattr__(self, name: str) -> Any:  # the function's own attributes stayed in there
+        raise TrustedGap(f"{self.name}.{name} is not sent back from the sandbox")
+
     def __repr__(self) -> str:
         return f"<program function {self.name}>"
 
@@ -52,6 +56,9 @@ class _Replay:
 
     def __iter__(self) -> _Replay:
         return self
+
+    def __getattr__(self, name: str) -> Any:  # send, close, gi_frame: the generator's, in there
+        raise TrustedGap(f"the program's iterator's {name} is not sent back from the sandbox")
 
     def __next__(self) -> Any:
         if self.next < len(self.items):

@@ -159,3 +159,29 @@ def test_an_input_that_shares_objects_is_shared_in_the_sandbox_as_in_python(
 def test_an_expected_value_whose_pattern_runs_away_makes_the_task_unverifiable() -> None:
     tests = "import re\nassert bool(f()) == bool(re.fullmatch(r'(a+)+b', 'a' * 40))"
     assert _verdict("def f():\n    return 0", tests) == (False, "parse_error")
+
+
+_ITER = (
+    "class Ticks:\n    def __init__(self):\n        self.n = 0\n    def __iter__(self):\n"
+    "        return self\n    def __next__(self):\n        self.n += 1\n        return self.n\n"
+    "    def count(self, x):\n        return 7\ndef f():\n    return Ticks()\n"
+    "def gen():\n    yield 1"
+)
+
+
+@pytest.mark.parametrize(
+    ("tests", "verdict"),
+    [
+        # a method of the program's iterator, read out here on the values it yielded: the
+        # stand-in lacks it (the program's class may define it), so the test is unverifiable
+        ("assert f().count(1) == 7", (False, "parse_error")),
+        ("assert gen().index(1) == 0", (False, "parse_error")),
+        # what the stand-in has still decides
+        ("assert next(f()) == 1 and list(gen()) == [1]", (True, "ok")),
+        ("assert next(f()) == 2", (False, "failed")),
+    ],
+)  # fmt: skip
+def test_an_attribute_a_stand_in_of_the_programs_lacks_is_unverifiable_not_failed(
+    tests: str, verdict: tuple[bool, str]
+) -> None:
+    assert _verdict(_ITER, tests) == verdict
