@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from stages.verifiers.code_aliasing import identity_matters
 from stages.verifiers.code_trusted import (
     GUARDS,
     IS_INPUT,
@@ -83,30 +84,9 @@ def trusted_literal(expr: ast.expr, bound: dict[str, Any]) -> ast.expr | None:
     except Exception:  # noqa: BLE001 - left as written: the sandbox evaluates it
         return None
     node = _literal_node(value)
-    if node is None or len(ast.unparse(node)) > 100_000 or _identity_matters(value):
+    if node is None or len(ast.unparse(node)) > 100_000 or identity_matters(value):
         return None
     return node
-
-
-def _identity_matters(value: Any) -> bool:
-    """Whether a literal would lose objects Python shares: a container reached twice (`[[0] * 2]
-    * 2` is one row twice; a literal makes two) or a nan (the same nan equals itself in a
-    container, `math.nan` is one object). Such an input goes in as written."""
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (float, complex)) and item != item:
-            return True
-        if isinstance(item, (list, dict, set, bytearray)):
-            if id(item) in seen:
-                return True
-            seen.add(id(item))
-        if isinstance(item, dict):
-            stack.extend([*item.keys(), *item.values()])
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            stack.extend(item)
-    return False
 
 
 ORIGINAL = (

@@ -41,6 +41,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_aliasing import one_object_twice
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -364,6 +365,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         inline = Inline({**literals, **bind})
         exprs = []
         for a in asserts:
+            one_object_twice(a.test, candidate, literals)
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
             check_trusted(trusted, p.bound)
             exprs.append(guard(trusted))
