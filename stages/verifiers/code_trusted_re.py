@@ -25,18 +25,23 @@ def _expired(_signum: int, _frame: Any) -> None:
     raise TimeoutError(f"a regular expression ran past {REGEX_TIMEOUT_S} s")
 
 
+_ARMED = [False]  # a match inside another's callback (`re.sub(p, lambda m: ...)`) keeps its alarm
+
+
 @contextlib.contextmanager
 def _deadline() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
+    if _ARMED[0] or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGALRM, _expired)
     signal.setitimer(signal.ITIMER_REAL, REGEX_TIMEOUT_S)
+    _ARMED[0] = True
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        _ARMED[0] = False
 
 
 def _timed(method: Any, name: str) -> Any:

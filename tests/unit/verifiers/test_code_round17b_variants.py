@@ -203,3 +203,21 @@ def test_one_list_of_the_tests_twice_in_one_input_is_unverifiable(
     program: str, tests: str, verdict: tuple[bool, str]
 ) -> None:
     assert _verdict(program, tests) == verdict
+
+
+def test_a_match_inside_a_substitution_callback_keeps_the_outer_alarm() -> None:
+    import re
+
+    from stages.verifiers.code_trusted_re import timed_re
+
+    timed = timed_re()
+
+    def callback(_match: object) -> str:  # a quick inner match, then a runaway one
+        timed.fullmatch(r"b", "b")
+        re.fullmatch(r"(a+)+b", "a" * 60)
+        return ""
+
+    started = time.monotonic()
+    with pytest.raises(TimeoutError):
+        timed.sub(r"x", callback, "x")
+    assert time.monotonic() - started < 3
