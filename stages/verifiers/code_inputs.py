@@ -15,6 +15,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from stages.verifiers.code_aliasing import identity_matters
 from stages.verifiers.code_trusted import (
     GUARDS,
     IS_INPUT,
@@ -83,7 +84,7 @@ def trusted_literal(expr: ast.expr, bound: dict[str, Any]) -> ast.expr | None:
     except Exception:  # noqa: BLE001 - left as written: the sandbox evaluates it
         return None
     node = _literal_node(value)
-    if node is None or len(ast.unparse(node)) > 100_000:
+    if node is None or len(ast.unparse(node)) > 100_000 or identity_matters(value):
         return None
     return node
 

@@ -41,7 +41,7 @@ from stages.verifiers.code_values import (
 TRUSTED_TIMEOUT_S = 10.0
 TRUSTED_MEMORY_BYTES = 2 * 1024**3
 _PLACEHOLDER = re.compile(r"_v\d+")  # a value the program returned
-_TOO_BIG = (Refused, MemoryError, RecursionError, OverflowError)
+_TOO_BIG = (Refused, MemoryError, RecursionError, OverflowError, TimeoutError)  # a runaway re
 Scored = tuple[
     str, Any
 ]  # ("scored", [index of each unit's first failed assert, or -1]) | ("unverifiable", why)

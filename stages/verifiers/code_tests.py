@@ -21,7 +21,8 @@ Whose is a name: one the tests neither bind nor take from the builtins is the pr
 name the program defines (`def sum(xs)`) is the program's, called in the sandbox, wherever an
 assert calls it on plain inputs and calls nothing else of the program (`assert sum([1, 2]) == 3`);
 a builtin applied to the program's results stays the trusted builtin (`assert len(f(x)) == 3`
-never calls a `len` the program defines). A method of an object of the program's own class
+never calls a `len` the program defines), except that one builtin name the program redefines,
+called on every side of a comparison, is its own on each (`sum(123) == sum(321)`). A method of an object of the program's own class
 (`Solution().two_sum(...)`, a capitalised name) runs in the sandbox; a method of a value a function
 returned (`f(x).startswith('ab')`) runs out here over that value; a field it reads (`f(x).count`),
 a call of what it returned, isinstance against its class and a text key go in whole
@@ -40,6 +41,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_aliasing import one_object_twice
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -224,9 +226,12 @@ class _Splitter:
         if self._mentions_candidate(node):
             return self.split(node)
         sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
-        owned = [ids for side in sides if (ids := {id(c) for c in self._own_builtin_calls(side)})]
-        if len(owned) < 2:
-            self.shadow = owned[0] if owned else set()
+        calls = [found for side in sides if (found := self._own_builtin_calls(side))]
+        owned = [{id(c) for c in found} for found in calls]
+        if len(owned) < 2 or len({c.func.id for found in calls for c in found}) == 1:  # type: ignore[attr-defined]
+            # One builtin name the program redefines, on every side (`sum(123) == sum(321)`):
+            # Python calls the program's everywhere, so no side is the trusted builtin's.
+            self.shadow = set().union(*owned)
             return self.split(node)
         # Builtins the program redefines on both sides: each side in turn is the program's
         # against the others as the trusted builtins, and both readings must hold.
@@ -363,6 +368,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
         inline = Inline({**literals, **bind})
         exprs = []
         for a in asserts:
+            one_object_twice(a.test, candidate, literals)
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
             check_trusted(trusted, p.bound)
             exprs.append(guard(trusted))

@@ -32,6 +32,7 @@ from typing import Any
 
 from stages.verifiers.code_identity import IS_INPUT, IS_SAME, identity_functions
 from stages.verifiers.code_trusted_iter import combinatorics
+from stages.verifiers.code_trusted_names import TrustedGap, TrustedNamespace
 from stages.verifiers.code_trusted_re import timed_re
 
 _PLACEHOLDER = re.compile(r"_v\d+")
@@ -204,8 +205,8 @@ def _product_bounded(fn: Any) -> Any:
     return call
 
 
-def _namespace(module: Any, names: str, **guarded: Any) -> SimpleNamespace:
-    return SimpleNamespace(**{**{n: getattr(module, n) for n in names.split()}, **guarded})
+def _namespace(module: Any, names: str, **guarded: Any) -> TrustedNamespace:
+    return TrustedNamespace(**{**{n: getattr(module, n) for n in names.split()}, **guarded})
 
 
 def _math_names(module: Any) -> str:
@@ -218,7 +219,7 @@ def _operator() -> SimpleNamespace:
     names = [n for n in names if n not in ("attrgetter", "methodcaller")]
     guarded = {"pow": _pow, "ipow": _pow, "mul": _mul, "imul": _mul, "lshift": _lshift,
                "ilshift": _lshift, "mod": _mod, "imod": _mod}  # fmt: skip
-    return SimpleNamespace(**{n: guarded.get(n, getattr(operator, n)) for n in names})
+    return TrustedNamespace(**{n: guarded.get(n, getattr(operator, n)) for n in names})
 
 
 def _numpy() -> SimpleNamespace | None:
@@ -421,5 +422,7 @@ def evaluate(
         return bool(eval(code, namespace))  # noqa: S307 - the task's own test over plain data
     except (MemoryError, RecursionError, Unverifiable):
         raise  # out of bounds: the caller (code_scoring's worker) says the task is unverifiable
+    except (TrustedGap, NotImplementedError) as e:  # the trusted side's gap, not the program's
+        raise UnsupportedTests(f"the trusted evaluator cannot check this test ({e})") from e
     except Exception:  # a wrong type, a refused size or a candidate error value: the assert fails
         return False

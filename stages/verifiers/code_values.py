@@ -4,15 +4,18 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 
 from __future__ import annotations
 
+import cmath
 import collections
 import contextvars
 import datetime
 import decimal
 import fractions
+import math
 from typing import Any
 
 from stages.verifiers.code_match import decode_match
 from stages.verifiers.code_trusted import MAX_SIZE, PastDraws
+from stages.verifiers.code_trusted_names import TrustedGap
 
 
 class CandidateError:
@@ -39,6 +42,9 @@ class ProgramFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"{self.name} runs only in the sandbox")
 
+    def __getattr__(self, name: str) -> Any:  # the function's own attributes stayed in there
+        raise TrustedGap(f"{self.name}.{name} is not sent back from the sandbox")
+
     def __repr__(self) -> str:
         return f"<program function {self.name}>"
 
@@ -54,6 +60,9 @@ class _Replay:
 
     def __iter__(self) -> _Replay:
         return self
+
+    def __getattr__(self, name: str) -> Any:  # send, close, gi_frame: the generator's, in there
+        raise TrustedGap(f"the program's iterator's {name} is not sent back from the sandbox")
 
     def __next__(self) -> Any:
         if self.next < len(self.items):
@@ -127,12 +136,6 @@ def decode(obj: Any, classes: dict[tuple[type, int], type] | None = None) -> Any
         _CLASSES.reset(token)
 
 
-def decode_all(tagged: list[Any]) -> list[Any]:
-    """A report's values, decoded with one stand-in class per program class among them."""
-    classes: dict[tuple[type, int], type] = {}
-    return [decode(v, classes) for v in tagged]
-
-
 def _subclass(raw: Any) -> Any:
     """`type(v) is str` is False for a program's `class S(str)` in Python: so it is out here. The
     stand-in subclass adds nothing to its base but that; one per program class (`type(a) is
@@ -160,6 +163,8 @@ def _decode(obj: Any) -> Any:
     tag, raw = next(iter(obj.items()))
     if tag == "it" and isinstance(raw, list):
         return _Replay([_decode(x) for x in raw], bool(obj.get("more")))
+    if tag in ("f", "c") and list(obj) == [tag, "id"]:
+        return _identified(_decode({tag: raw}), obj["id"])
     if len(obj) != 1:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
@@ -199,6 +204,47 @@ def _decode(obj: Any) -> Any:
             return _whole(dict.fromkeys(items), raw).keys()
         return dict(enumerate(items)).values() if tag == "dv" else _whole(dict(items), raw).items()
     return _decode_dates(tag, raw) if tag in _DATES else _decode_bounded(tag, raw)
+
+
+_CONSTANTS = {f"{m.__name__}.{n}": getattr(m, n) for m in (math, cmath)
+              for n in ("nan", "inf", "pi", "e", "tau", "nanj", "infj") if hasattr(m, n)}  # fmt: skip
+# One report's nans by the harness's index: the same object wherever the program returned it.
+_SAME_NANS: contextvars.ContextVar[dict[int, Any] | None] = contextvars.ContextVar(
+    "_SAME_NANS", default=None
+)
+
+
+def decode_all(tagged: list[Any]) -> list[Any]:
+    """Every value of one report: a nan the program returned twice as one object (a module's
+    constant such as math.nan: the trusted side's own) decodes as one object, so `==` of
+    containers and `is` see what Python saw; one stand-in class per program class among them."""
+    classes: dict[tuple[type, int], type] = {}
+    token = _SAME_NANS.set({})
+    try:
+        return [decode(v, classes) for v in tagged]
+    finally:
+        _SAME_NANS.reset(token)
+
+
+def _identified(value: Any, key: Any) -> Any:
+    if isinstance(key, str):
+        known = _CONSTANTS.get(key)
+        if key == "numpy.nan":
+            import numpy as np
+
+            known = np.nan
+        if known is None or repr(known) != repr(value):
+            raise ValueError(f"malformed float constant {key[:40]!r}")
+        return known
+    if type(key) is not int or value == value:
+        raise ValueError("malformed nan identity")
+    same = _SAME_NANS.get()
+    if same is None:
+        return value
+    first = same.setdefault(key, value)
+    if type(first) is not type(value) or repr(first) != repr(value):
+        raise ValueError("malformed nan identity")
+    return first
 
 
 def _whole(made: Any, raw: list[Any]) -> Any:
