@@ -190,16 +190,17 @@ def test_an_attribute_a_stand_in_of_the_programs_lacks_is_unverifiable_not_faile
 @pytest.mark.parametrize(
     ("program", "tests", "verdict"),
     [
-        # one list of the tests read twice in one input: Python passes one object twice
-        (_SET, "row = [0, 0]\nassert set_cell([row, row], 0, 0) == [[1, 0], [1, 0]]", (False, "parse_error")),
-        (_SET, "row = [0, 0]\nassert set_cell([row, row], 0, 0) == [[1, 0], [0, 0]]", (False, "parse_error")),
-        (_ADD, "xs = []\nassert add({'a': xs, 'b': xs}, 'a', 1) == {'a': [1], 'b': [1]}", (False, "parse_error")),
+        # one list of the tests read twice in one input: Python passes one object twice, and so
+        # does the sandbox (an input inside a display is shared, round 16 c16-011)
+        (_SET, "row = [0, 0]\nassert set_cell([row, row], 0, 0) == [[1, 0], [1, 0]]", (True, "ok")),
+        (_SET, "row = [0, 0]\nassert set_cell([row, row], 0, 0) == [[1, 0], [0, 0]]", (False, "failed")),
+        (_ADD, "xs = []\nassert add({'a': xs, 'b': xs}, 'a', 1) == {'a': [1], 'b': [1]}", (True, "ok")),
         # passed whole twice it is shared, as before
         ("def both(a, b):\n    a.append(1)\n    return b", "xs = [0]\nassert both(xs, xs) == [0, 1]", (True, "ok")),
         ("def both(a, b):\n    a.append(1)\n    return b", "assert both([0], [0]) == [0]", (True, "ok")),
     ],
 )  # fmt: skip
-def test_one_list_of_the_tests_twice_in_one_input_is_unverifiable(
+def test_one_list_of_the_tests_twice_in_one_input_is_one_object(
     program: str, tests: str, verdict: tuple[bool, str]
 ) -> None:
     assert _verdict(program, tests) == verdict

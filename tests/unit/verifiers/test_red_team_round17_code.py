@@ -40,7 +40,6 @@ OPEN = {
     "c17-013": _NAMEDTUPLE.format("str.format"),
     "c17-015": _DICT_SUB.format("__contains__"),
     "c17-017": _DICT_SUB.format("__contains__"),
-    "c17-019": _DICT_SUB.format("__missing__"),
     "c17-021": _DISPLAY,
     "c17-023": _DISPLAY,
     "c17-025": _SHORT,
