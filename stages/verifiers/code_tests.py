@@ -291,9 +291,12 @@ class _Splitter:
             return ast.Attribute(self.split(node.value), node.attr, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load())
-        if isinstance(node, ast.Dict):
-            return ast.Dict([k and self.split(k) for k in node.keys],
-                            [self.split(v) for v in node.values])  # fmt: skip
+        if isinstance(node, ast.Dict):  # key, value, key, value: Python's order of calls
+            pairs = [
+                (k and self.split(k), self.split(v))
+                for k, v in zip(node.keys, node.values, strict=True)
+            ]
+            return ast.Dict([k for k, _ in pairs], [v for _, v in pairs])
         if isinstance(node, ast.JoinedStr):  # an f-string: formatted out here, bounded
             return ast.JoinedStr([self.split(v) for v in node.values])
         if isinstance(node, ast.FormattedValue):
