@@ -26,7 +26,8 @@ never calls a `len` the program defines). A method of an object of the program's
 returned (`f(x).startswith('ab')`) runs out here over that value; a field it reads (`f(x).count`),
 a call of what it returned, isinstance against its class and a text key go in whole
 (`code_sandboxed`). Calls run in Python's order; one behind `and`/`or` that Python never reaches
-is never made (`code_inputs.ShortCircuit`).
+is never made (`code_inputs.ShortCircuit`); one behind a condition on a program value makes
+the tests unverifiable (`code_conditional`).
 
 Anything else (loops, `with pytest.raises`, helper functions, a candidate name inside a lambda or a
 comprehension, a name the trusted evaluator does not offer) makes the test set unsupported, and one
@@ -40,6 +41,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_conditional import ConditionalCall, check_unconditional
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -171,6 +173,10 @@ class _Splitter:
         self.mutable_reads = []
         self.expected = expected_constants(node, self._program_call)
         node = ShortCircuit(self._independent, self.bound).visit(node)
+        try:
+            check_unconditional(node, self._program_call, self._independent)
+        except ConditionalCall as e:
+            raise UnsupportedTests(f"{_line(node)}: {e}, which Python may never make") from e
         node = InputIdentity(self.shared, self._program_call).visit(node)
         check_reads_held(node, self.shared, self._program_call)
         node, passed = self._read_unpassed_as_written(node)
