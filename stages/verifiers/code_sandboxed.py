@@ -139,3 +139,15 @@ def reads_program_object(node: ast.Call, is_candidate: Callable[[str], bool],
              or (isinstance(inner, ast.Call) and reads_program_object(inner, is_candidate, program_call)))
         and all(k.arg == "reverse" and isinstance(k.value, ast.Constant) for k in node.keywords)
     )  # fmt: skip
+
+
+def operator_of_calls(node: ast.expr, program_call: Callable[[ast.AST], bool]) -> bool:
+    """`vec(1, 2) + vec(3, 4)`, `-vec(1, 2)`: arithmetic over program calls alone runs in the
+    sandbox, by the program's own classes (their `__add__`, round 17); no expected value goes in."""
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not) and operator_of_calls(node.operand, program_call)
+    if isinstance(node, ast.BinOp):
+        return operator_of_calls(node.left, program_call) and operator_of_calls(
+            node.right, program_call
+        )
+    return program_call(node)

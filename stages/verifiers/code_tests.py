@@ -64,7 +64,12 @@ from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, 
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
-from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
+from stages.verifiers.code_sandboxed import (
+    iterator_draws,
+    operator_of_calls,
+    reads_program_object,
+    whole_in_sandbox,
+)
 from stages.verifiers.code_trusted import (
     IS_INPUT,
     UnsupportedTests,
@@ -276,6 +281,10 @@ class _Splitter:
         if not self._mentions_candidate(node):
             return node
         if isinstance(node, ast.Name) or self._object_call(node) or self._whole(node):
+            return self._placeholder(node)
+        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and operator_of_calls(
+            node, self._program_call
+        ):
             return self._placeholder(node)
         if isinstance(node, ast.Call):
             return self._split_call(node)
