@@ -121,7 +121,7 @@ def decode(obj: Any, classes: dict[tuple[type, int], type] | None = None) -> Any
     token = _CLASSES.set({} if classes is None else classes)
     try:
         return _decode(obj)
-    except _Collapsed as e:
+    except (_Collapsed, Unverifiable) as e:  # Unverifiable: a stand-in key's refused __hash__
         return UnsupportedValue(str(e))
     finally:
         _CLASSES.reset(token)

@@ -115,6 +115,11 @@ _POINT = "from collections import namedtuple\nPoint = namedtuple('Point', 'x y')
          "assert f() % 2 == []", False),
         ("class L(list):\n    def __mod__(self, o):\n        return []\ndef f():\n    return L([1])",
          "assert f() == [1] and len(f()) == 1", True),
+        # a key or member whose class hashes its own way: unverifiable, never a verifier error
+        ("class K(str):\n    def __hash__(self):\n        return 1\ndef f():\n    return {K('a'): 1}",
+         "assert f() == {'a': 1}", False),
+        ("class K(int):\n    def __hash__(self):\n        return 1\ndef f():\n    return {K(2)}",
+         "assert f() == {2}", False),
         # dict subclasses: any dunder or method of dict's answers for itself, never the plain dict
         ("class D(dict):\n    def get(self, k, d=None):\n        return 1\ndef f():\n    return D()",
          "assert f().get('a') is None", False),
@@ -137,7 +142,7 @@ def test_a_returned_subclass_that_defines_what_the_assert_reaches_is_never_paid(
     program: str, tests: str, paid: bool
 ) -> None:
     got, why = _verdict(program, tests)
-    assert got is paid, why
+    assert got is paid and "verifier raised" not in why, why
 
 
 @_NO_SANDBOX
