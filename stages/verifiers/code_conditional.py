@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from stages.verifiers.code_trusted import UnsupportedTests
+
 
 class ConditionalCall(Exception):  # noqa: N818 - a reason the tests are unverifiable
     pass
@@ -22,9 +24,13 @@ class ConditionalCall(Exception):  # noqa: N818 - a reason the tests are unverif
 def check_unconditional(
     test: ast.expr, program_call: Callable[[ast.AST], bool], independent: Callable[[ast.AST], bool]
 ) -> None:
-    """Raise ConditionalCall where `test` (an assert's) holds a program call Python makes only
+    """Raise UnsupportedTests where `test` (an assert's) holds a program call Python makes only
     depending on a program value."""
-    _visit(test, program_call, independent, needed_true=True)
+    try:
+        _visit(test, program_call, independent, needed_true=True)
+    except ConditionalCall as e:
+        line = getattr(test, "lineno", "?")
+        raise UnsupportedTests(f"line {line}: {e}, which Python may never make") from e
 
 
 def _calls(node: ast.AST, program_call: Callable[[ast.AST], bool]) -> bool:

@@ -41,7 +41,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from stages.verifiers.code_conditional import ConditionalCall, check_unconditional
+from stages.verifiers.code_conditional import check_unconditional
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -64,12 +64,7 @@ from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, 
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
-from stages.verifiers.code_sandboxed import (
-    iterator_draws,
-    operator_of_calls,
-    reads_program_object,
-    whole_in_sandbox,
-)
+from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
     UnsupportedTests,
@@ -178,10 +173,7 @@ class _Splitter:
         self.mutable_reads = []
         self.expected = expected_constants(node, self._program_call)
         node = ShortCircuit(self._independent, self.bound).visit(node)
-        try:
-            check_unconditional(node, self._program_call, self._independent)
-        except ConditionalCall as e:
-            raise UnsupportedTests(f"{_line(node)}: {e}, which Python may never make") from e
+        check_unconditional(node, self._program_call, self._independent)
         node = InputIdentity(self.shared, self._program_call).visit(node)
         check_reads_held(node, self.shared, self._program_call)
         node, passed = self._read_unpassed_as_written(node)
@@ -281,10 +273,6 @@ class _Splitter:
         if not self._mentions_candidate(node):
             return node
         if isinstance(node, ast.Name) or self._object_call(node) or self._whole(node):
-            return self._placeholder(node)
-        if isinstance(node, (ast.BinOp, ast.UnaryOp)) and operator_of_calls(
-            node, self._program_call
-        ):
             return self._placeholder(node)
         if isinstance(node, ast.Call):
             return self._split_call(node)
