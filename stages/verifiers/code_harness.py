@@ -23,10 +23,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stages.verifiers.code_harness_values import ENCODER
+
 REPORT = "RLVR-VALUES "
 REPORTER_MB = 32  # the reporter's own resident memory (a second interpreter), not the program's
 
-HARNESS = r"""
+HARNESS = (
+    r"""
 import json, os, sys
 def _frame_reader(read):
     def frame(fd, limit=1 << 26):
@@ -117,184 +120,9 @@ def _program(job, requests, answers, frame):
     _heap = 1 << 9  # Py_TPFLAGS_HEAPTYPE: every class a program defines; deque's, numpy's are not
     _flags_of = type.__dict__["__flags__"].__get__
     _module_of, _name_of = type.__dict__["__module__"].__get__, type.__dict__["__name__"].__get__
-    # A subclass of a builtin is read through the builtin's own slots, never through a method its
-    # class may override (str(v) calls S.__str__, list(v) calls L.__iter__): what Python's == sees.
-    _bases = (
-        (_list, _list.copy),
-        (_tuple, lambda v: _tuple(_tuple.__iter__(v))),
-        (_frozenset, lambda v: _frozenset(_frozenset.__iter__(v))),
-        (_set, lambda v: _set(_set.__iter__(v))),
-        (_str, _str.__str__),
-        (_int, _int.__int__),
-        (_float, _float.__float__),
-        (_complex, _complex.__complex__),
-        (_bytearray, _bytearray.copy),
-        (_bytes, _bytes.__bytes__),
-    )
-    _tags = {_id(_list): "l", _id(_tuple): "t", _id(_set): "s", _id(_frozenset): "fs"}
-    # A program's subclass of a builtin that overrides how Python judges it (its ==, truth, str,
-    # iteration, or a method of the base's: `class S(str)` whose __eq__ says False) is no plain
-    # value: the tests would ask the program, not the base (red team round 16). Enum's classes,
-    # and a namedtuple's field getters (a field named `count`), are not the program's overrides.
-    _mro = type.__dict__["__mro__"].__get__
-    _class_dict = type.__dict__["__dict__"].__get__
-    _enum = __import__("enum")
-    _std_classes = {_id(c) for c in (_enum.Enum, _enum.IntEnum, _enum.Flag, _enum.IntFlag,
-                                     _enum.ReprEnum, _enum.StrEnum, object)}  # fmt: skip
-    _field_getter = _type(_collections.namedtuple("_P", "a").a)
-    _enum_type = _type(_enum.Enum)  # it writes __format__ and __str__ into a mixed-in Enum class
-    _enum_written = frozenset({"__format__", "__str__"})
-    _judged = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__",
-                         "__len__", "__contains__", "__str__", "__iter__", "__getitem__",
-                         "__int__", "__float__", "__index__", "__format__"})  # fmt: skip
-    _base_methods = {_id(b): frozenset(n for n in dir(b) if not n.startswith("_"))
-                     for b, _plain in _bases}  # fmt: skip
-
-    class _Overrides(Exception):  # the program's value judges itself: the assert using it fails
-        pass
-
-    def overridden(t, base):
-        for c in _mro(t):
-            if c is base:
-                return None
-            if _id(c) in _std_classes or not _flags_of(c) & _heap:
-                continue
-            names = _class_dict(c)
-            for name in names:
-                if _type(name) is not _str:
-                    continue
-                if name in _enum_written and _type(c) is _enum_type:
-                    continue
-                if name in _judged or name in _base_methods[_id(base)]:
-                    if _type(names[name]) is not _field_getter:
-                        return name
-        return None
-    # A nan is unequal to itself, yet one nan object equals itself in a container (and `x is
-    # math.nan` holds): a nan, or a module's float constant, goes back saying which object it is.
-    _constants = [(m + "." + n, _getattr(__import__(m), n)) for m in ("math", "cmath")
-                  for n in ("nan", "inf", "pi", "e", "tau", "nanj", "infj") if n[-1] != "j"
-                  or m == "cmath"]  # fmt: skip
-    _nans, _modules, _module_type = {}, sys.modules, _type(sys)
-    _module_dict = _module_type.__dict__["__dict__"].__get__
-    def which(v, tagged):
-        for name, known in _constants:
-            if known is v:
-                return {**tagged, "id": name}
-        numpy = _dict.get(_modules, "numpy")
-        if _type(numpy) is _module_type and _dict.get(_module_dict(numpy), "nan") is v:
-            return {**tagged, "id": "numpy.nan"}
-        if v == v:
-            return tagged
-        return {**tagged, "id": _nans.setdefault(_id(v), (len(_nans), v))[0]}
-    def enc(v, depth=0, take=10000):
-        t = _type(v)
-        if depth > 100:  # a limit of the harness's, not the program's fault: unverifiable
-            raise _Unsupported("value nested past 100 levels")
-        if v is None or t is bool or t is str:
-            return v
-        if t is int:
-            return v if -(1 << 53) < v < (1 << 53) else {"i": _hex(v)}
-        if t is float:
-            return which(v, {"f": _repr(v)})
-        if t is complex:
-            return which(v, {"c": [_repr(v.real), _repr(v.imag)]})
-        if t is bytes or t is bytearray:
-            return {"b" if t is bytes else "ba": v.hex()}
-        tag = _tags.get(_id(t)) or views.get(_id(t))  # by identity: a metaclass's == is the program's
-        if tag:
-            return {tag: [enc(x, depth + 1) for x in v]}
-        if _issubclass(t, _dict):
-            made = enc_mapping(t, v, depth)
-            exact = t is _dict or t is _ordered or t is _counter or t is _defaultdict
-            return made if exact else {"sub": [_id(t), made]}
-        if t is range:
-            return {"r": [_hex(v.start), _hex(v.stop), _hex(v.step)]}
-        if t is _match:  # not subclassable: its groups and spans, by its own methods
-            spans = [_list(v.span(i)) for i in range(v.re.groups + 1)]
-            named = [[k, i] for k, i in v.re.groupindex.items()]
-            return {"rm": [[enc(v.group(i), depth + 1) for i in range(len(spans))], spans, named]}
-        if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
-            return enc_static(t, v, depth, take)
-        for base, plain in _bases:  # namedtuple, IntEnum, a subclass that overrides nothing
-            if _issubclass(t, base):
-                name = overridden(t, base)
-                if name is not None:
-                    raise _Overrides(_name_of(t) + " overrides " + _name_of(base) + "." + name)
-                return {"sub": [_id(t), enc(plain(v), depth + 1)]}  # type(v) is not its base
-        if t is _fraction:
-            return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
-        if _callable(v):  # a program function or class named in the tests (callable(f))
-            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
-        if _hasattr(v, "__next__"):  # the program's own iterator: its first values
-            return enc_iter(v, depth, take)
-        raise _Unsupported(t.__name__)
-    def enc_static(t, v, depth, take=10000):
-        kind = (_module_of(t), _name_of(t))
-        if kind == ("collections", "deque"):  # a deque is not equal to a list in Python
-            return {"dq": [enc(x, depth + 1) for x in v]}
-        if kind[0] == "datetime" and kind[1] in ("date", "datetime", "time", "timedelta"):
-            return enc_datetime(kind[1], v)
-        if kind == ("decimal", "Decimal"):
-            return {"dec": _str(v)}
-        if kind[0] == "numpy":
-            if kind[1] == "ndarray":
-                return {"nd": [_str(v.dtype), enc(v.tolist(), depth + 1)]}
-            return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
-        if _id(v) in _factories:  # int, list, ... themselves (`d.default_factory is int`)
-            return {"bt": _factories[_id(v)]}
-        if _callable(v):  # a program function or class (their types are C's), a builtin
-            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
-        if _hasattr(v, "__next__"):  # a generator, map, zip: their first values
-            return enc_iter(v, depth, take)
-        raise _Unsupported(kind[1])
-    def enc_mapping(t, v, depth):
-        # The base class's own items (never v.items()), under the tag of the collections class
-        # whose == Python would use: OrderedDict's is order-sensitive, Counter's ignores zeros.
-        pairs = lambda items: [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in items]
-        if _issubclass(t, _ordered):
-            return {"od": pairs(_ordered.items(v))}  # its own order (move_to_end), not dict's
-        if _issubclass(t, _counter):
-            return {"ctr": pairs(_dict.items(v))}
-        if not _issubclass(t, _defaultdict):
-            return {"d": pairs(_dict.items(v))}
-        factory = _default_factory(v)
-        if factory is None or _id(factory) in _factories:
-            return {"dd": [factory and _factories[_id(factory)], pairs(_dict.items(v))]}
-        try:  # the program's own factory: its one value, for one missing key out there
-            made = {"v": enc(factory(), depth + 1)}
-        except _Unsupported:
-            raise
-        except Exception as e:
-            made = {"x": _type(e).__name__}
-        return {"dd": [made, pairs(_dict.items(v))]}
-    def enc_datetime(kind, v):
-        # A C type (never the program's): its fields, read by the type's own getters.
-        if kind == "timedelta":
-            return {"td": [v.days, v.seconds, v.microseconds]}
-        if kind == "date":
-            return {"date": [v.year, v.month, v.day]}
-        clock = [v.hour, v.minute, v.second, v.microsecond, v.fold, enc_zone(v.tzinfo)]
-        return {"time": clock} if kind == "time" else {"dt": [v.year, v.month, v.day, *clock]}
-    def enc_zone(zone):
-        if zone is None:
-            return None
-        if _type(zone) is not _dates.timezone:  # zoneinfo's and the program's own: no plain form
-            raise _Unsupported(_name_of(_type(zone)))
-        offset = zone.utcoffset(None)
-        return [offset.days, offset.seconds, offset.microseconds, zone.tzname(None)]
-    def enc_iter(v, depth, take):
-        # At most `take` draws (islice(gen(), 5) takes 5): never one more than Python would make.
-        items = []
-        if take <= 0:
-            return {"it": items, "more": True}
-        for x in v:
-            items.append(enc(x, depth + 1))
-            if len(items) >= take:
-                return {"it": items, "more": True}
-        return {"it": items, "more": False}
-    class _Unsupported(Exception):  # a value of the program's own class: no plain form
-        pass
-    views = {_id(type({}.keys())): "dk", _id(type({}.values())): "dv", _id(type({}.items())): "di"}
+"""
+    + ENCODER
+    + r"""
     def request():
         token, _, text = frame(requests).partition("\n")
         return token, text
@@ -423,6 +251,7 @@ def _main():
         os._exit(0)
 _main()
 """
+)
 
 
 def _frame(text: str) -> bytes:

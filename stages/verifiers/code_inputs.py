@@ -224,7 +224,12 @@ def evaluation_order(node: ast.AST) -> Iterator[ast.AST]:
     function and its arguments (`f(xs) == max(xs)` reads the second `xs` after `f` ran)."""
     if not isinstance(node, ast.Call):
         yield node
-    for child in ast.iter_child_nodes(node):
+    children: Any = ast.iter_child_nodes(node)
+    if isinstance(node, ast.Dict):  # key, value, key, value (iter_child_nodes gives keys first)
+        children = [
+            c for pair in zip(node.keys, node.values, strict=True) for c in pair if c is not None
+        ]
+    for child in children:
         yield from evaluation_order(child)
     if isinstance(node, ast.Call):
         yield node

@@ -3,6 +3,8 @@ how much of a value to draw: there only does Python read them as it would.
 
 - a call of what a program call returned (`make_adder(2)(3)`): its inputs only;
 - `isinstance(make_point(1, 2), Point)` against the program's own class (a stand-in out here);
+- arithmetic over program calls alone (`vec(1, 2) + vec(3, 4)`, `-vec(1, 2)`): the program's
+  classes' own operators;
 - a constant key or index of a program call's value (`tally('aab')['z']`, `make(400000)[-1]`):
   a dict subclass's `__missing__` answers it there, as in Python, and only the item comes back
   (never a whole list past the report's size);
@@ -27,6 +29,8 @@ Predicate = Callable[[ast.AST], bool]
 def whole_in_sandbox(node: ast.expr, mentions: Predicate, program_call: Predicate,
                      is_candidate: Callable[[str], bool]) -> bool:  # fmt: skip
     """Whether `node` goes into the sandbox as one call (see the module's list)."""
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        return operator_of_calls(node, program_call)
     if isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Call) and mentions(func):
@@ -139,3 +143,15 @@ def reads_program_object(node: ast.Call, is_candidate: Callable[[str], bool],
              or (isinstance(inner, ast.Call) and reads_program_object(inner, is_candidate, program_call)))
         and all(k.arg == "reverse" and isinstance(k.value, ast.Constant) for k in node.keywords)
     )  # fmt: skip
+
+
+def operator_of_calls(node: ast.expr, program_call: Callable[[ast.AST], bool]) -> bool:
+    """`vec(1, 2) + vec(3, 4)`, `-vec(1, 2)`: arithmetic over program calls alone runs in the
+    sandbox, by the program's own classes (their `__add__`, round 17); no expected value goes in."""
+    if isinstance(node, ast.UnaryOp):
+        return not isinstance(node.op, ast.Not) and operator_of_calls(node.operand, program_call)
+    if isinstance(node, ast.BinOp):
+        return operator_of_calls(node.left, program_call) and operator_of_calls(
+            node.right, program_call
+        )
+    return program_call(node)

@@ -27,7 +27,8 @@ called on every side of a comparison, is its own on each (`sum(123) == sum(321)`
 returned (`f(x).startswith('ab')`) runs out here over that value; a field it reads (`f(x).count`),
 a call of what it returned, isinstance against its class and a text key go in whole
 (`code_sandboxed`). Calls run in Python's order; one behind `and`/`or` that Python never reaches
-is never made (`code_inputs.ShortCircuit`).
+is never made (`code_inputs.ShortCircuit`); one behind a condition on a program value makes
+the tests unverifiable (`code_conditional`).
 
 Anything else (loops, `with pytest.raises`, helper functions, a candidate name inside a lambda or a
 comprehension, a name the trusted evaluator does not offer) makes the test set unsupported, and one
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stages.verifiers.code_aliasing import one_object_twice
+from stages.verifiers.code_conditional import check_unconditional
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -173,6 +175,7 @@ class _Splitter:
         self.mutable_reads = []
         self.expected = expected_constants(node, self._program_call)
         node = ShortCircuit(self._independent, self.bound).visit(node)
+        check_unconditional(node, self._program_call, self._independent)
         node = InputIdentity(self.shared, self._program_call).visit(node)
         check_reads_held(node, self.shared, self._program_call)
         node, passed = self._read_unpassed_as_written(node)
@@ -296,9 +299,12 @@ class _Splitter:
             return ast.Attribute(self.split(node.value), node.attr, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load())
-        if isinstance(node, ast.Dict):
-            return ast.Dict([k and self.split(k) for k in node.keys],
-                            [self.split(v) for v in node.values])  # fmt: skip
+        if isinstance(node, ast.Dict):  # key, value, key, value: Python's order of calls
+            pairs = [
+                (k and self.split(k), self.split(v))
+                for k, v in zip(node.keys, node.values, strict=True)
+            ]
+            return ast.Dict([k for k, _ in pairs], [v for _, v in pairs])
         if isinstance(node, ast.JoinedStr):  # an f-string: formatted out here, bounded
             return ast.JoinedStr([self.split(v) for v in node.values])
         if isinstance(node, ast.FormattedValue):

@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from stages.verifiers.code_match import decode_match
-from stages.verifiers.code_trusted import MAX_SIZE, PastDraws
+from stages.verifiers.code_trusted import MAX_SIZE, PastDraws, Unverifiable
 from stages.verifiers.code_trusted_names import TrustedGap
 
 
@@ -130,7 +130,7 @@ def decode(obj: Any, classes: dict[tuple[type, int], type] | None = None) -> Any
     token = _CLASSES.set({} if classes is None else classes)
     try:
         return _decode(obj)
-    except _Collapsed as e:
+    except (_Collapsed, Unverifiable) as e:  # Unverifiable: a stand-in key's refused __hash__
         return UnsupportedValue(str(e))
     finally:
         _CLASSES.reset(token)
@@ -140,17 +140,64 @@ def _subclass(raw: Any) -> Any:
     """`type(v) is str` is False for a program's `class S(str)` in Python: so it is out here. The
     stand-in subclass adds nothing to its base but that; one per program class (`type(a) is
     type(b)` holds just when it does in Python)."""
-    if not isinstance(raw, list) or len(raw) != 2 or type(raw[0]) is not int:
+    if not isinstance(raw, list) or len(raw) not in (2, 3) or type(raw[0]) is not int:
         raise ValueError("malformed subclass value")
     value = _decode(raw[1])
     base = type(value)
     if base not in _MARKABLE:
         raise ValueError(f"malformed subclass of {base.__name__}")
     classes = _CLASSES.get()
-    made = classes.setdefault((base, raw[0]), type(f"{base.__name__}_subclass", (base,), {}))
+    extra = raw[2] if len(raw) == 3 else {}
+    if not isinstance(extra, dict) or not set(extra) <= {"ov", "nt"}:
+        raise ValueError("malformed subclass value")
+    refused = _refusing(extra.get("ov", []))
+    if "nt" in extra:
+        return _namedtuple(raw[0], extra["nt"], value, classes, refused)
+    made = classes.get((base, raw[0]))
+    if made is None:
+        try:
+            made = type(f"{base.__name__}_subclass", (base,), refused)
+        except Exception as e:  # noqa: BLE001 - a name type() will not take
+            return UnsupportedValue(f"a subclass of {base.__name__} out here: {e}"[:100])
+        classes[(base, raw[0])] = made
     if base is collections.defaultdict:
         return made(value.default_factory, value)
     return made(value)
+
+
+def _refusing(names: Any) -> dict[str, Any]:
+    """A stand-in's methods under the names the program's class defines over its base's: each
+    makes the test unverifiable where an operation reaches it (`+` of a Vec, `hash` of an N)."""
+    if not isinstance(names, list) or not all(type(n) is str for n in names):
+        raise ValueError("malformed overrides")
+
+    def refuser(name: str) -> Any:
+        def refused(*_args: Any, **_kwargs: Any) -> Any:
+            raise Unverifiable(f"the program's class defines {name[:60]}, which the tests reach")
+
+        return refused
+
+    return {name: refuser(name) for name in names}
+
+
+def _namedtuple(key: int, form: Any, value: Any, classes: dict[tuple[type, int], type],
+                refused: dict[str, Any]) -> Any:  # fmt: skip
+    """A namedtuple of the program's, as collections' own class of its name and fields: it
+    formats as Python does (`f'{p}'` is 'Point(x=1, y=2)')."""
+    if type(value) is not tuple or not isinstance(form, list) or len(form) != 2:
+        raise ValueError("malformed namedtuple")
+    name, fields = form
+    if type(name) is not str or not isinstance(fields, list) or len(fields) != len(value):
+        raise ValueError("malformed namedtuple")
+    if not all(type(f) is str for f in fields):
+        raise ValueError("malformed namedtuple")
+    made = classes.get((tuple, key))
+    if made is None:
+        named = collections.namedtuple(name, fields)  # ValueError on a bad name
+        made = classes.setdefault((tuple, key), type(name, (named,), {"__slots__": (), **refused}))
+    if len(made._fields) != len(value):  # type: ignore[attr-defined]
+        raise ValueError("malformed namedtuple")
+    return made._make(value)  # type: ignore[attr-defined]
 
 
 def _decode(obj: Any) -> Any:

@@ -25,6 +25,7 @@ from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
 from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
+from stages.verifiers.code_trusted import Unverifiable
 from stages.verifiers.code_values import CandidateError, decode_all
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
@@ -210,6 +211,8 @@ def _short_repr(value: Any) -> str:
     """At most 60 characters of `value`'s repr; never raises (an int past 4300 digits does)."""
     try:
         return repr(value)[:60]
+    except Unverifiable:  # a program's class whose own repr the trusted side cannot give
+        return f"<a {type(value).__name__}>"
     except ValueError:
         return f"<{type(value).__name__} too large to print>"
 

@@ -178,7 +178,7 @@ def test_a_builtin_the_program_redefines_never_computes_an_expected_value(verifi
             "def words():\n    return ['bb', 'a']",
         ),
         (
-            "import numpy as np\nassert np.array_equal(np.array(ident(2)), np.eye(2)) or np.allclose(ident(2), [[1, 0], [0, 1]])",
+            "import numpy as np\nassert np.array_equal(np.array(ident(2)), np.eye(2)) and np.allclose(ident(2), [[1, 0], [0, 1]])",
             "def ident(n):\n    return [[int(i == j) for j in range(n)] for i in range(n)]",
         ),
         (
