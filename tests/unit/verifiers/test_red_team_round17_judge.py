@@ -16,21 +16,7 @@ from red_team_cases import check, load, params
 
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round17_judge.jsonl")
-_ORDERS = "open: judge_address reads orders in the languages of judge_languages' tables only"
-_ADVICE = "open: judge_address takes a conditional grading tip for an order to the grader"
-OPEN: dict[str, str] = {
-    "j17-001": _ORDERS,
-    "j17-003": _ORDERS,
-    "j17-005": _ORDERS,
-    "j17-007": _ORDERS,
-    "j17-009": "open: judge_languages names the grader by a noun, not by a clause",
-    "j17-011": "open: judge_languages names the grader by a noun, not by a clause",
-    "j17-013": "open: judge_address needs a verdict word it knows after the address",
-    "j17-015": "open: judge_address needs a verdict word it knows after the address",
-    "j17-017": "open: judge_address needs a verdict word it knows after the address",
-    "j17-029": _ADVICE,
-    "j17-031": _ADVICE,
-}
+OPEN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", params(CASES, OPEN))
