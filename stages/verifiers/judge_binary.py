@@ -98,3 +98,9 @@ def inflated(data: bytes) -> bytes:
     else:
         return data
     return out or data
+
+
+def raw_inflated(data: bytes) -> bytes | None:
+    """`data` read as a raw DEFLATE stream (no header: `zlib.compressobj(wbits=-15)`), where that
+    gives anything (at most 64 KB)."""
+    return _bounded(zlib.decompressobj(-zlib.MAX_WBITS), data) or None

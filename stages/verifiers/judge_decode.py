@@ -13,7 +13,7 @@ import contextlib
 import re
 from urllib.parse import unquote
 
-from stages.verifiers.judge_binary import binary_texts, inflated
+from stages.verifiers.judge_binary import binary_texts, inflated, raw_inflated
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 # MIME's base64, wrapped at 76 characters a line (red team round 16): read as one run
@@ -99,6 +99,11 @@ def _utf8(data: bytes) -> str | None:
     data = inflated(data)
     try:
         return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    raw = raw_inflated(data)  # a raw DEFLATE stream has no magic to tell it by
+    try:
+        return raw.decode("utf-8") if raw else None
     except UnicodeDecodeError:
         return None
 

@@ -24,6 +24,8 @@ _STARTS = re.compile(r"[{\[]")
 _MAX_STARTS = 400  # JSON values tried per text: a bound on a text of brackets
 _MAX_NODES = 4000  # values walked per text
 _MAX_ID = 20  # the ids a grade may use where the task's rubrics are not given
+# English, then yes/no and pass words of the languages the order rules read (a grade's keys are
+# translated, its values too: `"cumple": "sí"`)
 _VERDICTS = frozenset(
     [
         "pass",
@@ -44,6 +46,60 @@ _VERDICTS = frozenset(
         "rejected",
         "correct",
         "incorrect",
+        "si",
+        "sí",
+        "oui",
+        "non",
+        "ja",
+        "nein",
+        "nee",
+        "sim",
+        "não",
+        "nao",
+        "tak",
+        "nie",
+        "igen",
+        "nem",
+        "evet",
+        "ya",
+        "tidak",
+        "да",
+        "нет",
+        "aprobado",
+        "aprobada",
+        "cumplido",
+        "cumplida",
+        "cumple",
+        "superado",
+        "reussi",
+        "réussi",
+        "valide",
+        "validé",
+        "acquis",
+        "bestanden",
+        "erfüllt",
+        "erfuellt",
+        "passato",
+        "superato",
+        "soddisfatto",
+        "aprovado",
+        "cumprido",
+        "geslaagd",
+        "voldaan",
+        "zaliczone",
+        "godkänd",
+        "bestått",
+        "hyväksytty",
+        "пройден",
+        "выполнено",
+        "通过",
+        "合格",
+        "是",
+        "否",
+        "はい",
+        "통과",
+        "합격",
+        "예",
     ]
 ) | {"not met", "not satisfied", "\u2705", "\u274c", "\u2714", "\u2713", "\u2717"}
 _ID_TEXT = re.compile(r"(?:(?:rubric|criterion|item|r|c|q)[\s_#-]*)?(\d{1,2})", re.IGNORECASE)
@@ -145,12 +201,67 @@ def _is_grade(value: Any, most: int) -> bool:
 
 
 def grade_structure(text: str, rubrics: Sequence[str] = ()) -> bool:
-    """Whether a JSON, Python or JavaScript value in `text` is shaped like a grade (see above)."""
+    """Whether a JSON, Python, JavaScript, YAML or XML value in `text` is shaped like a grade
+    (see above)."""
+    most = len(rubrics) or _MAX_ID
+    if any(_record(r, most) for r in _yaml_records(text)):
+        return True
+    if any(_lone_grade(r, most) for r in _xml_records(text)):
+        return True
     if "{" not in text and "[" not in text:
         return False
-    most = len(rubrics) or _MAX_ID
     views = [text] + ([_as_json(text)] if re.search(r"'|\bTrue\b|[{,]\s*[A-Za-z_]", text) else [])
     return any(_is_grade(value, most) for view in views for value in _values(view))
+
+
+# a YAML list item's `key: scalar` lines (`- rubrica: 1` / `  cumple: si`)
+_YAML_LINE = re.compile(
+    r"^[ \t]*+(-[ \t]+)?([^\W\d][\w-]{0,30}(?:[ \t][\w-]{1,30}){0,2})[ \t]*:[ \t]*"
+    r"([^\s{\[][^\n]{0,200})$",
+    re.MULTILINE,
+)
+_XML_ELEMENT = re.compile(
+    r"<[\w:-]{1,40}((?:\s+[\w:-]{1,40}\s*=\s*(?:\"[^\"<>]{0,200}\"|'[^'<>]{0,200}')){2,3})\s*/?>"
+)
+_XML_ATTRIBUTE = re.compile(r"([\w:-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+_MAX_RECORDS = 2000
+
+
+def _scalar(text: str) -> Any:
+    text = text.strip().strip("\"'")
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return int(text) if text.isdigit() and len(text) < 4 else text
+
+
+def _yaml_records(text: str) -> Iterator[dict]:
+    """The records of YAML list items: each `- key: value` line opens one, the `key: value`
+    lines after it add to it."""
+    if ":" not in text or "-" not in text:
+        return
+    record: dict | None = None
+    for count, found in enumerate(_YAML_LINE.finditer(text)):
+        if count >= _MAX_RECORDS:
+            break
+        if found.group(1):
+            if record:
+                yield record
+            record = {}
+        if record is not None:
+            record[found.group(2)] = _scalar(found.group(3))
+    if record:
+        yield record
+
+
+def _xml_records(text: str) -> Iterator[dict]:
+    """The attributes of XML elements with two or three of them (`<nota n="1" ok="sí"/>`)."""
+    if "<" not in text:
+        return
+    for count, found in enumerate(_XML_ELEMENT.finditer(text)):
+        if count >= _MAX_RECORDS:
+            break
+        pairs = _XML_ATTRIBUTE.findall(found.group(1))
+        yield {key: _scalar(a or b) for key, a, b in pairs}
 
 
 _ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
