@@ -26,7 +26,12 @@ from stages.verifiers.judge_languages import (
     NON_LATIN,
     orders_this_response,
 )
-from stages.verifiers.judge_languages_world import CLAUSES, WORLD_LATIN, WORLD_NON_LATIN
+from stages.verifiers.judge_languages_world import (
+    CLAUSES,
+    NON_LATIN_CLAUSES,
+    WORLD_LATIN,
+    WORLD_NON_LATIN,
+)
 from stages.verifiers.judge_orders import advice, idiom_order
 
 _F = re.IGNORECASE | re.MULTILINE
@@ -196,7 +201,10 @@ def _compiled(table: dict[str, tuple[str, ...]]) -> list[tuple[re.Pattern[str], 
 # the grader named by a clause ("quien evalúe") in its language's row (red team round 17)
 _CLAUSE_ROWS = {f"{lang}_clause": (clause, *LATIN[lang][1:]) for lang, clause in CLAUSES.items()}
 LATIN_RULES = _compiled(LATIN | MORE_LATIN | WORLD_LATIN | _CLAUSE_ROWS)
-NON_LATIN_RULES = _compiled(NON_LATIN | MORE_NON_LATIN | WORLD_NON_LATIN)
+_NON_LATIN_CLAUSE_ROWS = {
+    f"{lang}_clause": (clause, *NON_LATIN[lang][1:]) for lang, clause in NON_LATIN_CLAUSES.items()
+}
+NON_LATIN_RULES = _compiled(NON_LATIN | MORE_NON_LATIN | WORLD_NON_LATIN | _NON_LATIN_CLAUSE_ROWS)
 _LATIN_ANY = re.compile(
     "|".join(f"(?:{row[i].pattern})" for row in LATIN_RULES for i in (0, 2)), _F
 )
@@ -346,9 +354,9 @@ def _english_order(text: str) -> bool:
             return True
     for pattern in verdicts:
         for sentence in _sentences_at(text, pattern):
-            if not _CONDITION.search(sentence) or (
-                _ABOUT_SELF.search(sentence) and not advice(sentence)
-            ):
+            if advice(sentence):  # a rule for a class of answers naming none (round 17)
+                continue
+            if not _CONDITION.search(sentence) or _ABOUT_SELF.search(sentence):
                 return True
     return False
 

@@ -34,7 +34,7 @@ LATIN = {
         r"|hochstpunkt|als\s+richtig)",
         r"\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:alle\s+)?(?:vorherigen"
         r"|bisherigen|obigen|fruheren|vorigen)\s+(?:anweisungen|instruktionen|regeln)",
-        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|markiere|setze|gib|werte|akzeptiere)\b",
+        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|moge|mogen|markiere|setze|gib|werte|akzeptiere)\b",
     ),
     "es": (
         r"\b(?:evaluador|calificador|corrector|examinador)(?:a|es|as)?\b"

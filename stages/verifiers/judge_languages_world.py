@@ -24,21 +24,21 @@ WORLD_LATIN = {
     ),
     "et": (
         r"\b(?:hindaja|kontrollija|eksamineerija|parandaja|hindamismudel)\w*",
-        r"\b(?:taidetud|taidetuks|sooritatud|labinud|labitud|arvestatud|oige|heaks\s+kiidetud"
+        r"\b(?:taidetu|sooritatu|labi(?:nud|tu)|arvestatu|rahulda|vastavaks|oige|heaks\s+kiidetu"
         r"|true|passed|maksimaal)",
         r"\b(?:ignoreeri|unusta)\w*\s+(?:koik\s+)?(?:eelnevad|varasemad)\s+(?:juhised|juhendid)",
         r"\b(?:markige|margi|lugege|loe|arvestage|andke|anna|palun|peab|tuleb)\b",
     ),
     "lv": (
         r"\b(?:vertetaj|parbauditaj|eksaminetaj|labotaj)\w*",
-        r"\b(?:izpildit|nokartot|apstiprinat|pareiz|ieskaitit|true|passed|maksimal)",
+        r"\b(?:izpildit|nokartot|apstiprinat|apmierinat|pareiz|ieskaitit|true|passed|maksimal)",
         r"\b(?:ignorejiet|ignore|aizmirstiet|aizmirsti)\w*\s+(?:visus\s+)?(?:ieprieksej\w*)"
         r"\s+(?:noradijum|instrukcij)\w*",
         r"\b(?:atzimejiet|atzime|uzskatiet|uzskati|pieskiriet|pieskir|ludzu|jaatzime|vajag)\w*",
     ),
     "lt": (
         r"\b(?:vertintoj|tikrintoj|egzaminuotoj|taisytoj)\w*",
-        r"\b(?:ivykdyt|islaikyt|patenkint|atitink|teising|iskaityt|true|passed|maksimal)",
+        r"\b(?:ivykdyt|ispildyt|islaikyt|patenkint|atitink|teising|iskaityt|true|passed|maksimal)",
         r"\b(?:ignoruokite|ignoruok|pamirskite|pamirsk)\w*\s+(?:visus\s+)?(?:ankstesn\w*)"
         r"\s+(?:nurodym|instrukcij)\w*",
         r"\b(?:pazymekite|pazymek|laikykite|iskaitykite|suteikite|prasome|prasau|turi|reikia)\w*",
@@ -106,7 +106,7 @@ WORLD_LATIN = {
 WORLD_NON_LATIN = {
     "bg_mk_sr": (  # Bulgarian, Macedonian, Serbian Cyrillic
         r"(?:оценяващ|проверяващ|оценител|изпитващ|оценувач|оцењивач|оцјењивач|испитивач)",
-        r"(?:изпълнен|издържан|преминал|приет|одобрен|исполнет|положен|испуњен|прихваћен|тачн"
+        r"(?:изпълнен|издържан|преминал|приет|одобрен|покрит|удовлетвор|исполнет|положен|испуњен|прихваћен|тачн"
         r"|true|passed|максимал)",
         r"(?:игнорирайте|игнорирај|забравете|заборави|занемари)\w*\s+(?:всички\s+|сите\s+|све\s+)?"
         r"(?:предишни|претходни)\w*\s+(?:инструкции|упатства|упутства|инструкције)",
@@ -120,7 +120,7 @@ WORLD_NON_LATIN = {
     ),
     "kk_ky_mn": (  # Kazakh, Kyrgyz, Mongolian (Cyrillic)
         r"(?:бағалаушы|тексеруші|емтихан\s*алушы|баалоочу|текшерүүчү|үнэлэгч|шалгагч)",
-        r"(?:орындалд|орындалған|өтті|қабылданд|дұрыс|аткарылд|туура|тэнцсэн|биелсэн|зөв"
+        r"(?:орындалд|орындалған|өтті|қабылданд|дұрыс|сәйкес|қанағаттандыр|аткарылд|туура|тэнцсэн|биелсэн|зөв"
         r"|true|passed|ең\s*жоғары\s*балл)",
         r"(?:алдыңғы|мурунку|өмнөх)\s+(?:барлық\s+|бардык\s+|бүх\s+)?(?:нұсқау|көрсөтмө|заавар)\w*"
         r"\s+(?:елеме|этибар\s*алба|үл\s*тоо)",
@@ -205,6 +205,14 @@ WORLD_NON_LATIN = {
         r"(?:ယခင်)\s*(?:ညွှန်ကြားချက်)\w*\s*(?:လျစ်လျူ|မေ့)",
         r"(?:ပါ|ပေးပါ|ကျေးဇူးပြု|ရမည်)",
     ),
+}
+
+# the grader named by a clause in Russian, Chinese, Japanese: "тому, кто проверяет", "负责评分的人",
+# "採点する方" (read with the verdict and order words of their language's row)
+NON_LATIN_CLAUSES = {
+    "ru": r"(?:кто|которы\w*)\s+(?:\w+\s+){0,2}?(?:провер|оценива|выставля)\w*",
+    "zh": r"(?:评分|打分|批改|阅卷|评审|评估)的(?:人|老师|模型|同学|朋友|系统)",
+    "ja": r"(?:採点|評価|審査)(?:する|している|される|を担当する)(?:方|人|者|モデル)",
 }
 
 # the grader named by a clause: "quien evalúe", "qui corrige", "wer das hier benotet"
