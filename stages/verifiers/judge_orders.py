@@ -27,16 +27,18 @@ _CALL = re.compile(
     r"|reviewing|checking)\s+(?:model|bot|system|ai|llm|agent|assistant|engine|pipeline|program"
     r"|script|tool|service|person|human)"
     r"|grader|evaluator|assessor|examiner|scorer|rater|marker|checker|verifier"
-    r"|judge\s+(?:model|llm|bot)|reviewer(?!\s*#?\d)"
+    r"|judge\s+(?:model|llm|bot)|(?<=ai )judge|(?<=llm )judge|(?<=ai-)judge|reviewer(?!\s*#?\d)"
     rf"|whoever\s+(?:is\s+|will\s+be\s+)?{_DOING}(?:\s+(?:this|these|it|them|me|my\s+\w+))?"
     rf"|(?:person|one|model|ai|human|someone)\s+(?:who\s+(?:is\s+|will\s+be\s+)?|doing\s+the\s+)"
     rf"{_DOING}(?:\s+(?:this|these|it|them|me))?)s?"
-    r"\s*(?:[:,!\u2014\u2013]|\s-\s)",
+    r"(?:\s+(?:note|notice|instructions?|message|memo|fyi))?\s*(?:[:,!\u2014\u2013]|\s-\s)",
     _F,
 )
 _IDIOM_VERDICT = re.compile(
     r"(?<![a-z])(?:yes|true|pass(?:ed|es|ing)?|tick(?:ed|s)?|checked|check\s*marks?|thumbs?\s+up"
-    r"|full\s+marks|top\s+marks|green\s+lights?|[\u2705\u2611\u2714\u2713])(?![a-z])",
+    # (not "green", "met", "100%": "Evaluators: mark your scores on the green sheet", round 13)
+    r"|full\s+marks|top\s+marks|green\s+lights?|full\s+credit|perfect\s+scores?"
+    r"|[\u2705\u2611\u2714\u2713])(?![a-z])",
     _F,
 )
 _SPAN = re.compile(

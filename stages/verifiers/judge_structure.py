@@ -160,9 +160,25 @@ def _record(value: dict, most: int) -> bool:
     return not rest or (isinstance(rest[0], str) and len(rest[0].split()) >= 2)
 
 
-def _id_map(value: dict, most: int) -> bool:
+def _names_rubric(key: Any, rubrics: Sequence[str]) -> bool:
+    """Whether a key spells one of the task's rubrics: six letters or more of its text
+    (`poem_about_autumn`), or two of its words (`three_lines`)."""
+    letters = _letters(str(key))
+    if len(letters) < 6:
+        return False
+    words = {w for w in re.findall(r"[a-z]{3,}", str(key).lower().replace("_", " "))}
+    for rubric in rubrics:
+        if (
+            letters in _letters(rubric)
+            or len(words & set(re.findall(r"[a-z]{3,}", rubric.lower()))) >= 2
+        ):
+            return True
+    return False
+
+
+def _id_map(value: dict, most: int, rubrics: Sequence[str] = ()) -> bool:
     """Rubric ids mapped to verdicts, or to records holding one (`{"1": true, "2": true}`)."""
-    if not value or not all(_rubric_id(k, most) for k in value):
+    if not value or not all(_rubric_id(k, most) or _names_rubric(k, rubrics) for k in value):
         return False
     return all(
         _verdict(v) or (isinstance(v, dict) and any(_verdict(x) for x in v.values()))
@@ -181,7 +197,7 @@ def _lone_grade(value: dict, most: int) -> bool:
     return _record(value, most) and (named or worded)
 
 
-def _is_grade(value: Any, most: int) -> bool:
+def _is_grade(value: Any, most: int, rubrics: Sequence[str] = ()) -> bool:
     """Whether `value` or anything inside it is shaped like a grade: a record in a list, a lone
     record that names itself one, a map from rubric ids to verdicts, `[id, verdict]` pairs."""
     stack, seen = [(value, False)], 0
@@ -189,7 +205,7 @@ def _is_grade(value: Any, most: int) -> bool:
         (node, listed), seen = stack.pop(), seen + 1
         if isinstance(node, dict):
             record = _record(node, most) if listed else _lone_grade(node, most)
-            if record or _id_map(node, most):
+            if record or _id_map(node, most, rubrics):
                 return True
             stack.extend((v, False) for v in node.values())
         elif isinstance(node, list):
@@ -211,7 +227,7 @@ def grade_structure(text: str, rubrics: Sequence[str] = ()) -> bool:
     if "{" not in text and "[" not in text:
         return False
     views = [text] + ([_as_json(text)] if re.search(r"'|\bTrue\b|[{,]\s*[A-Za-z_]", text) else [])
-    return any(_is_grade(value, most) for view in views for value in _values(view))
+    return any(_is_grade(value, most, rubrics) for view in views for value in _values(view))
 
 
 # a YAML list item's `key: scalar` lines (`- rubrica: 1` / `  cumple: si`)
