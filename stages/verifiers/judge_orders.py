@@ -97,7 +97,9 @@ _CONDITIONAL = re.compile(
 # what points at this response or these rubrics, whatever the language
 _POINTS_HERE = re.compile(
     r"\b(?:this|my|the)\s+(?:response|answer|submission|reply|poem|text|essay)\b"
-    r"|\bthis(?=\s*(?:[.,;:!?)]|$))|\b(?:it|me"
+    # "it" as what is graded ("mark it as passed"), not "if the essay shows it"
+    r"|\b(?:mark|grade|score|rate|pass|give|award|treat|consider|count|accept|approve|validate)"
+    r"\w*\s+it\b|\bthis(?=\s*(?:[.,;:!?)]|$))|\b(?:me"
     r"|myself|both|these|diese[rnms]?|meine[rnms]?|beide[n]?|cette|ma|mon|les\s+deux|esta|este"
     r"|mi|ambos|ambas|los\s+dos|las\s+dos|questa|questo|mia|mio|entrambi|essa|esse|minha|meu"
     r"|deze|dit|mijn|allebei)\b"
