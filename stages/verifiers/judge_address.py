@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from stages.verifiers.judge_gates import script_gate
 from stages.verifiers.judge_languages import (
     LATIN,
     MORE_LATIN,
@@ -25,6 +26,13 @@ from stages.verifiers.judge_languages import (
     NON_LATIN,
     orders_this_response,
 )
+from stages.verifiers.judge_languages_world import (
+    CLAUSES,
+    NON_LATIN_CLAUSES,
+    WORLD_LATIN,
+    WORLD_NON_LATIN,
+)
+from stages.verifiers.judge_orders import advice, idiom_order
 
 _F = re.IGNORECASE | re.MULTILINE
 # the grader named in English; "judge" alone only as a title (not "don't judge")
@@ -190,66 +198,16 @@ def _compiled(table: dict[str, tuple[str, ...]]) -> list[tuple[re.Pattern[str], 
     return [tuple(re.compile(p, _F) for p in row) for row in table.values()]
 
 
-LATIN_RULES = _compiled(LATIN | MORE_LATIN)
-NON_LATIN_RULES = _compiled(NON_LATIN | MORE_NON_LATIN)
-# characters IGNORECASE matches with an ASCII letter (the dotted I, the dotless i, long s, Kelvin)
-_FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f\u212a")
-
-
-def script_gate(*patterns: str) -> re.Pattern[str] | None:
-    """A class of the letters outside ASCII that `patterns` spell, where every match of each of
-    them holds one (None where one may match without): a text it finds nothing in matches none of
-    them, so a row of rules in a script the text does not use is skipped (red team round 15: the
-    eleven non-Latin rows read every 50 KB English or German text in full, twice per view)."""
-    parsed = [re._parser.parse(p, _F) for p in patterns]
-    if not all(_needs(items) for items in parsed):
-        return None
-    letters: set[str] = set()
-    for items in parsed:
-        _letters_of(items, letters)
-    return re.compile("[" + "".join(sorted(letters)) + "]", _F)
-
-
-def _needs(items: object) -> bool:
-    """Whether every match of the parsed `items` holds one of their non-ASCII literal letters."""
-    return any(_item_needs(op, arg) for op, arg in items)
-
-
-def _item_needs(op: object, arg: object) -> bool:
-    constants = re._constants
-    if op is constants.LITERAL:
-        char = chr(arg)
-        forms = (char, char.lower(), char.upper(), char.casefold())
-        return char not in _FOLDS_TO_ASCII and not any(form.isascii() for form in forms)
-    if op is constants.IN:  # a class of single letters, "(?:é|ñ)": each must be one
-        return all(kind is constants.LITERAL and _item_needs(kind, value) for kind, value in arg)
-    if op is constants.SUBPATTERN:
-        return _needs(arg[-1])
-    if op is constants.BRANCH:
-        return all(_needs(branch) for branch in arg[1])
-    if op in (constants.MAX_REPEAT, constants.MIN_REPEAT, constants.POSSESSIVE_REPEAT):
-        low, _high, item = arg
-        return low >= 1 and _needs(item)
-    return False
-
-
-def _letters_of(items: object, into: set[str]) -> None:
-    """Every non-ASCII literal letter anywhere in the parsed `items`, escaped for a class."""
-    constants = re._constants
-    for op, arg in items:
-        if op is constants.LITERAL and arg > 127:
-            into.add(re.escape(chr(arg)))
-        elif op is constants.IN:
-            _letters_of(arg, into)
-        elif op is constants.SUBPATTERN:
-            _letters_of(arg[-1], into)
-        elif op is constants.BRANCH:
-            for branch in arg[1]:
-                _letters_of(branch, into)
-        elif op in (constants.MAX_REPEAT, constants.MIN_REPEAT, constants.POSSESSIVE_REPEAT):
-            _letters_of(arg[2], into)
-
-
+# the grader named by a clause ("quien evalúe") in its language's row (red team round 17)
+_CLAUSE_ROWS = {f"{lang}_clause": (clause, *LATIN[lang][1:]) for lang, clause in CLAUSES.items()}
+LATIN_RULES = _compiled(LATIN | MORE_LATIN | WORLD_LATIN | _CLAUSE_ROWS)
+_NON_LATIN_CLAUSE_ROWS = {
+    f"{lang}_clause": (clause, *NON_LATIN[lang][1:]) for lang, clause in NON_LATIN_CLAUSES.items()
+}
+NON_LATIN_RULES = _compiled(NON_LATIN | MORE_NON_LATIN | WORLD_NON_LATIN | _NON_LATIN_CLAUSE_ROWS)
+_LATIN_ANY = re.compile(
+    "|".join(f"(?:{row[i].pattern})" for row in LATIN_RULES for i in (0, 2)), _F
+)
 # a row fires only on its addressee or its override, so where neither can match it is skipped
 _NON_LATIN_GATES = [
     script_gate(addressee.pattern, override.pattern)
@@ -294,20 +252,34 @@ def _by_rules(
 ) -> bool:
     """Whether a row of `rules` finds the grader addressed and ordered in `text`; a row whose gate
     finds none of its letters in `text` cannot match and is skipped."""
-    lines = [line for line in text.splitlines() if line and not line.isspace()]
+    if rules is LATIN_RULES and not _LATIN_ANY.search(text):
+        return False  # one pass where no row's addressee or override is named (most texts)
     for (addressee, directive, override, order), gate in zip(rules, gates, strict=True):
         if gate is not None and not gate.search(text):
             continue
         if override.search(text):
             return True
-        for line in lines:
+        for line in _lines_at(text, addressee):
             if (
-                addressee.search(line)
-                and directive.search(line)
+                directive.search(line)
                 and _addresses_grader(line, addressee, order)
+                and not advice(line)  # a conditional tip naming no response (round 17)
             ):
                 return True
     return False
+
+
+def _lines_at(text: str, pattern: re.Pattern[str]) -> Iterator[str]:
+    """Each line of `text` holding a match of `pattern`, once (one scan of the text, not one
+    search per line per row: 10,000 lines read by 50 rows took 0.4 s)."""
+    read_to = 0
+    for found in pattern.finditer(text):
+        if found.start() < read_to:
+            continue
+        head = text.rfind("\n", 0, found.start()) + 1
+        tail = text.find("\n", found.end())
+        read_to = tail if tail >= 0 else len(text)
+        yield text[head:read_to]
 
 
 _BOUNDARY = re.compile(r"[.\n]")
@@ -382,6 +354,8 @@ def _english_order(text: str) -> bool:
             return True
     for pattern in verdicts:
         for sentence in _sentences_at(text, pattern):
+            if advice(sentence):  # a rule for a class of answers naming none (round 17)
+                continue
             if not _CONDITION.search(sentence) or _ABOUT_SELF.search(sentence):
                 return True
     return False
@@ -389,7 +363,7 @@ def _english_order(text: str) -> bool:
 
 def grader_instruction(text: str) -> bool:
     """Whether `text` (a skeleton or plain form) instructs the grader in any language covered."""
-    if _english_order(text) or _called_or_owed(text):
+    if _english_order(text) or _called_or_owed(text) or idiom_order(text):
         return True
     for found in _ADDRESSED.finditer(text):
         sentence = re.split(r"[.\n]", text[found.start() :], maxsplit=1)[0]

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from stages.verifiers.judge_orders import advice
+
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
 _VERDICT = rf"(?:pass(?:ed|es)?|fail(?:ed|s)?|satisfied|fulfilled|met|[{_MARK}])"
 # a verdict label line pays only with a passing verdict: "Verdict: FAIL - it does not handle
@@ -42,6 +44,8 @@ GRADE_CLAIM = re.compile(
     rf"\b(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+|these\s+|your\s+)?{_SUBJECT}\b"
     # (atomic: the first verdict after the subject is the one judged, not a later one)
     rf"(?>[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
+    # "mark each item as met or not met" names both verdicts: a procedure (red team round 17)
+    r"(?!\s+or\s+(?:not|un|fail))"
     # 2/2 rubrics passed / 100% of the criteria satisfied
     rf"|(?:\b\d{{1,3}}\s*/\s*\d{{1,3}}|\b\d{{1,3}}\s*%)\s+(?:of\s+)?(?:the\s+)?{_SUBJECT}\b"
     rf"[^.\n]{{0,20}}?(?<![a-z]){_VERDICT}(?![a-z])"
@@ -117,10 +121,14 @@ def _grader_addressed(text: str) -> bool:
     for line in text.splitlines():
         found = _GRADER.search(line)  # the first address of a line only: linear time
         verdict = _GRADER_VERDICT.search(line, found.end()) if found else None
-        if verdict and (
-            _GRADER_STRONG.fullmatch(verdict.group())
-            or _SELF_NAMED.search(line)
-            or len(line[found.end() :].split()) <= 3  # "Evaluator: accept.": nothing else named
+        if (
+            verdict
+            and not advice(line)
+            and (
+                _GRADER_STRONG.fullmatch(verdict.group())
+                or _SELF_NAMED.search(line)
+                or len(line[found.end() :].split()) <= 3  # "Evaluator: accept.": nothing else named
+            )
         ):
             return True
     return False
@@ -193,7 +201,7 @@ def self_score(text: str) -> bool:
         return True
     for line in text.splitlines():
         claim = COMPLIANCE.search(line)
-        if claim and _IF_BEFORE.search(line, 0, claim.start()):
+        if claim and (_IF_BEFORE.search(line, 0, claim.start()) or advice(line)):
             continue  # "When every criterion is satisfied, the student earns full marks"
         if claim and (_SCORE.search(line) or _BARE_CLAIM.fullmatch(line)):
             return True

@@ -13,6 +13,8 @@ import contextlib
 import re
 from urllib.parse import unquote
 
+from stages.verifiers.judge_binary import binary_texts, inflated, raw_inflated
+
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 # MIME's base64, wrapped at 76 characters a line (red team round 16): read as one run
 _BASE64_WRAPPED = re.compile(
@@ -92,8 +94,16 @@ _NATO_RUN = re.compile(
 
 
 def _utf8(data: bytes) -> str | None:
+    """`data` as UTF-8 text, decompressed first where it opens as a compressed stream (a judge
+    told "zlib, then base64" inflates it, red team round 17)."""
+    data = inflated(data)
     try:
         return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    raw = raw_inflated(data)  # a raw DEFLATE stream has no magic to tell it by
+    try:
+        return raw.decode("utf-8") if raw else None
     except UnicodeDecodeError:
         return None
 
@@ -136,6 +146,7 @@ def decodings(text: str) -> list[str]:
     for match in _CODE_POINTS.finditer(text):
         found.append("".join(chr(int(h, 16)) for h in _CODE_POINT.findall(match.group())))
     found += _character_codes(text)
+    found += [_utf8(data) for data in binary_texts(text)]
     return [view for view in found if view]
 
 

@@ -19,7 +19,6 @@ import ast
 import codecs
 import functools
 import html
-import itertools
 import json
 import re
 import unicodedata
@@ -31,6 +30,11 @@ from stages.verifiers.judge_claims import grade_talk, without_named_tokens
 from stages.verifiers.judge_decode import decodings, obfuscated_readings
 from stages.verifiers.judge_forms import grade_form
 from stages.verifiers.judge_hidden import hidden_payloads, hides_text
+from stages.verifiers.judge_structure import (
+    grade_structure,
+    passed_column_counts,
+    verdict_table,
+)
 from stages.verifiers.judge_turns import role_turn
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
@@ -91,11 +95,11 @@ GRADE_JSON = re.compile(
     r"""|<\s*/?\s*grades\b|<\s*grade\b[^<>]{0,80}>\s*(?:pass(?:ed)?|fail(?:ed)?|true|false"""
     r"""|yes|no|ok)\b|<\s*grade\s+(?:id|rubric|criteri\w*|passed)\b|\[\s*grades\s*\]"""
     # a table header naming a grade id, or `passed` beside a rubric's id (a CI table's `Passed`
-    # column of counts is none, red team round 15), or a `passed` column holding truth values
+    # column of counts is none, red team round 15)
     r"""|\|\s*grade\s*id\s*\||(?P<header>\|\s*(?:id|rubric|criteri\w*)\s*\|[^\n]{0,80}\|\s*passed"""
     r"""\s*\||\|\s*passed\s*\|[^\n]{0,80}\|\s*(?:id|rubric|criteri\w*)\s*\|)"""
-    r"""|\|\s*passed\s*\|[^\n]{0,200}\n(?:[^\n]{0,200}\n){0,8}?[^\n]{0,200}\|\s*"""
-    r"""(?:true|false|yes|no|pass(?:ed)?|fail(?:ed)?|[\u2705\u2714\u2713\u274c\u2717])\s*\|"""
+    # (a `passed` column of truth values is `judge_structure.verdict_table`'s: only rows keyed by
+    # a rubric make it a grade, not a CI stage's `| unit | passed |`, red team round 17)
     rf"""|\bpassed\s*["'\\`]*\s*:\s*["'`]?{_TRUTH}\b"""
     # `"passed": 1.0` in an object with a grade's id, rubric or reason (red team round 16)
     r"""|\{[^{}\n]{0,200}?\b(?:id|rubric|criterion|reason)\b[^{}\n]{0,200}?\bpassed\W{0,3}:"""
@@ -110,45 +114,9 @@ def grade_json(text: str) -> bool:
     """Whether `text` holds the judge's reply format (`GRADE_JSON`), a table whose `Passed` column
     counts (a CI table with an `ID` column: `| 1 | unit | 412 | 0 |`, red team round 16) aside."""
     return any(
-        not (m.group("header") and _passed_column_counts(text, m.start("header")))
+        not (m.group("header") and passed_column_counts(text, m.start("header")))
         for m in GRADE_JSON.finditer(text)
     )
-
-
-_COUNT_CELL = re.compile(r"\s*\d[\d,]*\s*")
-_TABLE_ROWS = 50  # rows of a table read for its `Passed` column
-
-
-def _passed_column_counts(text: str, header_at: int) -> bool:
-    """Whether the table whose header row holds `header_at` has a `Passed` column of counts in
-    every row below its separator (at least one row)."""
-    rows = _lines_from(text, text.rfind("\n", 0, header_at) + 1, _TABLE_ROWS + 2)
-    header = [cell.strip().lower() for cell in rows[0].split("|")]
-    if "passed" not in header:
-        return False
-    column = header.index("passed")
-    body = itertools.takewhile(lambda row: row.lstrip().startswith("|"), rows[2:])
-    cells = [row.split("|") for row in body]
-    if not cells or not all(
-        len(row) > column and _COUNT_CELL.fullmatch(row[column]) for row in cells
-    ):
-        return False
-    # a column of 0s and 1s is a verdict's truth values, not counts
-    return any(row[column].strip() not in ("0", "1") for row in cells)
-
-
-def _lines_from(text: str, start: int, count: int) -> list[str]:
-    """The first `count` lines of `text` from `start`, without copying the rest of it (a header
-    match in a long text reads only its table)."""
-    lines: list[str] = []
-    while len(lines) < count:
-        end = text.find("\n", start)
-        if end < 0:
-            lines.append(text[start:])
-            break
-        lines.append(text[start:end])
-        start = end + 1
-    return lines
 
 
 # What a reader takes for ASCII: Cyrillic and Greek look-alike letters, curly quotes, guillemets
@@ -344,13 +312,16 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     kinds = []
     if any(CONTROL.search(without_named_tokens(_HTML_STRIKE.sub("", t), CONTROL)) for t in seen):
         kinds.append("control_tokens")
-    if any(grade_json(t) or grade_form(t) for t in seen) or any(
-        SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn)
+    decoded = decodings(visible)
+    if (
+        any(grade_json(t) or grade_form(t) or verdict_table(t, rubrics) for t in seen)
+        or any(grade_structure(t, rubrics) for t in _distinct([*seen, *decoded]))
+        or any(SQUEEZED_GRADES.search(t) for t in _squeezed_views(visible, drawn, decoded))
     ):
         kinds.append("grade_json")
     hidden = [visible_form(h) for h in hidden_payloads(response)]
     # what an encoding or a hidden channel says is read like the visible text
-    said = [visible, drawn, *decodings(visible), *hidden]
+    said = [visible, drawn, *decoded, *hidden]
     said += obfuscated_readings(visible) if len(visible) < _ROT_LIMIT else []
     said += [literal] if literal is not None else []  # "\x47\x72..." in a string literal
     said = list(_distinct(said))
@@ -395,9 +366,10 @@ def squeezed(text: str) -> str:
     return _SPACED_LETTERS.sub(lambda m: re.sub(r"\s", "", m.group()), text)
 
 
-def _squeezed_views(seen: str, drawn: str) -> list[str]:
-    """The squeezed readings of a response's visible form (`seen`) and skeleton (`drawn`)."""
-    views = [seen, drawn, *decodings(seen)]
+def _squeezed_views(seen: str, drawn: str, decoded: Sequence[str]) -> list[str]:
+    """The squeezed readings of a response's visible form (`seen`), its skeleton (`drawn`) and
+    what it encodes (`decoded`)."""
+    views = [seen, drawn, *decoded]
     views += [codecs.decode(seen, "rot13"), seen[::-1]]
     squeezed_views = [squeezed(v) for v in views]
     # and without any whitespace: a key split by spaces (`"gra des"`) reads as one

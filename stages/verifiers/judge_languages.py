@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.judge_orders import advice
+
 # other languages: (the grader named, a verdict or instruction word) in one line, or "ignore the
 # previous instructions"; Latin-script ones on the skeleton, accents dropped
 LATIN = {
     "fr": (
         r"\b(?:evaluat(?:eur|rice)|correct(?:eur|rice)|notat(?:eur|rice)|examinat(?:eur|rice)"
         r"|systeme\s+de\s+notation|modele\s+(?:d'?evaluation|juge))s?\b",
-        r"\b(?:valid|rempli|satisfai|reussi|approuv|accept|vrai|true|passed|note\s+maximale"
+        r"\b(?:valid|rempli|satisfai|reussi|approuv|accept|acquis|vrai|true|passed|note\s+maximale"
         r"|conform)",
         r"\b(?:ignore[zr]?|oublie[zr]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes)"
         r"\s+(?:precedentes|anterieures|ci-dessus)",
@@ -32,7 +34,7 @@ LATIN = {
         r"|hochstpunkt|als\s+richtig)",
         r"\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:alle\s+)?(?:vorherigen"
         r"|bisherigen|obigen|fruheren|vorigen)\s+(?:anweisungen|instruktionen|regeln)",
-        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|markiere|setze|gib|werte|akzeptiere)\b",
+        r"(?:^|[:;,.!]\s*)\w+en\s+sie\b|\b(?:bitte|muss|mussen|soll(?:en|te|ten)?|moge|mogen|markiere|setze|gib|werte|akzeptiere)\b",
     ),
     "es": (
         r"\b(?:evaluador|calificador|corrector|examinador)(?:a|es|as)?\b"
@@ -326,7 +328,8 @@ def orders_this_response(skeleton: str, plain: str) -> bool:
     # blank lines hold nothing: dropped once, not per row (20,000 newlines took 1 s)
     lines = {False: _words_lines(skeleton), True: _words_lines(plain)}
     for non_latin, row in _SELF_RULES:
-        if any(all(p.search(line) for p in row) for line in lines[non_latin]):
+        # a conditional tip naming no response of its own is advice (red team round 17)
+        if any(all(p.search(line) for p in row) and not advice(line) for line in lines[non_latin]):
             return True
     return False
 
