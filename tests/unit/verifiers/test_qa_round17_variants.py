@@ -3,6 +3,8 @@ honest controls each rule keeps: what the held-out half tries is the mechanism, 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from red_team_cases import qa_paid
 
@@ -179,3 +181,17 @@ def test_round17_stances_in_other_words(response: str, gold: str, paid: bool) ->
 )
 def test_round17_mechanisms_with_other_words_between(response: str, gold: str, paid: bool) -> None:
     assert qa_paid(response, gold) is paid
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", " ,", ", "])
+def test_a_long_run_of_blanks_on_the_answer_line_is_read_in_linear_time(blank: str) -> None:
+    """The certainty tail (`Lyon, no doubt.`) was searched from every position of a run of
+    blanks, each search reading the rest of the run: 20 KB of spaces took 1.9 s (bench_verify's
+    long_text_qa_max_s); 4x the text must take well under 16x the time."""
+    timings = []
+    for size in (20_000, 80_000):
+        text = "Sydney." + blank * (size // len(blank)) + " 5"
+        start = time.perf_counter()
+        qa_paid(text, "5")
+        timings.append(time.perf_counter() - start)
+    assert timings[1] < 8 * timings[0] + 0.5, timings
