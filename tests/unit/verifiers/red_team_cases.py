@@ -13,7 +13,7 @@ import pytest
 from openai_server import ScriptedOpenAIServer
 
 from stages.verifiers.registry import build_verifier
-from stages.verifiers.types import CodeReference, QAReference, RubricReference
+from stages.verifiers.types import CodeReference, QAReference, RubricReference, Verdict
 
 
 def load(path: Path) -> list[dict]:
@@ -46,15 +46,23 @@ def judged(case: dict) -> tuple[bool, str]:
         verdict = build_verifier({"kind": "qa"}).verify(given["response"], reference)
         return verdict.passed, verdict.reason
     if family == "code":
-        verifier = build_verifier({"kind": "code"})
-        try:
-            [verdict] = verifier.verify_batch(
-                [(given["response"], CodeReference(tests=given["tests"]))]
-            )
-        finally:
-            getattr(verifier, "close", lambda: None)()
+        verdict = code_verdict(given["response"], given["tests"])
         return verdict.passed, verdict.reason
     return _judge(given)
+
+
+def code_verdict(response: str, tests: str) -> Verdict:
+    """The code verifier's verdict on `response` (a fenced program) against `tests`."""
+    verifier = build_verifier({"kind": "code"})
+    try:
+        [verdict] = verifier.verify_batch([(response, CodeReference(tests=tests))])
+    finally:
+        getattr(verifier, "close", lambda: None)()
+    return verdict
+
+
+def fenced(program: str) -> str:
+    return f"```python\n{program}\n```"
 
 
 def qa_paid(response: str, gold: str) -> bool:

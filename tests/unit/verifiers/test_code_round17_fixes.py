@@ -12,10 +12,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from red_team_cases import code_verdict, fenced
 
 from stages.verifiers.code_tests import UnsupportedTests, plan
-from stages.verifiers.registry import build_verifier
-from stages.verifiers.types import CodeReference, Verdict
+from stages.verifiers.types import Verdict
 
 _NO_SANDBOX = pytest.mark.skipif(
     shutil.which("bwrap") is None, reason="bubblewrap is not installed"
@@ -23,14 +23,7 @@ _NO_SANDBOX = pytest.mark.skipif(
 
 
 def _verdict(program: str, tests: str) -> Verdict:
-    verifier = build_verifier({"kind": "code"})
-    try:
-        [verdict] = verifier.verify_batch(
-            [(f"```python\n{program}\n```", CodeReference(tests=tests))]
-        )
-    finally:
-        getattr(verifier, "close", lambda: None)()
-    return verdict
+    return code_verdict(fenced(program), tests)
 
 
 def _paid(program: str, tests: str) -> bool:

@@ -7,20 +7,13 @@ import shutil
 import time
 
 import pytest
-
-from stages.verifiers.registry import build_verifier
-from stages.verifiers.types import CodeReference
+from red_team_cases import code_verdict, fenced
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
 
 def _verdict(program: str, tests: str) -> tuple[bool, str]:
-    verifier = build_verifier({"kind": "code"})
-    try:
-        response = f"```python\n{program}\n```"
-        [verdict] = verifier.verify_batch([(response, CodeReference(tests=tests))])
-    finally:
-        verifier.close()
+    verdict = code_verdict(fenced(program), tests)
     return verdict.passed, verdict.status
 
 
