@@ -29,7 +29,7 @@ from stages.verifiers.code_trusted import Unverifiable
 from stages.verifiers.code_values import CandidateError, decode_all
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
-from stages.verifiers.sandbox import Sandbox, SandboxLimits
+from stages.verifiers.sandbox import RunResult, Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
 
 
@@ -93,6 +93,18 @@ class CodeVerifier:
         nonce = secrets.token_hex(16)
         frames = job_frames(job, nonce, test_plan.calls, test_plan.bindings)
         result = self.sandbox.run(HARNESS, frames)
+        read = self._reported_values(result, nonce, len(test_plan.calls))
+        if isinstance(read, Verdict):
+            return read
+        report, values, details = read
+        job = ("score", tests, defines, report["values"])
+        return self._score(test_plan, job, values, details)
+
+    def _reported_values(
+        self, result: RunResult, nonce: str, calls: int
+    ) -> Verdict | tuple[dict[str, Any], list[Any], dict[str, Any]]:
+        """What the sandbox run reported (its report, the decoded values, the run's details), or
+        the verdict when it reported none: killed, cut at the output limit, forged or malformed."""
         keep = self.config.max_output_chars
         stdout = result.stdout.decode("utf-8", "replace")
         details: dict[str, Any] = {
@@ -122,12 +134,11 @@ class CodeVerifier:
             return fail("runtime_error", _raised(str(report["error"])), **details)
         try:
             values = decode_all(report["values"])
-            if len(values) != len(test_plan.calls):
-                raise ValueError(f"{len(values)} values for {len(test_plan.calls)} calls")
+            if len(values) != calls:
+                raise ValueError(f"{len(values)} values for {calls} calls")
         except (ValueError, TypeError, KeyError, RecursionError, AttributeError) as e:
             return fail("failed", f"malformed values from the program: {str(e)[:200]}", **details)
-        job = ("score", tests, defines, report["values"])
-        return self._score(test_plan, job, values, details)
+        return report, values, details
 
     def _trusted_run(self, job: tuple[Any, ...]) -> tuple[str, Any] | str:
         """One job on the trusted worker (`code_scoring.job`: the tests, the program's names and,
