@@ -116,6 +116,11 @@ class ReadsAndChecks(Verifying):
         walk = ChainWalk(run_id, first, changed=lambda row: self._changed(run_id, row))
         kinds = None if wanted is None else frozenset(wanted)
         delays = iter(self.retry.delays())
+        # A row is handed out once the next row's link back to it has been checked (or the span
+        # has ended): a row edited with its own hash recomputed passes its own re-hash, and
+        # only its successor's link shows it; held back one row, it is never printed before
+        # the refusal (`rlvr events` streams to the terminal).
+        held: StoredEvent | None = None
         while True:
             try:
                 for row in self._stream(run_id, walk.expected, None, until, batch):
@@ -124,8 +129,11 @@ class ReadsAndChecks(Verifying):
                         walk.step(row, link_only=self.key is None)
                         continue
                     walk.step(row)
+                    if held is not None:
+                        yield held
+                        held = None
                     if row.seq >= from_seq and (kinds is None or row.type in kinds):
-                        yield row
+                        held = row
                 break
             except ChainBroken as e:  # the history's first bad seq, as `verify` names it
                 raise self._first_bad(e) from None
@@ -135,6 +143,8 @@ class ReadsAndChecks(Verifying):
                     raise StoreError(f"read of run {run_id} failed: {e.orig}") from e
                 warn_retry(e, delay)
                 time.sleep(delay)
+        if held is not None:
+            yield held
         if walk.prev is not None and self._walked is not None:
             self._walked[run_id] = (first, walk.expected - 1, walk.prev)
 

@@ -102,3 +102,23 @@ def test_an_edit_behind_the_verified_prefix_is_named_before_a_cut_tail(
         list(log.read(run_id, from_seq=8))
     assert log.verify(run_id).first_bad_seq == 4
     log.close()
+
+
+@pytest.mark.parametrize("keyed", [False, True], ids=["unkeyed", "keyed"])
+@pytest.mark.parametrize("types", [None, ["MetricsRecorded"]], ids=["all", "typed"])
+def test_a_row_edited_with_its_own_hash_recomputed_is_never_handed_out_before_the_refusal(
+    store_url: str, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keyed: bool,
+    types: list[str] | None,
+) -> None:  # fmt: skip
+    """The edited row passes its own re-hash; only the next row's link shows it. A streaming
+    reader (`rlvr events` printing as it reads) must not have printed it by then."""
+    log = _log(store_url, tmp_path, monkeypatch, keyed)
+    synthetic_run(log, run_id, 8)
+    edited = next(r.seq for r in log.read(run_id) if r.type == "MetricsRecorded" and r.seq > 3)
+    own_hash_edit(log, run_id, edited, {"metrics": {"kl": 9.0}})
+    handed_out: list[int] = []
+    with pytest.raises(ChainBroken, match=f"broken at seq {edited}:"):
+        for row in EventLog(store_url).read(run_id, types=types):
+            handed_out.append(row.seq)
+    assert handed_out and edited not in handed_out and max(handed_out) < edited
+    log.close()
