@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-import orjson
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import IntegrityError as SAIntegrityError
@@ -27,7 +26,8 @@ from store.backends import backend_for, create_tables
 from store.crashpoints import crashpoint
 from store.errors import ConcurrencyError, StoreError, UnknownRunError
 from store.events import Event
-from store.keyed import ChainKey, Head, check_export_head, signed_marks
+from store.import_check import checked_import
+from store.keyed import ChainKey, Head, signed_marks
 from store.log_reads import ReadsAndChecks, warn_retry
 from store.retry import RetryPolicy, with_retries
 from store.rows import COLUMNS, EVENTS_TABLE, EventRow, RunSummary, StoredEvent
@@ -40,7 +40,6 @@ from store.verification import (
     VerifyReport,
     canonical_json,
     chain_hash,
-    verify_rows,
 )
 
 _log = logging.getLogger("rlvr.store")
@@ -383,43 +382,6 @@ def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
         spans.append((start, end))
         start = end + 1
     return [*spans, (start, last)]
-
-
-def checked_import(
-    rows: Iterable[StoredEvent],
-    head: Head | None,
-    key: ChainKey | None,
-    batch_ends: Sequence[int] = (),
-) -> list[StoredEvent]:
-    """An export's rows in canonical text (the hash covers that form, whatever spacing the
-    export used), refused unless they are one history whose chain holds and (given a head, or
-    with a key) ends on it, and its `batch_ends` marks as the head signs them (`signed_marks`).
-    Needs no store: the CLI checks a file before it opens, and so creates, one (red team round
-    12: a refused import left an empty store behind)."""
-    rows = [_canonical_row(r) for r in rows]
-    if not rows:
-        return rows
-    run_id = check_run_id(rows[-1].run_id)
-    lineage.check_one_history(rows)
-    report = verify_rows(run_id, rows)
-    if not report.ok:
-        raise StoreError(f"import refused: seq {report.first_bad_seq}: {report.reason}")
-    if head is not None or key is not None:
-        check_export_head(run_id, rows[-1].seq, rows[-1].hash, head, key)
-    if head is not None and head.ends_mac is not None:  # (unsigned marks: dropped on import)
-        signed_marks(batch_ends, head, key)
-    return rows
-
-
-def _canonical_row(row: StoredEvent) -> StoredEvent:
-    try:
-        payload = canonical_json(orjson.loads(row.payload))
-    except orjson.JSONDecodeError as e:
-        raise StoreError(f"seq {row.seq}: payload is not valid JSON") from e
-    return StoredEvent(
-        row.run_id, row.seq, row.type, row.schema_version, row.recorded_at, row.prev_hash,
-        row.hash, payload,
-    )  # fmt: skip
 
 
 def _row_tuple(stored: StoredEvent) -> tuple:

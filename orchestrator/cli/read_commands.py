@@ -133,8 +133,9 @@ def events(
 ) -> None:
     """List a run's events; `events export RUN > f.jsonl`; `events import f.jsonl`."""
     from store.exports import checked_rows, export_lines, import_file, read_export
+    from store.import_check import checked_import
     from store.keyed import ChainKey
-    from store.log import EventLog, checked_import
+    from store.log import EventLog
 
     if target == "import":
         if argument is None:
