@@ -44,6 +44,7 @@ from typing import Any
 
 from stages.verifiers.code_aliasing import one_object_twice
 from stages.verifiers.code_conditional import check_unconditional
+from stages.verifiers.code_groups import call_group, unpacked_display
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -106,6 +107,7 @@ class TestPlan:
     )  # [name, literal]: inputs held by the harness, passed only to the calls that name them
     keep: list[int] = field(default_factory=list)  # calls whose results identity checks name
     take: list[list[int]] = field(default_factory=list)  # [call, items to draw of its iterator]
+    groups: list[list[Any]] = field(default_factory=list)  # code_groups.call_group per assert
 
 
 def _line(node: ast.AST) -> str:
@@ -298,6 +300,9 @@ class _Splitter:
         if isinstance(node, ast.Attribute):
             return ast.Attribute(self.split(node.value), node.attr, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            unpacked = unpacked_display(node, self._is_candidate)
+            if unpacked is not None:
+                return self.split(unpacked)
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load())
         if isinstance(node, ast.Dict):  # key, value, key, value: Python's order of calls
             pairs = [
@@ -376,13 +381,18 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     splitter.shared = {name: p.literals[name] for name in shared}
     splitter.tests_functions = set(p.functions)
 
+    groups: list[list[Any]] = []
+
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
         inline = Inline({**literals, **bind})
         exprs = []
         for a in asserts:
             one_object_twice(a.test, candidate, literals)
+            first = len(splitter.calls)
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
             check_trusted(trusted, p.bound)
+            group = call_group(trusted, first, len(splitter.calls))
+            groups.extend([group] if group else [])
             exprs.append(guard(trusted))
         return Unit(name, exprs)
 
@@ -415,5 +425,5 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     return TestPlan(
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
-        take=sorted([k, n] for k, n in splitter.take.items()),
+        take=sorted([k, n] for k, n in splitter.take.items()), groups=groups,
     )  # fmt: skip
