@@ -66,7 +66,7 @@ from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
-from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
+from stages.verifiers.code_parts import mutable_literal, shared_names
 from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
@@ -352,19 +352,6 @@ class _Splitter:
         return ast.Call(func=func, args=args, keywords=keywords)
 
 
-def _shared_names(
-    module: ast.Module, p: Any, candidate: set[str], defines: frozenset[str] | set[str]
-) -> set[str]:
-    """The tests' names whose list/dict/set the program receives as one object, as in Python: the
-    program may change it and later reads see the change (`sort_in_place(xs)` then `assert xs ==
-    [...]`). It is held by the harness, never in the program's globals; a read before any call
-    received it is the literal as written, out here (`assert f(nums) == expected`). A part passed
-    by a subscript (`f(grid[0])`) is shared alone, under a name of its own (`code_parts`)."""
-    shared = shared_inputs(module, p, candidate)
-    taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | set(defines) | candidate
-    return shared | share_parts(p, candidate, shared, taken)
-
-
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
@@ -373,7 +360,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     if any(isinstance(n, ast.Name) and n.id in (IS_INPUT, IS_SAME) for n in ast.walk(module)):
         raise UnsupportedTests("the tests name a function the trusted side uses")
     candidate = candidate_names(module, p, defines)
-    shared = _shared_names(module, p, candidate, defines)
+    shared = shared_names(module, p, candidate, defines)
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
