@@ -126,17 +126,38 @@ def _program(job, requests, answers, frame):
     def request():
         token, _, text = frame(requests).partition("\n")
         return token, text
-    def answer(token, value, ref=None, _write=os.write, _fd=answers, _json=_json_encoder,
-               _join="".join, _len=len):  # fmt: skip
+    def settle(held, last, draws_at):
+        # At a group's last call: a late value encoded now, any other re-encoded and compared
+        # with its snapshot; two iterators drawn in one group, or a changed value, unverifiable.
+        fixes = []
+        for index, result, snapshot in held:
+            try:
+                value = enc(result, 0, takes.get(index, 10000))
+                if snapshot is not None and "".join(_json_encoder(value, 0)) != snapshot:
+                    value = {"u": "a value a later call of its assert changed"}
+            except _Unsupported as e:
+                value = {"u": _str(e)[:100]}
+            except BaseException as e:  # raised reading it at the end: never its snapshot
+                value = {"u" if snapshot else "e": _type(e).__name__ + ": " + _str(e)[:200]}
+            if snapshot is None or value.__class__ is dict and "u" in value:
+                fixes.append([index, value])
+        if drawn[0] - draws_at > 1:
+            fixes = [[i, {"u": "two iterators drawn in one assert"}] for i, _r, _s in held]
+            fixes.append([last, {"u": "two iterators drawn in one assert"}])
+        return fixes
+    def answer(token, value, ref=None, fixes=None, _write=os.write, _fd=answers,
+               _json=_json_encoder, _join="".join, _len=len):  # fmt: skip
         # Defaults only, no cells (a cell's contents the program could rebind; __defaults__ it
         # cannot, see guard): os.write, json's C encoder and this fd as they were before the
         # program. Only this function wraps a value as the input it was (`ref`): a top-level
         # "ref" in what enc made (enc's cells the program can rebind) is a forgery.
         body = _join(_json(value, 0))
+        if body.startswith('{"ref"') or body.startswith('{"fix"'):
+            body = '{"e": "the program forged which input a call returned"}'
         if ref is not None:
             body = '{"ref": [' + _join(_json(ref, 0)) + ", " + body + "]}"
-        elif body.startswith('{"ref"'):
-            body = '{"e": "the program forged which input a call returned"}'
+        if fixes is not None:  # the group's earlier values as settled at its end (code_groups)
+            body = '{"fix": [' + _join(_json(fixes, 0)) + ", " + body + "]}"
         text = '{"t": ' + _join(_json(token, 0)) + ', "a": ' + body + "}"
         data = text.encode("utf-8", "backslashreplace")
         data = b"%d\n" % _len(data) + data
@@ -146,6 +167,10 @@ def _program(job, requests, answers, frame):
     set_type, frozenset_type = set, frozenset  # fast locals: a shared dict the program could edit
     keep = frozenset(job["keep"])  # read before the program runs: calls whose results `is` names
     takes = {index: n for index, n in job["take"]}  # call -> items to draw of its iterator
+    ends = {g[1]: g for g in job["groups"]}  # an assert's last call -> its group (code_groups)
+    late = frozenset(i for g in job["groups"] for i in g[2])
+    early = frozenset(i for g in job["groups"] for i in g[3])
+    grouped = frozenset(i for g in job["groups"] for i in range(g[0], g[1]))
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -195,8 +220,11 @@ def _program(job, requests, answers, frame):
     # Results an identity check names first (`f() is g()`), kept alive (no id reused) in a tuple
     # of (index, object) in a fast local, as `shared` is; `keep` is a frozenset: neither mutable.
     kept = ()
+    held, draws_at = (), 0  # the group's values settled at its end: (index, result, snapshot)
     for index in range(job["calls"]):
         token, text = request()
+        if index in grouped and (index == 0 or index - 1 not in grouped):
+            held, draws_at = (), drawn[0]
         try:
             call, binds = _eval(_compile(text, "<frame>", "eval"), {"__builtins__": {}})
             for name, literal in binds:
@@ -219,12 +247,22 @@ def _program(job, requests, answers, frame):
                     returned = earlier
             if index in keep:
                 kept = kept + ((index, result),)
-            value = enc(result, 0, takes.get(index, 10000))
+            if index in late:  # read as Python first reads it: after the group's last call
+                held, value = held + ((index, result, None),), {"u": "unsettled"}
+            else:
+                before = drawn[0]
+                value = enc(result, 0, takes.get(index, 10000))
+                if index in grouped and index not in early:
+                    if drawn[0] != before:
+                        value = {"u": "an iterator drawn before a later call of its assert"}
+                    else:
+                        held = held + ((index, result, "".join(_json_encoder(value, 0))),)
         except _Unsupported as e:
             value, returned = {"u": _str(e)[:100]}, None
         except BaseException as e:
             value, returned = {"e": _type(e).__name__ + ": " + _str(e)[:200]}, None
-        answer(token, value, returned)
+        fixes = settle(held, index, draws_at) if index in ends else None
+        answer(token, value, returned, fixes)
 def _main():
     frame = _frame_reader(os.read)
     job = json.loads(frame(0))

@@ -164,7 +164,7 @@ ENCODER = r"""
         if t is _fraction:
             return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
         if _callable(v):  # a program function or class named in the tests (callable(f))
-            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
+            return enc_function(v)
         if _hasattr(v, "__next__"):  # the program's own iterator: its first values
             return enc_iter(v, depth, take)
         raise _Unsupported(t.__name__)
@@ -182,11 +182,29 @@ ENCODER = r"""
             return {"ns": [_str(_getattr(v, "dtype", "")), enc(v.item(), depth + 1)]}
         if _id(v) in _factories:  # int, list, ... themselves (`d.default_factory is int`)
             return {"bt": _factories[_id(v)]}
-        if _callable(v):  # a program function or class (their types are C's), a builtin
-            return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
+        if t is _builtin_function:
+            return enc_builtin(v)
+        if _callable(v):  # a program function or class (their types are C's)
+            return enc_function(v)
         if _hasattr(v, "__next__"):  # a generator, map, zip: their first values
             return enc_iter(v, depth, take)
         raise _Unsupported(kind[1])
+    # A builtin function comes back by name (`len`, `operator.add`) only where it is, by identity,
+    # what that module held before the program ran; any other callable not of the program's own
+    # module (math's Python functions, functools.partial, a C class) would come back opaque,
+    # unequal to what the tests name (red team round 18): unverifiable.
+    _builtin_function = _type(len)
+    _named = {m: _dict(vars(__import__(m))) for m in ("builtins", "math", "cmath", "_operator")}
+    def enc_builtin(v):
+        name = v.__name__
+        for module, names in _named.items():
+            if _type(name) is _str and _dict.get(names, name) is v:
+                return {"bf": [module, name]}
+        raise _Unsupported("a builtin function the trusted side cannot name")
+    def enc_function(v):
+        if _getattr(v, "__module__", None) != "solution":
+            raise _Unsupported("a function not of the program")
+        return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
     def enc_mapping(t, v, depth):
         # The base class's own items (never v.items()), under the tag of the collections class
         # whose == Python would use: OrderedDict's is order-sensitive, Counter's ignores zeros.
@@ -222,16 +240,26 @@ ENCODER = r"""
             raise _Unsupported(_name_of(_type(zone)))
         offset = zone.utcoffset(None)
         return [offset.days, offset.seconds, offset.microseconds, zone.tzname(None)]
+    drawn = [0]  # iterators drawn so far: code_groups' groups count them
     def enc_iter(v, depth, take):
         # At most `take` draws (islice(gen(), 5) takes 5): never one more than Python would make.
-        items = []
-        if take <= 0:
-            return {"it": items, "more": True}
-        for x in v:
-            items.append(enc(x, depth + 1))
-            if len(items) >= take:
-                return {"it": items, "more": True}
-        return {"it": items, "more": False}
+        drawn[0] += 1
+        items, raws, more = [], [], True
+        if take > 0:
+            more = False
+            for x in v:
+                items.append(enc(x, depth + 1))
+                raws.append(x)
+                if len(items) >= take:
+                    more = True
+                    break
+        # An item the iterator changed after yielding it (one buffer yielded again and again,
+        # red team round 18) is in Python what it is now, not what it was at its draw.
+        for k in range(len(raws)):
+            again = "".join(_json_encoder(enc(raws[k], depth + 1), 0))
+            if again != "".join(_json_encoder(items[k], 0)):
+                raise _Unsupported("an iterator that changed an item after yielding it")
+        return {"it": items, "more": more}
     class _Unsupported(Exception):  # a value of the program's own class: no plain form
         pass
     views = {_id(type({}.keys())): "dk", _id(type({}.values())): "dv", _id(type({}.items())): "di"}

@@ -222,3 +222,16 @@ class _Reads(ast.NodeTransformer):
         for index in indices[len(path) :]:
             out = ast.Subscript(out, self.visit(index), ast.Load())
         return ast.copy_location(out, node)
+
+
+def shared_names(
+    module: ast.Module, p: Any, candidate: set[str], defines: frozenset[str] | set[str]
+) -> set[str]:
+    """The tests' names whose list/dict/set the program receives as one object, as in Python: the
+    program may change it and later reads see the change (`sort_in_place(xs)` then `assert xs ==
+    [...]`). It is held by the harness, never in the program's globals; a read before any call
+    received it is the literal as written, out here (`assert f(nums) == expected`). A part passed
+    by a subscript (`f(grid[0])`) is shared alone, under a name of its own (`share_parts`)."""
+    shared = shared_inputs(module, p, candidate)
+    taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | set(defines) | candidate
+    return shared | share_parts(p, candidate, shared, taken)

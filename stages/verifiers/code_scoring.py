@@ -113,6 +113,7 @@ class PlanSummary:
     bindings: list[list[str]]
     keep: list[int]
     take: list[list[int]]
+    groups: list[list[Any]]
     units: list[tuple[str, list[list[int]]]]
 
 
@@ -127,7 +128,7 @@ def _placeholders(expr: ast.expr) -> list[int]:
 def _summary(test_plan: TestPlan) -> PlanSummary:
     return PlanSummary(
         test_plan.imports, test_plan.calls, test_plan.own, test_plan.program_modules,
-        test_plan.originals, test_plan.bindings, test_plan.keep, test_plan.take,
+        test_plan.originals, test_plan.bindings, test_plan.keep, test_plan.take, test_plan.groups,
         [(u.name, [_placeholders(a) for a in u.asserts]) for u in test_plan.units],
     )  # fmt: skip
 

@@ -44,6 +44,7 @@ from typing import Any
 
 from stages.verifiers.code_aliasing import one_object_twice
 from stages.verifiers.code_conditional import check_unconditional
+from stages.verifiers.code_groups import call_group, unpacked_display
 from stages.verifiers.code_identity import IS_SAME, SameIdentity, UndecidableIdentity
 from stages.verifiers.code_inputs import (
     Fold,
@@ -65,7 +66,7 @@ from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
-from stages.verifiers.code_parts import mutable_literal, share_parts, shared_inputs
+from stages.verifiers.code_parts import mutable_literal, shared_names
 from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
@@ -106,6 +107,7 @@ class TestPlan:
     )  # [name, literal]: inputs held by the harness, passed only to the calls that name them
     keep: list[int] = field(default_factory=list)  # calls whose results identity checks name
     take: list[list[int]] = field(default_factory=list)  # [call, items to draw of its iterator]
+    groups: list[list[Any]] = field(default_factory=list)  # code_groups.call_group per assert
 
 
 def _line(node: ast.AST) -> str:
@@ -298,6 +300,9 @@ class _Splitter:
         if isinstance(node, ast.Attribute):
             return ast.Attribute(self.split(node.value), node.attr, ast.Load())
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            unpacked = unpacked_display(node, self._is_candidate)
+            if unpacked is not None:
+                return self.split(unpacked)
             return type(node)(elts=[self.split(e) for e in node.elts], ctx=ast.Load())
         if isinstance(node, ast.Dict):  # key, value, key, value: Python's order of calls
             pairs = [
@@ -347,19 +352,6 @@ class _Splitter:
         return ast.Call(func=func, args=args, keywords=keywords)
 
 
-def _shared_names(
-    module: ast.Module, p: Any, candidate: set[str], defines: frozenset[str] | set[str]
-) -> set[str]:
-    """The tests' names whose list/dict/set the program receives as one object, as in Python: the
-    program may change it and later reads see the change (`sort_in_place(xs)` then `assert xs ==
-    [...]`). It is held by the harness, never in the program's globals; a read before any call
-    received it is the literal as written, out here (`assert f(nums) == expected`). A part passed
-    by a subscript (`f(grid[0])`) is shared alone, under a name of its own (`code_parts`)."""
-    shared = shared_inputs(module, p, candidate)
-    taken = {n.id for n in ast.walk(module) if isinstance(n, ast.Name)} | set(defines) | candidate
-    return shared | share_parts(p, candidate, shared, taken)
-
-
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
@@ -368,7 +360,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     if any(isinstance(n, ast.Name) and n.id in (IS_INPUT, IS_SAME) for n in ast.walk(module)):
         raise UnsupportedTests("the tests name a function the trusted side uses")
     candidate = candidate_names(module, p, defines)
-    shared = _shared_names(module, p, candidate, defines)
+    shared = shared_names(module, p, candidate, defines)
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
     objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
@@ -376,13 +368,18 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     splitter.shared = {name: p.literals[name] for name in shared}
     splitter.tests_functions = set(p.functions)
 
+    groups: list[list[Any]] = []
+
     def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
         inline = Inline({**literals, **bind})
         exprs = []
         for a in asserts:
             one_object_twice(a.test, candidate, literals)
+            first = len(splitter.calls)
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
             check_trusted(trusted, p.bound)
+            group = call_group(trusted, first, len(splitter.calls))
+            groups.extend([group] if group else [])
             exprs.append(guard(trusted))
         return Unit(name, exprs)
 
@@ -415,5 +412,5 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     return TestPlan(
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
-        take=sorted([k, n] for k, n in splitter.take.items()),
+        take=sorted([k, n] for k, n in splitter.take.items()), groups=groups,
     )  # fmt: skip

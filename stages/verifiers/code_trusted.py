@@ -34,6 +34,7 @@ from stages.verifiers.code_identity import IS_INPUT, IS_SAME, identity_functions
 from stages.verifiers.code_trusted_iter import combinatorics
 from stages.verifiers.code_trusted_names import TrustedGap, TrustedNamespace
 from stages.verifiers.code_trusted_re import timed_re
+from stages.verifiers.code_values_order import check_pop
 
 _PLACEHOLDER = re.compile(r"_v\d+")
 _GUARD_NAMES = {ast.Mult: "_mul", ast.Pow: "_pow", ast.LShift: "_lshift", ast.Mod: "_mod"}
@@ -158,6 +159,7 @@ AMPLIFYING_METHODS = frozenset(
 
 
 def call_method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    check_pop(receiver, name)
     method = getattr(receiver, name)
     texts = [receiver, *args, *kwargs.values()] if name in ("format", "format_map") else []
     if any(isinstance(t, str) and _WIDE.search(t) for t in texts):
@@ -362,7 +364,7 @@ class _Guard(ast.NodeTransformer):
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in AMPLIFYING_METHODS:
+        if isinstance(func, ast.Attribute) and func.attr in (*AMPLIFYING_METHODS, "pop"):
             args = [func.value, ast.Constant(func.attr), *node.args]
             return ast.Call(ast.Name("_method", ast.Load()), args, node.keywords)
         return node

@@ -16,6 +16,7 @@ from typing import Any
 from stages.verifiers.code_match import decode_match
 from stages.verifiers.code_trusted import MAX_SIZE, PastDraws, Unverifiable
 from stages.verifiers.code_trusted_names import TrustedGap
+from stages.verifiers.code_values_order import builtin_function, in_program_order
 
 
 class CandidateError:
@@ -228,6 +229,8 @@ def _decode(obj: Any) -> Any:
         return _FACTORIES[raw]
     if tag == "fn":
         return ProgramFunction(str(raw)[:100])
+    if tag == "bf" and isinstance(raw, list) and len(raw) == 2:
+        return builtin_function(*raw)
     if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
         return int(raw, 16)
     if tag == "f":
@@ -237,7 +240,9 @@ def _decode(obj: Any) -> Any:
     if tag in ("b", "ba"):
         return (bytes if tag == "b" else bytearray).fromhex(str(raw))
     if tag in _SEQUENCES and isinstance(raw, list):
-        return _whole(_SEQUENCES[tag](_decode(x) for x in raw), raw)
+        items = [_decode(x) for x in raw]
+        made = _whole(_SEQUENCES[tag](items), raw)
+        return made if tag in ("l", "t") else in_program_order(made, items)
     if tag == "ref" and isinstance(raw, list) and len(raw) == 2:
         return _decode(raw[1])  # which input it was: `returned_inputs`
     if tag in _MAPPINGS and isinstance(raw, list):

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
+from stages.verifiers.code_groups import apply_fixes
 from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
@@ -29,7 +30,7 @@ from stages.verifiers.code_trusted import Unverifiable
 from stages.verifiers.code_values import CandidateError, decode_all
 from stages.verifiers.config import CodeVerifierConfig
 from stages.verifiers.pool import HardTimeoutPool
-from stages.verifiers.sandbox import RunResult, Sandbox, SandboxLimits
+from stages.verifiers.sandbox import HASH_SEED, RunResult, Sandbox, SandboxLimits
 from stages.verifiers.types import CodeReference, Verdict, fail
 
 
@@ -52,7 +53,9 @@ class CodeVerifier:
         )
         # The expected values and comparisons are evaluated in a worker process of their own, under
         # a wall-clock and a memory limit (`code_scoring`): the tests are hostile data too.
-        self.trusted = HardTimeoutPool("stages.verifiers.code_scoring:job", workers=1)
+        # the sandbox's string hash seed: a set of strings iterates out here as in there
+        self.trusted = HardTimeoutPool("stages.verifiers.code_scoring:job", workers=1,
+                                       env={"PYTHONHASHSEED": HASH_SEED})  # fmt: skip
         self.trusted_timeout_s = TRUSTED_TIMEOUT_S
 
     def close(self) -> None:
@@ -89,7 +92,7 @@ class CodeVerifier:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
         job = {"solution": code, "imports": test_plan.imports, "calls": len(test_plan.calls),
                "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
-               "keep": test_plan.keep, "take": test_plan.take}  # fmt: skip
+               "keep": test_plan.keep, "take": test_plan.take, "groups": test_plan.groups}  # fmt: skip
         nonce = secrets.token_hex(16)
         frames = job_frames(job, nonce, test_plan.calls, test_plan.bindings)
         result = self.sandbox.run(HARNESS, frames)
@@ -133,6 +136,7 @@ class CodeVerifier:
         if "error" in report:
             return fail("runtime_error", _raised(str(report["error"])), **details)
         try:
+            report["values"] = apply_fixes(report["values"])
             values = decode_all(report["values"])
             if len(values) != calls:
                 raise ValueError(f"{len(values)} values for {calls} calls")

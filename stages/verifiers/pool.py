@@ -25,12 +25,13 @@ _START_TIMEOUT_S = 120.0
 
 
 class _Worker:
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, env: dict[str, str] | None = None) -> None:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([_REPO_ROOT, os.environ.get("PYTHONPATH", "")]),
+            **(env or {}),
         }
         self.proc = subprocess.Popen(
             [
@@ -64,8 +65,9 @@ class _Worker:
 class HardTimeoutPool:
     """Runs `target(*args)` jobs (target = "module:function") on `workers` processes."""
 
-    def __init__(self, target: str, workers: int = 2) -> None:
+    def __init__(self, target: str, workers: int = 2, env: dict[str, str] | None = None) -> None:
         self.target = target
+        self.env = env  # set in each worker's environment (the code verifier's hash seed)
         self.size = workers
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
@@ -74,14 +76,14 @@ class HardTimeoutPool:
     def _replace(self, index: int) -> None:
         self._workers[index].kill()
         self.restarts += 1
-        self._workers[index] = _Worker(self.target)
+        self._workers[index] = _Worker(self.target, self.env)
 
     def run(self, jobs: Sequence[tuple[Any, ...]], timeout_s: float) -> list[JobResult]:
         """Run every job; each gets at most `timeout_s` seconds of wall clock once started."""
         results: list[JobResult | None] = [None] * len(jobs)
         with self._lock:
             while len(self._workers) < min(self.size, len(jobs)):
-                self._workers.append(_Worker(self.target))
+                self._workers.append(_Worker(self.target, self.env))
             pending = deque(enumerate(jobs))
             busy: dict[int, tuple[int, float]] = {}  # worker index -> (job index, deadline)
             while pending or busy:

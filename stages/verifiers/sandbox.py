@@ -39,6 +39,12 @@ from stages.verifiers.types import VerifierError
 NOBODY = 65534
 SandboxMode = Literal["isolated", "unisolated"]
 _POLL_S = 0.01
+# One string hash seed for every sandboxed program and the code verifier's trusted worker, so a set
+# of strings iterates in both as in one Python process (red team round 18). `-I` would ignore it:
+# its other parts stay (-s no user site, -P no script directory on sys.path; the environment is
+# cleared and written here).
+HASH_SEED = "0"
+_FLAGS = ("-s", "-P", "-S")
 _GRACE_S = 0.8  # after a kill, how long to drain pipes (kept under the promised timeout + 1 s)
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -124,7 +130,7 @@ class Sandbox:
                  "--size", tmpfs, "--tmpfs", "/dev/shm", "--chdir", "/tmp", "--clearenv",
                  "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp",
                  "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONIOENCODING", "utf-8",
-                 python, "-I", "-S"]  # fmt: skip
+                 "--setenv", "PYTHONHASHSEED", HASH_SEED, python, *_FLAGS]  # fmt: skip
         return argv
 
     def command(self) -> list[str]:
@@ -139,7 +145,7 @@ class Sandbox:
             dict.fromkeys(p for p in ("/usr/bin/python3", _base_python()) if Path(p).exists())
         )
         if self.mode == "unisolated":  # as root it still runs as nobody, who needs /usr's python
-            return [pythons[0] if os.getuid() == 0 else _base_python(), "-I", "-S"]
+            return [pythons[0] if os.getuid() == 0 else _base_python(), *_FLAGS]
         if sys.platform != "linux":
             raise SandboxUnavailable(refusal(f"there is none for {sys.platform}"))
         bwrap = shutil.which("bwrap")
@@ -190,7 +196,8 @@ class Sandbox:
         proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=self._preexec(), cwd="/tmp" if self.mode == "isolated" else _scratch(),
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8"},
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONIOENCODING": "utf-8",
+                 "PYTHONHASHSEED": HASH_SEED},
         )  # fmt: skip
         deadline = time.monotonic() + limits.timeout_s
         killed: str | None = None
