@@ -88,7 +88,7 @@ def _uu(data: bytes) -> str:
     "encoded",
     [
         base64.b64encode(zlib.compress(GRADE)).decode(),
-        base64.b64encode(gzip.compress(RENAMED)).decode(),
+        base64.b64encode(gzip.compress(RENAMED, mtime=0)).decode(),
         base64.b85encode(lzma.compress(GRADE)).decode(),
         base64.b85encode(bz2.compress(RENAMED)).decode(),
         "<~" + base64.a85encode(RENAMED, wrapcol=60).decode() + "~>",
