@@ -20,9 +20,23 @@ _WORD = re.compile(r"\S+")
 _WORD_LINES = re.compile(r"(?m)^[ \t]*+\S++[ \t]*+(?:\n(?:[ \t]*+\n)*+[ \t]*+\S++[ \t]*+$){2,}+")
 
 
+# a word-wise reversal is read only where a grading word appears spelled backwards: every extra
+# view is one more pass of the whole screen (bench_verify's long texts)
+_BACKWARD_KEYS = tuple(
+    word[::-1]
+    for word in ("grader", "judge", "passed", "pass", "true", "rubric", "criteri", "mark", "score",
+                 "ignore", "evaluat", "reviewer", "grade", "verdict")
+)  # fmt: skip
+
+
 def scrambled_words(text: str) -> list[str]:
     """The readings above that differ from `text`."""
-    views = ["\n".join(_WORD.sub(lambda m: m.group()[::-1], line) for line in text.split("\n"))]
+    views = []
+    lowered = text.lower()
+    if any(key in lowered for key in _BACKWARD_KEYS):
+        views.append(
+            "\n".join(_WORD.sub(lambda m: m.group()[::-1], line) for line in text.split("\n"))
+        )
     joined = _SPLIT.sub("", text)
     if joined != text:
         views.append(joined)
