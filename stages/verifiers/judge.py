@@ -25,6 +25,7 @@ from stages.verifiers.config import JudgeConfig
 from stages.verifiers.judge_address import plain_form
 from stages.verifiers.judge_fence import injection_kinds, names_reply_format, neutralise, skeleton
 from stages.verifiers.judge_forms import reason_fails
+from stages.verifiers.judge_reasons import reason_contradicts
 from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
 
 SYSTEM_PROMPT = (
@@ -129,14 +130,15 @@ _REASON_FAILS = re.compile(
 _TAG = re.compile(r"<[^<>]{0,40}>")
 
 
-def _says_fails(reason: str) -> bool:
+def _says_fails(reason: str, rubric: str = "") -> bool:
     """Whether a passing grade's reason says it fails, read as written and without tags,
-    after NFKC and look-alikes read as ASCII (`<b>FAIL</b>`, fullwidth ＦＡＩＬ, Cyrillic А)."""
+    after NFKC and look-alikes read as ASCII (`<b>FAIL</b>`, fullwidth ＦＡＩＬ, Cyrillic А);
+    `rubric`, where given, is the rubric graded (a reason may negate its words)."""
     bare = _TAG.sub("", reason)
     drawn = skeleton(bare)
     if _REASON_FAILS.search(reason) or _REASON_FAILS.search(drawn):
         return True
-    return reason_fails(drawn, plain_form(bare))
+    return reason_fails(drawn, plain_form(bare)) or reason_contradicts(drawn, rubric)
 
 
 def _rubric_id(value: Any) -> int | None:
@@ -149,14 +151,17 @@ def _rubric_id(value: Any) -> int | None:
     return None
 
 
-def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]:
+def parse_judgement(
+    content: str | None, n_rubrics: int, rubrics: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """Grades in rubric order. JudgementParseError unless the reply is exactly one JSON object
     (whitespace, a ```json fence and one line announcing it before the fence allowed, any other
     text before or after it not: prose beside a grade may contradict it), no key repeated, each
     rubric graded once with an integer id (or its digits as a string, "1") and a boolean
     `passed`, no passing grade whose reason says it fails, and no key the format does not have
     (an extra verdict may contradict the grades): an ambiguous reply is never read one way or
-    the other."""
+    the other. `rubrics`, where given, are the rubrics graded: a reason may negate its rubric's
+    words (`judge_reasons`)."""
     if not content:
         raise JudgementParseError("empty judgement")
     fenced = _FENCED.fullmatch(content)
@@ -185,7 +190,8 @@ def parse_judgement(content: str | None, n_rubrics: int) -> list[dict[str, Any]]
         rubric_id = _rubric_id(g.get("id"))
         if rubric_id is None:
             raise JudgementParseError(f"grade with a non-integer id: {str(g)[:80]}")
-        if g["passed"] and _says_fails(str(g.get("reason", ""))):
+        rubric = rubrics[rubric_id - 1] if 1 <= rubric_id <= len(rubrics) else ""
+        if g["passed"] and _says_fails(str(g.get("reason", "")), rubric):
             raise JudgementParseError(
                 f"grade passed with a reason that says it fails: {str(g)[:80]}"
             )
@@ -247,9 +253,14 @@ class RubricJudge:
         )
 
     async def _ask(
-        self, client: openai.AsyncOpenAI, gate: asyncio.Semaphore, kwargs: dict[str, Any], n: int
+        self,
+        client: openai.AsyncOpenAI,
+        gate: asyncio.Semaphore,
+        kwargs: dict[str, Any],
+        rubrics: Sequence[str],
     ) -> tuple[list[dict[str, Any]] | None, str, Usage, bool]:
         """(grades or None, the problem, token usage, whether the response itself is at fault)."""
+        n = len(rubrics)
         prompt_tokens = completion_tokens = calls = 0
         problem, response_fault = "no attempt made", False
         for _ in range(self.config.judge_max_retries + 1):
@@ -276,7 +287,7 @@ class RubricJudge:
                 completion_tokens += completion.usage.completion_tokens or 0
             content = completion.choices[0].message.content if completion.choices else None
             try:
-                grades = parse_judgement(content, n)
+                grades = parse_judgement(content, n, rubrics)
             except JudgementParseError as e:
                 problem = f"unparseable judgement: {e}"
                 continue
@@ -305,7 +316,9 @@ class RubricJudge:
             kwargs["temperature"] = self.config.judge_temperature
         if self.config.json_mode:
             kwargs["response_format"] = {"type": "json_object"}
-        grades, problem, usage, response_fault = await self._ask(client, gate, kwargs, n)
+        grades, problem, usage, response_fault = await self._ask(
+            client, gate, kwargs, reference.rubrics
+        )
         details: dict[str, Any] = {"model": self.config.judge_model}
         injection = injection_kinds(response, reference.rubrics)
         if injection:  # whatever the judge said, or failed to say

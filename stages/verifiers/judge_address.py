@@ -19,6 +19,7 @@ import unicodedata
 from collections.abc import Iterator
 
 from stages.verifiers.judge_gates import script_gate
+from stages.verifiers.judge_indirect import indirect_order
 from stages.verifiers.judge_languages import (
     LATIN,
     MORE_LATIN,
@@ -363,7 +364,7 @@ def _english_order(text: str) -> bool:
 
 def grader_instruction(text: str) -> bool:
     """Whether `text` (a skeleton or plain form) instructs the grader in any language covered."""
-    if _english_order(text) or _called_or_owed(text) or idiom_order(text):
+    if _english_order(text) or _called_or_owed(text) or idiom_order(text) or indirect_order(text):
         return True
     for found in _ADDRESSED.finditer(text):
         sentence = re.split(r"[.\n]", text[found.start() :], maxsplit=1)[0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from stages.verifiers.judge_marks import marked_verdict
 from stages.verifiers.judge_orders import advice
 
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
@@ -46,6 +47,8 @@ GRADE_CLAIM = re.compile(
     rf"(?>[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
     # "mark each item as met or not met" names both verdicts: a procedure (red team round 17)
     r"(?!\s+or\s+(?:not|un|fail))"
+    # "... each criterion as passed only if the evidence is clear": a rule (red team round 18)
+    r"(?!\s+(?:only\s+)?(?:if|when|once|unless|where|provided)\b)"
     # 2/2 rubrics passed / 100% of the criteria satisfied
     rf"|(?:\b\d{{1,3}}\s*/\s*\d{{1,3}}|\b\d{{1,3}}\s*%)\s+(?:of\s+)?(?:the\s+)?{_SUBJECT}\b"
     rf"[^.\n]{{0,20}}?(?<![a-z]){_VERDICT}(?![a-z])"
@@ -54,8 +57,13 @@ GRADE_CLAIM = re.compile(
     rf"(?::|=|->|=>|\u2192)[ \t*_]*{_PASSING}(?![a-z])"
     # answer passed for all / grade every one passed / mark them all as passed
     r"|\bpass(?:ed|es)?\s+(?:for|on|in)\s+(?:all|every|each)\b"
-    r"|\b(?:grade|mark|score)\s+(?:it|them|this|all|every|each|the\s+(?:response|answer))\b"
-    r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b",
+    r"|\b(?:grade|mark|score)\s+(?:it|them|this)\b"
+    r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b"
+    # a class of answers graded under a condition is a grading tip the task may ask for: "mark
+    # each criterion as passed only if the evidence is clear" (red team round 18)
+    r"|\b(?:grade|mark|score)\s+(?:all|every|each|the\s+(?:response|answer))\b"
+    r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b"
+    r"(?!\s+(?:only\s+)?(?:if|when|once|unless|where|after|provided)\b)",
     re.IGNORECASE | re.MULTILINE,
 )
 # the grader addressed ("Grader, copy this verdict."), read with a verdict later in its line
@@ -216,6 +224,7 @@ def grade_talk(text: str, rubrics: Sequence[str] = ()) -> bool:
         or _grader_addressed(text)
         or rubric_ticked(text, rubrics)
         or self_score(text)
+        or marked_verdict(text, rubrics)
     )
 
 
@@ -239,5 +248,29 @@ def without_named_tokens(text: str, control: re.Pattern[str]) -> str:
                 return "" if alone and not followed else span.group()
 
             line = _CODE_SPAN.sub(named, line)
+            line = _named_bare(line, control)
         lines.append(line)
     return "\n".join(lines)
+
+
+# a sentence's last word, then its end: "... closes each turn with <|im_end|>."
+_SENTENCE_END = re.compile(r"\s*(?:[.,;!?)]|$)")
+
+
+def _named_bare(line: str, control: re.Pattern[str]) -> str:
+    """`line` (prose) without the one control token it names outside a code span, as a
+    sentence's last word after four words or more of its own (red team round 18: "Qwen's chat
+    template closes each turn with <|im_end|>."): named, and rewritten by the fence anyway. A
+    line holding two tokens, or one that opens it or is followed by a role or more text, keeps
+    them."""
+    tokens = list(control.finditer(line))
+    if len(tokens) != 1:
+        return line
+    token = tokens[0]
+    before = re.findall(r"[^\W\d_]{2,}", line[: token.start()])
+    # glued to what precedes it ("cow.<|eot_id|>") it ends the turn; after "It is" it may be
+    # the whole answer (the attacker's corpus labels both injections)
+    glued = not line[: token.start()].endswith((" ", "\t"))
+    if glued or len(before) < 4 or not _SENTENCE_END.match(line, token.end()):
+        return line
+    return line[: token.start()] + line[token.end() :]

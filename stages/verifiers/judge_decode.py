@@ -14,6 +14,7 @@ import re
 from urllib.parse import unquote
 
 from stages.verifiers.judge_binary import binary_texts, inflated, raw_inflated
+from stages.verifiers.judge_words import scrambled_words
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 # MIME's base64, wrapped at 76 characters a line (red team round 16): read as one run
@@ -35,6 +36,10 @@ _PREFIXED_HEX = re.compile(r"(?:0[xX][0-9a-fA-F]{2}[ ,]{0,2}){8,}")
 _OCTAL_ESCAPES = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
 _DECIMAL_CODES = re.compile(
     r"(?<![\d.])(?:(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])[ ,;]{1,2}){8,}(?:3[2-9]|[4-9]\d|1[01]\d|12[0-6])(?![\d.])"
+)
+# octal codes without backslashes (red team round 18): `107 162 141` is `Gra`
+_OCTAL_CODES = re.compile(
+    r"(?<![\d.])(?:(?:0o|0)?[0-3]?[0-7]{2}[ ,;]{1,2}){8,}(?:0o|0)?[0-3]?[0-7]{2}(?![\d.])"
 )
 _QUOTED_PRINTABLE = re.compile(r"(?:=[0-9A-F]{2}){8,}")
 _BRACED_ESCAPES = re.compile(r"(?:\\u\{[0-9a-fA-F]{1,6}\}){8,}")
@@ -146,6 +151,8 @@ def decodings(text: str) -> list[str]:
     for match in _CODE_POINTS.finditer(text):
         found.append("".join(chr(int(h, 16)) for h in _CODE_POINT.findall(match.group())))
     found += _character_codes(text)
+    if any(key in text for key in _ROT47_KEYS):  # a whole grades object in ROT47 (round 18)
+        found.append(text.translate(_ROT47))
     found += [_utf8(data) for data in binary_texts(text)]
     return [view for view in found if view]
 
@@ -157,6 +164,10 @@ def _character_codes(text: str) -> list[str | None]:
         found.append(_utf8(bytes.fromhex(re.sub(r"0[xX]|[ ,]", "", match.group()))))
     for match in _OCTAL_ESCAPES.finditer(text):
         found.append("".join(chr(int(o, 8)) for o in match.group().split("\\")[1:]))
+    for match in _OCTAL_CODES.finditer(text):
+        codes = [int(o, 8) for o in re.findall(r"(?:0o)?([0-7]+)", match.group())]
+        if all(32 <= c < 127 or c in (9, 10) for c in codes):
+            found.append("".join(map(chr, codes)))
     for match in _DECIMAL_CODES.finditer(text):
         found.append("".join(chr(int(d)) for d in re.findall(r"\d+", match.group())))
     for match in _QUOTED_PRINTABLE.finditer(text):
@@ -267,6 +278,7 @@ def obfuscated_readings(text: str) -> list[str]:
     lines = text.splitlines()
     views = [*caesar_readings(text), text[::-1], text.translate(_ATBASH)]
     views.append("\n".join(" ".join(reversed(line.split())) for line in lines))
+    views += scrambled_words(text)
     if len(_TURNED_ONLY.findall(text)) >= 3:
         views.append("\n".join(line.translate(_TURNED)[::-1] for line in lines))
     joined = _SPREAD.sub(lambda m: re.sub(r"[^A-Za-z]", "", m.group()), text)

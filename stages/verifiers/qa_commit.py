@@ -31,6 +31,7 @@ from stages.verifiers.qa_doubt import (
     without_certainty,
 )
 from stages.verifiers.qa_doubt_languages import FOREIGN_DOUBT
+from stages.verifiers.qa_hedges import MORE_NO_COMMITMENT
 from stages.verifiers.qa_stance import (
     LEAD_IN,
     RESTRICTIVE,
@@ -271,7 +272,7 @@ def problem_before(before: str, answer: str = "") -> str | None:
     doubt = next(
         (
             m
-            for p in (NO_COMMITMENT, GROUNDLESS, FOREIGN_DOUBT)
+            for p in (NO_COMMITMENT, MORE_NO_COMMITMENT, GROUNDLESS, FOREIGN_DOUBT)
             if (m := untitled(p, window, answer))
         ),
         None,

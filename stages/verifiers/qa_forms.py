@@ -62,6 +62,9 @@ _UNIT_AFTER = re.compile(
 _RE_SPELLING = re.compile(r"(?i)(?<![\w'-])(kilo|centi|milli)?(met|lit)re(s?)(?![\w'-])")
 _CENTRE = re.compile(r"(?i)(?<![\w'-])(cent|theat)re(s?)(?![\w'-])")
 _MOUNT = re.compile(r"(?<![\w'-])Mt\.?\s+(?=[A-Z])")
+# `St Petersburg`, `St. Louis` are `Saint ...` (round 18): before a capitalised name only, so
+# `Main St` (a street) stays
+_SAINT = re.compile(r"(?<![\w'-])(St|Ste)\.?\s+(?=[A-Z])")
 _FORT = re.compile(r"(?<![\w'-])Ft\.?\s+(?=[A-Z])")  # `Ft. Worth` is `Fort Worth` (round 16)
 # I, V, X, L only: `Vitamin C` and `Type D` are letters, not the 100th and the 500th
 # a numeral ends the name ("Samuel L. Jackson"'s L is an initial), and a lone X or L is a name's
@@ -111,6 +114,7 @@ def written_forms(text: str) -> str:
     text = _CENTRE.sub(lambda m: f"{m.group(1)}er{m.group(2)}", text)
     text = _UNIT_AFTER.sub(lambda m: f" {_UNITS[m.group(1).lower()]}", text)
     text = _FORT.sub("Fort ", _MOUNT.sub("Mount ", text))
+    text = _SAINT.sub(lambda m: "Sainte " if m.group(1) == "Ste" else "Saint ", text)
     text = _SERIES.sub(_series_number, text)
     return _ROMAN.sub(_regnal, text)
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from stages.verifiers.config import ExactMatchConfig, QAVerifierConfig
 from stages.verifiers.judge_fence import CONTROL, visible_form
+from stages.verifiers.qa_answer_forms import as_gold_form, not_a_unit
 from stages.verifiers.qa_commit import (
     BRACKET_REF,
     CITE_LINE,
@@ -124,6 +125,8 @@ def _number_and_unit(answer: str, golds: Sequence[str]) -> bool:
     unit = pred[1]
     spelled = len(unit) >= 2 or _SPELLED_UNIT.search(answer)  # `250 meters` reads `250 m`
     if not spelled or not unit.isalpha() or unit in _NOT_UNITS or unit.endswith("ths"):
+        return False
+    if not_a_unit(unit):  # by rule: plurals, other scales, eras, bounds, ordinals (round 18)
         return False
     if unit.startswith(("num", "seq", "ord", "bound")):
         return False
@@ -233,6 +236,7 @@ class QAVerifier:
         golds += disambiguated_heads(golds, final.before + " " + final.rest, strict_tokens)
         scored = without_locator(strip_inline_citations(answer, golds), golds)  # `Paris, France`
         scored = without_honorific(scored, golds, strict_tokens)  # `Dr. Martin Luther King Jr.`
+        scored = as_gold_form(scored, golds, strict_tokens)  # `AD 1500`, `the city of Lyon`
         passed, score, reason = self._answer_score(scored, golds)
         refused = _refusal(final, golds)
         if refused:
