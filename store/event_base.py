@@ -15,7 +15,10 @@ EVENT_TYPES: dict[str, type[Event]] = {}
 
 class Event(BaseModel):
     # NaN/inf are not JSON: a non-finite metric must be recorded as null with a flag beside it.
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+    # `defer_build`: an event's validator is built the first time one is read or made, not at
+    # import; a command touches a few of the ~40 types (a replay: 10), and building them all was
+    # most of this package's import time. The schema is the same, built once either way.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False, defer_build=True)
     schema_version: ClassVar[int] = 1
 
     @classmethod

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import logging
 from datetime import UTC, datetime
@@ -102,11 +103,15 @@ def state_to_json(state: RunState) -> str:
 # The state's declared types, read strictly: a snapshot row is outside the chain, and without a key
 # nothing tells a forged one from a real one, but a state the code never wrote (a verify rate or
 # a gate value stored as text) is refused here rather than handed to readers that format it.
-_STATE_SHAPE = TypeAdapter(RunState)
+# Built on first use: most commands that import this module read no snapshot row (a replay folds
+# from the log), and building the schema is a good part of the import.
+@functools.cache
+def _state_shape() -> TypeAdapter[RunState]:
+    return TypeAdapter(RunState)
 
 
 def state_from_json(text: str) -> RunState:
-    _STATE_SHAPE.validate_json(text, strict=True)
+    _state_shape().validate_json(text, strict=True)
     data: dict[str, Any] = orjson.loads(text)
 
     def checkpoint(d: dict | None) -> CheckpointRef | None:

@@ -35,7 +35,6 @@ from policies.types import Decision
 from store.events import PolicyDecided
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, decoded_payload, fold_in_place, project
-from store.snapshots import fold_run
 
 CAVEAT = (
     "Counterfactual caveat: decisions are evaluated on the recorded trajectory only. After the "
@@ -216,7 +215,7 @@ def replay_command(
     own = config is None and not overrides
     settings = policy_config_for(recorded, config, [*branched, *overrides])
     seen: set[str] = set()
-    rows = replay(store.read(run_id), settings, lambda seq: fold_run(store, run_id, seq), seen)
+    rows = replay(store.read(run_id), settings, lambda seq: _state_at(store, run_id, seq), seen)
 
     in_force = grpo_settings(recorded, branched)
     if in_force:
@@ -235,6 +234,14 @@ def replay_command(
                           highlight=False, markup=False)  # fmt: skip
     _print_verdict(rows, console)
     return rows
+
+
+def _state_at(store: EventLog, run_id: str, seq: int) -> RunState:
+    # Only a rewind asks for an earlier state: the snapshot cache (its tables, its schema) is
+    # imported then, not by every replay.
+    from store.snapshots import fold_run
+
+    return fold_run(store, run_id, seq)
 
 
 def _table(run_id: str, source: str, rows: list[ReplayRow]) -> Table:

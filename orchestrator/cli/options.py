@@ -63,17 +63,22 @@ def find_run(log: EventLog, given: str) -> str:
     """The run `given` names: `latest` (the most recently started run that is not hidden), a run
     id, or the start of exactly one run id. `UnknownRunError` (bad input) otherwise."""
     from store.errors import UnknownRunError
-    from store.labels import RunLabels
     from store.run_ids import check_run_id
-    from store.run_lookup import latest, starting_with
 
+    # The label table and the lookups are imported only for a name that is not a whole run id:
+    # a table model is a good part of a short command's import time.
     if given == "latest":
+        from store.labels import RunLabels
+        from store.run_lookup import latest
+
         found = latest(log, RunLabels(log).hidden())
         if found is None:
             raise UnknownRunError(f"`latest`: no runs in {log.url}")
         return check_run_id(found)  # read from the store: it names directories from here on
     if log.last_seq(given):
         return check_run_id(given)
+    from store.run_lookup import starting_with
+
     matches = starting_with(log, given)
     if len(matches) == 1:
         return check_run_id(matches[0])
