@@ -36,6 +36,12 @@ _DECIMAL_COMMA = re.compile(r"^-?(?:\d+,\d{2}|0,\d+|\d+,\d{4,})$")
 _THOUSANDS_LATEX = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\\!\s*)(?=\d{3})")
 _DOUBLE_BACKSLASH_CMD = re.compile(r"(?<!\\)\\\\(?=[a-zA-Z])")
 _BEGIN = re.compile(r"(?<!\\)\\begin\s*\{")
+# Inside a matrix, \\ before letters is a row break (x\\y), unless the letters are a command the
+# grammar reads (a doubled backslash where one was meant: -\\frac{7}{4})
+_DOUBLE_BACKSLASH_KNOWN = re.compile(
+    r"(?<!\\)\\\\(?=(?:[dtc]?frac|sqrt|pi|cdot|times|text|mathrm|infty|end|ln|log|sin|cos|tan)"
+    r"(?![a-zA-Z]))"
+)
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DELIMITERS = re.compile(r"^(?:\\\(|\\\[)\s*|\s*(?:\\\)|\\\])$")
 _SPACED_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
@@ -172,8 +178,10 @@ def normalise(text: str) -> str:
 def normalise_answer(text: str) -> tuple[str, str | None]:
     """(the answer in the parser's tokens, its unit's name or None)."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
-    if not _BEGIN.search(s):  # inside \begin{pmatrix}x\\y, \\ before a letter is a row break
+    if not _BEGIN.search(s):
         s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
+    else:  # inside \begin{pmatrix}x\\y, \\ before a letter is a row break
+        s = _DOUBLE_BACKSLASH_KNOWN.sub(lambda m: "\\", s)
     s = _THOUSANDS_LATEX.sub(",", s)  # 14{,}916 and 11,\!111 are MATH's thousands separators
     s = _spellings(s)
     s = number_word(s) or s  # "Answer: five", "forty-two": number words, the whole answer

@@ -128,6 +128,8 @@ RIGHT = [
     ("triangle_name", _box("\\triangle ABC"), "\\triangle ABC"),
     ("segment_braced", _box("\\overline{PQ}"), "\\overline{PQ}"),
     ("angle_braced", _box("\\angle{XYZ}"), "\\angle XYZ"),
+    ("matrix_doubled_backslash_frac", _box("\\begin{pmatrix}-\\\\frac{7}{4}&-2\\\\4&1\\end{pmatrix}"),
+     "\\begin{pmatrix}-\\frac{7}{4}&-2\\\\4&1\\end{pmatrix}"),
     ("column_vector_letters", _box("\\begin{pmatrix}a\\\\b\\\\c\\end{pmatrix}"),
      "\\begin{pmatrix} a \\\\ b \\\\ c \\end{pmatrix}"),
 ]  # fmt: skip
