@@ -138,3 +138,18 @@ def is_chain(node: Node) -> bool:
         and is_assignment(node)
         and not shows_working(node[1][1])
     )
+
+
+def curve_equations(answer: Node, ref: Node) -> bool:
+    """`2x - y + 3 = 0` against `y = 2x + 3`: the reference names y by a formula in other letters (a
+    line or curve, not a value), and the answer is one equation in y that is no assignment. Then
+    both are compared as equations (the same solution set: one side's difference a nonzero
+    constant times the other's), never by the reference's right side alone."""
+    if not is_assignment(ref) or len(ref[1]) != 2 or ref[1][0][0] != "sym":
+        return False
+    if answer[0] != "eq" or len(answer[1]) != 2 or is_assignment(answer):
+        return False
+    label = ref[1][0][1]
+    others = symbols_of(ref[1][1]) - {label}
+    in_answer = set().union(*(symbols_of(side) for side in answer[1]))
+    return bool(others) and label in in_answer

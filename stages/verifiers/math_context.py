@@ -15,8 +15,23 @@ _THINK_CLOSE = "</think>"
 # ends at the first one; what follows is not the response.
 _TURN_END = re.compile(
     r"<\|(?:im_end|im_start|eot_id|eom_id|endoftext|end|start_header_id|end_header_id|user"
-    r"|assistant|system)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
+    r"|assistant|system|return|call)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
 )
+# gpt-oss's harmony format: reasoning in the analysis channel, the reply in the final one. Only the
+# final channel's message is the response (as text after </think> is); two final messages are two
+# replies, and a harmony response without one has given none.
+_FINAL_CHANNEL = "<|channel|>final<|message|>"
+
+
+def _harmony_final(response: str) -> tuple[str | None, str]:
+    count = response.count(_FINAL_CHANNEL)
+    if count == 0:
+        return None, "harmony output without a final channel: no answer"
+    if count > 1:
+        return None, "harmony output with several final channels"
+    return response[response.index(_FINAL_CHANNEL) + len(_FINAL_CHANNEL) :], ""
+
+
 # A macro (re)definition changes what the answer renders to (`\\renewcommand{\\pi}{3}`); a comment
 # environment or `\\iffalse` hides text from the page, and verbatim shows it as characters, unread.
 # Found by name (str.find), not by a regular expression tried at every backslash: a megabyte of
@@ -86,6 +101,11 @@ def visible_text(response: str) -> tuple[str | None, str]:
     hiding = _HIDING_HTML.search(response)
     if hiding:  # a browser would not show what it holds, or shows it otherwise (round 15)
         return None, f"HTML that may hide or restyle text ({hiding.group()[:40]!r})"
+    if "<|channel|>" in response:
+        final, why = _harmony_final(response)
+        if final is None:
+            return None, why
+        response = final
     folded = response.lower() if len(response.lower()) == len(response) else response
     close = folded.rfind(_THINK_CLOSE)  # <Think>, </THINK>: tags match in any case
     if close >= 0 and _between_thinking(response, folded, close):

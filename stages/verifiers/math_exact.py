@@ -122,10 +122,14 @@ def _abs(parts: list) -> Fraction | None:
 
 def _root(parts: list) -> Fraction | None:
     arg, index = eval_rational(parts[0]), eval_rational(parts[1])
-    if arg is None or arg < 0 or index is None or index.denominator != 1 or not 2 <= index <= 9:
+    if arg is None or index is None or index.denominator != 1 or not 2 <= index <= 9:
         return None
-    roots = [_integer_root(part, int(index)) for part in (arg.numerator, arg.denominator)]
-    return None if None in roots else Fraction(roots[0], roots[1])
+    # an odd root of a negative number is the real one (\sqrt[3]{-27} is -3); an even one is none
+    sign = -1 if arg < 0 and index % 2 == 1 else 1
+    if arg * sign < 0:
+        return None
+    roots = [_integer_root(part, int(index)) for part in (abs(arg.numerator), arg.denominator)]
+    return None if None in roots else sign * Fraction(roots[0], roots[1])
 
 
 def _integer_root(value: int, n: int) -> int | None:

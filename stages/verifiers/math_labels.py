@@ -48,7 +48,8 @@ def align_labels(answer: Node, ref: Node) -> tuple[Node, Node] | str:
     assert la is not None
     if ref[0] not in COLLECTIONS:
         return "answer is a labelled tuple, reference is a single value"
-    if ref[0] == "tuple" and [n for n, _ in la] != sorted(n for n, _ in la):
+    restated = answer[0] == "eq"  # "(t, s) = (1, 2)" restates the asked pair in its own order
+    if ref[0] == "tuple" and not restated and [n for n, _ in la] != sorted(n for n, _ in la):
         # "y = 3, x = -2" against (3, -2): the pair means (x, y), so the labels must say so
         return "the answer's labels are not in the reference's order"
     return ("tuple", [v for _, v in la]), ref

@@ -35,19 +35,47 @@ _BARE_NAME = re.compile(r"^\s*[A-Za-z]\s*=?\s*$")
 _DECIMAL_COMMA = re.compile(r"^-?(?:\d+,\d{2}|0,\d+|\d+,\d{4,})$")
 _THOUSANDS_LATEX = re.compile(r"(?<=\d)\s*(?:\{\s*,\s*\}|,\\!\s*)(?=\d{3})")
 _DOUBLE_BACKSLASH_CMD = re.compile(r"(?<!\\)\\\\(?=[a-zA-Z])")
+_BEGIN = re.compile(r"(?<!\\)\\begin\s*\{")
+# Inside a matrix, \\ before letters is a row break (x\\y), unless the letters are a command the
+# grammar reads (a doubled backslash where one was meant: -\\frac{7}{4})
+_DOUBLE_BACKSLASH_KNOWN = re.compile(
+    r"(?<!\\)\\\\(?=(?:[dtc]?frac|sqrt|pi|cdot|times|text|mathrm|infty|end|ln|log|sin|cos|tan)"
+    r"(?![a-zA-Z]))"
+)
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DELIMITERS = re.compile(r"^(?:\\\(|\\\[)\s*|\s*(?:\\\)|\\\])$")
 _SPACED_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 # TeX's "{1 \over 2}" is \frac{1}{2}; a leading "\frac{-2}{3}" is -\frac{2}{3}
 _OVER = re.compile(r"\{\s*([^{}\\]{1,40}?)\s*\\over(?![a-zA-Z])\s*([^{}\\]{1,40}?)\s*\}")
-_NEGATIVE_NUMERATOR = re.compile(r"(^|[(,=]\s*)\\frac\s*\{\s*-\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+# (never before a power: \frac{-1}{2}^{2} is 1/4, so the sign stays inside what is squared)
+_NEGATIVE_NUMERATOR = re.compile(
+    r"(^|[(,=]\s*)\\frac\s*\{\s*-\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}(?!\s*\^)"
+)
 _NUMBER_NAMES = (
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
     "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
     "twenty",
 )  # fmt: skip
 _NUMBER_WORDS = {w: str(i) for i, w in enumerate(_NUMBER_NAMES)}
+_TENS = {w: 10 * i for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy",
+                                            "eighty", "ninety"), start=2)}  # fmt: skip
+# "twenty-one", "forty two", "ninety": a tens word and at most one units word (21..99)
+_COMPOUND_NUMBER = re.compile(r"^([a-z]{5,7})(?:[- ]([a-z]{3,5}))?$")
+
+
+def number_word(text: str) -> str | None:
+    """The whole answer as one number in words (zero to ninety-nine), or None."""
+    word = text.strip().lower()
+    if word in _NUMBER_WORDS:
+        return _NUMBER_WORDS[word]
+    m = _COMPOUND_NUMBER.match(word)
+    if not m or m[1] not in _TENS:
+        return None
+    units = int(_NUMBER_WORDS.get(m[2], "0")) if m[2] else 0
+    if m[2] and not 1 <= units <= 9:  # "twenty-zero", "thirty-ten" are no numbers
+        return None
+    return str(_TENS[m[1]] + units)
 
 
 # Other spellings of values the grammar reads: the empty set, the reals, a repeating decimal
@@ -64,13 +92,15 @@ _DOTTED = re.compile(
 _TRAILING_DOTS = re.compile(
     r"(?<![\d.])(-?)(\d{1,12})\.(\d{0,12}?)(\d)\4{2,12}[ \t]*(?:\\[lc]?dots|\.\.\.|\u2026)(?![\w])"
 )
-_NEGATIVE_WORD = re.compile(r"^\s*(?:negative|minus)\s+(?=\d|[a-z]+\s*$)", re.IGNORECASE)
+_NEGATIVE_WORD = re.compile(
+    r"^\s*(?:negative|minus)\s+(?=\d|[a-z]+(?:[- ][a-z]+)?\s*$)", re.IGNORECASE
+)
 _TIE_THOUSANDS = re.compile(r"(?<=\d)~(?=\d{3}(?!\d))")
 _ROMAN_NUMBER = re.compile(r"^\\mathrm\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}$")
-# "5 \pmod{7}": the modulus is kept as the answer's unit ("mod 7"), so "5 \pmod{8}" conflicts
-_MODULUS = re.compile(
-    r"\s*(?:\\pmod\s*\{?\s*(\d{1,12})\s*\}?|\(\s*\\bmod\s*(\d{1,12})\s*\)|\\bmod\s*(\d{1,12}))\s*$"
-)
+# "5 \pmod{7}": the modulus is kept as the answer's unit ("mod 7"), so "5 \pmod{8}" conflicts.
+# A bare \bmod is LaTeX's binary operator (17 \bmod 5 is 2), never a note: it is left to the parser,
+# which refuses it; only its bracketed form (\bmod 7) is the note \pmod{7}.
+_MODULUS = re.compile(r"\s*(?:\\pmod\s*\{?\s*(\d{1,12})\s*\}?|\(\s*\\bmod\s*(\d{1,12})\s*\))\s*$")
 
 
 # A numeral in another base, the whole answer: "101_2", "204_{5}", "1A_{16}" (its digits valid in
@@ -96,9 +126,19 @@ def _base_numeral(s: str) -> str | None:
     return f"\\text{{{m[1].upper()} in base {int(m[2])}}}"
 
 
+# A geometric object named by its points, the whole answer: \angle ABC, \overline{AB},
+# \triangle ABC are compared as their names ("angle abc"), never as products of letters.
+_GEOMETRY = re.compile(
+    r"^\s*\\(angle|measuredangle|overline|overarc|arc|triangle)\s*(?:\{\s*([A-Z]{1,4})\s*\}|([A-Z]{1,4}))\s*$"
+)
+
+
 def _spellings(s: str) -> str:
     if _REALS.match(s):
         return "(-oo, oo)"
+    shape = _GEOMETRY.match(s) if "\\" in s else None
+    if shape:
+        return "\\text{" + shape[1] + " " + (shape[2] or shape[3]) + "}"
     numeral = _base_numeral(s) if "_" in s else None
     if numeral:
         return numeral
@@ -115,7 +155,7 @@ def _spellings(s: str) -> str:
     negative = _NEGATIVE_WORD.match(s)
     if negative:
         rest = s[negative.end() :].strip()
-        return "-" + _NUMBER_WORDS.get(rest.lower(), rest)
+        return "-" + (number_word(rest) or rest)
     return s
 
 
@@ -138,11 +178,13 @@ def normalise(text: str) -> str:
 def normalise_answer(text: str) -> tuple[str, str | None]:
     """(the answer in the parser's tokens, its unit's name or None)."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
-    s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
+    if not _BEGIN.search(s):
+        s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
+    else:  # inside \begin{pmatrix}x\\y, \\ before a letter is a row break
+        s = _DOUBLE_BACKSLASH_KNOWN.sub(lambda m: "\\", s)
     s = _THOUSANDS_LATEX.sub(",", s)  # 14{,}916 and 11,\!111 are MATH's thousands separators
     s = _spellings(s)
-    if s.lower() in _NUMBER_WORDS:  # "Answer: five": one number word, the whole answer
-        s = _NUMBER_WORDS[s.lower()]
+    s = number_word(s) or s  # "Answer: five", "forty-two": number words, the whole answer
     only_text = _ONLY_TEXT.match(s)
     bold = s.startswith(("\\textbf", "\\mathbf"))
     if only_text and bold and _PLAIN_NUMBER.match(only_text.group(1).strip()):

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from stages.verifiers.math_functions import GREEK, FunctionRules, is_derivative
+from stages.verifiers.math_sets import SetRules
 from stages.verifiers.math_subscripts import SubscriptRules
-from stages.verifiers.math_tokens import BRACKETS, FUNCS, INVERSES, is_minus_one, number, tokenize
+from stages.verifiers.math_tokens import BRACKETS, FUNCS, number, tokenize
 from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: public here too
     MAX_DEPTH,
     MathParseError,
@@ -41,7 +43,7 @@ _TWO_LETTER_WORDS = frozenset(
 )  # fmt: skip
 
 
-class _Parser(SubscriptRules):
+class _Parser(SubscriptRules, FunctionRules, SetRules):
     """Recursive descent written as generators (`math_tree.drive`): `node = yield self.rule()` is a call."""
 
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
@@ -148,6 +150,8 @@ class _Parser(SubscriptRules):
                 self.take()
                 node = factors[0] if len(factors) == 1 else ("mul", factors)
                 factors = [("div", node, (yield self.unary()))]
+                if is_derivative(factors[0]):  # d/dx x^2 is 2x, never x
+                    raise MathParseError("a derivative d/dx is not evaluated")
             elif self._starts_implicit_factor():
                 factors.append((yield self.power()))
             else:
@@ -208,10 +212,22 @@ class _Parser(SubscriptRules):
             return (kind if kind != "paren" else "tuple", node[1])
         return ("set", [node]) if kind == "set" else node
 
+    def fraction(self) -> Step:
+        num = yield self.latex_arg()
+        den = yield self.latex_arg()
+        node = ("div", num, den)
+        if is_derivative(node):
+            raise MathParseError("a derivative d/dx written as a fraction is not evaluated")
+        if num[0] == "set" and len(num[1]) == 2:  # \frac{-1 \pm \sqrt5}{2}: two values
+            return ("set", [("div", x, den) for x in num[1]])
+        return node
+
     def matrix(self) -> Step:
         self.take("{")
         env = self.take()[1]
         self.take("}")
+        if env in ("vmatrix", "Vmatrix"):  # a determinant or a norm: a number, not the matrix
+            raise MathParseError(f"{env} (a determinant or norm) is not evaluated")
         if env == "array" and self.at("{"):  # column spec {cc}
             while not self.at("}"):
                 self.take()
@@ -250,6 +266,8 @@ class _Parser(SubscriptRules):
         if value == "{":
             return (yield self.braced())
         if value == "\\{":
+            if self.starts_set_builder():  # \{x : x > 2\}: an interval
+                return (yield self.set_builder())
             if self.i + 1 < len(self.toks) and self.toks[self.i + 1][1] == "\\}":
                 self.i += 2  # \{\}: the empty set, as \emptyset and \varnothing read
                 return ("set", [])
@@ -289,8 +307,7 @@ class _Parser(SubscriptRules):
     def command(self) -> Step:
         _, name = self.take()
         if name == "\\frac":
-            num = yield self.latex_arg()
-            return ("div", num, (yield self.latex_arg()))
+            return (yield self.fraction())
         if name == "\\sqrt":
             index: Node = ("num", Fraction(2), "2")
             if self.at("["):
@@ -305,6 +322,10 @@ class _Parser(SubscriptRules):
             return ("root", arg, index)
         if name == "\\pi":
             return ("const", "pi")
+        if name[1:] in GREEK:
+            if self.at("("):  # \phi(n), \sigma(6): a function (totient, divisor sum) or a product
+                raise MathParseError(f"{name} before a bracket: a function or a product is unsaid")
+            return ("sym", name[1:])
         if name == "\\begin":
             return (yield self.matrix())
         if name == "\\text":  # a text answer kept whole by normalise: \text{Even}
@@ -324,30 +345,6 @@ class _Parser(SubscriptRules):
             self.take(closer)
             return ("func", function, inner)
         raise MathParseError(f"unsupported LaTeX command {name}")
-
-    def function(self, name: str) -> Step:
-        exponent = None
-        if self.at("^"):  # \tan^2(y) is (\tan y)^2
-            self.take()
-            exponent = (yield self.braced()) if self.at("{") else (yield self.latex_arg())
-            if name in INVERSES and is_minus_one(exponent):
-                name, exponent = INVERSES[name], None
-        base = None
-        if name == "log" and self.at("_"):  # \log_2 3 is ln 3 / ln 2
-            self.take()
-            base = yield self.latex_arg()
-        if self.at("("):
-            arg = yield self.group("(", ")", "paren")
-        elif self.at("|"):  # \ln|x|
-            arg = yield self.primary()
-        elif name == "exp" and not self.at("{"):
-            raise MathParseError("\\exp without brackets: its argument's end is unsaid")
-        else:
-            arg = yield self.latex_arg()
-        node = applied_function(name, arg)
-        if base is not None:
-            node = ("div", ("func", "ln", arg), ("func", "ln", base))
-        return node if exponent is None else ("pow", node, exponent)
 
     def word(self) -> Step:
         _, value = self.take()

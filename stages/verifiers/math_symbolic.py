@@ -8,8 +8,15 @@ import itertools
 from fractions import Fraction
 
 import sympy
+import sympy.physics.units  # noqa: F401 - see below
+from sympy.core.evalf import PrecisionExhausted
 
-from stages.verifiers.math_chains import FALSE_STEP, is_chain, symbolic_chain_holds
+from stages.verifiers.math_chains import (
+    FALSE_STEP,
+    curve_equations,
+    is_chain,
+    symbolic_chain_holds,
+)
 from stages.verifiers.math_compare import (
     CompareOptions,
     Outcome,
@@ -23,6 +30,9 @@ from stages.verifiers.math_compare import (
 from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, Node
 from stages.verifiers.math_values import eval_rational
+
+# sympy.simplify imports sympy.physics.units on its first call, seconds on a busy machine: imported
+# here, at the worker's start-up (which no job's deadline includes), a first job is not timed out.
 
 # LaTeX's inverse, hyperbolic, floor and ceiling functions (round 17), by sympy name
 _MORE_FUNCTIONS = {
@@ -59,7 +69,7 @@ def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
     if tag == "pow":
         return sympy.Pow(to_sympy(node[1]), to_sympy(node[2]))
     if tag == "root":
-        return sympy.root(to_sympy(node[1]), to_sympy(node[2]))
+        return _root(to_sympy(node[1]), to_sympy(node[2]))
     if tag == "func":
         fn = {
             "sqrt": sympy.sqrt,
@@ -84,6 +94,38 @@ def to_sympy(node: Node):  # noqa: ANN201 - sympy types are dynamic
     raise ValueError(f"cannot build {tag} into sympy")
 
 
+def _root(radicand, index):  # noqa: ANN001, ANN202 - sympy types are dynamic
+    """An odd root of a negative number is the real one, as school math writes it:
+    \\sqrt[3]{-16} is -2\\sqrt[3]{2}, never sympy's principal complex root."""
+    if index.is_Integer and index % 2 == 1 and radicand.is_number and radicand.is_negative:
+        return -sympy.root(-radicand, index)
+    return sympy.root(radicand, index)
+
+
+def _constants(ea, er):  # noqa: ANN001, ANN202 - sympy types are dynamic
+    """Where e and i are the only letters on both sides, they are Euler's number and the imaginary
+    unit (\\ln(2e) is 1 + \\ln 2; \\sqrt2 e^{i\\pi/4} is 1 + i): with no variable in the
+    reference, a letter in the answer cannot be one either."""
+    letters = ea.free_symbols | er.free_symbols
+    if not letters or not {s.name for s in letters} <= {"e", "i"}:
+        return ea, er
+    known = {sympy.Symbol("e"): sympy.E, sympy.Symbol("i"): sympy.I}
+    return ea.xreplace(known), er.xreplace(known)
+
+
+def _exactly_equal(diff) -> Outcome:  # noqa: ANN001 - a sympy expression without symbols
+    """An exact reference that simplify did not reach: 15 digits of the difference, each proven
+    (strict evalf), tell \\pi + 10^{-50} from \\pi. A difference too small to find any digit of in
+    3000 bits is not told apart from a perturbation, so it is not paid (never a tolerance)."""
+    try:
+        value = diff.evalf(15, strict=True, maxn=3000)
+    except PrecisionExhausted:
+        return False, "not decided: the difference is below any precision tried"
+    if value == 0:
+        return True, "equal"
+    return False, "different value (an exact reference is matched only exactly)"
+
+
 def _big_operator(node: Node):  # noqa: ANN202 - a sympy Sum or Product, never evaluated
     _, name, var, low, high, body = node
     bound = sympy.Symbol(var)
@@ -104,7 +146,7 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
     a, r = aligned
     if r[0] in COLLECTIONS:
         return _sympy_collections(a, r, opts)
-    if r[0] == "eq" and not is_assignment(r):
+    if r[0] == "eq" and (not is_assignment(r) or curve_equations(a, r)):
         if a[0] != "eq" or len(a[1]) != 2 or len(r[1]) != 2:
             return False, "equation shape differs"
         da = to_sympy(a[1][0]) - to_sympy(a[1][1])
@@ -115,11 +157,12 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
         ok = bool(ratio.is_number and ratio != 0)
         return ok, "equivalent equations" if ok else "different equations"
     a, r = final_side(a), final_side(r)
-    ea, er = to_sympy(a), to_sympy(r)
+    ea, er = _constants(to_sympy(a), to_sympy(r))
     if not ea.free_symbols and not er.free_symbols:
         va, vr = sympy.N(ea, 30), sympy.N(er, 30)
         if not (va.is_real and vr.is_real):
-            ok = sympy.simplify(ea - er) == 0
+            # into real and imaginary parts first: simplify alone stalls on sqrt2 e^{i pi/4} - 1 - i
+            ok = sympy.simplify(sympy.expand_complex(ea - er)) == 0
             return ok, "equal" if ok else "different value"
         value = eval_rational(a)
         if not may_round(r, opts):
@@ -128,12 +171,7 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
             ok = sympy.simplify(ea - er) == 0
             if ok or value is not None:
                 return ok, "equal" if ok else "a decimal approximation of an exact reference"
-            # simplify may stall on a true identity: equal at 60 digits stands for exactly equal,
-            # while \pi + 10^{-12} and \sqrt{2.0000000001} differ there
-            exact_diff = abs(sympy.N(ea - er, 60))
-            if exact_diff <= sympy.Float(10) ** -45 * max(1, abs(vr)):
-                return True, "equal"
-            return False, "different value (an exact reference is matched only exactly)"
+            return _exactly_equal(ea - er)
         diff = abs(float(va) - float(vr))
         if diff <= opts.rel_tolerance * max(1.0, abs(float(vr))):
             return True, "numerically equal"

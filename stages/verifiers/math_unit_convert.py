@@ -29,6 +29,10 @@ _KINDS: dict[str, dict[str, Fraction]] = {
     | {"week": _F(604800)},
     "speed": {"m/s": _F(1), "kmh": _F(1000, 3600), "mph": _F("1609.344") / 3600}
     | {"ft/s": _F("0.3048")},
+    "acceleration": {"m/s2": _F(1), "ft/s2": _F("0.3048")},
+    "density": {"kg/m3": _F(1), "g/cm3": _F(1000)},
+    # a dollar is exactly 100 cents (no other currency converts: their rates vary)
+    "money": {"cent": _F(1), "usd": _F(100)},
 }
 _SIZE = {unit: (kind, size) for kind, units in _KINDS.items() for unit, size in units.items()}
 _SIZE["acre"] = ("area", _F("4046.8564224") * 10**6)  # m^2 in mm^2, as "ha" above

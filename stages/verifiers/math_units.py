@@ -60,6 +60,11 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "kmh": ("km/h", "kph", "km/hr", "kilometers per hour", "kilometres per hour"),
     "m/s": ("m/s", "meters per second", "metres per second"),
     "ft/s": ("ft/s", "feet per second"),
+    # compound units (round 18): an acceleration, densities
+    "m/s2": ("m/s^2", "m/s^{2}", "meters per second squared", "metres per second squared"),
+    "ft/s2": ("ft/s^2", "ft/s^{2}", "feet per second squared"),
+    "kg/m3": ("kg/m^3", "kg/m^{3}", "kilograms per cubic meter", "kilograms per cubic metre"),
+    "g/cm3": ("g/cm^3", "g/cm^{3}", "grams per cubic centimeter", "grams per cubic centimetre"),
     "degC": ("°C", "^\\circ C", "^{\\circ}C", "^\\circ\\text{C}", "degrees celsius", "celsius"),
     "degF": ("°F", "^\\circ F", "^{\\circ}F", "^\\circ\\text{F}", "degrees fahrenheit"),
     "K": ("K", "kelvin"),

@@ -18,6 +18,7 @@ from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs
 from stages.verifiers.math_nouns import noun_conflict
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import OR_WORD, Read, read
+from stages.verifiers.math_sets import conditions_union
 from stages.verifiers.math_unit_convert import converted, factor
 from stages.verifiers.math_units import units_conflict
 from stages.verifiers.pool import HardTimeoutPool
@@ -26,6 +27,12 @@ from stages.verifiers.types import Verdict, fail
 _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
 _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
+# An AMC reference names its choice and that choice's value: "\textbf{(C) }12", "\textbf{(B)}\ 3".
+# The letter is what is asked; an answer states it ("(C)", "\textbf{(C)}", "C"), never the value
+# alone (which choice it is, is unsaid) nor another letter with it.
+_CHOICE = re.compile(
+    r"\s*\\(?:textbf|text|mathrm|mathbf)\s*\{\s*\(([A-E])\)\s*\}\s*(?:\\[ ,;:]|~|\s)*[^\s{}][^{}]{0,60}"
+)
 _CHAIN_EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
 _NOT_ONE_CHAIN = re.compile(r"[,;]|\\(?:text|mbox|mathrm|q?quad)|(?<![\\A-Za-z])[A-Za-z]{2,}")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
@@ -96,6 +103,9 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     """A reference outside the grammar read the way its author meant it, or `error`."""
     # A reference is trusted: words after its number name what is counted ("18 apples",
     # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
+    choice = _CHOICE.fullmatch(text)
+    if choice is not None:
+        return read("\\text{" + choice.group(1) + "}")
     counted = _COUNTED.fullmatch(text.strip())
     if counted is not None:
         value = read(counted.group("value"))
@@ -189,8 +199,12 @@ class MathVerifier:
                 return fail("failed", f"the answer is not one answer: {e}", **details)
             answer = answer_read.node
             if answer[0] == "set" and OR_WORD.search(found.text) and ref[0] not in COLLECTIONS:
-                # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge
-                return fail("failed", "hedged, a bound or a range ('or')", **details)
+                # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge.
+                # "x<1 or x>2" against a union or interval is the union it states (round 18).
+                union = conditions_union(answer) if ref[0] in ("union", "interval") else None
+                if union is None:
+                    return fail("failed", "hedged, a bound or a range ('or')", **details)
+                answer = union
             noun = noun_conflict(found.tail, reference_text(reference))
             if noun:  # "\\boxed{18} oranges" for "18 apples": another quantity (round 15)
                 return fail("failed", noun, **details)
