@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
 from store import lineage
-from store.backends import Backend, as_dbapi_error
+from store.backends import Backend, as_dbapi_error, lenient_rows, not_utf8
 from store.errors import StoreError
 from store.keyed import ChainKey
 from store.log_verify import Verifying
@@ -255,7 +255,9 @@ class ReadsAndChecks(Verifying):
                     cursor.execute(sql, params)
                     rows = cursor.fetchall()
                 except conn.dialect.loaded_dbapi.Error as e:  # retried like SQLAlchemy's own
-                    raise as_dbapi_error(conn, sql, params, e) from e
+                    if not not_utf8(e):
+                        raise as_dbapi_error(conn, sql, params, e) from e
+                    rows = lenient_rows(conn, sql, params)  # the walk then names the row
                 finally:
                     cursor.close()
             yield from itertools.starmap(StoredEvent, rows)
