@@ -152,6 +152,27 @@ def lenient_rows(conn: sa.Connection, sql: str, params: Sequence[Any]) -> list[t
         raw.text_factory = before
 
 
+_TEXT_COLUMNS = ("type", "recorded_at", "prev_hash", "hash", "payload")
+
+
+def first_not_utf8(conn: sa.Connection, run_id: str) -> tuple[Any, str] | None:
+    """The first row of `run_id` (seq, column) whose text is not UTF-8, read as bytes: for a
+    query SQLite refused (the last row's hash, a summary's recorded_at) to be named by its seq.
+    None elsewhere (PostgreSQL stores no such text) or when every row decodes."""
+    if conn.dialect.name != "sqlite":
+        return None
+    values = ", ".join(f"CAST({column} AS BLOB)" for column in _TEXT_COLUMNS)
+    sql = f"SELECT seq, {values} FROM events WHERE run_id = ? ORDER BY seq"
+    for seq, *texts in conn.exec_driver_sql(sql, (run_id,)):
+        for column, text in zip(_TEXT_COLUMNS, texts, strict=True):
+            try:
+                if isinstance(text, bytes):
+                    text.decode("utf-8")
+            except UnicodeDecodeError:
+                return seq, column
+    return None
+
+
 def as_dbapi_error(conn: sa.Connection, sql: str, params: Sequence[Any], error: Exception):
     """A driver's own error from a raw cursor, as SQLAlchemy would raise it (a `DBAPIError` that
     `store.retry` can call transient), the connection dropped from the pool when it is gone (red

@@ -220,6 +220,14 @@ SQL_CASES = {
         12, "update events set payload=cast(x'7b22ff223a317d' as text) where run_id='{run}' and seq=12",
         ["status", "{run}"],
     ),
+    "status the last row's recorded_at": (
+        54, "update events set recorded_at=cast(x'ff' as text) where run_id='{run}' and seq=54",
+        ["status", "{run}"],
+    ),
+    "verify the last row's hash": (
+        54, "update events set hash=cast(x'ff' as text) where run_id='{run}' and seq=54",
+        ["verify", "{run}"],
+    ),
     "events --json type": (
         40, "update events set type=cast(x'4d65ff' as text) where run_id='{run}' and seq=40",
         ["events", "{run}", "--json"],
