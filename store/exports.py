@@ -104,10 +104,13 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
 
 
 def _check_once(seq: int, seen: dict[int, int], number: int) -> None:
-    """A seq on one line only: an export with a line written twice was refused as "seq 21 is
+    """A seq on one line only, after the seqs before it: an export with a line written twice was refused as "seq 21 is
     missing (next is 20)", naming a row that is there, not the repeated one (red team round 18)."""
     if seq in seen:
         raise ValueError(f"seq {seq} again (first on line {seen[seq]}): a repeated row")
+    last = next(reversed(seen), None)  # an export's seqs only grow, a branch's ancestors' too
+    if last is not None and seq < last:
+        raise ValueError(f"seq {seq} after seq {last} (line {seen[last]}): rows out of order")
     seen[seq] = number
 
 

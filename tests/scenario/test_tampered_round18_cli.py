@@ -209,6 +209,18 @@ def test_an_export_with_a_line_written_twice_names_the_repeated_seq(
     assert f":{index + 2}:" in result.err and "is missing" not in result.err, result.err
 
 
+def test_an_export_with_two_lines_swapped_names_the_line_out_of_order(
+    finished, tmp_path, capsys
+) -> None:
+    forged = _forged_export(finished, tmp_path, 1, "", "")
+    lines = forged.read_text().splitlines(keepends=True)
+    lines[19], lines[20] = lines[20], lines[19]  # seq 21 on line 20, seq 20 on line 21
+    forged.write_text("".join(lines))
+    result = rlvr(capsys, "events", "import", str(forged), "--store", str(tmp_path / "i.db"))
+    _refused(result, 20)
+    assert ":21:" in result.err and "is missing" not in result.err, result.err
+
+
 # --- (4) text that is not UTF-8, (5) a seq that is not a whole number ---------------------------
 
 SQL_CASES = {
