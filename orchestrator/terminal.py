@@ -8,27 +8,32 @@ markup (a `[/]` cannot crash the print, a `[detail]` cannot vanish as an unknown
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rich.markup import escape
 
-# C0 and C1 controls except TAB, DEL, and the bidirectional overrides that reorder what follows.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\x1b": "\\x1b"}
 
 
-def _visible(match: re.Match[str]) -> str:
-    char = match.group()
+def _escaped(char: str) -> str:
     if char in _NAMED:
         return _NAMED[char]
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(value: Any) -> str:
-    """`value` as text with control characters shown as escapes (for output without markup)."""
-    return _UNSAFE.sub(_visible, str(value))
+    """`value` as text with every character Python does not call printable shown as an escape
+    (for output without markup), TAB aside: controls (Cc), format characters (Cf: the bidi
+    overrides, U+200B ZERO WIDTH SPACE, U+FEFF, which make k<U+200B>l look like kl), line and
+    paragraph separators (Zl, Zp: U+2028 ends a line in some terminals and viewers), surrogates,
+    unassigned and private-use code points, and spaces other than ' ' (red team round 18)."""
+    text = str(value)
+    if text.isprintable():  # the usual case, checked in C
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else _escaped(c) for c in text)
 
 
 def plain(value: Any) -> str:

@@ -3,11 +3,24 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 JSON = dict[str, Any]
+
+# The ranges a value the code writes lies in, as schema constraints (checked by pydantic-core
+# with the rest of the row, on the fold's hot path too): a row edited with its chain recomputed
+# to a step of -16 or 10**26, or a verify rate of 7.5, is one the code could never have written,
+# and every reader that checks a row against its schema refuses it by its seq (red team round
+# 18). No run trains a billion steps; a seq is a 64-bit column's positive value.
+MAX_STEP = 10**9
+MAX_SEQ = 2**63 - 1
+Step = Annotated[int, Field(ge=0, le=MAX_STEP)]
+Seq = Annotated[int, Field(ge=1, le=MAX_SEQ)]
+Count = Annotated[int, Field(ge=0, le=MAX_SEQ)]
+Rate = Annotated[float, Field(ge=0.0, le=1.0)]  # a share: verify and pass rates
+NonNegative = Annotated[float, Field(ge=0.0)]
 
 # Stored type name -> the class that reads it; filled by `Event.__pydantic_init_subclass__`.
 EVENT_TYPES: dict[str, type[Event]] = {}
@@ -24,6 +37,8 @@ class Event(BaseModel):
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
+        if cls.__dict__.get("_shared_base", False):  # a base of events, not one stored
+            return
         known = EVENT_TYPES.get(cls.__name__)
         if known is not None and known is not cls:
             raise TypeError(
@@ -35,3 +50,20 @@ class Event(BaseModel):
     @classmethod
     def type_name(cls) -> str:
         return cls.__name__
+
+
+class CitesEvidence(Event):
+    """An event whose `evidence_seqs` name the rows it was decided from: rows of its run before
+    it. Read from a stored row (`context={"seq": ...}`), a seq at or past the row's own (99999)
+    points at no row it could have read, so the row is refused rather than explained without it."""
+
+    _shared_base: ClassVar[bool] = True
+    evidence_seqs: list[Seq] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _evidence_before_row(self, info: ValidationInfo) -> CitesEvidence:
+        seq = info.context.get("seq") if isinstance(info.context, dict) else None
+        if seq is not None and any(cited >= seq for cited in self.evidence_seqs):
+            late = next(cited for cited in self.evidence_seqs if cited >= seq)
+            raise ValueError(f"evidence_seqs names seq {late}, not a row before this one")
+        return self

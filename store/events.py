@@ -8,11 +8,24 @@ that turns the stored old form into the new one on read. Old rows are never rewr
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+import operator
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from store.event_base import EVENT_TYPES, JSON, Event  # noqa: F401  (re-exported)
+from store.event_base import (  # noqa: F401  (re-exported)
+    EVENT_TYPES,
+    JSON,
+    MAX_SEQ,
+    MAX_STEP,
+    CitesEvidence,
+    Count,
+    Event,
+    NonNegative,
+    Rate,
+    Seq,
+    Step,
+)
 
 # Policies' events and those written from outside the driver live in their own module.
 from store.events_decisions import (  # noqa: F401  (re-exported)
@@ -50,7 +63,7 @@ class RunStarted(Event):
     # log from before it was recorded). `rlvr rescore` refuses a file that changed since.
     data_digest: str | None = None
     parent_run_id: str | None = None
-    parent_seq: int | None = None
+    parent_seq: Seq | None = None
 
 
 class StateChanged(Event):
@@ -68,12 +81,11 @@ class RunPaused(Event):
 
 class RunResumed(Event):
     owner: str
-    from_step: int
+    from_step: Step
 
 
-class RunFailed(Event):
+class RunFailed(CitesEvidence):
     reason: str
-    evidence_seqs: list[int] = Field(default_factory=list)
 
 
 class RunCompleted(Event):
@@ -84,7 +96,7 @@ class RunCompleted(Event):
 class RunRewound(Event):
     """Continue from `to_seq`: the span after it up to this event is abandoned (kept, not folded)."""
 
-    to_seq: int
+    to_seq: Annotated[int, Field(ge=0, le=MAX_SEQ)]  # 0: before the first row
     reason: str = ""
 
 
@@ -92,7 +104,7 @@ class RunBranched(Event):
     """Recorded on the parent-derived child: which run and seq it was branched from."""
 
     parent_run_id: str
-    parent_seq: int
+    parent_seq: Seq
     overrides: list[str] = Field(default_factory=list)
 
 
@@ -106,8 +118,8 @@ class SupervisorActed(Event):
     """The supervisor restarted (or gave up on) a run whose driver's lease had expired."""
 
     action: str  # "restart" | "give_up"
-    attempt: int
-    backoff_s: float
+    attempt: Count
+    backoff_s: NonNegative
     reason: str
 
 
@@ -119,52 +131,52 @@ class StageStarted(Event):
 
 
 class BaselineRecorded(Event):
-    verify_rate: float
-    capability: dict[str, float]
-    n_heldout: int
+    verify_rate: Rate
+    capability: dict[str, Rate]  # each benchmark's pass rate
+    n_heldout: Count
     checkpoint: str | None = None
 
 
 class TasksDesigned(Event):
-    n_tasks: int
-    n_verifiable: int
+    n_tasks: Count
+    n_verifiable: Count
     dropped: list[JSON] = Field(default_factory=list)
 
 
 class VerifierCalibrated(Event):
     verifier: str
-    n_right: int
-    n_wrong: int
-    false_positive_rate: float
-    false_negative_rate: float
+    n_right: Count
+    n_wrong: Count
+    false_positive_rate: Rate
+    false_negative_rate: Rate
     accepted_wrong: list[JSON] = Field(default_factory=list)
     rejected_right: list[JSON] = Field(default_factory=list)
     # Known reward-hack probes that passed, counted by kind (a dict: the fold keeps it for gates).
-    accepted_hack_kinds: dict[str, int] = Field(default_factory=dict)
+    accepted_hack_kinds: dict[str, Count] = Field(default_factory=dict)
     # Added with the built-in adversary; absent from older rows, whose defaults say "none made".
     accepted_hack_examples: dict[str, str] = Field(default_factory=dict)  # kind -> first response
-    adversary_variants: int = 0  # the adversary's wrong variants judged
-    right_variant_pass_rate: float | None = None  # share of its right variants accepted
+    adversary_variants: Count = 0  # the adversary's wrong variants judged
+    right_variant_pass_rate: Rate | None = None  # share of its right variants accepted
     by_kind: dict[str, list[int]] = Field(default_factory=dict)  # kind -> [judged, disagreed]
 
 
 class TrainingSetBuilt(Event):
-    n_candidates: int
-    n_kept: int
-    coverage: dict[str, int]
+    n_candidates: Count
+    n_kept: Count
+    coverage: dict[str, Count]
     pass_rates: JSON = Field(default_factory=dict)
     dropped: JSON = Field(default_factory=dict)
-    round: int = 0
+    round: Count = 0
 
 
 class SFTCompleted(Event):
     """Supervised fine-tuning as one unit of work: it is redone whole if interrupted, so its loss
     curve is recorded once, with the baseline it produced."""
 
-    steps: int
+    steps: Step
     losses: list[list[float]] = Field(default_factory=list)  # [step, loss] every report_every steps
-    tokens_per_s: float = 0.0
-    seconds: float = 0.0
+    tokens_per_s: NonNegative = 0.0
+    seconds: NonNegative = 0.0
 
 
 class RolloutsSampled(Event):
@@ -175,11 +187,11 @@ class RolloutsSampled(Event):
 
     schema_version: ClassVar[int] = 2
 
-    step: int
-    policy_version: int = -1  # -1: not given, read as `step` (on-policy)
-    attempt: int = 0
-    n_groups: int
-    group_size: int
+    step: Step
+    policy_version: Annotated[int, Field(ge=-1, le=MAX_STEP)] = -1  # -1: not given, read as `step`
+    attempt: Count = 0
+    n_groups: Count
+    group_size: Count
     samples: list[JSON] = Field(default_factory=list)
     blob: str | None = None
     # Every rollout's reward (None: excluded, e.g. a judge error), so a resume can replay the step
@@ -202,8 +214,8 @@ class RolloutsDiscarded(Event):
     never logged; each of those steps samples its batch again, with the same prompts, from the
     weights the schedule then names."""
 
-    steps: list[int]
-    policy_versions: list[int]
+    steps: list[Step]
+    policy_versions: list[Step]
     reason: str
 
 
@@ -212,12 +224,12 @@ class BatchRefilled(Event):
     a step sampled to replace groups whose rewards were all equal, and every rollout's reward,
     so a resume replays the round without asking the verifier again. Appended with its step."""
 
-    step: int
-    attempt: int = 0
-    round: int  # 1 for the first extra round
+    step: Step
+    attempt: Count = 0
+    round: Count  # 1 for the first extra round
     task_ids: list[str]
     rewards: list[list[float | None]]  # None: excluded, as in RolloutsSampled
-    n_varied: int  # groups of this round whose rewards differ
+    n_varied: Count  # groups of this round whose rewards differ
 
 
 class VerdictsRecorded(Event):
@@ -227,11 +239,11 @@ class VerdictsRecorded(Event):
 
     schema_version: ClassVar[int] = 2
 
-    step: int
+    step: Step
     verifier: JSON
-    n_passed: int
-    n_total: int
-    n_errors: int = 0
+    n_passed: Count
+    n_total: Count
+    n_errors: Count = 0
     verdicts: list[JSON] = Field(default_factory=list)  # older logs; now in the blob `blob` names
     blob: str | None = None  # the step's RolloutsSampled blob (samples and their verdicts)
 
@@ -243,7 +255,7 @@ class MetricsRecorded(Event):
 
     schema_version: ClassVar[int] = 2
 
-    step: int
+    step: Step
     metrics: dict[str, float | None]
 
 
@@ -251,22 +263,22 @@ class StepFailed(Event):
     """A training step raised (`kind` "oom" or "exception"); whether to retry is a policy's call.
     `micro_batches` is how many micro-batches the failed attempt split the step's batch into."""
 
-    step: int
-    attempt: int = 0
+    step: Step
+    attempt: Count = 0
     kind: Literal["oom", "exception"]
     message: str = ""
     micro_batches: int = Field(1, ge=1)
 
 
 class EvalRecorded(Event):
-    step: int
-    verify_rate: float
-    capability: dict[str, float]
+    step: Step
+    verify_rate: Rate
+    capability: dict[str, Rate]
     checkpoint: str | None = None
 
 
 class CheckpointSaved(Event):
-    step: int
+    step: Step
     checkpoint: str
     hyperparameters: JSON = Field(default_factory=dict)
 
@@ -280,7 +292,7 @@ class CheckpointsPruned(Event):
     (`checkpoints.keep_optimizer_last`), said in `optimizer_reason`. Their blobs are deleted
     afterwards once no run of the store references them (a branch may)."""
 
-    step: int
+    step: Step
     pruned: list[JSON]
     kept: list[JSON] = Field(default_factory=list)
     reason: str = ""
@@ -292,7 +304,7 @@ class CheckpointFellBack(Event):
     """Resume found the checkpoint it needed unreadable (corrupt or missing blobs) and restored
     the newest intact one before it; `skipped`: each {step, checkpoint, error}."""
 
-    step: int
+    step: Step
     checkpoint: str
     skipped: list[JSON]
     reason: str = ""
@@ -306,7 +318,12 @@ class SettingsOverridden(Event):
     reason: str = ""
 
 
-class GateEvaluated(Event):
+# What each comparator means, as `policies/gates.py` judges a value against its threshold.
+_COMPARE = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+            "==": operator.eq}  # fmt: skip
+
+
+class GateEvaluated(CitesEvidence):
     """A stage gate's verdict. `judges_checkpoint`: the verdict also judges the run's latest
     checkpoint, and a pass makes it the last good one (a rollback target).
     v2 renamed v1's `evidence` to `evidence_seqs` and added `detail`; v3 added `judges_checkpoint`
@@ -320,6 +337,19 @@ class GateEvaluated(Event):
     threshold: float
     comparator: Literal[">=", "<=", ">", "<", "=="]
     passed: bool
-    evidence_seqs: list[int] = Field(default_factory=list)
     detail: str = ""
     judges_checkpoint: bool = False
+
+    @model_validator(mode="after")
+    def _passed_by_its_own_numbers(self) -> GateEvaluated:
+        # A gate passes only when its value meets its threshold (`policies/gates.py`); a row
+        # saying passed with kl 0.5 against "<= 0.1" contradicts itself (red team round 18).
+        # (A gate may fail for a reason besides its value: `passed: false` is not checked.)
+        if self.passed and (
+            self.value is None or not _COMPARE[self.comparator](self.value, self.threshold)
+        ):
+            raise ValueError(
+                f"passed is true but its value {self.value} is not {self.comparator} "
+                f"{self.threshold}"
+            )
+        return self

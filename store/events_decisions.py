@@ -7,18 +7,17 @@ from typing import Literal
 
 from pydantic import Field
 
-from store.event_base import JSON, Event
+from store.event_base import JSON, CitesEvidence, Count, Event, Rate, Seq, Step
 
 # --- policies ----------------------------------------------------------------------------------
 
 
-class PolicyDecided(Event):
+class PolicyDecided(CitesEvidence):
     policy: str
     action: str
     trigger_metric: str
     value: float | None
     threshold: float | None
-    evidence_seqs: list[int] = Field(default_factory=list)
     parameters: JSON = Field(default_factory=dict)
     reason: str = ""
 
@@ -26,16 +25,16 @@ class PolicyDecided(Event):
 class TrainingStoppedEarly(Event):
     """Stage 6 stopped before its last round: the round did not beat the one before it."""
 
-    round: int
-    verify_rate: float
-    previous: float
+    round: Count
+    verify_rate: Rate
+    previous: Rate
 
 
 class FaultInjected(Event):
     """A fault injected on purpose (chaos config) just before `step`."""
 
     kind: str
-    step: int
+    step: Step
     parameters: JSON = Field(default_factory=dict)
 
 
@@ -49,8 +48,8 @@ class RolledBack(Event):
     keep_optimizer_last`), so its weights are restored with a fresh AdamW state (live and on a
     resume's catch-up alike)."""
 
-    from_step: int
-    to_step: int
+    from_step: Step
+    to_step: Step
     checkpoint: str
     reason: str = ""
     fresh_optimizer: bool = False
@@ -61,7 +60,7 @@ class CatchUpDiverged(Event):
     and got other figures than the log holds: the weights would not be the uninterrupted run's, so
     the run is paused rather than continued on them."""
 
-    step: int
+    step: Step
     checkpoint: str | None  # the checkpoint the catch-up started from (None: the base model)
     metrics: JSON  # name -> {"logged": value, "recomputed": value}, for the figures that differ
 
@@ -78,9 +77,9 @@ class ThroughputCalibrated(Event):
     """Data-parallel RL: each rank's measured throughput and the split of a step's groups over the
     ranks that follows from it (from `step` on), at start or after a rank's throughput drifted."""
 
-    step: int
+    step: Step
     per_rank: list[JSON]
-    split: list[int]
+    split: list[Count]
     reason: str = ""
 
 
@@ -93,7 +92,7 @@ class ModelExported(Event):
     "lora" (the base model in `model/` and the adapters in `adapters/`) or "lora-fused"."""
 
     checkpoint: str
-    step: int
+    step: Step
     which: str
     out: str
     layout: Literal["full", "lora", "lora-fused"]
@@ -122,16 +121,16 @@ class RunRescored(Event):
 
     verifier: JSON
     overrides: list[str] = Field(default_factory=list)
-    from_seq: int | None = None
-    steps: int
-    rollouts: int
-    to_pass: int
-    to_fail: int
-    changed: int
-    changed_since_first: int = 0
-    rollouts_since_first: int = 0
-    first_step: int | None = None
-    first_seq: int | None = None
+    from_seq: Seq | None = None
+    steps: Count
+    rollouts: Count
+    to_pass: Count
+    to_fail: Count
+    changed: Count
+    changed_since_first: Count = 0
+    rollouts_since_first: Count = 0
+    first_step: Step | None = None
+    first_seq: Seq | None = None
     checkpoint: JSON | None = None
     branch_command: str | None = None
     changed_steps: list[JSON] = Field(default_factory=list)

@@ -73,6 +73,7 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     rows: list[StoredEvent] = []
     batch_ends: list[int] = []
     head: Head | None = None
+    seen: dict[int, int] = {}  # seq -> the line that holds it
     for number, line in enumerate(jsonl_lines(text), start=1):
         if not line.strip():
             continue
@@ -88,6 +89,7 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
                 )  # fmt: skip
                 continue
             _check_schema(data)
+            _check_once(data["seq"], seen, number)
             data["payload"] = json.dumps(data["payload"])
             if data.pop("batch_end", False) is True:
                 batch_ends.append(data["seq"])
@@ -99,6 +101,17 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
     if not rows:
         raise StoreError(f"{path}: no events to import (an empty export)")
     return rows, head, batch_ends
+
+
+def _check_once(seq: int, seen: dict[int, int], number: int) -> None:
+    """A seq on one line only, after the seqs before it: an export with a line written twice was refused as "seq 21 is
+    missing (next is 20)", naming a row that is there, not the repeated one (red team round 18)."""
+    if seq in seen:
+        raise ValueError(f"seq {seq} again (first on line {seen[seq]}): a repeated row")
+    last = next(reversed(seen), None)  # an export's seqs only grow, a branch's ancestors' too
+    if last is not None and seq < last:
+        raise ValueError(f"seq {seq} after seq {last} (line {seen[last]}): rows out of order")
+    seen[seq] = number
 
 
 # A row's own columns and their types (its payload is `_check_schema`'s): a `recorded_at` of
@@ -129,11 +142,12 @@ def _check_schema(data: dict) -> None:
     try:
         # Strict, as JSON: a `step` stored as the text "165" is refused here (lax validation let it
         # in, and every reader that compares steps then raised a TypeError).
-        cls.model_validate_json(json.dumps(current), strict=True)
+        cls.model_validate_json(json.dumps(current), strict=True, context={"seq": data["seq"]})
     except ValidationError as e:
         problem = e.errors()[0]
         where = ".".join(str(p) for p in problem["loc"])
-        raise ValueError(f"{kind}.{where}: {problem['msg']}") from e
+        field = f"{kind}.{where}" if where else kind  # (a whole-row check names no field)
+        raise ValueError(f"{field}: {problem['msg']}, at seq {data['seq']}") from e
 
 
 def _first_line(error: BaseException) -> str:

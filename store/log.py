@@ -314,6 +314,12 @@ class EventLog(ReadsAndChecks):
     def summary(self, run_id: str) -> RunSummary:
         """One run's summary, read from its own rows only; `UnknownRunError` when absent."""
         last = self.require(run_id)
+        try:
+            return self._summary(run_id, last)
+        except DBAPIError as e:  # a recorded_at that is not UTF-8: named by its seq
+            raise self.named_not_utf8(run_id, e) from e
+
+    def _summary(self, run_id: str, last: int) -> RunSummary:
         with self.engine.connect() as conn:
             # A branch's first own seq follows its shared prefix: count that too.
             own, first = conn.execute(

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError
 
 from store import lineage
-from store.backends import Backend, as_dbapi_error
+from store.backends import Backend, as_dbapi_error, first_not_utf8, lenient_rows, not_utf8
 from store.errors import StoreError
 from store.keyed import ChainKey
 from store.log_verify import Verifying
@@ -62,7 +62,10 @@ class ReadsAndChecks(Verifying):
             with self.engine.connect() as conn:
                 return self._last(conn, run_id)[0]
 
-        return with_retries(f"read run {run_id}", query, self.retry, warn_retry)
+        try:
+            return with_retries(f"read run {run_id}", query, self.retry, warn_retry)
+        except DBAPIError as e:  # the last row's hash not UTF-8: named by its seq
+            raise self.named_not_utf8(run_id, e) from e
 
     def _last(self, conn: sa.Connection, run_id: str) -> tuple[int, str]:
         """The run's last seq and hash (0 and the genesis hash for a run with no rows)."""
@@ -255,7 +258,9 @@ class ReadsAndChecks(Verifying):
                     cursor.execute(sql, params)
                     rows = cursor.fetchall()
                 except conn.dialect.loaded_dbapi.Error as e:  # retried like SQLAlchemy's own
-                    raise as_dbapi_error(conn, sql, params, e) from e
+                    if not not_utf8(e):
+                        raise as_dbapi_error(conn, sql, params, e) from e
+                    rows = lenient_rows(conn, sql, params)  # the walk then names the row
                 finally:
                     cursor.close()
             yield from itertools.starmap(StoredEvent, rows)
@@ -268,8 +273,25 @@ class ReadsAndChecks(Verifying):
         """Walk the rows past the verified prefix, check the prefix's end still holds and the
         keyed head (with a key); then record the new prefix. `ChainBroken` on a break.
         A branch's history starts with its ancestors' rows: their chains are checked first."""
-        for span in self.segments(run_id):  # the run's own segment is the last
-            self._check_own_chain(span.run_id)
+        try:
+            for span in self.segments(run_id):  # the run's own segment is the last
+                self._check_own_chain(span.run_id)
+        except DBAPIError as e:
+            raise self.named_not_utf8(run_id, e) from e
+
+    def named_not_utf8(self, run_id: str, error: DBAPIError) -> Exception:
+        """SQLite's refusal to decode a text column (it names no row and, printed, shows the
+        SQL) as the chain break of the first row of the run's history holding such text; any
+        other error as it is. Only on that failure path: the rows are read again as bytes."""
+        if not not_utf8(error):
+            return error
+        with self.engine.connect() as conn:
+            for span in self.segments(run_id):
+                found = first_not_utf8(conn, span.run_id)
+                if found is not None:
+                    why = f"its {found[1]} is not UTF-8 text (the store was edited)"
+                    return ChainBroken(run_id, found[0], why)
+        return error
 
     def _check_own_chain(self, run_id: str) -> None:
         known = _known_parents.get()

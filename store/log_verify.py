@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.exc import DBAPIError
 
 from store import lineage
 from store.errors import IntegrityError
@@ -24,7 +25,7 @@ from store.verification import (
 
 class Verifying:
     """Needs `EventLog`'s engine, key, `_prefix`, `_link_sql` and the reads of `ReadsAndChecks`
-    (`require`, `_stream`, `_walk_own`, `_junction`, `_hash_at`)."""
+    (`require`, `_stream`, `_walk_own`, `_junction`, `_hash_at`, `named_not_utf8`)."""
 
     def _first_bad(self, found: ChainBroken) -> ChainBroken:
         """The break a read's walk `found`, or the history's first bad seq before it, as `verify`
@@ -100,7 +101,14 @@ class Verifying:
 
     def verify(self, run_id: str) -> VerifyReport:
         """Walk the whole chain from genesis (not only past the verified prefix), then the
-        verified prefix's and the keyed head's claims about where the log ends."""
+        verified prefix's and the keyed head's claims about where the log ends. Text SQLite
+        cannot decode (the last row's hash) is a `ChainBroken` naming its seq."""
+        try:
+            return self._verify(run_id)
+        except DBAPIError as e:
+            raise self.named_not_utf8(run_id, e) from e
+
+    def _verify(self, run_id: str) -> VerifyReport:
         with self.engine.connect() as conn:  # the claims before the rows' end (see check_end)
             record = self._prefix.get(conn, run_id)
         heads = self.key.heads(run_id) if self.key is not None else None

@@ -81,8 +81,11 @@ class StoredEvent:
         try:
             known = EVENT_TYPES.get(self.type)
             if known is not None and self.schema_version == known.schema_version:
-                return known.model_validate_json(self.payload, strict=True)  # as `decode` reads
-            return decode(self.type, self.schema_version, orjson.loads(self.payload))
+                # as `decode` reads; the seq: evidence must name rows before it (CitesEvidence)
+                return known.model_validate_json(
+                    self.payload, strict=True, context={"seq": self.seq}
+                )
+            return decode(self.type, self.schema_version, orjson.loads(self.payload), self.seq)
         except PAYLOAD_ERRORS as e:
             raise payload_mismatch(self, e) from e
         except StoreError as e:  # a schema_version out of range: no upcaster, or a future one

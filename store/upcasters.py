@@ -127,10 +127,13 @@ def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
     return payload
 
 
-def decode(type_name: str, schema_version: int, payload: Payload) -> Event:
+def decode(type_name: str, schema_version: int, payload: Payload, seq: int | None = None) -> Event:
     """Build the current event class from a stored payload, upcasting old versions first.
     Strict, as JSON (as `events import` checks rows): a chain-consistent payload with a number
     stored as text ("verify_rate": "0.99") is refused, not coerced while readers that take the
     stored fields (`StoredEvent.checked_fields`) get the text and trip over it."""
     current = upcast(type_name, schema_version, payload)
-    return EVENT_TYPES[type_name].model_validate_json(orjson.dumps(current), strict=True)
+    context = {"seq": seq} if seq is not None else None  # the stored row's (CitesEvidence)
+    return EVENT_TYPES[type_name].model_validate_json(
+        orjson.dumps(current), strict=True, context=context
+    )

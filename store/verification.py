@@ -128,7 +128,7 @@ def chain_problem(
     branch's row. A broken link N-1 -> N between rows that each match their own hash is blamed by
     `blame_link` (`changed`: whether row N's own hash is not the one recorded after it)."""
     if row.seq != expected:
-        return expected, f"seq {expected} is missing (next is {row.seq})"
+        return _misplaced(row.seq, expected)
     linked = prev is None or row.prev_hash == prev
     if link_only and linked:
         return None
@@ -143,6 +143,20 @@ def chain_problem(
             return blame_link(row, changed)
         return row.seq, own or "prev_hash does not match the previous event"
     return (row.seq, own) if own is not None else None
+
+
+def _misplaced(seq: Any, expected: int) -> tuple[int, str]:
+    """Why a walk expecting seq `expected` found `seq` instead. A seq that is no whole number
+    (20.5, stored as REAL; text) or one that comes again (an export's line written twice) is named
+    as what it is: "seq 21 is missing (next is 20.5)" blamed a row that is there."""
+    if type(seq) is not int:
+        return expected, (
+            f"a row after seq {expected - 1} has its seq stored as {seq!r}, not a whole number "
+            "(the store was edited)"
+        )
+    if seq < expected:
+        return seq, f"seq {seq} appears again after seq {expected - 1} (a repeated row)"
+    return expected, f"seq {expected} is missing (next is {seq})"
 
 
 def blame_link(row: Any, changed: Callable[[Any], bool] | None) -> tuple[int, str]:

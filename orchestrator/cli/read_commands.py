@@ -256,9 +256,9 @@ def verify(run_id: RunArgument, store: StoreOption = None) -> None:
             plain(f"run {run_id}: hash chain intact ({report.n_events} events{shared}{snapshots})")
         )
         return
-    err.print(
-        plain(f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}")
-    )
+    # One `error:` line, as every other reader refuses a broken run.
+    why = f"run {run_id}: hash chain broken at seq {report.first_bad_seq}: {report.reason}"
+    err.print(plain(f"error: {why}"))
     raise typer.Exit(code=1)
 
 

@@ -113,7 +113,7 @@ def test_an_edit_in_the_shared_prefix_is_caught_through_the_child(
     verify = rlvr(capsys, "verify", child, "--store", store)
     assert verify.code == 1
     assert verify.error_lines == [
-        f"run {child}: hash chain broken at seq {edited}: content does not match its hash "
+        f"error: run {child}: hash chain broken at seq {edited}: content does not match its hash "
         f"(edited?) (in run {run_id}'s rows, which this branch's history shares)"
     ]
     for command in (["status", child], ["why", child, "--gate", "kl"]):

@@ -25,7 +25,7 @@ def test_a_capability_drop_over_five_percent_rolls_back_to_the_last_good_checkpo
     assert "reverse scored 0.940 at step 30, 6.0% below" in back.reason
 
 
-@pytest.mark.parametrize("score", [0.95, 0.951, 1.02])
+@pytest.mark.parametrize("score", [0.95, 0.951, 1.0])  # a pass rate: at most 1
 def test_no_rollback_at_or_under_the_allowed_drop(run, score: float) -> None:
     run.checkpoint(10, reverse=score)
     assert run.decide() == []
