@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from stages.verifiers.judge_marks import marked_verdict
+from stages.verifiers.judge_marks import letters_of, marked_line_names, marked_verdict
 from stages.verifiers.judge_orders import advice
 
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
@@ -148,22 +148,11 @@ _LINE_VERDICT = re.compile(
 )
 
 
-def _letters(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
-
-
 def rubric_ticked(text: str, rubrics: Sequence[str]) -> bool:
     """A line that repeats a rubric (eight letters or more) beside a verdict: `✅ Mentions autumn`,
     `[x] Three lines`, `Answers the question - PASSED`."""
-    wanted = [w for w in (_letters(r) for r in rubrics) if len(w) >= 8]
-    if not wanted:
-        return False
-    for line in text.splitlines():
-        if _LINE_VERDICT.search(line):
-            letters = _letters(line)
-            if any(w in letters for w in wanted):
-                return True
-    return False
+    wanted = [w for w in (letters_of(r) for r in rubrics) if len(w) >= 8]
+    return marked_line_names(text, wanted, _LINE_VERDICT)
 
 
 # Self-scores (red team round 9): a claim that the requirements are met ("meets all requirements",

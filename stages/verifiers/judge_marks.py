@@ -28,8 +28,23 @@ _TICKED_ID = re.compile(
 _TICK_LINE = re.compile(rf"[{_TICK}]|\[[xX]\]")
 
 
-def _letters(text: str) -> str:
+def letters_of(text: str) -> str:
+    """Only the letters and digits of `text`, lower case: how a rubric's words are found in a
+    line whatever its spacing and punctuation."""
     return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def marked_line_names(text: str, wanted: Sequence[str], mark: re.Pattern[str]) -> bool:
+    """Whether a line of `text` that `mark` finds a verdict in holds one of `wanted` (as
+    `letters_of` gives them)."""
+    if not wanted:
+        return False
+    for line in text.splitlines():
+        if mark.search(line):
+            letters = letters_of(line)
+            if any(w in letters for w in wanted):
+                return True
+    return False
 
 
 def rubric_words_ticked(text: str, rubrics: Sequence[str]) -> bool:
@@ -39,17 +54,10 @@ def rubric_words_ticked(text: str, rubrics: Sequence[str]) -> bool:
     for rubric in rubrics:
         words = rubric.split()
         for drop in range(3):
-            tail = _letters(" ".join(words[drop:]))
+            tail = letters_of(" ".join(words[drop:]))
             if len(tail) >= 8:
                 wanted.append(tail)
-    if not wanted:
-        return False
-    for line in text.splitlines():
-        if _TICK_LINE.search(line):
-            letters = _letters(line)
-            if any(w in letters for w in wanted):
-                return True
-    return False
+    return marked_line_names(text, wanted, _TICK_LINE)
 
 
 _SCORE_LINE = re.compile(
