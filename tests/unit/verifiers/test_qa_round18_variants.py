@@ -107,9 +107,9 @@ def test_round18_qa_patterns_read_adversarial_fillers_in_linear_time(filler: str
     timings = []
     for size in (20_000, 80_000):
         text = filler * (size // len(filler))
-        start = time.perf_counter()
+        start = time.process_time()  # CPU seconds: wall time on a loaded machine is noise
         MORE_NO_COMMITMENT.search(text)
         as_gold_form(text, ["1500", "Lyon"], strict_tokens)
         qa_paid(text + " <answer>Lyon</answer>", "Lyon")
-        timings.append(time.perf_counter() - start)
+        timings.append(time.process_time() - start)
     assert timings[1] < 8 * timings[0] + 0.5, timings
