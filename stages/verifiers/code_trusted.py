@@ -34,7 +34,7 @@ from stages.verifiers.code_identity import IS_INPUT, IS_SAME, identity_functions
 from stages.verifiers.code_trusted_iter import combinatorics
 from stages.verifiers.code_trusted_names import TrustedGap, TrustedNamespace
 from stages.verifiers.code_trusted_re import timed_re
-from stages.verifiers.code_values_order import check_pop
+from stages.verifiers.code_verdict_errors import PastDraws, Unverifiable  # noqa: F401  (re-exported)
 
 _PLACEHOLDER = re.compile(r"_v\d+")
 _GUARD_NAMES = {ast.Mult: "_mul", ast.Pow: "_pow", ast.LShift: "_lshift", ast.Mod: "_mod"}
@@ -49,15 +49,6 @@ class UnsupportedTests(Exception):
 
 def _line(node: ast.AST) -> str:
     return f"line {getattr(node, 'lineno', '?')}"
-
-
-class Unverifiable(Exception):  # noqa: N818 - a verdict, not a fault
-    """The tests read something of the program's value that never came back from the sandbox:
-    what Python would read there is not known, so the task is unverifiable."""
-
-
-class PastDraws(Unverifiable):
-    """A read of a program's iterator past what the sandbox drew of it (its first 10,000 items)."""
 
 
 class Refused(ValueError):
@@ -159,7 +150,11 @@ AMPLIFYING_METHODS = frozenset(
 
 
 def call_method(receiver: Any, name: str, *args: Any, **kwargs: Any) -> Any:
-    check_pop(receiver, name)
+    if name == "pop" and isinstance(receiver, (set, frozenset)) and len(receiver) > 1:
+        # which item `pop()` takes depends on where the program's own set last popped (round 18)
+        raise Unverifiable(
+            "pop() of a set of several items: which one Python takes is the program's"
+        )
     method = getattr(receiver, name)
     texts = [receiver, *args, *kwargs.values()] if name in ("format", "format_map") else []
     if any(isinstance(t, str) and _WIDE.search(t) for t in texts):

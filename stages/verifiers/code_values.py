@@ -14,24 +14,15 @@ import math
 from typing import Any
 
 from stages.verifiers.code_match import decode_match
-from stages.verifiers.code_trusted import MAX_SIZE, PastDraws, Unverifiable
+from stages.verifiers.code_trusted import MAX_SIZE
 from stages.verifiers.code_trusted_names import TrustedGap
 from stages.verifiers.code_values_order import builtin_function, in_program_order
-
-
-class CandidateError:
-    """A candidate call that raised or returned something not plain data: fails every assert."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"<error {self.message[:60]}>"
-
-
-class UnsupportedValue(CandidateError):
-    """A value of the program's own class: Python would compare it, the trusted side cannot, so the
-    check is unverifiable (never a failed right program)."""
+from stages.verifiers.code_verdict_errors import (  # noqa: F401  (CandidateError re-exported)
+    CandidateError,
+    PastDraws,
+    UnsupportedValue,
+    Unverifiable,
+)
 
 
 class ProgramFunction:

@@ -13,25 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from stages.verifiers.code_verdict_errors import UnsupportedValue
+
 
 def in_program_order(made: Any, items: list[Any]) -> Any:
     """`made` (a set or frozenset of `items`) when it iterates as the program's did, else an
     UnsupportedValue."""
     if len(made) > 1 and any(a is not b for a, b in zip(made, items, strict=False)):
-        from stages.verifiers.code_values import UnsupportedValue
-
         return UnsupportedValue("set whose iteration order out here differs from the program's")
     return made
-
-
-def check_pop(receiver: Any, name: str) -> None:
-    """`s.pop()` of a set takes the item after the one the program's set last popped."""
-    if name == "pop" and isinstance(receiver, (set, frozenset)) and len(receiver) > 1:
-        from stages.verifiers.code_trusted import Unverifiable
-
-        raise Unverifiable(
-            "pop() of a set of several items: which one Python takes is the program's"
-        )
 
 
 def builtin_function(module: Any, name: Any) -> Any:
@@ -39,7 +29,6 @@ def builtin_function(module: Any, name: Any) -> Any:
     that name, so `is` and `==` against the tests' own name hold as in Python; a name the trusted
     side does not offer is unverifiable."""
     from stages.verifiers.code_trusted import TRUSTED_BUILTINS, TRUSTED_MODULES
-    from stages.verifiers.code_values import UnsupportedValue
 
     owners = {"builtins": TRUSTED_BUILTINS, "math": vars(TRUSTED_MODULES["math"]),
               "cmath": vars(TRUSTED_MODULES["cmath"]),
