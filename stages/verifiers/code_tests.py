@@ -39,6 +39,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -352,6 +353,16 @@ class _Splitter:
         return ast.Call(func=func, args=args, keywords=keywords)
 
 
+def _splitter(p: Any, candidate: set[str], shared: set[str], defines: Iterable[str]) -> _Splitter:
+    """The splitter of the asserts of the tests `p` parsed: classes and the program's modules are
+    objects; `shared` inputs keep their literal."""
+    objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
+    splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
+    splitter.shared = {name: p.literals[name] for name in shared}
+    splitter.tests_functions = set(p.functions)
+    return splitter
+
+
 def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
@@ -363,10 +374,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
     shared = shared_names(module, p, candidate, defines)
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
-    objects = {n for n in candidate if n[:1].isupper()} | p.program_modules
-    splitter = _Splitter(candidate, p.bound, objects, frozenset(defines))
-    splitter.shared = {name: p.literals[name] for name in shared}
-    splitter.tests_functions = set(p.functions)
+    splitter = _splitter(p, candidate, shared, defines)
 
     groups: list[list[Any]] = []
 
