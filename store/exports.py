@@ -81,12 +81,10 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
             raise StoreError(f"{path}:{number}: a row after the head line (spliced exports?)")
         try:
             data = json.loads(line)
+            if not isinstance(data, dict):  # `[1]` or `"row"`: no field to read (round 19)
+                raise ValueError(f"a JSON {type(data).__name__}, not an object")
             if "head" in data:
-                part = data["head"]
-                head = Head(
-                    str(part["run_id"]), int(part["seq"]), str(part["hash"]), part["mac"],
-                    part.get("ends_mac"),
-                )  # fmt: skip
+                head = _head(data["head"])
                 continue
             _check_schema(data)
             _check_once(data["seq"], seen, number)
@@ -96,11 +94,36 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
             rows.append(StoredEvent(**data))
         except RecursionError as e:  # the decoder recurses per level of nesting
             raise StoreError(f"{path}:{number}: not an exported event (nested too deeply)") from e
-        except (json.JSONDecodeError, TypeError, KeyError, ValueError, StoreError) as e:
+        except (
+            json.JSONDecodeError,
+            TypeError,
+            KeyError,
+            ValueError,
+            OverflowError,
+            StoreError,
+        ) as e:
             raise StoreError(f"{path}:{number}: not an exported event ({_first_line(e)})") from e
     if not rows:
         raise StoreError(f"{path}: no events to import (an empty export)")
     return rows, head, batch_ends
+
+
+# A head line's fields and their types: the head's seq went through int(), so 54.9 was read as
+# 54 and 1e999 (inf) raised OverflowError past every handler (red team round 19, log 003/005).
+_HEAD_TYPES = {"run_id": (str,), "seq": (int,), "hash": (str,), "mac": (str, type(None)),
+               "ends_mac": (str, type(None))}  # fmt: skip
+
+
+def _head(part: object) -> Head:
+    """An export's head line, each field of its type (a seq is a whole number, never converted)."""
+    if not isinstance(part, dict):
+        raise ValueError("its head is not a JSON object")
+    for field, kinds in _HEAD_TYPES.items():
+        value = part.get(field)
+        if field != "ends_mac" and field not in part or type(value) not in kinds:
+            kind = "a whole number" if field == "seq" else "text"
+            raise ValueError(f"its head's {field} must be {kind} (got {value!r:.40})")
+    return Head(part["run_id"], part["seq"], part["hash"], part["mac"], part.get("ends_mac"))
 
 
 def _check_once(seq: int, seen: dict[int, int], number: int) -> None:

@@ -36,13 +36,15 @@ class Verifying:
             return ChainBroken(found.run_id, report.first_bad_seq, report.reason)
         return found
 
-    def _walk_history(self, run_id: str) -> VerifyReport:
-        """The whole history walked from genesis (`verify`'s walk, without its end checks)."""
+    def _walk_history(self, run_id: str, payloads: bool = False) -> VerifyReport:
+        """The whole history walked from genesis (`verify`'s walk, without its end checks);
+        `payloads`: each stored payload checked canonical too (`verify`'s)."""
         with self.engine.connect() as conn:  # the claims before the rows' end (see check_end)
             record = self._prefix.get(conn, run_id)
         heads = self.key.heads(run_id) if self.key is not None else None
         vouches = lambda row: vouched(row, heads, record)  # noqa: E731
-        return verify_rows(run_id, self._stream(run_id, 1, None, None, 5000), vouches=vouches)
+        rows = self._stream(run_id, 1, None, None, 5000)
+        return verify_rows(run_id, rows, vouches=vouches, payloads=payloads)
 
     def _changed(self, run_id: str, row: StoredEvent) -> bool:
         """Whether `row`'s own hash is not the one recorded after it: the next row of `run_id`'s
@@ -119,7 +121,7 @@ class Verifying:
                 f"run {run_id}: its history cannot be verified: the branch pointer of run "
                 f"{pointer.run_id} (run_parents) {pointer.reason}"
             )
-        report = self._walk_history(run_id)
+        report = self._walk_history(run_id, payloads=True)
         if report.ok and pointer is not None:
             why = f"the branch pointer (run_parents) is not borne out by its rows: {pointer.reason}"
             return replace(report, first_bad_seq=pointer.seq, reason=why)

@@ -81,6 +81,22 @@ def canonical_json(payload: dict[str, Any]) -> str:
         raise StoreError(f"event payload is not JSON-native: {e}") from e
 
 
+def noncanonical(payload: str) -> str | None:
+    """Why a stored payload is not the text `canonical_json` writes, or None. The code stores every
+    payload canonical (sorted keys, each once, no spaces, finite numbers), so any other text was
+    written by hand, its chain recomputed: `NaN` or a key given twice (`"step":16,"step":99`,
+    which one reader showed as 16 and the fold read as 99) (red team round 19, log 007/009)."""
+    try:
+        value = orjson.loads(payload)
+    except orjson.JSONDecodeError as e:
+        return f"payload is not JSON (edited?): {e}"
+    if not isinstance(value, dict):
+        return f"payload is a JSON {type(value).__name__}, not an object (edited?)"
+    if orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() != payload:
+        return "payload is not the canonical JSON the code writes (a key twice, reordered or spaced: edited?)"
+    return None
+
+
 def chain_hash(
     prev_hash: str, run_id: str, seq: int, type_name: str, version: int, at: str, payload: str
 ) -> str:
@@ -191,10 +207,12 @@ def verify_rows(
     first_seq: int = 1,
     prev: str = GENESIS_HASH,
     vouches: Callable[[Any], bool] | None = None,
+    payloads: bool = False,
 ) -> VerifyReport:
     """Walk the chain: contiguous seqs from `first_seq`, each prev_hash the last hash (`prev` for
     the first), each hash recomputed. Each row is checked with the next in hand (`blame_link`);
-    `vouches`: whether a claim outside the rows vouches for the last row's hash."""
+    `vouches`: whether a claim outside the rows vouches for the last row's hash. `payloads`: each
+    stored payload must also be the canonical JSON the code writes (`noncanonical`)."""
     expected, n, last, prev_run = first_seq, 0, (first_seq - 1, prev), None
     rows = iter(rows)
     row = next(rows, None)
@@ -211,6 +229,8 @@ def verify_rows(
             problem = chain_problem(row, expected, prev, prev_run=prev_run, changed=changed)
             if problem is not None:
                 return VerifyReport(run_id, n, problem[0], problem[1], *last)
+        if payloads and (why := noncanonical(row.payload)) is not None:
+            return VerifyReport(run_id, n, row.seq, why, *last)
         prev, expected, n, prev_run = row.hash, expected + 1, n + 1, row.run_id
         last = (row.seq, row.hash)
         row = after

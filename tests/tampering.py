@@ -180,3 +180,10 @@ def delete_and_shift(log: EventLog, run_id: str, seq: int) -> None:
             sa.text("DELETE FROM events WHERE run_id = :r AND seq = :s"),
             {"r": run_id, "s": max(rows)},
         )
+
+
+def chain_holds(log: EventLog, run_id: str) -> bool:
+    """Whether the run's hash chain holds (seqs, links, each row's own hash), its payloads aside:
+    a forged payload's chain recomputed, as the tests that then read it need. `verify` also refuses
+    a payload that is not canonical JSON (red team round 19)."""
+    return log._walk_history(run_id).ok

@@ -12,7 +12,7 @@ import pytest
 from store.events import RolloutsSampled
 from store.log import EventLog
 from tests.cli_runner import rlvr
-from tests.tampering import forge_chain, synthetic_run
+from tests.tampering import chain_holds, forge_chain, synthetic_run
 
 RUN = "rollouts"
 ROLLOUT_SEQ = 5  # after the opening batch (1-2) and two metrics rows (3-4)
@@ -53,7 +53,7 @@ def _store(tmp_path: Path, payload: str | None) -> str:
     log.append(RUN, [rollouts], expected_seq=log.last_seq(RUN))
     if payload is not None:
         forge_chain(log, RUN, ROLLOUT_SEQ, {}, raw=payload)
-        assert log.verify(RUN).ok  # the chain holds: only the payload is not one the code wrote
+        assert chain_holds(log, RUN)  # the chain holds: only the payload is not one the code wrote
     log.close()
     return str(path)
 

@@ -18,7 +18,7 @@ from store.events import EvalRecorded
 from store.log import EventLog
 from store.projections import project
 from store.snapshots import FOLD_KEY, fold_run
-from tests.tampering import forge_chain, forge_snapshot, synthetic_run
+from tests.tampering import chain_holds, forge_chain, forge_snapshot, synthetic_run
 
 RUN = "malformed"
 
@@ -43,7 +43,7 @@ def test_a_row_that_breaks_its_schema_is_refused_by_its_seq(
     log: EventLog, change: dict, raw: str | None
 ) -> None:
     forge_chain(log, RUN, 5, change, raw=raw)
-    assert log.verify(RUN).ok  # the chain itself holds: only the payload is wrong
+    assert chain_holds(log, RUN)  # the chain itself holds: only the payload is wrong
     for read in (
         lambda: fold_run(log, RUN),
         lambda: project(log.read(RUN)),
@@ -81,7 +81,7 @@ def test_a_verified_prefix_seq_of_the_wrong_type_is_ignored(
     with log.engine.begin() as conn:
         conn.execute(sa.text("UPDATE verified_prefix SET seq = :v"), {"v": value})
     with caplog.at_level(logging.WARNING, logger="rlvr.store"):
-        assert log.verify(RUN).ok
+        assert chain_holds(log, RUN)
         log.check_chain(RUN)
         assert [e.seq for e in log.read(RUN)][-1] == 8
     assert "verified_prefix row ignored" in caplog.text
@@ -119,7 +119,7 @@ def test_a_number_stored_as_text_in_a_checked_row_is_refused(tmp_path: Path) -> 
     eval_row = EvalRecorded(step=2, verify_rate=0.5, capability={"gsm8k": 0.25})
     log.append(RUN, [eval_row], expected_seq=log.last_seq(RUN))
     forge_chain(log, RUN, 5, {"verify_rate": "0.99"})
-    assert log.verify(RUN).ok
+    assert chain_holds(log, RUN)
     with pytest.raises(PayloadMismatchError, match=rf"run {RUN}: seq 5: .*EvalRecorded"):
         fold_run(log, RUN)
 
