@@ -34,7 +34,13 @@ from policies.engine import TRIGGER_TYPES, decide_all
 from policies.types import Decision
 from store.events import PolicyDecided
 from store.log import EventLog, StoredEvent
-from store.projections import RunState, decoded_payload, fold_in_place, project
+from store.projections import (
+    RunState,
+    decoded_payload,
+    fold_checked_before,
+    fold_in_place,
+    project,
+)
 
 CAVEAT = (
     "Counterfactual caveat: decisions are evaluated on the recorded trajectory only. After the "
@@ -69,11 +75,14 @@ def replay(
     config: PolicyConfig,
     state_at: Callable[[int], RunState] | None = None,
     seen_metrics: set[str] | None = None,
+    checked_to: int = 0,
 ) -> list[ReplayRow]:
     """Rows, in seq order, for every trigger event where `config` would decide something or the
     log holds a decision. `events` is a whole run's log from seq 1; `state_at(seq)` folds its
     prefix again after a rewind (without it the events are kept in memory for that). The names of
-    every metric the log recorded go into `seen_metrics` (what a rule's inputs are checked on)."""
+    every metric the log recorded go into `seen_metrics` (what a rule's inputs are checked on).
+    `checked_to`: the seq of a usable snapshot, up to which rows were checked by the fold that
+    wrote it (`fold_checked_before`)."""
     state = RunState()
     history: list[StoredEvent] = []
     points: dict[int, tuple[str, int]] = {}  # trigger seq -> (type, step)
@@ -88,6 +97,8 @@ def replay(
         if stored.type == "RunRewound":
             # A rewind re-folds the kept prefix; `project` knows how.
             state = project([stored], state, state_at) if state_at else project(history)
+        elif stored.seq <= checked_to:
+            fold_checked_before(state, stored)
         else:
             # The fold is private to this loop, and the policies keep no reference to a state.
             fold_in_place(state, stored)
@@ -215,7 +226,13 @@ def replay_command(
     own = config is None and not overrides
     settings = policy_config_for(recorded, config, [*branched, *overrides])
     seen: set[str] = set()
-    rows = replay(store.read(run_id), settings, lambda seq: _state_at(store, run_id, seq), seen)
+    rows = replay(
+        store.read(run_id),
+        settings,
+        lambda seq: _state_at(store, run_id, seq),
+        seen,
+        checked_to=_snapshot_seq(store, run_id),
+    )
 
     in_force = grpo_settings(recorded, branched)
     if in_force:
@@ -234,6 +251,16 @@ def replay_command(
                           highlight=False, markup=False)  # fmt: skip
     _print_verdict(rows, console)
     return rows
+
+
+def _snapshot_seq(store: EventLog, run_id: str) -> int:
+    """The seq of the run's newest usable snapshot (0: none): the rows up to it were checked by
+    the fold that wrote it, as `status` trusts them (with a key, its MAC is checked here: a
+    forged one is refused by its seq, as `status` refuses it)."""
+    from store.snapshots import Snapshots
+
+    state = Snapshots(store).newest_usable(run_id)
+    return state.last_seq if state is not None else 0
 
 
 def _state_at(store: EventLog, run_id: str, seq: int) -> RunState:
