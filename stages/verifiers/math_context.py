@@ -11,11 +11,12 @@ from stages.verifiers.math_unicode import repeating_dots
 
 _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
-# Chat-template control tokens (ChatML, Llama 3, Gemma, Mistral, DeepSeek, plain </s>): the turn
-# ends at the first one; what follows is not the response.
+# Chat-template control tokens (ChatML and Qwen, Llama 3 and 4, Gemma, Mistral, DeepSeek, Phi,
+# gpt-oss, plain </s>): the turn ends at the first one; what follows is not the response.
 _TURN_END = re.compile(
     r"<\|(?:im_end|im_start|eot_id|eom_id|endoftext|end|start_header_id|end_header_id|user"
-    r"|assistant|system|return|call)\|>|<(?:end|start)_of_turn>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
+    r"|assistant|system|return|call|end_of_text|begin_of_text|eot|eom|header_start|header_end"
+    r"|end▁of▁sentence)\|>|<(?:end|start)_of_turn>|<eos>|</s>|\[/?INST\]|<｜[^｜\n]{1,40}｜>"
 )
 # gpt-oss's harmony format: reasoning in the analysis channel, the reply in the final one. Only the
 # final channel's message is the response (as text after </think> is); two final messages are two

@@ -50,7 +50,9 @@ _REVISING = re.compile(
     # a value the justification sets aside or calls a trap (red team round 15)
     r"|exclude[ds]?|excluding|fails?|failed|failing|careless|distractors?|decoy|trap|rejects?"
     r"|rejected|spurious|extraneous|naive|naively|slip|invalid|discard(?:ed|s)?|bogus|tempting"
-    r"|misleading|incorrectly|trick)(?![\w'])"
+    r"|misleading|incorrectly|trick"
+    # alternatives offered after the answer ("x = 6 or x = 5"): a hedge (red team round 19)
+    r"|or|either|nor|alternatively|otherwise|possibly|whether|respectively)(?![\w'])"
     r"|n't(?!\w)|[?]|\\(?:boxed|fbox|approx|neq|ne|pm)(?![a-zA-Z])"
 )
 _TICKS = re.compile("[\u2713\u2714\u2705]")  # a check mark after a check: "... = 42. \u2713"
@@ -88,6 +90,9 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
         return "text with no value"
     if _false_equation(_DELIMITERS.sub(" ", sentence[opener.end() :])):
         return "a false or uncheckable equation in text"
+    for clause in _CLAUSE.split(_DELIMITERS.sub(" ", sentence[opener.end() :])):
+        if "=" in clause and _other_value(clause, answer):
+            return "another value in text"
     side = _LAST_SIDE.search(_DELIMITERS.sub(" ", sentence))
     if side is None:
         return "a value in text"
@@ -97,6 +102,30 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
     except ReadError:
         return "a value in text"
     return None if same else "another value in text"
+
+
+# Clauses of a justification: each equation in it is checked, not only the last ("Because x = 6
+# and x - 1 = 5." names 6 for the unknown before the answer 5).
+_CLAUSE = re.compile(r"[,;]|(?<![\w\\])(?:and|with|where|while|whereas)(?!\w)")
+
+
+def _other_value(clause: str, answer: str) -> bool:
+    """The clause's equation is false, or has unknowns and ends in a value that is not `answer`."""
+    text = rewrite_forms(clause.strip().rstrip(".!").strip())
+    try:
+        node = read(text).node
+    except ReadError:
+        return _false_equation(text)
+    if node[0] != "eq":
+        return False
+    values = [exact_value(side) for side in node[1]]
+    if all(v is not None for v in values):
+        return len(set(values)) > 1
+    side = _LAST_SIDE.search(text)
+    try:
+        return side is None or answer_key(side.group("side")) != answer_key(answer)
+    except ReadError:
+        return True
 
 
 def _false_equation(text: str) -> bool:

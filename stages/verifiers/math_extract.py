@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stages.verifiers.math_choice import choice_key
 from stages.verifiers.math_commit import (
     WINDOW,
     doubt_before,
@@ -178,7 +179,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         text = body[text_start:text_end]
         if not text.strip():
             return "an answer marker with nothing after it"
-        inner = _WRAPPERS.sub("", text)
+        inner = _math_with_unit(text) or _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
         # "The answer is \boxed{\frac12} or equivalently \boxed{0.5}": boxes restating one
         # value are read as boxes, whose gap and values are checked there (round 15)
@@ -198,6 +199,22 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
             return cue
         finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
     return finals
+
+
+def _math_with_unit(text: str) -> str | None:
+    """ "$5$ hours": an answer line's one inline formula, then a unit of the closed list outside
+    it, read as "5 hours" (as "5 hours" is); None for any other text (red team round 19)."""
+    stripped = text.strip()
+    spans = math_env_spans(stripped)
+    if len(spans) != 1 or spans[0][0] != 0:
+        return None
+    rest = stripped[spans[0][1] :].rstrip(" \t.")
+    if not rest or any(c in rest for c in "$\\"):
+        return None
+    try:
+        return f"{spans[0][2]} {rest}" if read(f"{spans[0][2]} {rest}").unit is not None else None
+    except ReadError:
+        return None
 
 
 def _unit_only(rest: str, inner: str, earlier: str) -> bool:
@@ -347,6 +364,10 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
         try:
             keys.setdefault(answer_key(final.text), final.text)
         except ReadError as e:
+            chosen = choice_key(final.text)  # "\\textbf{(C)}\\ 12": `math_choice` judges it
+            if chosen is not None:
+                keys.setdefault(chosen, final.text)
+                continue
             return Extraction(
                 None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
             )

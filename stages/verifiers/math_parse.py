@@ -177,10 +177,16 @@ class _Parser(SubscriptRules, FunctionRules, SetRules):
         return node
 
     def power(self) -> Step:
+        start = self.i
         base = yield self.postfix()
         if self.at("^", "**"):
+            # "xy^2" is x*y^2, as written: a power after a word read as a product of letters binds
+            # to its last letter, never to the whole product (that is "(xy)^2")
+            one_word = self.i == start + 1 and self.toks[start][0] == "word" and base[0] == "mul"
             self.take()
             exponent = (yield self.braced()) if self.at("{") else (yield self.unary())
+            if one_word:
+                return ("mul", [*base[1][:-1], ("pow", base[1][-1], exponent)])
             return ("pow", base, exponent)
         return base
 

@@ -17,9 +17,11 @@ INVERSES = {name: "arc" + name for name in ("sin", "cos", "tan", "sec", "csc", "
 INVERSES |= {name: "arc" + name for name in ("sinh", "cosh", "tanh")}
 BRACKETS = {"\\lfloor": ("\\rfloor", "floor"), "\\lceil": ("\\rceil", "ceil")}
 # LaTeX spacing and sizing commands that carry no meaning for the value.
+# Scientific notation is read only unsigned ("1.5e3"): a signed "2e-1" is 2e - 1 in math, Euler's
+# e (or a variable E) and a difference, the same in a reference and in a response (red team round 19).
 _TOKEN = re.compile(
     r"\s*(?:"
-    r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE]\d+)?)"
     r"|(?P<cmd>\\[a-zA-Z]+|\\\{|\\\}|\\\\)"
     r"|(?P<word>[a-zA-Z]+(?:_[A-Za-z0-9]+)?)"
     r"|(?P<op>\*\*|<=|>=|!=|[-+*/^(){}\[\],=%<>;:&|_])"

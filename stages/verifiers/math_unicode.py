@@ -1,7 +1,8 @@
 """The one unicode normalisation of math text, applied the same way to a response and to its
 reference before anything else reads them: minus signs and dashes, vulgar fractions, superscripts
 and subscripts, full-width and other non-ASCII digits, no-break, thin and zero-width spaces, math
-symbols (×, ·, ÷, √, π, ∞, ≤, ≥, ≠), Cyrillic and Greek letters drawn like Latin ones, `×10^` and
+symbols (×, ·, ÷, √, π, ∞, ≤, ≥, ≠), Cyrillic and Greek letters drawn like Latin ones (and every
+other format character and look-alike letter, `math_confusables`), `×10^` and
 the control characters a JSON string makes of
 `\\frac` or `\\boxed` when its backslashes were not escaped. Linear in the text; ASCII text is
 returned at once (apart from those control characters)."""
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
+from stages.verifiers.math_confusables import drop_invisible, fold_lookalikes
 
 _MINUS = dict.fromkeys(map(ord, "\u2212\u2012\u2013\u2010\u2011\ufe63\uff0d\u02d7"), "-")
 _SPACES = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"), " ")
@@ -151,6 +154,7 @@ def unify(text: str) -> str:
         text = _CONTROL_LATEX.sub(lambda m: _CONTROL_NAMES[m.group()], text)
     if not text.isascii():
         text = text.translate(_MINUS).translate(_SPACES).translate(_ZERO_WIDTH)
+        text = drop_invisible(text)  # every format character, not only the zero-width ones
         text = _SUPER_RUN.sub(lambda m: "^{" + "".join(_SUPER[c] for c in m.group()) + "}", text)
         text = _SUB_RUN.sub(lambda m: "_{" + "".join(_SUB[c] for c in m.group()) + "}", text)
         text = _VULGAR_RUN.sub(_vulgar, text)
@@ -158,7 +162,7 @@ def unify(text: str) -> str:
         text = text.translate(_SYMBOL_TABLE).translate(_HOMOGLYPHS)
         # NFKC: full-width forms (１２, （, ％), ligatures, ℃ and the like; after the steps above,
         # because it would turn ² into 2 and ½ into 1⁄2.
-        text = unicodedata.normalize("NFKC", text)
+        text = fold_lookalikes(unicodedata.normalize("NFKC", text))
         text = _ascii_digits(text).translate(_MINUS).translate(_SPACES)
     if "..." in text or "\u2026" in text:
         text = repeating_dots(text)

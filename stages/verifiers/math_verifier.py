@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
+from stages.verifiers.math_choice import CHOICE, choice_with_value
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
@@ -27,12 +28,6 @@ from stages.verifiers.types import Verdict, fail
 _SYMPY_TARGET = "stages.verifiers.math_symbolic:sympy_compare"
 _LIST_GAP = re.compile(r"^[^A-Za-z]*$|\band\b")
 _OR = re.compile(r"\s*\bor\b\s*")
-# An AMC reference names its choice and that choice's value: "\textbf{(C) }12", "\textbf{(B)}\ 3".
-# The letter is what is asked; an answer states it ("(C)", "\textbf{(C)}", "C"), never the value
-# alone (which choice it is, is unsaid) nor another letter with it.
-_CHOICE = re.compile(
-    r"\s*\\(?:textbf|text|mathrm|mathbf)\s*\{\s*\(([A-E])\)\s*\}\s*(?:\\[ ,;:]|~|\s)*[^\s{}][^{}]{0,60}"
-)
 _CHAIN_EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
 _NOT_ONE_CHAIN = re.compile(r"[,;]|\\(?:text|mbox|mathrm|q?quad)|(?<![\\A-Za-z])[A-Za-z]{2,}")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
@@ -103,7 +98,7 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     """A reference outside the grammar read the way its author meant it, or `error`."""
     # A reference is trusted: words after its number name what is counted ("18 apples",
     # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
-    choice = _CHOICE.fullmatch(text)
+    choice = CHOICE.fullmatch(text)  # an AMC choice and its value: the letter is asked
     if choice is not None:
         return read("\\text{" + choice.group(1) + "}")
     counted = _COUNTED.fullmatch(text.strip())
@@ -127,6 +122,18 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     ):
         raise error
     return read(sides[-1])
+
+
+def _choice_verdict(answer: str, reference: str, details: dict[str, Any]) -> Verdict | None:
+    """The verdict on an answer that states an AMC choice with its value, or None for another."""
+    chosen = choice_with_value(answer, reference_text(reference))
+    if chosen is None:
+        return None
+    passed, reason = chosen
+    status = "ok" if passed else "failed"
+    return Verdict(
+        passed=passed, reward=float(passed), status=status, reason=reason, details=details
+    )
 
 
 def parse_reference(reference: str) -> Node:
@@ -196,7 +203,8 @@ class MathVerifier:
             try:
                 answer_read = read(found.text)
             except MathParseError as e:
-                return fail("failed", f"the answer is not one answer: {e}", **details)
+                chosen = _choice_verdict(found.text, reference, details)
+                return chosen or fail("failed", f"the answer is not one answer: {e}", **details)
             answer = answer_read.node
             if answer[0] == "set" and OR_WORD.search(found.text) and ref[0] not in COLLECTIONS:
                 # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge.

@@ -1,0 +1,84 @@
+"""Characters a reader does not see, and letters drawn like Latin ones, in math text (red team round
+19): `math_unicode.unify` removes the first and folds the second, so that a word list ("guessing",
+"no idea", "calculator") reads "gu\u200eessing" and "n\u0585 idea" as a reader does.
+
+- Invisible: every format character (Unicode category Cf: marks of direction, invisible times and
+  separators, zero-width joiners, tags) and the other default-ignorable code points (variation
+  selectors, the combining grapheme joiner, Hangul fillers). Dropping an emoji's joiner only splits
+  the emoji into its parts, which no word list or answer reads.
+- Look-alikes: Latin letters of the IPA and small-capital blocks by their Unicode names ("LATIN
+  LETTER SMALL CAPITAL O" is o), and Armenian, Cherokee, Cyrillic and Greek letters listed in
+  Unicode's confusables as a Latin letter. Greek letters that are math symbols (alpha, iota, ...)
+  are folded only inside a word that also holds Latin letters ("gu\u03b9ess"), never alone."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# default-ignorable code points that are not Cf (Cf is read from unicodedata)
+_IGNORABLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
+_LATIN_NAME = re.compile(
+    r"LATIN (?:(SMALL|CAPITAL) LETTER|LETTER SMALL (CAPITAL)) ([A-Z])"
+    r"(?: WITH (?:HOOK|TAIL|RETROFLEX HOOK|PALATAL HOOK|CURL|LONG LEG|DESCENDER))?"
+)
+# Latin letters with no such name that read as a plain one; ħ (h-bar) and the barred letters are
+# other symbols, never folded.
+_LATIN_EXTRA = dict(zip("ɑɡıȷɩ", "agiji", strict=True))
+# Unicode's confusables (confusablesSummary.txt), to one Latin letter, for scripts that math text
+# never uses as symbols: folded wherever they stand. Cherokee small letters fold to their capitals.
+_ALWAYS = dict(
+    zip(
+        "օոսհցզքյՕՍՏԼ"  # Armenian
+        "ᎪᏴᏟᎬᎻᎥᎫᏦᏞᎷᏢᏒᏚᎢᏙᏔᎳᏃᏀᎠᏫᎩ"  # Cherokee
+        "ѵѴүҮԍԌӀһҺԝԜԁԛѕјӏ",  # Cyrillic beyond `math_unicode`'s list
+        "onuhgqfjOUSLABCEHiJKLMPRSTVWWZGDOyvVyYGGIhHwWdqsjl",
+        strict=True,
+    )
+)
+# Greek and Cyrillic letters a math answer may use as symbols: folded only in a mixed word.
+_IN_MIXED_WORD = dict(zip("αιυκρωγτεкт", "aiukpwytekt", strict=True))
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def drop_invisible(text: str) -> str:
+    """`text` without its format characters and default-ignorable code points."""
+    if not any(unicodedata.category(c) == "Cf" for c in text) and not _IGNORABLE.search(text):
+        return text
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return _IGNORABLE.sub("", text)
+
+
+@lru_cache(maxsize=4096)
+def _latin(c: str) -> str:
+    """The plain Latin letter `c` is drawn as, or `c` itself."""
+    if "\uab70" <= c <= "\uabbf" or "\u13f8" <= c <= "\u13fd":
+        return _ALWAYS.get(c.upper(), c).lower()  # a Cherokee small letter
+    if c in _ALWAYS:
+        return _ALWAYS[c]
+    if c in _LATIN_EXTRA:
+        return _LATIN_EXTRA[c]
+    if unicodedata.decomposition(c):
+        return c  # é, ñ: a visible accent, not a look-alike
+    m = _LATIN_NAME.fullmatch(unicodedata.name(c, ""))
+    if m is None:
+        return c
+    return m.group(3) if m.group(1) == "CAPITAL" else m.group(3).lower()
+
+
+def _mixed(m: re.Match[str]) -> str:
+    word = m.group()
+    if not any("a" <= c.lower() <= "z" for c in word):
+        return word
+    return "".join(_IN_MIXED_WORD.get(c, c) for c in word)
+
+
+def fold_lookalikes(text: str) -> str:
+    """`text` with every letter drawn like a Latin one written as that Latin letter."""
+    text = "".join(c if c.isascii() else _latin(c) for c in text)
+    if text.isascii():
+        return text
+    return _WORD.sub(_mixed, text)
