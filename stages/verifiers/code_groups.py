@@ -12,6 +12,9 @@ group, and each of its values but the last is one of:
   last call has returned, as Python reads it;
 - early: only a one-operator comparison that holds no later call reads it (`f() == x and g()`):
   the snapshot is what Python compared;
+- read at its call (round 19, `code_reads`): a builtin, method or f-string field that holds no
+  later call consumes it (`any(f()) and g()`): "now" ones are the snapshot, "items" ones too
+  where the harness finds its items immutable;
 - neither: the sandbox encodes it again after the last call; a value that changed, or an iterator
   it drew before a later call ran, makes the task unverifiable.
 
@@ -22,7 +25,10 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from collections.abc import Collection
 from typing import Any
+
+from stages.verifiers.code_reads import read_at_call
 
 _PLACEHOLDER = re.compile(r"_v(\d+)")
 _HOLDERS = (ast.List, ast.Tuple, ast.Set, ast.Dict)  # displays build only once all are evaluated
@@ -33,6 +39,10 @@ def _index(node: ast.AST) -> int | None:
         found = _PLACEHOLDER.fullmatch(node.id)
         return int(found.group(1)) if found else None
     return None
+
+
+def _indices(node: ast.AST) -> set[int]:
+    return {j for n in ast.walk(node) if (j := _index(n)) is not None}
 
 
 def _operates_after_operands(op: ast.AST, child: ast.AST) -> bool:
@@ -46,17 +56,25 @@ def _operates_after_operands(op: ast.AST, child: ast.AST) -> bool:
     return isinstance(op, ast.keyword)
 
 
-def call_group(expr: ast.expr, first: int, end: int) -> list[Any] | None:
-    """[first, last, late, early] for an assert whose calls are `first`..`end - 1`; None for one
-    call or none (nothing runs between its call and its comparison)."""
+def call_group(
+    expr: ast.expr, first: int, end: int, bound: Collection[str] = ()
+) -> list[Any] | None:
+    """[first, last, late, early, now, items] for an assert whose calls are `first`..`end - 1`
+    (`bound`: the names the tests' imports bind); None for one call or none (nothing runs between
+    its call and its comparison)."""
     if end - first < 2:
         return None
     parents = {id(c): p for p in ast.walk(expr) for c in ast.iter_child_nodes(p)}
     seen = Counter(i for n in ast.walk(expr) if (i := _index(n)) is not None)
-    late, early = [], []
+    late, early, read = [], [], {"now": [], "items": []}
     for node in ast.walk(expr):
         i = _index(node)
         if i is None or not first <= i < end - 1 or seen[i] != 1:
+            continue
+        later = set(range(i + 1, end))
+        consumer = read_at_call(node, parents, bound)
+        if consumer and not later & _indices(consumer[0]):  # read before any later call
+            read[consumer[1]].append(i)
             continue
         while isinstance(parents.get(id(node)), _HOLDERS):
             node = parents[id(node)]
@@ -65,13 +83,12 @@ def call_group(expr: ast.expr, first: int, end: int) -> list[Any] | None:
             node, op = op, parents.get(id(op))
         if op is None:
             continue
-        inside = {j for n in ast.walk(op) if (j := _index(n)) is not None}
-        later = set(range(i + 1, end))
+        inside = _indices(op)
         if later <= inside and _operates_after_operands(op, node):
             late.append(i)
         elif isinstance(op, ast.Compare) and len(op.ops) == 1 and not later & inside:
             early.append(i)
-    return [first, end - 1, sorted(late), sorted(early)]
+    return [first, end - 1, sorted(late), sorted(early), read["now"], read["items"]]
 
 
 def apply_fixes(tagged: list[Any]) -> list[Any]:

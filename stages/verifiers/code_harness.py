@@ -145,6 +145,38 @@ def _program(job, requests, answers, frame):
             fixes = [[i, {"u": "two iterators drawn in one assert"}] for i, _r, _s in held]
             fixes.append([last, {"u": "two iterators drawn in one assert"}])
         return fixes
+    def frozen(x, depth):
+        # An encoded value no later call can change: a scalar, or a tuple or frozenset of them.
+        t = _type(x)
+        if x is None or t is bool or t is str or t is int or t is float:
+            return True
+        if t is not _dict or depth > 100:
+            return False
+        for tag in x:
+            if tag in ("i", "f", "c", "b", "fr", "dec"):
+                return True
+            if tag == "t" or tag == "fs":
+                for y in x[tag]:
+                    if not frozen(y, depth + 1):
+                        return False
+                return True
+            return False
+        return False
+    def frozen_items(value):
+        # A list, tuple, set or dict whose items (keys and values) are all immutable: what
+        # `sorted` or `min` kept of them cannot change after the snapshot (code_reads).
+        if _type(value) is not _dict:
+            return False
+        for tag in value:
+            if tag == "l" or tag == "t" or tag == "s" or tag == "fs":
+                return frozen({"t": value[tag]}, 0)
+            if tag == "d":
+                for pair in value[tag]:
+                    if not frozen({"t": pair}, 0):
+                        return False
+                return True
+            return False
+        return False
     def answer(token, value, ref=None, fixes=None, _write=os.write, _fd=answers,
                _json=_json_encoder, _join="".join, _len=len):  # fmt: skip
         # Defaults only, no cells (a cell's contents the program could rebind; __defaults__ it
@@ -170,6 +202,8 @@ def _program(job, requests, answers, frame):
     ends = {g[1]: g for g in job["groups"]}  # an assert's last call -> its group (code_groups)
     late = frozenset(i for g in job["groups"] for i in g[2])
     early = frozenset(i for g in job["groups"] for i in g[3])
+    read_now = frozenset(i for g in job["groups"] for i in g[4])  # consumed at once (code_reads)
+    read_items = frozenset(i for g in job["groups"] for i in g[5])
     grouped = frozenset(i for g in job["groups"] for i in range(g[0], g[1]))
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
@@ -255,6 +289,8 @@ def _program(job, requests, answers, frame):
                 if index in grouped and index not in early:
                     if drawn[0] != before:
                         value = {"u": "an iterator drawn before a later call of its assert"}
+                    elif index in read_now or (index in read_items and frozen_items(value)):
+                        pass  # its consumer read it at once: the snapshot is what Python read
                     else:
                         held = held + ((index, result, "".join(_json_encoder(value, 0))),)
         except _Unsupported as e:

@@ -9,6 +9,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from stages.verifiers.code_globals import check_no_shared_globals
 from stages.verifiers.code_implicit import implicit_imports
 from stages.verifiers.code_trusted import (
     UnsupportedTests,
@@ -107,11 +108,14 @@ def _test_function(stmt: ast.FunctionDef, versions: dict[str, str]) -> ast.Funct
     return fn
 
 
-def parse(tests: str) -> tuple[ast.Module, _Parsed]:
+def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, _Parsed]:
+    """The tests sorted by shape; `reads`: the globals the program's functions read, none of
+    which the tests may bind (`code_globals`)."""
     try:
         module = ast.parse(tests)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         raise UnsupportedTests(f"the tests do not parse: {e}") from e
+    check_no_shared_globals(module, reads)
     p = _Parsed()
     defined = {s.name for s in module.body if isinstance(s, ast.FunctionDef)}
     kinds: dict[str, str] = {}

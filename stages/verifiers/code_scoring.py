@@ -95,8 +95,8 @@ def _expected_problem(test_plan: TestPlan) -> str | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _checked_plan(tests: str, defines: frozenset[str]) -> TestPlan | str:
-    test_plan = plan(tests, defines)
+def _checked_plan(tests: str, defines: frozenset[str], reads: frozenset[str]) -> TestPlan | str:
+    test_plan = plan(tests, defines, reads)
     return _expected_problem(test_plan) or test_plan
 
 
@@ -133,10 +133,10 @@ def _summary(test_plan: TestPlan) -> PlanSummary:
     )  # fmt: skip
 
 
-def plan_job(tests: str, defines: list[str]) -> tuple[str, Any]:
+def plan_job(tests: str, defines: list[str], reads: list[str]) -> tuple[str, Any]:
     """Runs in the worker: ("plan", PlanSummary), or ("unsupported" | "missing", why)."""
     try:
-        checked = _checked_plan(tests, frozenset(defines))
+        checked = _checked_plan(tests, frozenset(defines), frozenset(reads))
     except UnsupportedTests as e:
         return ("unsupported", str(e))
     except MissingEntryPoint as e:
@@ -183,12 +183,12 @@ def _overdrawn(units: list[Any], failures: list[int], values: list[Any]) -> int 
         not r.drawn_as_python() for r in replays(values[i]))), None)  # fmt: skip
 
 
-def score_job(tests: str, defines: list[str], tagged: list[Any]) -> Scored:
+def score_job(tests: str, defines: list[str], reads: list[str], tagged: list[Any]) -> Scored:
     """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
     `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
     values = decode_all(tagged)  # the caller decoded them once already: they decode
     try:
-        checked = _checked_plan(tests, frozenset(defines))
+        checked = _checked_plan(tests, frozenset(defines), frozenset(reads))
         if isinstance(checked, str):
             return ("unverifiable", checked)
         returned = returned_inputs(tagged, checked.calls)

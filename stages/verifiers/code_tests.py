@@ -363,11 +363,16 @@ def _splitter(p: Any, candidate: set[str], shared: set[str], defines: Iterable[s
     return splitter
 
 
-def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPlan:
+def plan(
+    tests: str,
+    defines: frozenset[str] | set[str] = frozenset(),
+    reads: frozenset[str] = frozenset(),
+) -> TestPlan:
     """Take `tests` apart for a program defining `defines` at top level (`program_names`).
+    `reads`: the globals its functions read (`code_globals`: the tests may bind none of them).
     UnsupportedTests names the first statement it cannot handle; MissingEntryPoint says the tests
     call only builtin names, none of which the program defines."""
-    module, p = _parse(tests)
+    module, p = _parse(tests, reads)
     if any(isinstance(n, ast.Name) and n.id in (IS_INPUT, IS_SAME) for n in ast.walk(module)):
         raise UnsupportedTests("the tests name a function the trusted side uses")
     candidate = candidate_names(module, p, defines)
@@ -386,7 +391,7 @@ def plan(tests: str, defines: frozenset[str] | set[str] = frozenset()) -> TestPl
             first = len(splitter.calls)
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
             check_trusted(trusted, p.bound)
-            group = call_group(trusted, first, len(splitter.calls))
+            group = call_group(trusted, first, len(splitter.calls), p.bound)
             groups.extend([group] if group else [])
             exprs.append(guard(trusted))
         return Unit(name, exprs)

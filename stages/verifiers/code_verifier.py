@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
+from stages.verifiers.code_globals import function_global_reads
 from stages.verifiers.code_groups import apply_fixes
 from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
@@ -72,7 +73,8 @@ class CodeVerifier:
             return fail("parse_error", str(e))
         names = program_names(code) if code.strip() else frozenset()
         defines = sorted(names or ())
-        planned = self._trusted_run(("plan", tests, defines))
+        reads = sorted(function_global_reads(code)) if names else []  # code_globals
+        planned = self._trusted_run(("plan", tests, defines, reads))
         if isinstance(planned, str):
             return fail("parse_error", planned)
         kind, found = planned
@@ -100,7 +102,7 @@ class CodeVerifier:
         if isinstance(read, Verdict):
             return read
         report, values, details = read
-        job = ("score", tests, defines, report["values"])
+        job = ("score", tests, defines, reads, report["values"])
         return self._score(test_plan, job, values, details)
 
     def _reported_values(

@@ -191,11 +191,11 @@ def test_one_unpacked_call_in_a_display_reads_as_the_builtin(
 @pytest.mark.parametrize(
     ("test", "group"),
     [
-        ("[_v0, _v1] == x", [0, 1, [0], []]),  # compared after both calls: late
-        ("_v0 == [1] and _v1 == 2", [0, 1, [], [0]]),  # compared before the next call: early
-        ("_v0 and _v1 == 2", [0, 1, [], []]),  # its truth read in between: neither
-        ("list(zip(_v0, [_v1, 0])) == x", [0, 1, [0], []]),
-        ("f'{_v0}{_v1}' == x", [0, 1, [], []]),  # formatted before the next call
+        ("[_v0, _v1] == x", [0, 1, [0], [], [], []]),  # compared after both calls: late
+        ("_v0 == [1] and _v1 == 2", [0, 1, [], [0], [], []]),  # compared before the next: early
+        ("_v0 and _v1 == 2", [0, 1, [], [], [], []]),  # its truth read in between: neither
+        ("list(zip(_v0, [_v1, 0])) == x", [0, 1, [0], [], [], []]),
+        ("f'{_v0}{_v1}' == x", [0, 1, [], [], [0], []]),  # formatted before the next: round 19
     ],
 )
 def test_the_groups_reading_of_an_assert(test: str, group: list) -> None:

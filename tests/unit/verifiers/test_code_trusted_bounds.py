@@ -42,7 +42,7 @@ def test_an_expected_value_past_the_bounds_makes_the_task_unverifiable(verifier,
 
 
 def test_the_worker_says_why_and_the_verifier_still_pays_right_programs_afterwards(verifier):
-    status, why = score_job("assert f(1) == 2 ** 2 ** 40", ["f"], [2])
+    status, why = score_job("assert f(1) == 2 ** 2 ** 40", ["f"], [], [2])
     assert status == "unverifiable" and "past the trusted evaluator's bounds" in why
     assert verifier.verify(RIGHT, "assert f(1) == 2\nassert f(2) == 3 ** 1").passed
     assert not verifier.verify("def f(x):\n    return x", "assert f(1) == 2").passed
