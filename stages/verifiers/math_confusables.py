@@ -82,3 +82,40 @@ def fold_lookalikes(text: str) -> str:
     if text.isascii():
         return text
     return _WORD.sub(_mixed, text)
+
+
+# Blocks whose letters, inside a word of plain Latin letters, are there to be misread: IPA and
+# phonetic letters, Latin Extended-B/C/D, Cyrillic, Armenian, Georgian, Cherokee, Lisu. Greek is
+# left out (2πr, 5 μm), and so are letters that carry a visible accent (ǎ, ș) and Latin-1 and
+# Extended-A letters (ß, ø, ł, œ), which words of other languages use.
+_LOOKALIKE_BLOCKS = (
+    (0x0180, 0x02FF), (0x0400, 0x052F), (0x0530, 0x058F), (0x10A0, 0x10FF), (0x13A0, 0x13FF),
+    (0x1D00, 0x1DBF), (0x1E00, 0x1EFF), (0x2C60, 0x2C7F), (0xA4D0, 0xA4FF), (0xA720, 0xA7FF),
+    (0xAB30, 0xABBF),
+)  # fmt: skip
+
+
+def _lookalike(c: str) -> bool:
+    code = ord(c)
+    return (
+        c.isalpha()
+        and any(low <= code <= high for low, high in _LOOKALIKE_BLOCKS)
+        and not unicodedata.decomposition(c)
+    )
+
+
+def mixed_script_word(text: str) -> str | None:
+    """A word of `text` that mixes plain Latin letters with a letter of another block drawn to be
+    misread (`g\u028bessing`, read "guessing": `fold_lookalikes` folds it by its name to "v"), or
+    None. The math verifier reads such a response as no answer: no table lists every look-alike, a
+    word list cannot read such a word, and a person would not write one (red team round 19)."""
+    if text.isascii():
+        return None
+    text = drop_invisible(unicodedata.normalize("NFKC", text))
+    for m in _WORD.finditer(text):
+        word = m.group()
+        if word.isascii() or not any(c.isascii() for c in word):
+            continue
+        if any(map(_lookalike, word)):  # as written: a fold by name may guess the wrong letter
+            return word
+    return None

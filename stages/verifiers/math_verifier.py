@@ -14,6 +14,7 @@ from typing import Any
 from stages.verifiers.config import MathVerifierConfig
 from stages.verifiers.math_choice import CHOICE, choice_with_value
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
+from stages.verifiers.math_confusables import mixed_script_word
 from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_nouns import noun_conflict
@@ -187,6 +188,9 @@ class MathVerifier:
         if isinstance(ref_read, str):
             return fail("parse_error", ref_read)
         ref = ref_read.node
+        mixed = mixed_script_word(response)
+        if mixed is not None:  # a doubt word spelled past the word lists (round 19)
+            return fail("failed", f"a word mixes look-alike letters of other scripts: {mixed!r}")
         found = extract_answer(response, self.config.extraction, self.config.max_answer_chars)
         details: dict[str, Any] = {"extracted": found.text, "mode": found.mode}
         if found.text is None and found.several and ref[0] in (*UNORDERED, "braces"):

@@ -78,7 +78,6 @@ RIGHT = [
     # invisible characters and look-alikes leave a right answer right
     ("lrm_in_answer_phrase", "The ans\u200ewer is $\\boxed{5}$.", "5"),
     ("emoji_zwj_sequence", "Done \U0001f468\u200d\U0001f469\u200d\U0001f467! " + _box("5"), "5"),
-    ("armenian_in_answer_word", "T\u0570e answer is $\\boxed{5}$.", "5"),
     ("greek_alpha_alone", _box("2\\alpha"), "2\\alpha"),
     # a justification with one value for the unknown, and true numeric steps
     ("because_x_is_answer", _box("5") + " This is because $x = 5$.", "5"),
