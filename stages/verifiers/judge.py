@@ -25,6 +25,7 @@ from stages.verifiers.config import JudgeConfig
 from stages.verifiers.judge_address import plain_form
 from stages.verifiers.judge_fence import injection_kinds, names_reply_format, neutralise, skeleton
 from stages.verifiers.judge_forms import reason_fails
+from stages.verifiers.judge_reason_undercut import reason_undercuts
 from stages.verifiers.judge_reasons import reason_contradicts
 from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
 
@@ -138,7 +139,12 @@ def _says_fails(reason: str, rubric: str = "") -> bool:
     drawn = skeleton(bare)
     if _REASON_FAILS.search(reason) or _REASON_FAILS.search(drawn):
         return True
-    return reason_fails(drawn, plain_form(bare)) or reason_contradicts(drawn, rubric)
+    plain = plain_form(bare)
+    return (
+        reason_fails(drawn, plain)
+        or reason_contradicts(drawn, rubric)
+        or reason_undercuts(drawn, plain)  # `passed: false`, "Oops", "Başarısız", "Uncertain"
+    )
 
 
 def _rubric_id(value: Any) -> int | None:

@@ -31,7 +31,7 @@ from stages.verifiers.qa_doubt import (
     without_certainty,
 )
 from stages.verifiers.qa_doubt_languages import FOREIGN_DOUBT
-from stages.verifiers.qa_hedges import MORE_NO_COMMITMENT
+from stages.verifiers.qa_hedges import CHANCE_OR_MEMORY, MORE_NO_COMMITMENT
 from stages.verifiers.qa_stance import (
     LEAD_IN,
     RESTRICTIVE,
@@ -46,9 +46,11 @@ _TAG_OPEN = re.compile(r"<\s*(?:final[_\s-]?)?answer\b[^<>]*>", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"<\s*/\s*(?:final[_\s-]?)?answer\s*>", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 # Spaces within a line only (`[^\S\n]`): `^\s*` from every line start of a run of newlines
-# rescans the run (quadratic). The value may stand on the next line ("Answer:\nParis").
+# rescans the run (quadratic). The value may stand on the next line ("Answer:\nParis"). Round
+# 19: `=` and a dash separate the label too (`Answer = Paris`, `Answer — Paris`, `Answer - Paris`).
 _ANSWER_LINE = re.compile(
-    rf"(?im)^[^\S\n]*{LEAD_IN}*+[*_]*(?:final answer|answer)[*_]*[^\S\n]*[:：][*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
+    rf"(?im)^[^\S\n]*{LEAD_IN}*+[*_]*(?:final answer|answer)[*_]*[^\S\n]*"
+    r"(?:[:：=\u2013\u2014\u2015]|(?<=[^\S\n])--?(?=[^\S\n]))[*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
 )
 CITE_TAG = re.compile(
     r"<(?:cite|citations?|support)>(.*?)</(?:cite|citations?|support)>", re.DOTALL | re.I
@@ -272,7 +274,13 @@ def problem_before(before: str, answer: str = "") -> str | None:
     doubt = next(
         (
             m
-            for p in (NO_COMMITMENT, MORE_NO_COMMITMENT, GROUNDLESS, FOREIGN_DOUBT)
+            for p in (
+                NO_COMMITMENT,
+                MORE_NO_COMMITMENT,
+                CHANCE_OR_MEMORY,
+                GROUNDLESS,
+                FOREIGN_DOUBT,
+            )
             if (m := untitled(p, window, answer))
         ),
         None,

@@ -23,6 +23,8 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 
+from stages.verifiers.qa_number_words import amount_words_as_digits
+
 # one whitespace quantifier before the "&" read a blank with no "&" quadratically (5 s on 50 KB)
 _AMPERSAND = re.compile(r"(?<!\s)\s*+&\s*")
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
@@ -109,6 +111,7 @@ def written_forms(text: str) -> str:
     text = _CLOCK.sub(_clock, text)
     text = _FOREIGN_DOLLAR.sub(lambda m: f"{m.group(2)} {_DOLLAR_CODES[m.group(1)]}", text)
     text = _INDIAN_GROUPING.sub(lambda m: m.group(1).replace(",", ""), text)
+    text = amount_words_as_digits(text)  # `five dollars` as `5 dollars`, round 19
     text = _DOLLARS.sub(lambda m: f"${m.group(1) or m.group(2)}", text)
     text = _RE_SPELLING.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}er{m.group(3)}", text)
     text = _CENTRE.sub(lambda m: f"{m.group(1)}er{m.group(2)}", text)

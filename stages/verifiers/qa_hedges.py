@@ -45,3 +45,52 @@ MORE_NO_COMMITMENT = re.compile(
     r"|(?:pure|total|complete)\s+(?:fabrication|invention|fiction)|(?:i'm|i\s+am)\s+bluffing"
     r")(?![\w'])"
 )
+
+# Round 19: three more notions of a hedge, read like MORE_NO_COMMITMENT in the window before the
+# answer. A probability below certainty (a percentage under 100, a decimal under 1, `1 in 3`,
+# `7/10`) beside a word of confidence or chance, or a low level named ("Certainty: 30%", "I'd put
+# this at 30% odds", "Confidence: low"); `100%` sure is certainty.
+_BELOW_CERTAIN = (
+    r"(?:(?<![\d.])\d{1,2}(?:\.\d+)?\s*(?:%|percent|per\s*cent)|(?<![\d.])0?\.\d+(?![\d.%])"
+    r"|(?<![\d.])\d+\s+(?:in|out\s+of)\s+\d+|(?<![\d.])\d\s*/\s*10(?!\d))"
+)
+_CONFIDENCE = (
+    r"(?:certainty|confidence|confident|certain|sure|probability|likelihood|chances?|odds"
+    r"|likely|probable|credence)"
+)
+_LOW_LEVEL = (
+    r"(?:low|lowish|medium|moderate|middling|limited|modest|partial|some|little|slight|weak|shaky"
+    r"|mixed|fair|not\s+(?:high|great|full))"
+)
+CHANCE_OR_MEMORY = re.compile(
+    r"(?i)(?<![\w'])(?:"
+    rf"{_CONFIDENCE}(?:\s+(?:level|score|estimate|rating))?\s*(?:[:=~\u2248-]|is|of|at|about"
+    rf"|around|roughly|are)?\s*(?:about\s+|around\s+|roughly\s+|~\s*)?{_BELOW_CERTAIN}"
+    rf"|{_BELOW_CERTAIN}\s*(?:sure|certain|confident|confidence|certainty|chance|odds|likely"
+    r"|probability|likelihood|probable)"
+    rf"|(?:put|give|rate|estimate|place|peg)\s+(?:this|it|that|my\s+odds)\s+(?:at|a)\s+{_BELOW_CERTAIN}"
+    rf"|{_LOW_LEVEL}[\s-]+(?:confidence|certainty)"
+    rf"|(?:confidence|certainty)(?:\s+level)?\s*(?:[:=-]|is)?\s*{_LOW_LEVEL}(?![\w'])"
+    # a random choice: a coin, a die, lots, a hat, a wheel, a dart
+    r"|(?:flip|flipped|flipping|toss|tossed|tossing|spin|spun)\s+(?:of\s+)?(?:a|the|my)?\s*coin"
+    r"|coin\s+(?:came|landed|says|said|shows|showed|decided|chose|picked)"
+    r"|heads\b[^.\n]{0,40}\btails|tails\b[^.\n]{0,40}\bheads"
+    r"|(?:roll|rolled|rolling|throw|threw|thrown|cast)\s+(?:of\s+)?(?:a|the|my|some)?\s*(?:die|dice"
+    r"|d\d{1,3})(?![\w'])|dice\s+(?:roll|throw)|(?:draw|drew|drawing|drawn)\s+(?:of\s+)?(?:lots|straws?"
+    r"|a\s+straw|names?)|short(?:est)?\s+straw|out\s+of\s+a\s+hat|spin(?:ning)?\s+(?:of\s+)?(?:a|the)"
+    r"\s+(?:wheel|bottle)|rock[\s,-]+paper[\s,-]+scissors|magic\s+8[\s-]?ball"
+    r"|(?:threw|throw|throwing)\s+a\s+dart"
+    # doubt idioms and a failing memory
+    r"|(?:grain|pinch)\s+of\s+salt|(?:vague|hazy|fuzzy|faint|dim|foggy|patchy|shaky|distant)\s+"
+    r"(?:memory|memories|recollection|recall|impression)|(?:vaguely|dimly|faintly|half[\s-]?)\s*"
+    r"(?:remember|recall|recollect)\w*|seem\s+to\s+(?:remember|recall)|rings\s+a\s+bell"
+    r"|(?:going|based|relying|working)\s+(?:by|on|off|from)\s+(?:my\s+|a\s+)?memory"
+    r"|(?:could|may|might)\s+(?:well\s+)?be\s+(?:wrong|mistaken|off)|correct\s+me\s+if"
+    r"|(?:don't|do\s+not)\s+hold\s+me\s+to|no\s+(?:guarantees?|promises)|(?:can't|cannot)\s+"
+    r"(?:guarantee|promise|vouch)|(?:i|we)\s+(?:haven't|have\s+not|didn't|did\s+not|couldn't"
+    r"|could\s+not)\s+(?:verif\w*|check\w*|confirm\w*|double[\s-]check\w*)"
+    r"|unverified|unconfirmed|for\s+what\s+it'?s\s+worth|fwiw|off\s+the\s+cuff"
+    r"|back[\s-]of[\s-](?:the[\s-])?envelope|rough\s+(?:guess|estimate|idea)|ballpark|spitball\w*"
+    r"|long\s+shot"
+    r")(?![\w'])"
+)

@@ -151,3 +151,36 @@ def month_name(abbreviation: str) -> str:
     """`Oct` and `October` are one month: its full name, lower case."""
     word = abbreviation.lower()
     return next((name for name in MONTHS if name.startswith(word[:3])), word)
+
+
+# Round 19: an amount in number words before `dollars` / `USD` (`five dollars`, `twenty-five
+# USD`) is its digits, so that `qa_forms` writes it `$5` as it does `5 dollars`.
+_AMOUNT_WORDS = re.compile(
+    rf"(?i)(?<![\w'-])(?:{_NUMBER_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_NUMBER_WORD}))*"
+    r"(?=\s+(?:US\s+)?(?:dollars?|USD)(?![\w'-]))"
+)
+
+
+def amount_words_as_digits(text: str) -> str:
+    """`text` with each run of number words before `dollars` or `USD` written in digits; a run
+    that names no one number stays (`two three dollars`)."""
+
+    def digits(m: re.Match[str]) -> str:
+        words = re.split(r"[\s-]+", m.group().lower())
+        value = _small_value(words)
+        if value is None:
+            value = _words_value(words)
+        return m.group() if value is None else str(value)
+
+    return _AMOUNT_WORDS.sub(digits, text)
+
+
+def _small_value(words: list[str]) -> int | None:
+    """A number under 100 in words (`five`, `twenty`, `twenty-five`), or None."""
+    if len(words) == 1 and words[0] in _UNITS:
+        return _UNITS.index(words[0])
+    if len(words) == 1 and words[0] in _TENS:
+        return _TENS[words[0]]
+    if len(words) == 2 and words[0] in _TENS and words[1] in _UNITS[1:10]:
+        return _TENS[words[0]] + _UNITS.index(words[1])
+    return None

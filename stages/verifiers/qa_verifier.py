@@ -42,6 +42,7 @@ from stages.verifiers.qa_strict import (
     strict_tokens,
     without_gloss,
 )
+from stages.verifiers.qa_units import number_then_unit
 from stages.verifiers.types import QAReference, Verdict, fail
 
 _NEGATION = re.compile(r"(?i)(?<![\w'])(?:not|no|never|neither|nor|none)(?![\w'])|n't(?!\w)")
@@ -116,8 +117,12 @@ def _number_and_unit(answer: str, golds: Sequence[str]) -> bool:
     unit or noun the question counts in (`1,500 people` for `1500`, `42 km` for `42`, round 17):
     one word of two letters or more as written (`5m` may be millions; `250 meters` reads `250 m`),
     not another number, and none that changes the value (`1500 BC`, `42 hundred`, `12 percent`,
-    `42 plus`, `42 squared`, `42 grand`, `42 years ago`'s `ago`, a fraction's `42 hundredths`)."""
+    `42 plus`, `42 squared`, `42 grand`, `42 years ago`'s `ago`, a fraction's `42 hundredths`).
+    Round 19: the word must be on `qa_units`' closed list (`12 apparently`, `12 (jk)` are none)."""
     if len(answer.split()) > 4:  # a number and a word: no tokenising a long answer again
+        return False
+    parts = number_then_unit(answer)
+    if parts is None or len(strict_tokens(parts[0])) != 1:
         return False
     pred = strict_tokens(answer)
     if len(pred) != 2 or not pred[0].startswith("num"):
