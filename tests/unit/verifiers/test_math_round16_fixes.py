@@ -233,11 +233,11 @@ def test_a_right_response_is_paid(name: str, response: str, reference: str) -> N
 
 
 def test_reference_nouns_are_read_in_bounded_time() -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     for filler in ("1" * 50000 + " apples", "1 " * 25000 + "apples", "}" * 50000 + "x"):
         assert reference_noun(filler) is None or len(filler) < 300
         noun_conflict("apples " * 5000, filler)
-    assert time.perf_counter() - start < 0.2
+    assert time.process_time() - start < 0.2
 
 
 def test_forms_beyond_the_bounds_are_left_as_written() -> None:
@@ -272,7 +272,7 @@ FILLERS = [
 @pytest.mark.parametrize("filler", FILLERS, ids=range(len(FILLERS)))
 def test_long_filler_is_read_in_bounded_time(filler: str) -> None:
     VERIFIER.verify("\\boxed{5}", "5")  # the first call of a worker sets up what it needs
-    start = time.perf_counter()
+    start = time.process_time()
     VERIFIER.verify(f"So ${filler} = \\boxed{{5}}$.", "5")
     rewrite_forms(filler)
-    assert time.perf_counter() - start < 0.2
+    assert time.process_time() - start < 0.2

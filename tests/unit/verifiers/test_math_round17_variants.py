@@ -18,9 +18,9 @@ def _paid(response: str, reference: str) -> bool:
 
 
 def _seconds(response: str, reference: str = "5") -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     VERIFIER.verify(response, reference)
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 @pytest.mark.parametrize(

@@ -156,6 +156,6 @@ def test_a_right_answer_near_a_round18_rule_is_paid(
 )
 def test_the_new_rules_meet_long_filler_in_bounded_time(filler: str, size: int) -> None:
     text = (filler * (size // len(filler) + 1))[:size] + " The answer is $\\boxed{5}$."
-    start = time.perf_counter()
+    start = time.process_time()
     VERIFIER.verify(text, "5")
-    assert time.perf_counter() - start < 1.5
+    assert time.process_time() - start < 1.5

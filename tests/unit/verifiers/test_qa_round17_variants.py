@@ -191,7 +191,7 @@ def test_a_long_run_of_blanks_on_the_answer_line_is_read_in_linear_time(blank: s
     timings = []
     for size in (20_000, 80_000):
         text = "Sydney." + blank * (size // len(blank)) + " 5"
-        start = time.perf_counter()
+        start = time.process_time()
         qa_paid(text, "5")
-        timings.append(time.perf_counter() - start)
+        timings.append(time.process_time() - start)
     assert timings[1] < 8 * timings[0] + 0.5, timings
