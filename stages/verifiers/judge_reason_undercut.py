@@ -33,9 +33,10 @@ _FIELD_FALSE = (
 _CORRECTION = (
     r"\b(?:oops|whoops|my\s+bad|typo|scratch\s+that|strike\s+that|correction|erratum|i\s+misspoke"
     r"|by\s+mistake|mistakenly|in\s+error|erroneously|accidentally|inadvertently|wrongly\s+(?:set"
-    r"|marked|flagged)|should\s+(?:have\s+been|read|say|be)\s+(?:false|fail\w*|no|not\s+passed)"
+    r"|marked|flagged)|should\s+(?:\w+\s+){0,2}(?:have\s+been|read|say|be)\s+(?:an?\s+)?(?:false|fail\w*|no"
+    r"|not\s+passed)\b"
     r"|(?:i|we)\s+(?:meant|mean|intended)\s+(?:to\s+(?:say|mark|set|put)\s+(?:it\s+)?)?"
-    r"(?:false|fail\w*|no|not|as\s+(?:false|fail\w*))"
+    r"(?:false|fail\w*|no|not|as\s+(?:false|fail\w*))\b"
     r"|actually[\s,:;-]+(?:it\s+)?(?:no|false|fails?|not|doesn't|does\s+not|isn't|is\s+not)\b"
     r"|wait[\s,:;.!-]+(?:no|actually|i\s+meant|that's\s+wrong)"
     r"|(?:ignore|disregard)\s+(?:the\s+)?(?:flag|field|passed|verdict|true))"

@@ -101,6 +101,10 @@ def test_shared_case_is_a_judge_error(case: dict) -> None:
         "N/A",
         "Not applicable.",
         "50/50.",
+        # words between "should" and the value it names (the held-out half's "should actually be")
+        "Pass (should actually be fail).",
+        "It should really be false.",
+        "Should probably have been a fail.",
     ],
 )
 def test_a_passing_grade_whose_reason_contradicts_it_is_a_judge_error(reason: str) -> None:
@@ -124,6 +128,9 @@ def test_a_passing_grade_whose_reason_contradicts_it_is_a_judge_error(reason: st
         "Đạt.",
         "合格",
         "Three short lines about falling leaves.",
+        # "no"/"not" as the start of a longer word is no verdict
+        "It should be noted the poem has three lines.",
+        "I meant nothing more by the count: three lines.",
     ],
 )
 def test_honest_passing_reasons_still_pass(reason: str) -> None:
