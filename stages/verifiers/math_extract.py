@@ -18,7 +18,6 @@ from stages.verifiers.math_choice import choice_key
 from stages.verifiers.math_commit import (
     WINDOW,
     doubt_before,
-    left_context_problem,
     named_count,
     tail_problem,
 )
@@ -28,13 +27,11 @@ from stages.verifiers.math_context import (
     sentence_end,
     sentence_start,
     strip_filler,
-    trimmed_end,
     unescaped,
     visible_text,
 )
-from stages.verifiers.math_exact import side_value
 from stages.verifiers.math_explain import same_value
-from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
+from stages.verifiers.math_prefix import EQUIV_GAP, LIST_GAP, Final, check_prefix, grammar_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
 from stages.verifiers.math_read import ReadError, answer_key, read
 from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs: public here too
@@ -70,18 +67,6 @@ _BOX_LABEL = re.compile(
 )
 _OPERATORS = frozenset("+-*/^_=<>|")
 _CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
-# Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
-# \\boxed{3}").
-_LIST_GAP = re.compile(
-    r"^(?:\s|\$|\\[()\[\]]|\\q?quad|\\[,;!]|,|and|or|\\text\s*\{\s*(?:for\s+part\s+\(?[a-z0-9]\)?)?"
-    r"\s*,?\s*(?:and|or)\s*\})*$"
-)
-# Between two boxes that restate one answer ("\\boxed{\\frac12} or equivalently \\boxed{0.5}"): their
-# values must then be equal (`math_explain.same_value`), or they are two different finals.
-_EQUIV_GAP = re.compile(
-    r"^(?:\s|\$|\\[()\[\]])*(?:,?\s*(?:or|i\.e\.|that\s+is|which\s+is)\s*,?\s*(?:equivalently\s*,?)?"
-    r"|,?\s*equivalently\s*,?|=)(?:\s|\$|\\[()\[\]])*$"
-)
 MAX_BARE_CHARS = 400
 
 
@@ -99,16 +84,7 @@ class Extraction:
     tail: str = ""  # the rest of the answer's sentence ("oranges."): what a count names
 
 
-@dataclass(frozen=True)
-class _Final:
-    start: int  # where the box or marker starts
-    end: int  # where the answer text ends (the box's closing brace, a unit after it included)
-    text: str
-    kind: str  # "boxed" | "answer_line" | "####"
-    weak: bool = False  # `math_weak`'s forms ("Result: 5", "<answer>5</answer>"): prefix checked
-
-
-def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
+def _box_final(body: str, start: int, end: int, inner: str) -> Final:
     """The final a box states, with a unit that follows it read as part of it and a label before
     it ("$y_1 = \\boxed{3}$" states y_1 = 3)."""
     label = _BOX_LABEL.search(body, max(0, start - 40), start)
@@ -126,8 +102,8 @@ def _box_final(body: str, start: int, end: int, inner: str) -> _Final:
             continue
         if with_unit.unit is not None or with_unit.node[0] == "pct":
             stop = body.index(words[n - 1], end) + len(words[n - 1])
-            return _Final(start, stop, f"{inner} {candidate}", "boxed")
-    return _Final(start, end, inner, "boxed")
+            return Final(start, stop, f"{inner} {candidate}", "boxed")
+    return Final(start, end, inner, "boxed")
 
 
 def _markers(body: str) -> list[re.Match[str]] | str:
@@ -154,11 +130,11 @@ def _markers(body: str) -> list[re.Match[str]] | str:
     return [found[k] for k in sorted(found)]
 
 
-def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
+def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
     markers = _markers(body)
     if isinstance(markers, str):
         return markers
-    finals: list[_Final] = []
+    finals: list[Final] = []
     for k, m in enumerate(markers):
         kind = "####" if m.group("hash") else "answer_line"
         text_start = m.end()
@@ -184,7 +160,7 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         # "The answer is \boxed{\frac12} or equivalently \boxed{0.5}": boxes restating one
         # value are read as boxes, whose gap and values are checked there (round 15)
         restated = all(
-            _EQUIV_GAP.match(inner[a[1] : b[0]]) for a, b in zip(spans, spans[1:], strict=False)
+            EQUIV_GAP.match(inner[a[1] : b[0]]) for a, b in zip(spans, spans[1:], strict=False)
         )
         rest = inner[spans[-1][1] :] if spans and spans[0][0] == 0 and restated else None
         if rest is not None and _unit_only(rest, spans[-1][2], body[: m.start()]):
@@ -192,12 +168,12 @@ def _marked_finals(body: str, max_chars: int) -> list[_Final] | str:
         own = sentence_start(body, m.start())
         cue = (
             doubt_before(body, m.end())
-            or _grammar_problem(body, own, body[own : m.end()])
+            or grammar_problem(body, own, body[own : m.end()])
             or competing_value(body, m.end(), unboxed(inner))
         )
         if cue:
             return cue
-        finals.append(_Final(m.start(), text_end, unboxed(inner), kind))
+        finals.append(Final(m.start(), text_end, unboxed(inner), kind))
     return finals
 
 
@@ -229,77 +205,8 @@ def _unit_only(rest: str, inner: str, earlier: str) -> bool:
         return False
 
 
-def _grammar_problem(body: str, own: int, prefix: str) -> str | None:
-    """The first line of defence (`math_grammar`): the answer's own sentence must be a plain
-    commitment, and a bare answer must not be labelled or disowned by the line before it."""
-    problem = commitment_problem(prefix)
-    if problem:
-        return problem
-    lo = max(0, own - WINDOW)  # a heading is read within a bounded window
-    line_start = body.rfind("\n", lo, own) + 1
-    heading = body[max(lo, body.rfind("\n", lo, max(line_start - 1, 0)) + 1) : line_start].lstrip()
-    if heading.startswith("#") and previous_problem(heading.lstrip("# ")):
-        return f"a heading before the answer disowns it ({heading.strip()[:50]!r})"
-    if not is_bare(prefix):
-        return None
-    before = trimmed_end(body, own)
-    if before == 0:
-        return None
-    return previous_problem(body[sentence_start(body, before - 1) : before])
-
-
-_UNCHECKED_KEY = re.compile(
-    r"(?i)\"(?:verified|verification|status|self[_ -]?check|checked|check|confidence|solved|complete"
-    r"|completed|correct|valid|certain|sure|done|finished)\"\s*:\s*\"?(?:no|false|unsolved|unverified"
-    r"|failed|fail|low|unknown|incomplete|unsure|partial|guess|guessed|wrong|invalid|null|none|0"
-    r"|pending|todo|unchecked|not[_ -]\w+)(?![\w])"
-)
-
-
-def _check_prefix(body: str, final: _Final, previous: _Final | None) -> str | None:
-    if final.weak and body.startswith('"', final.start):
-        # a JSON key: its object's other keys are no sentence ({"reasoning": "2 + 3", "answer":
-        # 5}); only a doubt before it counts ({"status": "guess", "answer": 5}, round 13), or a
-        # key saying the work is unchecked or unsolved ({"verified": "no", ...}, round 15)
-        unchecked = _UNCHECKED_KEY.search(body, max(0, final.start - WINDOW), final.start)
-        if unchecked:
-            return f"{unchecked.group()!r} before the answer"
-        return doubt_before(body, final.start)
-    own = sentence_start(body, final.start)
-    prefix = body[own : final.start]
-    gap = body[previous.end : final.start] if previous is not None else None
-    listed = gap is not None and bool(_LIST_GAP.match(gap) or _EQUIV_GAP.match(gap))
-    grammar = None if listed else _grammar_problem(body, own, prefix)
-    # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
-    second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
-    return (
-        second
-        or grammar
-        # the raw window, not the sentence: "$4! = \\boxed{20}$" has a "!" that ends no sentence
-        or _false_equation(body[max(0, final.start - WINDOW) : final.start], final.text)
-        or competing_value(body, final.start, final.text)
-    )
-
-
-_EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")
-
-
-def _false_equation(prefix: str, answer_text: str) -> str | None:
-    """ "$4 \\times 9 = \\boxed{37}$", "$\\sqrt{36} = \\boxed{7}$": the box ends an equation
-    whose other side is a number."""
-    m = _EQUATION_LEFT.search(prefix[-WINDOW:])
-    if not m:
-        return None
-    # a left side the answer grammar cannot compute as written ("\\sqrt{36}", "4!") is read
-    # by `math_exact` (round 15); one it cannot compute at all proves nothing
-    left, right = side_value(m.group("lhs")), side_value(answer_text)
-    if left is not None and right is not None and left != right:
-        return "a false equation before the answer"
-    return None
-
-
-def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | str:
-    found: list[_Final] = []
+def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[Final] | str:
+    found: list[Final] = []
     if "answer_line" in modes:
         marked = _marked_finals(body, max_chars)
         if isinstance(marked, str):
@@ -309,7 +216,7 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
         if isinstance(weak, str):
             return weak
         found += [
-            _Final(start, end, text, "answer_line", weak=True)
+            Final(start, end, text, "answer_line", weak=True)
             for start, end, text in weak
             if not any(f.start <= start < f.end for f in found)
         ]
@@ -329,18 +236,18 @@ def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[_Final] | s
     k = len(found) - 1
     while k > 0 and found[k].kind == found[k - 1].kind == "boxed":
         gap = body[found[k - 1].end : found[k].start]
-        if not (_LIST_GAP.match(gap) or _EQUIV_GAP.match(gap)):
+        if not (LIST_GAP.match(gap) or EQUIV_GAP.match(gap)):
             break
         k -= 1
     for j in range(k, len(found)):
         if found[j].kind == "boxed" or found[j].weak:
-            problem = _check_prefix(body, found[j], found[j - 1] if j > k else None)
+            problem = check_prefix(body, found[j], found[j - 1] if j > k else None)
             if problem:
                 return problem
     return found
 
 
-def _sentence_line(final: _Final, body: str) -> _Final:
+def _sentence_line(final: Final, body: str) -> Final:
     """ "Final Answer: The largest $n$ is 34": an answer line that is a sentence stating one
     answer in a closed form (`math_prose`) states that answer."""
     if final.kind != "answer_line":
@@ -352,10 +259,10 @@ def _sentence_line(final: _Final, body: str) -> _Final:
         stated = stated_in_sentence(
             final.text.strip(), ("latex",), marked=True, earlier=body[: final.start]
         )
-        return final if stated is None else _Final(final.start, final.end, stated[0], final.kind)
+        return final if stated is None else Final(final.start, final.end, stated[0], final.kind)
 
 
-def _agree(body: str, finals: list[_Final]) -> Extraction:
+def _agree(body: str, finals: list[Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
     written = finals[-1].text
     finals = [_sentence_line(f, body) for f in finals]
@@ -394,7 +301,7 @@ def _agree(body: str, finals: list[_Final]) -> Extraction:
     texts = tuple(keys.values())
     several = ()
     if all(f.kind == "boxed" for f in finals) and all(
-        _LIST_GAP.match(body[a.end : b.start]) for a, b in zip(finals, finals[1:], strict=False)
+        LIST_GAP.match(body[a.end : b.start]) for a, b in zip(finals, finals[1:], strict=False)
     ):
         several = texts  # "\boxed{2} and \boxed{3}", "\boxed{5} or \boxed{-5}": a set reference
     return Extraction(
