@@ -144,13 +144,26 @@ _COLUMN_TYPES = {"run_id": str, "seq": int, "type": str, "schema_version": int,
                  "recorded_at": str, "prev_hash": str, "hash": str}  # fmt: skip
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_schema(data: dict) -> None:
     """A row's columns of their types, and its payload as its event type and version say it must
     be: known type and version, every field present (a reader takes them from the stored
     payload), each of its type."""
     for column, kind in _COLUMN_TYPES.items():
-        if type(data.get(column)) is not kind:
+        value = data.get(column)
+        if type(value) is not kind:
             raise ValueError(f"its {column} must be {'text' if kind is str else 'an integer'}")
+        if kind is str and not _utf8(value):
+            # a lone surrogate (`"\ud800"` in the file) hashed into a UnicodeEncodeError that named
+            # no file or line (red team round 20, log 001/002)
+            raise ValueError(f"its {column} is not UTF-8 text (a lone surrogate)")
     payload = data["payload"]
     if not isinstance(payload, dict):
         raise ValueError("its payload is not a JSON object")

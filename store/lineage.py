@@ -23,6 +23,7 @@ from sqlmodel import Field, SQLModel
 
 from store import batches
 from store.errors import IntegrityError, StoreError
+from store.event_base import MAX_SEQ
 from store.keyed import ChainKey
 from store.verification import GENESIS_HASH, chain_hash
 
@@ -109,8 +110,9 @@ def segments(
 
 
 def _is_branch_seq(value: object) -> bool:
-    """A pointer's seq from the side table no key signs: an int >= 1 (not text, a float, a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    """A pointer's seq from the side table no key signs: an int >= 1 (not text, a float, a bool)
+    with a seq after it (2**63 - 1 made the branch's first seq overflow SQLite's integer: round 20)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value < MAX_SEQ
 
 
 def owner_of(spans: list[Segment], seq: int) -> str:

@@ -24,6 +24,7 @@ from store.run_state import (  # noqa: F401  (re-exported: readers import them f
     MetricsRef,
     RunState,
 )
+from store.setting_values import checked_settings
 
 _DIGEST = attrgetter("digest")
 
@@ -172,7 +173,7 @@ def _run_started(s: RunState, e: StoredEvent) -> None:
     s.config = p["config"]
     s.config_hash = p["config_hash"]
     s.parent = (p["parent_run_id"], p["parent_seq"]) if p.get("parent_run_id") else None
-    s.hyperparameters = dict(p["hyperparameters"])
+    s.hyperparameters = dict(checked_settings(p["hyperparameters"]))
     s.data_digest = p.get("data_digest")
 
 
@@ -346,7 +347,7 @@ def _policy(s: RunState, e: StoredEvent) -> None:
 
 
 def _hyperparameters(s: RunState, e: StoredEvent) -> None:
-    s.hyperparameters = {**s.hyperparameters, **decoded_payload(e)["changes"]}
+    s.hyperparameters = {**s.hyperparameters, **checked_settings(decoded_payload(e)["changes"])}
 
 
 def _rolled_back(s: RunState, e: StoredEvent) -> None:

@@ -81,20 +81,50 @@ def canonical_json(payload: dict[str, Any]) -> str:
         raise StoreError(f"event payload is not JSON-native: {e}") from e
 
 
-def noncanonical(payload: str) -> str | None:
-    """Why a stored payload is not the text `canonical_json` writes, or None. The code stores every
-    payload canonical (sorted keys, each once, no spaces, finite numbers), so any other text was
-    written by hand, its chain recomputed: `NaN` or a key given twice (`"step":16,"step":99`,
-    which one reader showed as 16 and the fold read as 99) (red team round 19, log 007/009)."""
+def payload_problem(row: Any) -> str | None:
+    """Why a stored row's payload is not one the code writes, or None: canonical JSON (sorted
+    keys, each once, no spaces, finite numbers) of its event's schema, as every reader that hands
+    the row out checks it. The code stores every payload canonical, so any other text was written
+    by hand, its chain recomputed: `NaN` or a key given twice (`"step":16,"step":99`, which one
+    reader showed as 16 and the fold read as 99: round 19, log 007/009), or a canonical `"kl":"x"`
+    that `events` refused while `verify` called the chain intact (round 20, log 009). Parsed once:
+    the schema is checked on the parsed value (strict, as JSON: no event field is a tuple or a
+    date, whose Python and JSON strict forms differ)."""
     try:
-        value = orjson.loads(payload)
+        value = orjson.loads(row.payload)
     except orjson.JSONDecodeError as e:
         return f"payload is not JSON (edited?): {e}"
     if not isinstance(value, dict):
         return f"payload is a JSON {type(value).__name__}, not an object (edited?)"
-    if orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() != payload:
-        return "payload is not the canonical JSON the code writes (a key twice, reordered or spaced: edited?)"
+    if orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() != row.payload:
+        return (
+            "payload is not the canonical JSON the code writes "
+            "(a key twice, reordered or spaced: edited?)"
+        )
+    return _schema_problem(row, value)
+
+
+def _schema_problem(row: Any, value: dict[str, Any]) -> str | None:
+    from store.events import EVENT_TYPES  # the schemas import this module's helpers
+    from store.rows import PAYLOAD_ERRORS, payload_mismatch
+
+    known = EVENT_TYPES.get(row.type)
+    try:
+        if known is not None and row.schema_version == known.schema_version:
+            known.model_validate(value, strict=True, context={"seq": row.seq})
+        else:
+            _ = row.event  # an older version, upcast; an unknown type is read as stored
+    except PAYLOAD_ERRORS as e:
+        return _without_run_and_seq(str(payload_mismatch(row, e)))
+    except StoreError as e:
+        return _without_run_and_seq(str(e))
     return None
+
+
+def _without_run_and_seq(message: str) -> str:
+    """ "run R: seq N: why" as "why": the verify report names the run and seq itself."""
+    parts = message.split(": ", 2)
+    return parts[2] if len(parts) == 3 and message.startswith("run ") else message
 
 
 def chain_hash(
@@ -229,7 +259,7 @@ def verify_rows(
             problem = chain_problem(row, expected, prev, prev_run=prev_run, changed=changed)
             if problem is not None:
                 return VerifyReport(run_id, n, problem[0], problem[1], *last)
-        if payloads and (why := noncanonical(row.payload)) is not None:
+        if payloads and (why := payload_problem(row)) is not None:
             return VerifyReport(run_id, n, row.seq, why, *last)
         prev, expected, n, prev_run = row.hash, expected + 1, n + 1, row.run_id
         last = (row.seq, row.hash)

@@ -196,6 +196,11 @@ def grpo_settings(recorded: dict[str, Any], branched: list[str]) -> dict[str, An
         from orchestrator.config import apply_overrides
 
         grpo = apply_overrides(copy.deepcopy(recorded), branched).get("grpo", {})
+    if not isinstance(grpo, dict):  # a recorded `grpo = "x"`, or one a branch override set
+        raise ConfigError(
+            f"seq 1: the recorded config's grpo section is {type(grpo).__name__} {grpo!r:.40}, "
+            "not a table: the run cannot be replayed"
+        )
     flat: dict[str, Any] = {}
     for key, value in grpo.items():
         if isinstance(value, dict) and key != "reward_weights":

@@ -106,7 +106,7 @@ def report(
     log, run_id = open_run(store, run_id)
     with log.walking_once():  # several reads of one run: its rows are walked by the first
         state = readable_state(log, run_id)
-        log_root = Path(state.config.get("log_path", "runs"))
+        log_root = _recorded_log_root(run_id, state.config)
         out = out if out is not None else run_path(log_root, run_id) / "report"
         # Read only: a blob store that is not there is not created (the rollout text goes blank).
         blobs = BlobStore(log_root / "blobs") if (log_root / "blobs").is_dir() else None
@@ -118,6 +118,17 @@ def report(
                 + (f" ({e.filename})" if e.filename and str(e.filename) != str(out) else "")
             ) from e
     typer.echo(visible(report_path))
+
+
+def _recorded_log_root(run_id: str, config: dict) -> Path:
+    """The recorded `log_path` (where the run's blobs are), or `runs`: one that is not text (`5`,
+    `null`, a forged RunStarted) is refused naming seq 1, as the console's page refuses it."""
+    value = config.get("log_path", "runs")
+    if not isinstance(value, str) or not value or "\0" in value:
+        raise OrchestratorError(
+            f"run {run_id}: seq 1: the recorded config's log_path {value!r:.60} is not a path"
+        )
+    return Path(value)
 
 
 def events(

@@ -71,14 +71,20 @@ def test_a_setting_recorded_as_text_refuses_the_branch_before_it_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], overrides: list[str]
 ) -> None:
     store = str(tmp_path / "events.db")
+    parent, _ = _parent(store, _config(tmp_path), [])
+    # appended after the run paused: the fold refuses the row by its seq since red team round 20
+    # (store.setting_values), so the writer's own transition would not get past it
     text_rate = HyperparametersChanged(changes={"learning_rate": "0.001"}, reason="test")
-    parent, at = _parent(store, _config(tmp_path), [text_rate])
+    log = EventLog(store)
+    log.append(parent, [text_rate], expected_seq=log.last_seq(parent))
+    at = log.last_seq(parent)
+    log.close()
     result = rlvr(capsys, "branch", parent, "--at", str(at), *overrides, "--store", store)
     assert result.code == 1, (result.out[-2000:], result.err[-2000:])
     assert len(result.error_lines) == 1 and "Traceback" not in result.err, result.err[-3000:]
-    assert result.error_lines[0].startswith(
-        f"error: run {parent}: seq {at}: setting 'learning_rate': expected a number, got '0.001'"
-    ), result.err
+    line = result.error_lines[0]
+    assert line.startswith(f"error: run {parent}: seq {at}: ") and "learning_rate" in line, line
+    assert "'0.001'" in line, line
     assert _runs(store) == [parent]
 
 

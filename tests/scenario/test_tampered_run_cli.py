@@ -111,7 +111,7 @@ def test_with_a_key_status_catches_a_forged_row_with_a_recomputed_chain(keyed) -
     _, _, run_id, env = keyed
     log, store = _copy(keyed, "forged")
     last = log.last_seq(run_id)
-    forge_chain(log, run_id, 12, {"metrics": {"kl": 0.001}})
+    forge_chain(log, run_id, 12, {"false_positive_rate": 0.01})  # of its schema: verify reads it
     assert _rlvr("verify", run_id, "--store", store).returncode == 0  # unkeyed: it verifies
     result = _rlvr("status", run_id, "--store", store, env=env)
     assert result.returncode == 1
