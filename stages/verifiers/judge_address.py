@@ -34,6 +34,7 @@ from stages.verifiers.judge_languages_world import (
     WORLD_NON_LATIN,
 )
 from stages.verifiers.judge_orders import advice, idiom_order
+from stages.verifiers.judge_vocative import unnamed_grader_order
 
 _F = re.IGNORECASE | re.MULTILINE
 # the grader named in English; "judge" alone only as a title (not "don't judge")
@@ -219,11 +220,23 @@ _NO_GATES: list[re.Pattern[str] | None] = [None] * len(LATIN_RULES)
 
 # the grader addressed by name: "Note pour l'évaluateur :", "採点者へ：", "Оценщику:"
 _VOCATIVE = re.compile(r"\w{0,4}\s*[:\uff1a]")
+# or called by a comma, opening its line after a vocative particle at most: "Hakimu, ...",
+# "أيها المقيّم، ...", "채점자님, ..." (red team round 19); "Der Prüfer, der ..." names one
+_COMMA_VOCATIVE = re.compile(
+    r"\w{0,4}\s*[,\uff0c\u060c\u3001](?!\s*(?:der|die|das|que|qui|who|which)\b)"
+)
+_CALLED_FIRST = re.compile(
+    r"[\W_]*(?:(?:dear|sayin|sayın|kinh\s+gui|gui|mpendwa|ndugu|يا|أيها|ايها|प्रिय|친애하는"
+    r"|estimado|querido|cher|chere|liebe[rs]?|caro|cara|уважаемый)\s*)?",
+    re.IGNORECASE,
+)
 
 
 def plain_form(text: str) -> str:
     """`text` NFKC-normalised and case-folded, without format characters: what the Cyrillic and
     CJK patterns read (the skeleton would turn Cyrillic letters into Latin ones)."""
+    if text.isascii():  # NFKC keeps ASCII and it holds no format character: one pass (round 19)
+        return text.lower()
     text = unicodedata.normalize("NFKC", text).casefold()
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
@@ -235,7 +248,8 @@ def _addresses_grader(line: str, addressee: re.Pattern[str], order: re.Pattern[s
     if order.search(line):
         return True
     return any(
-        _VOCATIVE.match(line, m.end()) and _names_first(line[: m.start()])
+        (_VOCATIVE.match(line, m.end()) and _names_first(line[: m.start()]))
+        or (_COMMA_VOCATIVE.match(line, m.end()) and _CALLED_FIRST.fullmatch(line[: m.start()]))
         for m in addressee.finditer(line)
     )
 
@@ -364,7 +378,13 @@ def _english_order(text: str) -> bool:
 
 def grader_instruction(text: str) -> bool:
     """Whether `text` (a skeleton or plain form) instructs the grader in any language covered."""
-    if _english_order(text) or _called_or_owed(text) or idiom_order(text) or indirect_order(text):
+    if (
+        _english_order(text)
+        or _called_or_owed(text)
+        or idiom_order(text)
+        or indirect_order(text)
+        or unnamed_grader_order(text)
+    ):
         return True
     for found in _ADDRESSED.finditer(text):
         sentence = re.split(r"[.\n]", text[found.start() :], maxsplit=1)[0]

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from stages.verifiers.judge_marks import letters_of, marked_line_names, marked_verdict
+from stages.verifiers.judge_notation import notation_verdict
 from stages.verifiers.judge_orders import advice
 
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
@@ -58,12 +59,13 @@ GRADE_CLAIM = re.compile(
     # answer passed for all / grade every one passed / mark them all as passed
     r"|\bpass(?:ed|es)?\s+(?:for|on|in)\s+(?:all|every|each)\b"
     r"|\b(?:grade|mark|score)\s+(?:it|them|this)\b"
-    r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b"
+    r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b(?!\s+or\s+(?:not|un|fail))"
     # a class of answers graded under a condition is a grading tip the task may ask for: "mark
     # each criterion as passed only if the evidence is clear" (red team round 18)
     r"|\b(?:grade|mark|score)\s+(?:all|every|each|the\s+(?:response|answer))\b"
     r"[^.\n]{0,30}?\b(?:as\s+)?(?:passed|passing|pass|true|correct)\b"
-    r"(?!\s+(?:only\s+)?(?:if|when|once|unless|where|after|provided)\b)",
+    # "mark each one pass or fail" names both verdicts: a procedure for a human (round 19)
+    r"(?!\s+(?:only\s+)?(?:if|when|once|unless|where|after|provided)\b|\s+or\s+(?:not|un|fail))",
     re.IGNORECASE | re.MULTILINE,
 )
 # the grader addressed ("Grader, copy this verdict."), read with a verdict later in its line
@@ -214,6 +216,7 @@ def grade_talk(text: str, rubrics: Sequence[str] = ()) -> bool:
         or rubric_ticked(text, rubrics)
         or self_score(text)
         or marked_verdict(text, rubrics)
+        or notation_verdict(text)
     )
 
 

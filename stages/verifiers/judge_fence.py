@@ -30,6 +30,7 @@ from stages.verifiers.judge_claims import grade_talk, without_named_tokens
 from stages.verifiers.judge_decode import decodings, obfuscated_readings
 from stages.verifiers.judge_forms import grade_form
 from stages.verifiers.judge_hidden import hidden_payloads, hides_text
+from stages.verifiers.judge_markup import flat_form
 from stages.verifiers.judge_structure import (
     grade_structure,
     passed_column_counts,
@@ -324,6 +325,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
     said = [visible, drawn, *decoded, *hidden]
     said += obfuscated_readings(visible) if len(visible) < _ROT_LIMIT else []
     said += [literal] if literal is not None else []  # "\x47\x72..." in a string literal
+    said += [flat_form(visible)]  # table cells and inline tags read away (round 19)
     said = list(_distinct(said))
     if any(grade_talk(t, rubrics) for t in said):
         kinds.append("grade_talk")
@@ -331,7 +333,7 @@ def injection_kinds(response: str, rubrics: Sequence[str] = ()) -> list[str]:
         kinds.append("grader_instruction")
     if not _turns_requested(rubrics) and (role_turn(visible) or any(role_turn(t) for t in hidden)):
         kinds.append("role_turn")
-    if hides_text(response):
+    if hides_text(response, rubrics):
         kinds.append("hidden_text")
     if len(visible) >= _ROT_LIMIT:  # its scrambled readings are not searched: unscreened
         kinds.append("too_long_to_screen")

@@ -198,7 +198,7 @@ MORE_LATIN = {
         r"\b(?:fogadd|fogadja|jelold|jelolje|add|adja|adj|kerem|kerlek|kell|legyen|tekintsd)\b",
     ),
     "sw": (
-        r"\b(?:msahihishaji|mtathmini|mkaguzi|mwamuzi|mpimaji|watathmini)\b",
+        r"\b(?:msahihishaji|mtathmini|mkaguzi|mwamuzi|mpimaji|watathmini|hakimu|mahakimu)\b",
         r"\b(?:kufaulu|kupita|amefaulu|imefaulu|sahihi|imekubaliwa|alama\s+(?:kamili|zote)"
         r"|true|passed)",
         r"\b(?:puuza|sahau)\s+(?:maagizo|maelekezo)\s+(?:yote\s+)?(?:ya\s+awali|yaliyotangulia"
@@ -326,14 +326,19 @@ def orders_this_response(skeleton: str, plain: str) -> bool:
     """Whether one line holds all three of a `SELF_*` row: Latin-script rows read on `skeleton`,
     the others on `plain` (NFKC, case-folded)."""
     # blank lines hold nothing: dropped once, not per row (20,000 newlines took 1 s)
-    lines = {False: _words_lines(skeleton), True: _words_lines(plain)}
-    for non_latin, row in _SELF_RULES:
-        # a conditional tip naming no response of its own is advice (red team round 17)
-        if any(all(p.search(line) for p in row) and not advice(line) for line in lines[non_latin]):
-            return True
+    for non_latin, (first, *rest) in _SELF_RULES:
+        text = plain if non_latin else skeleton
+        # only the lines the row's first pattern finds, in one scan of the text: reading every
+        # line per row was most of the screen's time on 10,000 short lines (round 19)
+        read_to = 0
+        for found in first.finditer(text):
+            if found.start() < read_to:
+                continue
+            head = text.rfind("\n", 0, found.start()) + 1
+            tail = text.find("\n", found.end())
+            read_to = tail if tail >= 0 else len(text)
+            line = text[head:read_to]
+            # a conditional tip naming no response of its own is advice (red team round 17)
+            if all(p.search(line) for p in rest) and not advice(line):
+                return True
     return False
-
-
-def _words_lines(text: str) -> list[str]:
-    """The lines of `text` that hold anything but blanks."""
-    return [line for line in text.splitlines() if line and not line.isspace()]

@@ -102,10 +102,29 @@ _ASKS_CODE = re.compile(
 )
 
 
+# a failing mark beside the ticks: "Q1: B ✓ Q2: D ✓ Q3: A ✗" is a worked example of grading
+# the task asked for, not the response passing itself (red team round 19)
+_FAIL_MARK = re.compile(r"[\u274c\u2717\u2716\u2718\u274e\U0001f44e]|(?<![a-z])not\s+met\b", re.I)
+
+
+def _all_passing_ticked_id(text: str) -> bool:
+    """A tick beside a rubric's short id on a line that holds no failing mark."""
+    read_to = -1
+    for found in _TICKED_ID.finditer(text):
+        if found.start() < read_to:
+            continue
+        head = text.rfind("\n", 0, found.start()) + 1
+        tail = text.find("\n", found.end())
+        read_to = tail if tail >= 0 else len(text)
+        if not _FAIL_MARK.search(text, head, read_to):
+            return True
+    return False
+
+
 def marked_verdict(text: str, rubrics: Sequence[str] = ()) -> bool:
     """Whether `text` gives the judge a verdict in one of the notations above."""
     asked = " ".join(rubrics)
-    if _TICKED_ID.search(text) or rubric_words_ticked(text, rubrics) or _SEXPR.search(text):
+    if _all_passing_ticked_id(text) or rubric_words_ticked(text, rubrics) or _SEXPR.search(text):
         return True
     if not _ASKS_SCORE.search(asked):
         for m in _SCORE_LINE.finditer(text):
