@@ -63,11 +63,13 @@ from stages.verifiers.code_inputs import (
     received,
     sendable_scopes,
 )
+from stages.verifiers.code_objects import BIND, split_binding
 from stages.verifiers.code_parse import STATEMENT as _STATEMENT
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
 from stages.verifiers.code_parse import asserts_of as _asserts_of
 from stages.verifiers.code_parse import parse as _parse
 from stages.verifiers.code_parts import mutable_literal, shared_names
+from stages.verifiers.code_raises import RAISES, split_raises
 from stages.verifiers.code_sandboxed import iterator_draws, reads_program_object, whole_in_sandbox
 from stages.verifiers.code_trusted import (
     IS_INPUT,
@@ -109,6 +111,8 @@ class TestPlan:
     keep: list[int] = field(default_factory=list)  # calls whose results identity checks name
     take: list[list[int]] = field(default_factory=list)  # [call, items to draw of its iterator]
     groups: list[list[Any]] = field(default_factory=list)  # code_groups.call_group per assert
+    objects: list[list[Any]] = field(default_factory=list)  # [call, name]: code_objects
+    raising: list[int] = field(default_factory=list)  # a try statement's calls: code_raises
 
 
 def _line(node: ast.AST) -> str:
@@ -139,6 +143,9 @@ class _Splitter:
         self.keep: set[int] = set()  # calls whose results the harness keeps for `is` checks
         self.take: dict[int, int] = {}  # call index -> items to draw from the iterator it returns
         self.expected: set[Any] = set()  # the constants of the assert's expected values
+        self.bound_objects: dict[int, str] = {}  # call index -> the tests' name for its result
+        self.kept: set[str] = set()  # names bound to such results (`s = Stack()`)
+        self.raising: set[int] = set()  # calls of a try statement (code_raises)
 
     def _is_candidate(self, name: str) -> bool:
         return name in self.candidate
@@ -324,10 +331,17 @@ class _Splitter:
         )
 
     def _reads_program_object(self, node: ast.Call) -> bool:
-        return reads_program_object(node, self._is_candidate, self._program_call)
+        def program_value(n: ast.AST) -> bool:  # `next(g)`, `len(s)`: an object kept in there
+            return self._program_call(n) or isinstance(n, ast.Name) and n.id in self.kept
+
+        return reads_program_object(node, self._is_candidate, program_value)
 
     def _split_call(self, node: ast.Call) -> ast.expr:
         func = node.func
+        if isinstance(func, ast.Name) and func.id == BIND:
+            return split_binding(self, node)
+        if isinstance(func, ast.Name) and func.id == RAISES:
+            return split_raises(self, node)
         if isinstance(func, ast.Name) and func.id == _STATEMENT:
             # run for its effect: only an error it raises fails the unit
             done = self._placeholder(node.args[0], keep_value=False)
@@ -426,4 +440,6 @@ def plan(
         p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
         take=sorted([k, n] for k, n in splitter.take.items()), groups=groups,
+        objects=sorted([k, n] for k, n in splitter.bound_objects.items()),
+        raising=sorted(splitter.raising),
     )  # fmt: skip

@@ -208,6 +208,8 @@ def _decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
+    if tag == "raised" and isinstance(raw, list):  # the builtin classes a call raised: code_raises
+        return frozenset(str(x) for x in raw)
     if tag == "sub":
         return _subclass(raw)
     if tag == "rm":
