@@ -117,6 +117,7 @@ def _program(job, requests, answers, frame):
     _factories = {_id(b): b.__name__ for b in (int, float, complex, str, bytes, bool, list, tuple,
                                                dict, set, frozenset)}  # fmt: skip
     _dates = __import__("datetime")
+    _array = __import__("array").array  # a heap type, yet immutable: told by identity alone
     _heap = 1 << 9  # Py_TPFLAGS_HEAPTYPE: every class a program defines; deque's, numpy's are not
     _flags_of = type.__dict__["__flags__"].__get__
     _module_of, _name_of = type.__dict__["__module__"].__get__, type.__dict__["__name__"].__get__

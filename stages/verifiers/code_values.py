@@ -4,6 +4,7 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 
 from __future__ import annotations
 
+import array
 import cmath
 import collections
 import contextvars
@@ -218,6 +219,8 @@ def _decode(obj: Any) -> Any:
         return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
     if tag == "dq" and isinstance(raw, list):
         return collections.deque(_decode(x) for x in raw)
+    if tag == "arr" and isinstance(raw, list) and len(raw) == 2 and isinstance(raw[1], list):
+        return array.array(str(raw[0]), [_decode(x) for x in raw[1]])  # ValueError: malformed
     if tag == "bt" and raw in _FACTORIES:
         return _FACTORIES[raw]
     if tag == "fn":

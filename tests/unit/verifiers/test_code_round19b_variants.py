@@ -6,6 +6,8 @@
    sandbox the same way, under a name of that function's.
 3. try/except/else expecting a raise: the sandbox reports which builtin exception classes the
    call raised (by its type's MRO, as `except` matches), the handler's classes stay out here.
+4. `array.array` comes back as its typecode and items (read by its own C methods, the type told
+   by identity) and is rebuilt out here; `import array` is the trusted module.
 
 Every case is also run under plain Python (program then tests in one namespace): the verifier
 must agree with it or say unverifiable, never give the opposite verdict."""
@@ -214,3 +216,36 @@ def test_a_raise_the_tests_expect_is_decided_out_here(
 )  # fmt: skip
 def test_a_try_statement_of_another_shape_is_unverifiable(program: str, tests: str) -> None:
     assert _verdict(program, tests) == UNVERIFIABLE
+
+
+_ARRAY = "import array\ndef to_array(xs):\n    return array.array('i', xs)\n"
+
+
+@pytest.mark.parametrize(
+    ("program", "tests", "verdict"),
+    [
+        (_ARRAY, "import array\nassert to_array([1, 2]) == array.array('i', [1, 2])\n", PAID),
+        (_ARRAY, "import array as a\nassert to_array([1, 2]) == a.array('l', [1, 2])\n", PAID),
+        (_ARRAY, "assert to_array([1, 2]).typecode == 'i' and list(to_array([3])) == [3]\n", PAID),
+        ("import array\ndef f():\n    return array.array('d', [0.5, 1.5])\n",
+         "import array\nassert f() == array.array('d', [0.5, 1.5])\n", PAID),
+        # wrong programs: other items, a list where an array is asked (and the reverse)
+        (_ARRAY, "import array\nassert to_array([1, 2]) == array.array('i', [1, 3])\n", FAILED),
+        (_ARRAY, "assert to_array([1, 2]) == [1, 2]\n", FAILED),
+        ("def to_array(xs):\n    return list(xs)\n",
+         "import array\nassert to_array([1, 2]) == array.array('i', [1, 2])\n", FAILED),
+    ],
+)  # fmt: skip
+def test_an_array_comes_back_and_compares_as_python_compares_it(
+    program: str, tests: str, verdict: tuple[bool, str]
+) -> None:
+    assert _verdict(program, tests) == verdict
+
+
+def test_an_array_subclass_of_the_programs_is_never_read_as_an_array() -> None:
+    program = (
+        "import array\nclass A(array.array):\n    def __eq__(self, other):\n        return True\n"
+        "def to_array(xs):\n    return A('i', [9])\n"
+    )
+    tests = "import array\nassert to_array([1, 2]) == array.array('i', [1, 2])\n"
+    assert not code_verdict(fenced(program), tests).passed  # always-equal: never paid
