@@ -8,7 +8,6 @@ import array
 import cmath
 import collections
 import contextvars
-import datetime
 import decimal
 import fractions
 import math
@@ -17,6 +16,8 @@ from typing import Any
 from stages.verifiers.code_match import decode_match
 from stages.verifiers.code_trusted import MAX_SIZE
 from stages.verifiers.code_trusted_names import TrustedGap
+from stages.verifiers.code_values_dates import DATES as _DATES
+from stages.verifiers.code_values_dates import decode_dates as _decode_dates
 from stages.verifiers.code_values_order import builtin_function, in_program_order
 from stages.verifiers.code_verdict_errors import (  # noqa: F401  (CandidateError re-exported)
     CandidateError,
@@ -306,7 +307,6 @@ def _whole(made: Any, raw: list[Any]) -> Any:
 _MAPPINGS = {"d": dict, "od": collections.OrderedDict, "ctr": collections.Counter}
 _FACTORIES = {t.__name__: t for t in (int, float, complex, str, bytes, bool, list, tuple, dict,
                                       set, frozenset)}  # fmt: skip
-_DATES = frozenset(["td", "date", "time", "dt"])
 
 
 class _OneDefault:
@@ -336,39 +336,6 @@ def _factory(spec: Any) -> Any:
     if isinstance(spec, dict) and set(spec) == {"x"}:
         return _OneDefault(CandidateError(f"the default factory raised {str(spec['x'])[:60]}"))
     raise ValueError("malformed default factory")
-
-
-def _ints(raw: Any, count: int) -> list[int]:
-    """`count` ints, and a time zone last where there are more fields."""
-    if not isinstance(raw, list) or len(raw) != count + (count > 3):
-        raise ValueError("malformed date or time")
-    if any(type(x) is not int for x in raw[:count]):
-        raise ValueError("malformed date or time")
-    return raw[:count]
-
-
-def _zone(raw: Any) -> datetime.timezone | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list) or len(raw) != 4:
-        raise ValueError("malformed time zone")
-    days, seconds, micros = _ints(raw[:3], 3)
-    offset = datetime.timedelta(days, seconds, micros)
-    plain = datetime.timezone(offset)  # UTC for a zero offset, as Python gives it
-    return plain if raw[3:] == [plain.tzname(None)] else datetime.timezone(offset, str(raw[3])[:60])
-
-
-def _decode_dates(tag: str, raw: Any) -> Any:
-    """date, datetime, time and timedelta values from their fields (ValueError out of range)."""
-    if tag == "td":
-        return datetime.timedelta(*_ints(raw, 3))
-    if tag == "date":
-        return datetime.date(*_ints(raw, 3))
-    if tag == "time":
-        *clock, fold = _ints(raw, 5)
-        return datetime.time(*clock, tzinfo=_zone(raw[5]), fold=fold)
-    *fields, fold = _ints(raw, 8)
-    return datetime.datetime(*fields, tzinfo=_zone(raw[8]), fold=fold)
 
 
 def returned_inputs(tagged: list[Any], calls: list[str]) -> dict[int, str | int]:
