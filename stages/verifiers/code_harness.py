@@ -117,6 +117,7 @@ def _program(job, requests, answers, frame):
     _factories = {_id(b): b.__name__ for b in (int, float, complex, str, bytes, bool, list, tuple,
                                                dict, set, frozenset)}  # fmt: skip
     _dates = __import__("datetime")
+    _array = __import__("array").array  # a heap type, yet immutable: told by identity alone
     _heap = 1 << 9  # Py_TPFLAGS_HEAPTYPE: every class a program defines; deque's, numpy's are not
     _flags_of = type.__dict__["__flags__"].__get__
     _module_of, _name_of = type.__dict__["__module__"].__get__, type.__dict__["__name__"].__get__
@@ -126,9 +127,11 @@ def _program(job, requests, answers, frame):
     def request():
         token, _, text = frame(requests).partition("\n")
         return token, text
-    def settle(held, last, draws_at):
+    def settle(held, last, draws_at, objects_kept):
         # At a group's last call: a late value encoded now, any other re-encoded and compared
         # with its snapshot; two iterators drawn in one group, or a changed value, unverifiable.
+        # An iterator drawn while the tests keep a program object: it may be the object's, and
+        # drawing ahead of Python could change what the object answers later (code_objects).
         fixes = []
         for index, result, snapshot in held:
             try:
@@ -141,7 +144,7 @@ def _program(job, requests, answers, frame):
                 value = {"u" if snapshot else "e": _type(e).__name__ + ": " + _str(e)[:200]}
             if snapshot is None or value.__class__ is dict and "u" in value:
                 fixes.append([index, value])
-        if drawn[0] - draws_at > 1:
+        if drawn[0] - draws_at > 1 or (objects_kept and drawn[0] != draws_at):
             fixes = [[i, {"u": "two iterators drawn in one assert"}] for i, _r, _s in held]
             fixes.append([last, {"u": "two iterators drawn in one assert"}])
         return fixes
@@ -205,6 +208,13 @@ def _program(job, requests, answers, frame):
     read_now = frozenset(i for g in job["groups"] for i in g[4])  # consumed at once (code_reads)
     read_items = frozenset(i for g in job["groups"] for i in g[5])
     grouped = frozenset(i for g in job["groups"] for i in range(g[0], g[1]))
+    raising = frozenset(job["raising"])  # a try statement's calls (code_raises)
+    exception_classes = ()  # the builtin exception classes, before the program can rebind any
+    for name, kind in vars(builtins).items():
+        if _isinstance(kind, type) and _issubclass(kind, BaseException):
+            exception_classes = exception_classes + ((name, kind),)
+    # `s = Stack()` (code_objects): (call, name) pairs in a tuple, which no program can edit
+    object_names = tuple((index, name) for index, name in job["objects"])
     originals = dict(vars(builtins))  # before the program can rebind any
     module = types.ModuleType("solution")  # a real module: dataclasses and pickle look it up
     sys.modules["solution"] = module
@@ -255,6 +265,9 @@ def _program(job, requests, answers, frame):
     # of (index, object) in a fast local, as `shared` is; `keep` is a frozenset: neither mutable.
     kept = ()
     held, draws_at = (), 0  # the group's values settled at its end: (index, result, snapshot)
+    # The program's objects the tests bind (`s = Stack()`), as (name, object) in a fast local as
+    # `shared` is, apart from it: a call returning one is an earlier result (`kept`), no input.
+    objects = ()
     for index in range(job["calls"]):
         token, text = request()
         if index in grouped and (index == 0 or index - 1 not in grouped):
@@ -267,10 +280,13 @@ def _program(job, requests, answers, frame):
                 shared = shared + ((name, made),)
             code = _compile(call, "<call>", "eval")
             passed = {}  # a loop, not a comprehension (whose cells would hold `code`)
-            for name, given in shared:
+            for name, given in shared + objects:
                 if name in code.co_names:
                     passed[name] = given
             result = _eval(code, ns, passed)
+            for at, name in object_names:  # kept for the calls that name it; never encoded
+                if at == index:
+                    objects, result = objects + ((name, result),), None
             returned = None  # decided here, before enc runs any of the program's code
             for name, given in shared:  # the very object the tests passed in (`f(xs) is xs`)
                 if result is given:
@@ -293,11 +309,19 @@ def _program(job, requests, answers, frame):
                         pass  # its consumer read it at once: the snapshot is what Python read
                     else:
                         held = held + ((index, result, "".join(_json_encoder(value, 0))),)
+                if objects and drawn[0] != before:  # see settle: maybe the object's iterator
+                    value = {"u": "an iterator drawn while the tests keep a program object"}
         except _Unsupported as e:
             value, returned = {"u": _str(e)[:100]}, None
         except BaseException as e:
-            value, returned = {"e": _type(e).__name__ + ": " + _str(e)[:200]}, None
-        fixes = settle(held, index, draws_at) if index in ends else None
+            if index in raising:  # every builtin class it is, by its type's MRO as `except` reads it
+                value, returned = {"raised": []}, None
+                for name, kind in exception_classes:
+                    if _issubclass(_type(e), kind):
+                        value["raised"].append(name)
+            else:
+                value, returned = {"e": _type(e).__name__ + ": " + _str(e)[:200]}, None
+        fixes = settle(held, index, draws_at, objects != ()) if index in ends else None
         answer(token, value, returned, fixes)
 def _main():
     frame = _frame_reader(os.read)

@@ -152,6 +152,8 @@ ENCODER = r"""
             spans = [_list(v.span(i)) for i in range(v.re.groups + 1)]
             named = [[k, i] for k, i in v.re.groupindex.items()]
             return {"rm": [[enc(v.group(i), depth + 1) for i in range(len(spans))], spans, named]}
+        if t is _array:  # its typecode and items, by its own C methods (no subclass's)
+            return {"arr": [_str(v.typecode), [enc(x, depth + 1) for x in v.tolist()]]}
         if not _flags_of(t) & _heap:  # a type of C (deque, Decimal, numpy's): never the program's
             return enc_static(t, v, depth, take)
         for base, plain in _bases:  # namedtuple, IntEnum, a subclass that overrides nothing

@@ -6,11 +6,14 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from stages.verifiers.code_globals import check_no_shared_globals
 from stages.verifiers.code_implicit import implicit_imports
+from stages.verifiers.code_objects import bind_assert, binding
+from stages.verifiers.code_raises import raises_assert
 from stages.verifiers.code_trusted import (
     UnsupportedTests,
     local_names,
@@ -61,6 +64,7 @@ class _Parsed:
     # (function, its call, the literals' versions at the call)
     versions: dict[str, str] = field(default_factory=dict)  # NAME -> the key of its last literal
     rebound: set[str] = field(default_factory=set)  # names bound to a literal more than once
+    objects: set[str] = field(default_factory=set)  # `s = Stack()`: kept in the sandbox
 
 
 class Versions(ast.NodeTransformer):
@@ -142,6 +146,12 @@ def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, 
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
         ):
+            if bind := binding(Versions(p.versions).read(stmt), set(p.versions) | p.objects):
+                p.objects.add(stmt.targets[0].id)
+                p.bare.append(bind)
+                continue
+            if stmt.targets[0].id in p.objects:
+                raise UnsupportedTests(f"{_line(stmt)}: {stmt.targets[0].id} is bound twice")
             try:
                 ast.literal_eval(stmt.value)
             except (ValueError, TypeError, SyntaxError, RecursionError) as e:
@@ -167,6 +177,8 @@ def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, 
             # `sort_in_place(xs)`: a call for its effect, which later asserts read
             test = ast.Call(ast.Name(STATEMENT, ast.Load()), [stmt.value], [])
             p.bare.append(ast.copy_location(ast.Assert(test=test, msg=None), stmt))
+        elif isinstance(stmt, ast.Try):  # try/except expecting a raise: code_raises
+            p.bare.append(raises_assert(stmt))
         elif not is_docstring_or_pass(stmt):
             raise UnsupportedTests(f"{_line(stmt)}: unsupported statement {type(stmt).__name__}")
     return module, p
@@ -187,6 +199,9 @@ def asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
     reads: dict[str, int] = {}
     asserts: list[ast.Assert] = []
     computed: list[str] = []  # the local that is more than a literal: read by the next assert
+    loads = Counter(n.id for s in fn.body for n in ast.walk(s)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))  # fmt: skip
+    kept: set[str] = set()
     for stmt in fn.body:
         found = stmt if isinstance(stmt, ast.Assert) else assert_call(stmt)
         node = stmt.value if _local(stmt) else found  # type: ignore[attr-defined]
@@ -196,14 +211,22 @@ def asserts_of(fn: ast.FunctionDef) -> list[ast.Assert]:
             name = stmt.targets[0].id  # type: ignore[attr-defined]
             if name in reads:
                 raise UnsupportedTests(f"{_line(stmt)}: {name} is assigned twice in {fn.name}()")
-            computed += [] if _is_literal(stmt.value) else [name]  # type: ignore[attr-defined]
             reads[name] = 0
-            pending[name] = _Locals(pending, reads).visit(copy.deepcopy(stmt.value))  # type: ignore[attr-defined]
+            value = _Locals(pending, reads).visit(copy.deepcopy(stmt.value))  # type: ignore[attr-defined]
+            if loads[name] > 1 and isinstance(value, ast.Call) and not _is_literal(value):
+                # read twice: the call's result is kept in the sandbox (code_objects) under a
+                # name of this function's, and each read reads it there, as Python reads it
+                kept.add(name)
+                asserts.append(bind_assert(value, f"{name}__local_of_{fn.name}", stmt))
+                pending[name] = ast.Name(f"{name}__local_of_{fn.name}", ast.Load())
+                continue
+            computed += [] if _is_literal(stmt.value) else [name]  # type: ignore[attr-defined]
+            pending[name] = value
         elif found is not None:
             asserts.append(_Locals(pending, reads).visit(copy.deepcopy(found)))
             if any(reads[n] == 0 for n in computed):
                 raise UnsupportedTests(f"{_line(stmt)}: {fn.name}() reads a local out of order")
-    if len(computed) > 1 or any(n != 1 for n in reads.values()):
+    if len(computed) > 1 or any(n != 1 for k, n in reads.items() if k not in kept):
         raise UnsupportedTests(f"{_line(fn)}: {fn.name}() has locals not read exactly once")
     return asserts
 

@@ -115,6 +115,8 @@ class PlanSummary:
     take: list[list[int]]
     groups: list[list[Any]]
     units: list[tuple[str, list[list[int]]]]
+    objects: list[list[Any]]
+    raising: list[int]
 
 
 def _placeholders(expr: ast.expr) -> list[int]:
@@ -130,6 +132,7 @@ def _summary(test_plan: TestPlan) -> PlanSummary:
         test_plan.imports, test_plan.calls, test_plan.own, test_plan.program_modules,
         test_plan.originals, test_plan.bindings, test_plan.keep, test_plan.take, test_plan.groups,
         [(u.name, [_placeholders(a) for a in u.asserts]) for u in test_plan.units],
+        test_plan.objects, test_plan.raising,
     )  # fmt: skip
 
 

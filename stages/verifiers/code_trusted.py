@@ -9,6 +9,7 @@ test set unsupported at plan time (the task is unverifiable), never a failed sol
 
 from __future__ import annotations
 
+import array
 import ast
 import builtins
 import cmath
@@ -271,6 +272,7 @@ def _modules() -> dict[str, SimpleNamespace]:
         "heapq": _namespace(heapq, "nlargest nsmallest"),
         "json": _namespace(json, "loads dumps"),
         "datetime": _namespace(datetime, "date datetime time timedelta timezone MINYEAR MAXYEAR"),
+        "array": _namespace(array, "array"),
     }
     return modules
 

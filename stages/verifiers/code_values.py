@@ -4,10 +4,10 @@ items a generator yielded). Nothing from the sandbox is unpickled or evaluated."
 
 from __future__ import annotations
 
+import array
 import cmath
 import collections
 import contextvars
-import datetime
 import decimal
 import fractions
 import math
@@ -16,6 +16,8 @@ from typing import Any
 from stages.verifiers.code_match import decode_match
 from stages.verifiers.code_trusted import MAX_SIZE
 from stages.verifiers.code_trusted_names import TrustedGap
+from stages.verifiers.code_values_dates import DATES as _DATES
+from stages.verifiers.code_values_dates import decode_dates as _decode_dates
 from stages.verifiers.code_values_order import builtin_function, in_program_order
 from stages.verifiers.code_verdict_errors import (  # noqa: F401  (CandidateError re-exported)
     CandidateError,
@@ -208,6 +210,8 @@ def _decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     if tag == "e":
         return CandidateError(str(raw)[:200])
+    if tag == "raised" and isinstance(raw, list):  # the builtin classes a call raised: code_raises
+        return frozenset(str(x) for x in raw)
     if tag == "sub":
         return _subclass(raw)
     if tag == "rm":
@@ -216,6 +220,8 @@ def _decode(obj: Any) -> Any:
         return UnsupportedValue(f"the program returned a {str(raw)[:100]}, not plain data")
     if tag == "dq" and isinstance(raw, list):
         return collections.deque(_decode(x) for x in raw)
+    if tag == "arr" and isinstance(raw, list) and len(raw) == 2 and isinstance(raw[1], list):
+        return array.array(str(raw[0]), [_decode(x) for x in raw[1]])  # ValueError: malformed
     if tag == "bt" and raw in _FACTORIES:
         return _FACTORIES[raw]
     if tag == "fn":
@@ -301,7 +307,6 @@ def _whole(made: Any, raw: list[Any]) -> Any:
 _MAPPINGS = {"d": dict, "od": collections.OrderedDict, "ctr": collections.Counter}
 _FACTORIES = {t.__name__: t for t in (int, float, complex, str, bytes, bool, list, tuple, dict,
                                       set, frozenset)}  # fmt: skip
-_DATES = frozenset(["td", "date", "time", "dt"])
 
 
 class _OneDefault:
@@ -331,39 +336,6 @@ def _factory(spec: Any) -> Any:
     if isinstance(spec, dict) and set(spec) == {"x"}:
         return _OneDefault(CandidateError(f"the default factory raised {str(spec['x'])[:60]}"))
     raise ValueError("malformed default factory")
-
-
-def _ints(raw: Any, count: int) -> list[int]:
-    """`count` ints, and a time zone last where there are more fields."""
-    if not isinstance(raw, list) or len(raw) != count + (count > 3):
-        raise ValueError("malformed date or time")
-    if any(type(x) is not int for x in raw[:count]):
-        raise ValueError("malformed date or time")
-    return raw[:count]
-
-
-def _zone(raw: Any) -> datetime.timezone | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, list) or len(raw) != 4:
-        raise ValueError("malformed time zone")
-    days, seconds, micros = _ints(raw[:3], 3)
-    offset = datetime.timedelta(days, seconds, micros)
-    plain = datetime.timezone(offset)  # UTC for a zero offset, as Python gives it
-    return plain if raw[3:] == [plain.tzname(None)] else datetime.timezone(offset, str(raw[3])[:60])
-
-
-def _decode_dates(tag: str, raw: Any) -> Any:
-    """date, datetime, time and timedelta values from their fields (ValueError out of range)."""
-    if tag == "td":
-        return datetime.timedelta(*_ints(raw, 3))
-    if tag == "date":
-        return datetime.date(*_ints(raw, 3))
-    if tag == "time":
-        *clock, fold = _ints(raw, 5)
-        return datetime.time(*clock, tzinfo=_zone(raw[5]), fold=fold)
-    *fields, fold = _ints(raw, 8)
-    return datetime.datetime(*fields, tzinfo=_zone(raw[8]), fold=fold)
 
 
 def returned_inputs(tagged: list[Any], calls: list[str]) -> dict[int, str | int]:

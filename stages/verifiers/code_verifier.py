@@ -94,7 +94,8 @@ class CodeVerifier:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
         job = {"solution": code, "imports": test_plan.imports, "calls": len(test_plan.calls),
                "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
-               "keep": test_plan.keep, "take": test_plan.take, "groups": test_plan.groups}  # fmt: skip
+               "keep": test_plan.keep, "take": test_plan.take, "groups": test_plan.groups,
+               "objects": test_plan.objects, "raising": test_plan.raising}  # fmt: skip
         nonce = secrets.token_hex(16)
         frames = job_frames(job, nonce, test_plan.calls, test_plan.bindings)
         result = self.sandbox.run(HARNESS, frames)

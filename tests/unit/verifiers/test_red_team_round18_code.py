@@ -4,7 +4,10 @@ assert's calls are a group, each value read as Python first reads it (after the 
 at its call, or unverifiable where it changed: 001-005, 031-035), an iterator that changed an item
 after yielding it is unverifiable (007/009), one string hash seed on both sides (011), a set that
 iterates otherwise out here or a set's pop() is unverifiable (017), a builtin comes back by name
-(037/039), `[*f(x)]` reads as list(f(x)) (027)."""
+(037/039), `[*f(x)]` reads as list(f(x)) (027). Now verifiable (round 19b, was a strict xfail): a
+module-level binding of the program's object, kept in the sandbox (019, `code_objects`), a test
+function's local read twice, kept the same way (021), try/except/else (023, `code_raises`), an
+`array.array`, rebuilt out here from its typecode and items (025)."""
 
 from __future__ import annotations
 
@@ -22,12 +25,6 @@ _SET_ORDER = (
 OPEN: dict[str, str] = {
     "c18-013": _SET_ORDER,
     "c18-015": _SET_ORDER,
-    "c18-019": "unverifiable: a module-level binding of the program's object (s = Stack()) is "
-    "not planned; its later method calls would need the object kept in the sandbox",
-    "c18-021": "unverifiable: a test function's local read twice is not inlined (its value "
-    "would have to be read once for both asserts)",
-    "c18-023": "unverifiable: try/except/else in the tests is not planned",
-    "c18-025": "unverifiable: array.array is not a value the trusted side rebuilds",
     "c18-029": "unverifiable, not failed: two iterators of one assert that Python draws in "
     "turn (zip) cannot be drawn that way in the sandbox, which draws each whole",
     "c18-041": "unverifiable: a value that contains itself is not encoded (nested past 100)",
