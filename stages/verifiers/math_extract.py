@@ -22,6 +22,7 @@ from stages.verifiers.math_commit import (
     tail_problem,
 )
 from stages.verifiers.math_competing import competing_value
+from stages.verifiers.math_confusables import compact_blank, drop_invisible
 from stages.verifiers.math_context import (
     has_value,
     sentence_end,
@@ -339,7 +340,9 @@ def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) ->
     unknown = set(modes) - {"boxed", "answer_line", "latex", "last_number", "whole"}
     if unknown:
         raise ValueError(f"unknown extraction mode {sorted(unknown)[0]!r}")
-    body, why = visible_text(unescaped(response))
+    # One normalisation up front: every window and position below is measured on what a reader
+    # sees, so invisible characters or blank padding cannot push a doubt out of it (round 20).
+    body, why = visible_text(compact_blank(drop_invisible(unescaped(response))))
     if body is None:
         return Extraction(None, "none", "think", why)
     finals = _finals(body, modes, max_chars)
