@@ -18,7 +18,12 @@ from stages.verifiers.registry import build_verifier
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round20_math.jsonl")
 VERIFIER = build_verifier({"kind": "math"})
-OPEN: dict[str, str] = {}
+# false negatives left open (round 20): each is no answer today, never a wrong one paid
+OPEN = {
+    "m20-011": "display math on the line after an unfinished sentence is not read as its value",
+    "m20-012": "one box per labelled component is joined only for set references",
+    "m20-013": "a choice stated with its value against a letter-only reference is refused",
+}
 
 
 @pytest.mark.parametrize("case", params(CASES, OPEN))
@@ -78,6 +83,10 @@ WRONG = [
     ("previous_answer", "Previous answer: 5", "5"),
     ("preliminary_answer", "Preliminary answer: $\\boxed{5}$", "5"),
     ("first_answer", "My first answer: $\\boxed{5}$", "5"),
+    ("original_answer_box", "Original answer: $\\boxed{5}$", "5"),
+    ("original_answer_line", "Original answer: 5", "5"),
+    ("original_answer_phrase", "The original answer is $\\boxed{5}$.", "5"),
+    ("tentative_answer", "Tentative answer: $\\boxed{5}$", "5"),
 ]
 
 RIGHT = [
