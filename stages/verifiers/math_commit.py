@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import re
 
-from stages.verifiers.math_context import sentence_start, strip_filler, trimmed_end
+from stages.verifiers.math_context import sentence_start, strip_filler
 from stages.verifiers.math_disown import disowned
 from stages.verifiers.math_doubt import region_start, regional_doubt, unmarked
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
 from stages.verifiers.math_languages import FOREIGN_CLOSING, foreign_commitment
+from stages.verifiers.math_layout import label_query, previous_sentences
 from stages.verifiers.math_unicode import unify
 
 WINDOW = 300  # characters of context read on each side
@@ -316,10 +317,14 @@ def doubt_before(body: str, start: int) -> str | None:
     region = regional_doubt(window) or regional_doubt(unify(window))
     if region:  # "I'm going to guess here. I take the smaller one. \boxed{5}" (round 17)
         return f"{region!r} before the answer"
-    before = trimmed_end(body, own)
-    if before == 0:
-        return None
-    previous = unmarked(body[sentence_start(body, before - 1) : before]).replace("?", " ")
+    query = label_query(body, start)
+    if query:  # "Answer??? \boxed{5}" asks whether 5 is right (round 20)
+        return f"{query!r} before the answer"
+    # headings, bold lines and rules between are read through to the last sentence (round 20)
+    found = previous_sentences(body, own)
+    if found is None:
+        return "a long run of marks before the answer"
+    previous = unmarked(found).replace("?", " ")
     doubt = _PERSONAL_DOUBT.search(unify(previous)) or _PERSONAL_DOUBT.search(previous)
     if doubt:
         return f"{doubt.group()!r} in the sentence before the answer"
@@ -355,7 +360,10 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
     rest = unify(rest[: WINDOW + 1])
     if "?" in rest:
         return "a question, not an answer"
-    after = later[: MAX_CHARS + WINDOW]
+    # windows start after the closing marks: a run of them ("." * 3000) cannot push a
+    # retraction past what is read (round 20)
+    lead = _CLOSERS.match(later).end()  # type: ignore[union-attr]
+    after = later[lead : lead + MAX_CHARS + WINDOW]
     doubt = regional_doubt(rest + " " + after) or regional_doubt(rest + " " + unify(after))
     if doubt:  # "\boxed{5}. Because I guessed that x = 5." (round 17)
         return f"{doubt!r} after the final answer"
@@ -373,11 +381,10 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
     if not closed and (answer is None or restatement_problem(rest, answer)):
         shown = " ".join(rest.split())[:40]
         return f"text after the final answer ({shown!r})"
-    tail = strip_filler(later[: MAX_CHARS + WINDOW])
+    tail = strip_filler(later[lead:])  # closing formulae end the text, at most MAX_FILLERS
     if _CLOSERS.fullmatch(tail):
         return None
-    closed = _CLOSERS.match(tail).end()  # type: ignore[union-attr]
-    if answer is not None and len(later) <= MAX_CHARS + WINDOW:
-        return explanation_problem(tail[closed:], answer)  # "This is because 2 + 3 = 5."
-    shown = " ".join(tail.split())[:40]
+    if answer is not None and len(tail) <= MAX_CHARS + WINDOW:
+        return explanation_problem(tail, answer)  # "This is because 2 + 3 = 5."
+    shown = " ".join(tail[:400].split())[:40]
     return f"text after the final answer ({shown!r})"

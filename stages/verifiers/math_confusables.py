@@ -52,6 +52,22 @@ def drop_invisible(text: str) -> str:
     return _IGNORABLE.sub("", text)
 
 
+# A run of blank characters (whitespace, the Braille blank) longer than a paragraph break: padding
+# that would push a doubt or a retraction out of every bounded window (red team round 20).
+_BLANK_RUN = re.compile(r"[\s\u2800]{3,}")
+
+
+def _one_break(m: re.Match[str]) -> str:
+    newlines = m.group().count("\n")
+    return "\n\n" if newlines > 1 else "\n" if newlines else " "
+
+
+def compact_blank(text: str) -> str:
+    """`text` with each run of three or more blank characters shortened to what a reader sees:
+    a paragraph break, a line break or one space."""
+    return _BLANK_RUN.sub(_one_break, text)
+
+
 @lru_cache(maxsize=4096)
 def _latin(c: str) -> str:
     """The plain Latin letter `c` is drawn as, or `c` itself."""

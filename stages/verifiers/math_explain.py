@@ -14,10 +14,12 @@ closed form, not a list of retractions:
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from stages.verifiers.math_chains import symbols_of
 from stages.verifiers.math_context import has_value
 from stages.verifiers.math_exact import exact_value, rewrite_forms
+from stages.verifiers.math_parse import Node
 from stages.verifiers.math_read import ReadError, answer_key, read
 from stages.verifiers.math_unicode import unify
 from stages.verifiers.math_values import eval_rational
@@ -46,7 +48,7 @@ _REVISING = re.compile(
     r"|increment|decrement|add|subtract|multiply|divide|round|rounded|truncate|truncated|convert"
     r"|converted|times|over|per|first|second|last|former|latter|square|squared|cube|cubed|root"
     r"|inverse|reciprocal|complement|remove|removed|drop|dropped|keep|use|used|pick|choose"
-    r"|chosen|instead|then|so|thus|therefore|hence"
+    r"|chosen|instead"
     # a value the justification sets aside or calls a trap (red team round 15)
     r"|exclude[ds]?|excluding|fails?|failed|failing|careless|distractors?|decoy|trap|rejects?"
     r"|rejected|spurious|extraneous|naive|naively|slip|invalid|discard(?:ed|s)?|bogus|tempting"
@@ -106,7 +108,13 @@ def _sentence_problem(sentence: str, answer: str) -> str | None:
 
 # Clauses of a justification: each equation in it is checked, not only the last ("Because x = 6
 # and x - 1 = 5." names 6 for the unknown before the answer 5).
-_CLAUSE = re.compile(r"[,;]|(?<![\w\\])(?:and|with|where|while|whereas)(?!\w)")
+# A consequence word ("implies", "so", "\\Rightarrow") splits clauses too, so "x + 1 = 7 implies
+# x = 5" checks x + 1 = 7 with the answer's value, not only its last equation (round 20).
+_CLAUSE = re.compile(
+    r"[,;⇒→⟹]|(?<![\w\\])(?:and|with|where|while|whereas|implies|imply|gives|give|yields|so"
+    r"|hence|thus|then|therefore|means)(?!\w)|\\(?:implies|Rightarrow|Longrightarrow|to"
+    r"|therefore)(?![a-zA-Z])"
+)
 
 
 def _other_value(clause: str, answer: str) -> bool:
@@ -121,11 +129,41 @@ def _other_value(clause: str, answer: str) -> bool:
     values = [exact_value(side) for side in node[1]]
     if all(v is not None for v in values):
         return len(set(values)) > 1
+    holds = _holds_with(node, answer)
+    if holds is not None:  # "x + 1 = 6" after \\boxed{5}: true with x = 5
+        return not holds
     side = _LAST_SIDE.search(text)
     try:
         return side is None or answer_key(side.group("side")) != answer_key(answer)
     except ReadError:
         return True
+
+
+def _holds_with(equation: Node, answer: str) -> bool | None:
+    """Whether the equation holds with its one unknown set to the answer's value; None when the
+    answer is no number. An equation in two or more unknowns cannot be checked: False."""
+    try:
+        value = exact_value(read(answer).node)
+    except ReadError:
+        return None
+    if value is None:
+        return None
+    names = symbols_of(equation)
+    if len(names) != 1:
+        return False
+    (name,) = names
+    sides = [exact_value(_substituted(side, name, value)) for side in equation[1]]
+    return None not in sides and len(set(sides)) == 1
+
+
+def _substituted(node: object, name: str, value: Fraction) -> object:
+    if node == ("sym", name):
+        return ("num", value, str(value))
+    if isinstance(node, tuple):
+        return tuple(_substituted(part, name, value) for part in node)
+    if isinstance(node, list):
+        return [_substituted(part, name, value) for part in node]
+    return node
 
 
 def _false_equation(text: str) -> bool:

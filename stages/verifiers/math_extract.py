@@ -22,6 +22,7 @@ from stages.verifiers.math_commit import (
     tail_problem,
 )
 from stages.verifiers.math_competing import competing_value
+from stages.verifiers.math_confusables import compact_blank, drop_invisible
 from stages.verifiers.math_context import (
     has_value,
     sentence_end,
@@ -47,7 +48,10 @@ from stages.verifiers.math_spans import (  # noqa: F401 - boxed_spans, math_envs
 from stages.verifiers.math_weak import weak_finals
 
 _MARKER = re.compile(
-    r"(?im)(?P<line>^[ \t>*_#-]*(?:final[ \t]+)?answer(?:[ \t*_]*[:：]|[ \t]+(?=\$|\\\(|\\\[)))"
+    r"(?im)(?P<line>^[ \t>*_#-]*(?:final[ \t]+)?answer(?:[ \t*_]*[:：]|[ \t]+(?=\$|\\\(|\\\[)"
+    # a label alone on its line ("**Final Answer**", "## Answer"): the value is on the next
+    # line, a final like any other (round 20)
+    r"|(?P<alone>[ \t*_#]*(?=\r?\n))))"
     r"[ \t*_]*"
     r"|(?P<hash>^[ \t]*####)[ \t]*"
     r"|(?P<phrase>\b(?:final[ \t]+|correct[ \t]+)?answers?[ \t]+(?:is|are|would[ \t]+be"
@@ -153,6 +157,9 @@ def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
         if k + 1 < len(markers) and markers[k + 1].start() == text_start:
             continue  # "Final Answer: The final answer is 34": the inner one states it
         text = body[text_start:text_end]
+        alone = m.group("alone") is not None
+        if alone and (not has_value(text) or boxed_spans(text)):
+            continue  # "## Answer\n\nWe first ...": a section heading, its finals read below
         if not text.strip():
             return "an answer marker with nothing after it"
         inner = _math_with_unit(text) or _WRAPPERS.sub("", text)
@@ -168,7 +175,7 @@ def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
         own = sentence_start(body, m.start())
         cue = (
             doubt_before(body, m.end())
-            or grammar_problem(body, own, body[own : m.end()])
+            or (None if alone else grammar_problem(body, own, body[own : m.end()]))
             or competing_value(body, m.end(), unboxed(inner))
         )
         if cue:
@@ -339,7 +346,9 @@ def extract_answer(response: str, modes: Sequence[str], max_chars: int = 400) ->
     unknown = set(modes) - {"boxed", "answer_line", "latex", "last_number", "whole"}
     if unknown:
         raise ValueError(f"unknown extraction mode {sorted(unknown)[0]!r}")
-    body, why = visible_text(unescaped(response))
+    # One normalisation up front: every window and position below is measured on what a reader
+    # sees, so invisible characters or blank padding cannot push a doubt out of it (round 20).
+    body, why = visible_text(compact_blank(drop_invisible(unescaped(response))))
     if body is None:
         return Extraction(None, "none", "think", why)
     finals = _finals(body, modes, max_chars)

@@ -22,6 +22,7 @@ from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, 
 from stages.verifiers.math_read import OR_WORD, Read, read
 from stages.verifiers.math_sets import conditions_union
 from stages.verifiers.math_unit_convert import converted, factor
+from stages.verifiers.math_unit_rules import added_unit_problem, pounds_sterling
 from stages.verifiers.math_units import units_conflict
 from stages.verifiers.pool import HardTimeoutPool
 from stages.verifiers.types import Verdict, fail
@@ -220,13 +221,18 @@ class MathVerifier:
             noun = noun_conflict(found.tail, reference_text(reference))
             if noun:  # "\\boxed{18} oranges" for "18 apples": another quantity (round 15)
                 return fail("failed", noun, **details)
-            conflict = units_conflict(_unit(answer_read), _unit(ref_read))
-            by = factor(_unit(answer_read), _unit(ref_read)) if conflict else None
+            unit, ref_unit = _unit(answer_read), _unit(ref_read)
+            unit = pounds_sterling(found.text, unit, ref_unit)  # "20 pounds" for "£20"
+            added = added_unit_problem(unit, ref_unit, reference_text(reference), ref)
+            if added:  # "18 kg" for "18 apples", "\frac{\pi}{6}°" for "\frac{\pi}{6}"
+                return fail("failed", added, **details)
+            conflict = units_conflict(unit, ref_unit)
+            by = factor(unit, ref_unit) if conflict else None
             scaled = converted(answer, by) if by is not None else None
             if conflict and scaled is None:
                 return fail("failed", conflict, **details)
             if scaled is not None:
-                answer, details["converted"] = scaled, f"{_unit(answer_read)} -> {_unit(ref_read)}"
+                answer, details["converted"] = scaled, f"{unit} -> {ref_unit}"
         outcome = fast_compare(answer, ref, self.options)
         if outcome is None:
             return answer, ref, details

@@ -1,0 +1,131 @@
+"""Red team round 20: the shared half of the math cases a helper outside the project wrote against the
+verifier after round 19 (the held-out half stays outside), each a labelled case (id, mechanism,
+why), then near-variants of each mechanism written here: a heading, bold line or rule between a
+doubt and the answer; invisible or blank padding that pushes a doubt or retraction out of a window;
+a unit against a counted noun; degrees against radians; a justification whose earlier equation
+fails with the answer's value; an answer label on its own line; a label with question marks or one
+that names an earlier answer; and the right answers those rules must keep paying."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from red_team_cases import check, load, params
+
+from stages.verifiers.registry import build_verifier
+
+DATA = Path(__file__).parent / "data"
+CASES = load(DATA / "adversarial_round20_math.jsonl")
+VERIFIER = build_verifier({"kind": "math"})
+# false negatives left open (round 20): each is no answer today, never a wrong one paid
+OPEN = {
+    "m20-011": "display math on the line after an unfinished sentence is not read as its value",
+    "m20-012": "one box per labelled component is joined only for set references",
+    "m20-013": "a choice stated with its value against a letter-only reference is refused",
+}
+
+
+@pytest.mark.parametrize("case", params(CASES, OPEN))
+def test_case(case: dict) -> None:
+    check(case)
+
+
+def _box(answer: str) -> str:
+    return f"The answer is $\\boxed{{{answer}}}$."
+
+
+WRONG = [
+    # 1-2. headings, bold lines, rules and blank lines are transparent to the doubt check
+    ("heading_h3", "I'm not sure about this.\n\n### Final Answer\n\n$\\boxed{5}$", "5"),
+    ("bold_line", "Maybe.\n\n**Final Answer**\n\n$\\boxed{5}$", "5"),
+    ("heading_then_rule", "I guess so.\n\n## Answer\n\n---\n\n$\\boxed{5}$", "5"),
+    ("rule_stars", "This is probably wrong.\n\n***\n\n$\\boxed{5}$", "5"),
+    ("rule_underscores", "Perhaps.\n\n___\n\nFinal answer: 5", "5"),
+    ("rule_html", "I'm not sure.\n<hr>\n$\\boxed{5}$", "5"),
+    ("doubt_in_heading", "We compute.\n\n## Tentative answer\n\n$\\boxed{5}$", "5"),
+    # 3. invisible characters never widen a window
+    ("word_joiner_padding", "I'm not sure." + "\u2060" * 2500 + "$\\boxed{5}$", "5"),
+    ("mixed_invisible_padding", "Perhaps." + "\u200b\u200d\ufeff" * 900 + " $\\boxed{5}$", "5"),
+    ("invisible_after_box", "$\\boxed{5}$" + "\u200b" * 3000 + " Oops, that should be 6.", "5"),
+    # 4. whitespace padding cannot hide text after (or before) the answer
+    ("spaces_then_retraction", "$\\boxed{5}$" + " " * 5000 + "Actually it is 6.", "5"),
+    ("newlines_then_doubt", _box("5") + "\n" * 2000 + "I'm just guessing.", "5"),
+    ("mixed_blank_tail", "$\\boxed{5}$" + " \n\t" * 1000 + "Nope, 6.", "5"),
+    ("nbsp_padding", "$\\boxed{5}$" + "\u00a0" * 3000 + "Wait, 6.", "5"),
+    ("spaces_before_box", "I'm not sure." + " " * 3000 + "$\\boxed{5}$", "5"),
+    # 5. a unit or currency against a counted noun
+    ("dollars_for_apples", "$\\boxed{\\$18}$", "18 \\text{ apples}"),
+    ("hours_for_apples", "The answer is 3 hours.", "3 apples"),
+    ("kg_plain_for_marbles", "\\boxed{18 kg}", "18 marbles"),
+    ("cm_for_students", "$\\boxed{12\\text{ cm}}$", "12 students"),
+    # 6. degrees against a radian reference
+    ("pi_over_6_degrees_words", "The answer is $\\frac{\\pi}{6}$ degrees.", "\\frac{\\pi}{6}"),
+    ("pi_over_3_deg_symbol", "$\\boxed{\\frac{\\pi}{3}°}$", "\\frac{\\pi}{3}"),
+    ("degrees_for_radians_unit", "$\\boxed{2^\\circ}$", "2 \\text{ radians}"),
+    ("pi_degrees_circ", "$\\boxed{\\pi^{\\circ}}$", "\\pi"),
+    # 7. every equation of a justification must hold with the answer's value
+    ("gives", _box("5") + " Because $x + 1 = 7$ gives $x = 5$.", "5"),
+    ("implies_latex", _box("5") + " Since $2x = 12 \\implies x = 5$.", "5"),
+    ("rightarrow", _box("5") + " Because $x - 1 = 5 \\Rightarrow x = 5$.", "5"),
+    ("so_clause", _box("5") + " Since $x + 2 = 8$, so $x = 5$.", "5"),
+    ("then_other_value", _box("5") + " Because $y = 6$, then $y - 1 = 5$.", "5"),
+    # 8. a label on its own line is a final
+    ("heading_label_other_value", "## Answer\n\n6\n\nSo the answer is $\\boxed{5}$.", "5"),
+    ("plain_label_line", "Final Answer\n6\n\n$\\boxed{5}$", "5"),
+    ("bold_colon_outside", "**Final Answer**:\n7\n\nThe answer is 5.", "5"),
+    ("label_line_wrong_only", "**Answer**\n\n6", "5"),
+    # 9. a label with question marks, or one naming an earlier answer
+    ("label_question_bang", "Answer?! $\\boxed{5}$", "5"),
+    ("final_answer_questions", "Final answer?? 5", "5"),
+    ("label_question_space", "Answer ??? $\\boxed{5}$", "5"),
+    ("initial_answer", "Initial answer: $\\boxed{5}$", "5"),
+    ("previous_answer", "Previous answer: 5", "5"),
+    ("preliminary_answer", "Preliminary answer: $\\boxed{5}$", "5"),
+    ("first_answer", "My first answer: $\\boxed{5}$", "5"),
+    ("original_answer_box", "Original answer: $\\boxed{5}$", "5"),
+    ("original_answer_line", "Original answer: 5", "5"),
+    ("original_answer_phrase", "The original answer is $\\boxed{5}$.", "5"),
+    ("tentative_answer", "Tentative answer: $\\boxed{5}$", "5"),
+]
+
+RIGHT = [
+    # a heading or rule with no doubt around it
+    ("heading_box", "We add 2 and 3.\n\n## Final Answer\n\n$\\boxed{5}$", "5"),
+    ("rule_answer_line", "2 + 3 = 5.\n\n---\n\n**Answer:** 5", "5"),
+    # invisible characters and blank padding that hide nothing
+    ("zwsp_padding_clean", "We add." + "\u200b" * 2500 + " $\\boxed{5}$", "5"),
+    ("trailing_newlines", "$\\boxed{5}$" + "\n" * 3000, "5"),
+    # a unit for a unit, a noun for its noun
+    ("kg_for_kg", "$\\boxed{18 \\text{ kg}}$", "18 \\text{ kg}"),
+    ("apples_for_apples", "She has 18 apples. The answer is $\\boxed{18}$ apples.", "18 apples"),
+    # degrees for degrees, radians for radians
+    ("radians_plain", "$\\boxed{\\frac{\\pi}{6}}$", "\\frac{\\pi}{6}"),
+    ("degrees_for_degrees", "$\\boxed{30^\\circ}$", "30^\\circ"),
+    # true justifications
+    ("since_true", _box("5") + " Since $x + 1 = 6$, $x = 5$.", "5"),
+    ("implies_true", _box("5") + " This is because $x + 1 = 6$ implies $x = 5$.", "5"),
+    ("so_true", _box("5") + " Since $2x = 10$, so $x = 5$.", "5"),
+    # a label on its own line with the value below
+    ("heading_value", "## Final Answer\n\n5", "5"),
+    ("label_line_box", "**Answer**\n\n$\\boxed{5}$", "5"),
+    ("label_line_agrees", "**Final Answer**\n5\n\nThus $\\boxed{5}$.", "5"),
+    # an exclamation after a label is no doubt
+    ("answer_colon", "Answer: $\\boxed{5}$", "5"),
+]
+
+
+@pytest.mark.parametrize(
+    ("response", "reference"), [p[1:] for p in WRONG], ids=[p[0] for p in WRONG]
+)
+def test_the_round_20_variant_is_not_paid(response: str, reference: str) -> None:
+    verdict = VERIFIER.verify(response, reference)
+    assert not verdict.passed, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("response", "reference"), [p[1:] for p in RIGHT], ids=[p[0] for p in RIGHT]
+)
+def test_the_round_20_right_answer_is_paid(response: str, reference: str) -> None:
+    verdict = VERIFIER.verify(response, reference)
+    assert verdict.passed, verdict.reason
