@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import symtable
 
+from stages.verifiers.code_dynamic_globals import EVERY_NAME, reads_globals_dynamically
 from stages.verifiers.code_trusted import UnsupportedTests
 
 
@@ -21,13 +22,15 @@ def function_global_reads(program: str) -> frozenset[str]:
         top = symtable.symtable(program, "solution.py", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
-    names: set[str] = set()
-    stack = list(top.get_children())
+    names: set[str] = {EVERY_NAME} if reads_globals_dynamically(program) else set()
+    stack = [(table, False) for table in top.get_children()]  # (table, inside a function)
     while stack:
-        table = stack.pop()
-        stack.extend(table.get_children())
-        if table.get_type() == "class":
-            continue  # a class body runs at definition, before the tests
+        table, in_function = stack.pop()
+        is_class = table.get_type() == "class"
+        stack.extend((child, in_function or not is_class) for child in table.get_children())
+        if is_class and not in_function:
+            continue  # a module-level class body runs at definition, before the tests
+        # a class body inside a function runs when the function is called (round 20)
         names |= {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
     return frozenset(names)
 
@@ -47,10 +50,13 @@ def _tests_bind(module: ast.Module) -> dict[str, int]:
 
 def check_no_shared_globals(module: ast.Module, reads: frozenset[str]) -> None:
     """UnsupportedTests where the tests bind a name the program's functions read as a global."""
-    clash = sorted((line, name) for name, line in _tests_bind(module).items() if name in reads)
+    every = EVERY_NAME in reads  # the program reads globals by globals(), eval, exec, ...
+    clash = sorted((line, name) for name, line in _tests_bind(module).items()
+                   if every or name in reads)  # fmt: skip
     if clash:
         line, name = clash[0]
         raise UnsupportedTests(
             f"line {line}: the tests bind {name}, which the program's functions read as a global"
-            " (in one namespace the tests' binding would be the program's; it is never sent in)"
+            + (" (through globals(), eval, exec or the like)" if every else "")
+            + " (in one namespace the tests' binding would be the program's; it is never sent in)"
         )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stages.verifiers.code_harness_callables import CALLABLES
 from stages.verifiers.code_harness_values import ENCODER
 
 REPORT = "RLVR-VALUES "
@@ -123,6 +124,7 @@ def _program(job, requests, answers, frame):
     _module_of, _name_of = type.__dict__["__module__"].__get__, type.__dict__["__name__"].__get__
 """
     + ENCODER
+    + CALLABLES
     + r"""
     def request():
         token, _, text = frame(requests).partition("\n")

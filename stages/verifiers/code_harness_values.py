@@ -164,10 +164,10 @@ ENCODER = r"""
                     extra["nt"] = named
                 return {"sub": [_id(t), enc(plain(v), depth + 1), extra]}  # type(v) is not its base
         if t is _fraction:
-            return {"fr": [_hex(v.numerator), _hex(v.denominator)]}
+            return {"fr": [_hex(_numerator(v)), _hex(_denominator(v))]}
         if _callable(v):  # a program function or class named in the tests (callable(f))
             return enc_function(v)
-        if _hasattr(v, "__next__"):  # the program's own iterator: its first values
+        if has_next(t):  # the program's own iterator: its first values
             return enc_iter(v, depth, take)
         raise _Unsupported(t.__name__)
     def enc_static(t, v, depth, take=10000):
@@ -188,7 +188,7 @@ ENCODER = r"""
             return enc_builtin(v)
         if _callable(v):  # a program function or class (their types are C's)
             return enc_function(v)
-        if _hasattr(v, "__next__"):  # a generator, map, zip: their first values
+        if has_next(t):  # a generator, map, zip: their first values
             return enc_iter(v, depth, take)
         raise _Unsupported(kind[1])
     # A builtin function comes back by name (`len`, `operator.add`) only where it is, by identity,
@@ -203,10 +203,6 @@ ENCODER = r"""
             if _type(name) is _str and _dict.get(names, name) is v:
                 return {"bf": [module, name]}
         raise _Unsupported("a builtin function the trusted side cannot name")
-    def enc_function(v):
-        if _getattr(v, "__module__", None) != "solution":
-            raise _Unsupported("a function not of the program")
-        return {"fn": _str(_getattr(v, "__name__", "?"))[:100]}
     def enc_mapping(t, v, depth):
         # The base class's own items (never v.items()), under the tag of the collections class
         # whose == Python would use: OrderedDict's is order-sensitive, Counter's ignores zeros.
@@ -220,13 +216,9 @@ ENCODER = r"""
         factory = _default_factory(v)
         if factory is None or _id(factory) in _factories:
             return {"dd": [factory and _factories[_id(factory)], pairs(_dict.items(v))]}
-        try:  # the program's own factory: its one value, for one missing key out there
-            made = {"v": enc(factory(), depth + 1)}
-        except _Unsupported:
-            raise
-        except Exception as e:
-            made = {"x": _type(e).__name__}
-        return {"dd": [made, pairs(_dict.items(v))]}
+        # The program's own factory is never called (round 20: its side effect, or a check of its
+        # caller, would answer in the sandbox only): a missing key out there is unverifiable.
+        return {"dd": [{"p": 1}, pairs(_dict.items(v))]}
     def enc_datetime(kind, v):
         # A C type (never the program's): its fields, read by the type's own getters.
         if kind == "timedelta":

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection
 
+from stages.verifiers.code_reads_copies import copied_at_once
+
 _NOW = frozenset({"any", "all", "len", "bool", "str", "repr", "ascii", "format"})
 _ITEMS = frozenset({"sorted", "min", "max", "sum", "list", "tuple", "set", "frozenset", "dict"})
 _NOW_METHODS = frozenset({"index", "count"})  # of the value: an int
@@ -43,6 +45,9 @@ def _consumer(node: ast.expr, parents: dict[int, ast.AST], bound: Collection[str
     op = parents.get(id(node))
     if isinstance(op, ast.FormattedValue) and op.value is node:
         return op, "now"
+    copied = copied_at_once(node, parents)  # `.copy()`, `[:]`, `+ []`, `'%s' %` (round 20)
+    if copied is not None:
+        return copied
     if isinstance(op, ast.Attribute) and op.attr in _NOW_METHODS:
         call = parents.get(id(op))
         return (call, "now") if isinstance(call, ast.Call) and call.func is op else None

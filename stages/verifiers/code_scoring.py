@@ -34,7 +34,6 @@ from stages.verifiers.code_values import (
     CandidateError,
     UnsupportedValue,
     decode_all,
-    replays,
     returned_inputs,
 )
 
@@ -173,7 +172,7 @@ def _first_failure(
     return -1
 
 
-def _overdrawn(units: list[Any], failures: list[int], values: list[Any]) -> int | None:
+def _overdrawn(units: list[Any], failures: list[int], drawn: list[list[Any]]) -> int | None:
     """A call whose iterator the asserts evaluated read less far than the sandbox drew it
     (`zip(range(2), gen())` draws gen twice in Python), with calls after it: the code it ran
     past Python's draws may have changed what they see (a log, a counter). Its index, or None."""
@@ -181,15 +180,16 @@ def _overdrawn(units: list[Any], failures: list[int], values: list[Any]) -> int 
     for unit, failed in zip(units, failures, strict=True):
         for expr in unit.asserts if failed < 0 else unit.asserts[: failed + 1]:
             evaluated |= set(_placeholders(expr))
-    later = len(values) - 1
+    later = len(drawn) - 1
     return next((i for i in sorted(evaluated) if i < later and any(
-        not r.drawn_as_python() for r in replays(values[i]))), None)  # fmt: skip
+        not r.drawn_as_python() for r in drawn[i])), None)  # fmt: skip
 
 
 def score_job(tests: str, defines: list[str], reads: list[str], tagged: list[Any]) -> Scored:
     """Runs in the worker: each unit's first failed assert, or why the tests cannot be checked.
     `tagged`: the program's values as the sandbox reported them (plain JSON, decoded here)."""
-    values = decode_all(tagged)  # the caller decoded them once already: they decode
+    drawn: list[list[Any]] = []  # every generator of each value, wherever it sits (round 20)
+    values = decode_all(tagged, drawn)  # the caller decoded them once already: they decode
     try:
         checked = _checked_plan(tests, frozenset(defines), frozenset(reads))
         if isinstance(checked, str):
@@ -200,7 +200,7 @@ def score_job(tests: str, defines: list[str], reads: list[str], tagged: list[Any
             return ("unverifiable", unsupported.message)
         failures = [_first_failure(u.asserts, values, checked.modules, returned)
                     for u in checked.units]  # fmt: skip
-        overdrawn = _overdrawn(checked.units, failures, values)
+        overdrawn = _overdrawn(checked.units, failures, drawn)
         if overdrawn is not None:
             return ("unverifiable", f"the sandbox drew the iterator call {overdrawn} returned "
                     "further than Python would, before later calls")  # fmt: skip

@@ -15,71 +15,20 @@ from typing import Any
 
 from stages.verifiers.code_match import decode_match
 from stages.verifiers.code_trusted import MAX_SIZE
-from stages.verifiers.code_trusted_names import TrustedGap
 from stages.verifiers.code_values_dates import DATES as _DATES
 from stages.verifiers.code_values_dates import decode_dates as _decode_dates
 from stages.verifiers.code_values_order import builtin_function, in_program_order
+from stages.verifiers.code_values_stand_ins import (
+    ProgramFactory,
+    ProgramFunction,
+    Replay,
+    collecting_replays,
+)
 from stages.verifiers.code_verdict_errors import (  # noqa: F401  (CandidateError re-exported)
     CandidateError,
-    PastDraws,
     UnsupportedValue,
     Unverifiable,
 )
-
-
-class ProgramFunction:
-    """A function or class of the program, named by the tests: callable, never called out here."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{self.name} runs only in the sandbox")
-
-    def __getattr__(self, name: str) -> Any:  # the function's own attributes stayed in there
-        raise TrustedGap(f"{self.name}.{name} is not sent back from the sandbox")
-
-    def __repr__(self) -> str:
-        return f"<program function {self.name}>"
-
-
-class _Replay:
-    """The values a candidate's generator yielded; reading past those sent makes the task
-    unverifiable. `drawn_as_python` says whether the reads out here drew it as far as the sandbox
-    did (its every item, and its end where the sandbox met it), so no more of its code ran there
-    than Python would have run."""
-
-    def __init__(self, items: list[Any], more: bool) -> None:
-        self.items, self.more, self.next, self.ended = items, more, 0, False
-
-    def __iter__(self) -> _Replay:
-        return self
-
-    def __getattr__(self, name: str) -> Any:  # send, close, gi_frame: the generator's, in there
-        raise TrustedGap(f"the program's iterator's {name} is not sent back from the sandbox")
-
-    def __next__(self) -> Any:
-        if self.next < len(self.items):
-            self.next += 1
-            return self.items[self.next - 1]
-        if self.more:
-            raise PastDraws("read past the generator values sent back")
-        self.ended = True
-        raise StopIteration
-
-    def drawn_as_python(self) -> bool:
-        return self.next == len(self.items) and (self.more or self.ended)
-
-
-def replays(value: Any, depth: int = 0) -> list[_Replay]:
-    """The program's iterators in a returned value (inside lists, tuples and dict values)."""
-    if isinstance(value, _Replay):
-        return [value]
-    if depth > 200 or not isinstance(value, (list, tuple, dict)):
-        return []
-    inner = value.values() if isinstance(value, dict) else value
-    return [r for x in inner for r in replays(x, depth + 1)]
-
 
 _SEQUENCES = {"l": list, "t": tuple, "s": set, "fs": frozenset}
 _MAX_HEX = 250_000  # hex digits of a returned int (a million bits); more is refused
@@ -203,7 +152,7 @@ def _decode(obj: Any) -> Any:
         raise ValueError(f"malformed value {str(obj)[:60]}")
     tag, raw = next(iter(obj.items()))
     if tag == "it" and isinstance(raw, list):
-        return _Replay([_decode(x) for x in raw], bool(obj.get("more")))
+        return Replay([_decode(x) for x in raw], bool(obj.get("more")))
     if tag in ("f", "c") and list(obj) == [tag, "id"]:
         return _identified(_decode({tag: raw}), obj["id"])
     if len(obj) != 1:
@@ -224,8 +173,8 @@ def _decode(obj: Any) -> Any:
         return array.array(str(raw[0]), [_decode(x) for x in raw[1]])  # ValueError: malformed
     if tag == "bt" and raw in _FACTORIES:
         return _FACTORIES[raw]
-    if tag == "fn":
-        return ProgramFunction(str(raw)[:100])
+    if tag == "fn" and isinstance(raw, list) and len(raw) == 2 and type(raw[1]) is int:
+        return ProgramFunction(str(raw[0])[:100], raw[1])
     if tag == "bf" and isinstance(raw, list) and len(raw) == 2:
         return builtin_function(*raw)
     if tag == "i" and isinstance(raw, str) and len(raw) <= _MAX_HEX:
@@ -263,14 +212,22 @@ _SAME_NANS: contextvars.ContextVar[dict[int, Any] | None] = contextvars.ContextV
 )
 
 
-def decode_all(tagged: list[Any]) -> list[Any]:
+def decode_all(tagged: list[Any], drawn: list[list[Replay]] | None = None) -> list[Any]:
     """Every value of one report: a nan the program returned twice as one object (a module's
     constant such as math.nan: the trusted side's own) decodes as one object, so `==` of
-    containers and `is` see what Python saw; one stand-in class per program class among them."""
+    containers and `is` see what Python saw; one stand-in class per program class among them.
+    `drawn` gets, per value, every generator decoded in it (at any depth, in any container)."""
     classes: dict[tuple[type, int], type] = {}
     token = _SAME_NANS.set({})
+    values: list[Any] = []
     try:
-        return [decode(v, classes) for v in tagged]
+        for v in tagged:
+            made: list[Replay] = []
+            with collecting_replays(made):
+                values.append(decode(v, classes))
+            if drawn is not None:
+                drawn.append(made)
+        return values
     finally:
         _SAME_NANS.reset(token)
 
@@ -309,32 +266,13 @@ _FACTORIES = {t.__name__: t for t in (int, float, complex, str, bytes, bool, lis
                                       set, frozenset)}  # fmt: skip
 
 
-class _OneDefault:
-    """A defaultdict's factory of the program's own: the one value it made in the sandbox, for one
-    missing key out here; a second call fails the assert (the program's factory might differ)."""
-
-    def __init__(self, made: Any) -> None:
-        self.made, self.calls = made, 0
-
-    def __repr__(self) -> str:  # as a failed assert shows it: defaultdict(<the program's ...>)
-        return f"<the program's factory, which made {self.made!r:.60}>"
-
-    def __call__(self) -> Any:
-        self.calls += 1
-        if self.calls > 1 or isinstance(self.made, CandidateError):
-            raise ValueError("the program's default factory ran once, in the sandbox")
-        return self.made
-
-
 def _factory(spec: Any) -> Any:
     if spec is None:
         return None
     if isinstance(spec, str) and spec in _FACTORIES:
         return _FACTORIES[spec]
-    if isinstance(spec, dict) and set(spec) == {"v"}:
-        return _OneDefault(_decode(spec["v"]))
-    if isinstance(spec, dict) and set(spec) == {"x"}:
-        return _OneDefault(CandidateError(f"the default factory raised {str(spec['x'])[:60]}"))
+    if isinstance(spec, dict) and set(spec) == {"p"}:
+        return ProgramFactory()
     raise ValueError("malformed default factory")
 
 

@@ -73,7 +73,7 @@ class CodeVerifier:
             return fail("parse_error", str(e))
         names = program_names(code) if code.strip() else frozenset()
         defines = sorted(names or ())
-        reads = sorted(function_global_reads(code)) if names else []  # code_globals
+        reads = sorted(function_global_reads(code)) if code.strip() else []  # code_globals
         planned = self._trusted_run(("plan", tests, defines, reads))
         if isinstance(planned, str):
             return fail("parse_error", planned)
