@@ -29,9 +29,10 @@ _DISOWN = re.compile(
     r"|warm-?up|provisional|preliminary|one\s+possible|a\s+possible|another\s+possible"
     r"|possible\s+answer|candidate|plausible|thought|earlier\s+(?:i|we)|originally|initially"
     r"|previously|previous|old\s+(?:answer|result|value|solution)|at\s+first|used\s+to|classmate"
-    # an answer named as an earlier or unfinished one ("Original answer:", round 20)
+    # an answer named as an earlier or unfinished one ("Original answer:", round 20); not a
+    # value or solution, which a problem's own words name ("its initial value was $x$": MV suite)
     r"|(?:original|initial|first|prior|earlier|tentative|preliminary|interim|rough|working)"
-    r"\s+(?:answers?|results?|values?|solutions?|guess|attempt|estimate)"
+    r"\s+(?:answers?|results?|guess|attempt|estimate)"
     r"|teammate|my\s+friend|a\s+friend|textbook|other\s+(?:team|person|people|group|solver|model"
     r"|student)|solution\s+sheet|answer\s+key|prove|exercise|homework|ignoring\s+the"
     r"|without\s+(?:the|this|that|my|our)\s+(?:\w+\s+)?(?:step|constraint|condition|correction|check)"

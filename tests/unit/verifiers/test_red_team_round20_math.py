@@ -90,6 +90,14 @@ WRONG = [
 ]
 
 RIGHT = [
+    # a problem's own "initial value" is no answer named as an earlier one (Math-Verify's suite,
+    # test_latex_notation_math[2]: the round-20 label rule first read it as one)
+    (
+        "initial_value_in_the_working",
+        "If its initial value was $x$, after Monday its value is $.9x$, and after a further $20\\%$"
+        " loss it is $.72x$, making for a total loss of $\\boxed{28\\%}$.",
+        "28\\%",
+    ),
     # a heading or rule with no doubt around it
     ("heading_box", "We add 2 and 3.\n\n## Final Answer\n\n$\\boxed{5}$", "5"),
     ("rule_answer_line", "2 + 3 = 5.\n\n---\n\n**Answer:** 5", "5"),
