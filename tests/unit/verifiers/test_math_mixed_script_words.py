@@ -49,3 +49,17 @@ def test_a_megabyte_of_other_scripts_is_one_pass() -> None:
     # no word mixes the two: nothing is folded, the answer is read as ever
     text = "\u043f\u0440\u0438\u043c\u0435\u0440 " * 150_000 + "The answer is $\\boxed{5}$."
     assert mixed_script_word(text) is None
+
+
+def test_the_format_character_class_is_unicode_s_category_cf() -> None:
+    import sys
+    import unicodedata
+
+    from stages.verifiers.math_confusables import FORMAT_CHARACTERS
+
+    for code in range(sys.maxunicode + 1):
+        c = chr(code)
+        if unicodedata.category(c) == "Cf":
+            assert FORMAT_CHARACTERS.fullmatch(c), hex(code)
+        elif code < 0x20000 and not 0x13439 <= code <= 0x1343F:  # Cf since Unicode 15
+            assert not FORMAT_CHARACTERS.fullmatch(c), hex(code)
