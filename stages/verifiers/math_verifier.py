@@ -143,6 +143,30 @@ def parse_reference(reference: str) -> Node:
     return read_reference(reference).node
 
 
+def _in_reference_units(
+    answer: Node, answer_read: Read, ref_read: Read, found: Any, reference: str, details: dict
+) -> Node | Verdict:
+    """The answer in the reference's unit, or the failed verdict when the quantity or the unit it
+    names is not the reference's (`details` gains the conversion made)."""
+    ref_text = reference_text(reference)
+    noun = noun_conflict(found.tail, ref_text)
+    if noun:  # "\\boxed{18} oranges" for "18 apples": another quantity (round 15)
+        return fail("failed", noun, **details)
+    unit, ref_unit = _unit(answer_read), _unit(ref_read)
+    unit = pounds_sterling(found.text, unit, ref_unit)  # "20 pounds" for "£20"
+    added = added_unit_problem(unit, ref_unit, ref_text, ref_read.node)
+    if added:  # "18 kg" for "18 apples", "\\frac{\\pi}{6}°" for "\\frac{\\pi}{6}"
+        return fail("failed", added, **details)
+    conflict = units_conflict(unit, ref_unit)
+    by = factor(unit, ref_unit) if conflict else None
+    scaled = converted(answer, by) if by is not None else None
+    if conflict and scaled is None:
+        return fail("failed", conflict, **details)
+    if scaled is not None:
+        answer, details["converted"] = scaled, f"{unit} -> {ref_unit}"
+    return answer
+
+
 def _unit(found: Read) -> str | None:
     return "%" if found.unit is None and is_percent(found.node) else found.unit
 
@@ -218,21 +242,10 @@ class MathVerifier:
                 if union is None:
                     return fail("failed", "hedged, a bound or a range ('or')", **details)
                 answer = union
-            noun = noun_conflict(found.tail, reference_text(reference))
-            if noun:  # "\\boxed{18} oranges" for "18 apples": another quantity (round 15)
-                return fail("failed", noun, **details)
-            unit, ref_unit = _unit(answer_read), _unit(ref_read)
-            unit = pounds_sterling(found.text, unit, ref_unit)  # "20 pounds" for "£20"
-            added = added_unit_problem(unit, ref_unit, reference_text(reference), ref)
-            if added:  # "18 kg" for "18 apples", "\frac{\pi}{6}°" for "\frac{\pi}{6}"
-                return fail("failed", added, **details)
-            conflict = units_conflict(unit, ref_unit)
-            by = factor(unit, ref_unit) if conflict else None
-            scaled = converted(answer, by) if by is not None else None
-            if conflict and scaled is None:
-                return fail("failed", conflict, **details)
-            if scaled is not None:
-                answer, details["converted"] = scaled, f"{unit} -> {ref_unit}"
+            measured = _in_reference_units(answer, answer_read, ref_read, found, reference, details)
+            if isinstance(measured, Verdict):
+                return measured
+            answer = measured
         outcome = fast_compare(answer, ref, self.options)
         if outcome is None:
             return answer, ref, details
