@@ -151,7 +151,13 @@ def plan(
     called = {fn for fn, _, _ in p.checks}  # test_* not called: run after the module's end
     units += [function_unit(n, None, p.versions) for n in p.functions if n.startswith("test")
               and n not in called]  # fmt: skip
-    units = [u for u in units if u.asserts]
+    return _test_plan(p, splitter, [u for u in units if u.asserts], shared, groups)
+
+
+def _test_plan(
+    p: Any, splitter: Any, units: list[Unit], shared: set[str], groups: list[list[Any]]
+) -> TestPlan:
+    """The plan the harness runs: what the parse and the splitter found, in a stable order."""
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
     return TestPlan(
