@@ -21,24 +21,16 @@ import orjson
 import pytest
 
 from store.log import EventLog, canonical_json
-from tests.cli_runner import Result, rlvr
+from tests.cli_runner import rlvr
 from tests.scenario.fake_stages import FakeStages
 from tests.scenario.test_tampered_reads_cli import _built, _copy
+from tests.scenario.test_tampered_round19_cli import _one_error
 from tests.tampering import chain_holds, forge_chain
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory):
     return _built(tmp_path_factory, "round20", FakeStages(), keyed=False)
-
-
-def _one_error(result: Result) -> str:
-    assert result.code != 0, result.out[-2000:]
-    assert "Traceback" not in result.err, result.err[-3000:]
-    assert len(result.error_lines) == 1, result.err[-3000:]
-    line = result.error_lines[0]
-    assert line.startswith("error:"), line
-    return line
 
 
 def _forged(finished, name: str, seq: int, path: list[str], value: object) -> str:
