@@ -9,12 +9,27 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_exact import exact_value
-from stages.verifiers.math_read import answer_key, read
+from stages.verifiers.math_parse import COLLECTIONS
+from stages.verifiers.math_read import OR_WORD, answer_key, read
 from stages.verifiers.math_tree import MathParseError
 
 CHOICE = re.compile(
-    r"\s*\\(?:textbf|text|mathrm|mathbf)\s*\{\s*\(([A-E])\)\s*\}\s*(?:\\[ ,;:]|~|\s)*"
-    r"(?P<value>[^\s{}][^{}]{0,60})"
+    r"\s*(?:\\(?:textbf|text|mathrm|mathbf)\s*\{\s*\((?P<styled>[A-E])\)\s*\}|\((?P<plain>[A-E])\))"
+    r"\s*(?:\\[ ,;:]|~|\s)*"
+    # the value may hold braces one level deep ("\\frac{3}{10}"): each alternative starts with a
+    # different character, so the match stays linear
+    r"(?P<value>(?:[^\s{}]|\{[^{}]{0,30}\})(?:[^{}]|\{[^{}]{0,30}\}){0,60})"
+)
+
+
+def letter(choice: re.Match[str]) -> str:
+    """The letter a `CHOICE` match names ("\\textbf{(C)} 12" or "(C) 12")."""
+    return choice.group("styled") or choice.group("plain")
+
+
+# A reference that is the letter alone ("C", "(C)", "\\textbf{(C)}"): the letter is all that is asked.
+_LETTER = re.compile(
+    r"\s*(?:\\(?:textbf|text|mathrm|mathbf)\s*\{\s*\(?([A-E])\)?\s*\}|\(?([A-E])\)?)\s*"
 )
 
 
@@ -24,13 +39,35 @@ def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | None:
     if said is None:
         return None
     asked = CHOICE.fullmatch(reference)
+    alone = _LETTER.fullmatch(reference) if asked is None else None
+    if alone is not None:  # "\\boxed{\\textbf{(C)}\\ 12}" for "C": the asked letter is stated
+        wanted = alone.group(1) or alone.group(2)
+        if letter(said) != wanted:
+            return False, f"choice ({letter(said)}), not ({wanted})"
+        if not _one_value(said.group("value")):  # "(C) 3 or 4": the choice's value is hedged
+            return False, f"choice ({wanted}) with a value that is not one answer"
+        return True, "the reference's choice (the reference gives no value)"
     if asked is None:
         return False, "a choice with a value, against a reference that names no choice and value"
-    if said.group(1) != asked.group(1):
-        return False, f"choice ({said.group(1)}), not ({asked.group(1)})"
+    if letter(said) != letter(asked):
+        return False, f"choice ({letter(said)}), not ({letter(asked)})"
     if not _same_value(said.group("value"), asked.group("value")):
-        return False, f"choice ({said.group(1)}) with another value than the reference's"
+        return False, f"choice ({letter(said)}) with another value than the reference's"
     return True, "the reference's choice and value"
+
+
+def _one_value(value: str) -> bool:
+    """The value stated with a choice is one answer: no "or", no other choice, read whole."""
+    if _OTHER_CHOICE.search(value) or OR_WORD.search(value):
+        return False
+    try:
+        answer_key(value)
+    except MathParseError:
+        return False
+    return read(value).node[0] not in COLLECTIONS
+
+
+_OTHER_CHOICE = re.compile(r"\([A-E]\)")
 
 
 def _same_value(said: str, asked: str) -> bool:
@@ -50,6 +87,6 @@ def choice_key(text: str) -> object | None:
     if said is None:
         return None
     try:
-        return ("choice", said.group(1), answer_key(said.group("value")))
+        return ("choice", letter(said), answer_key(said.group("value")))
     except MathParseError:
         return None

@@ -70,6 +70,7 @@ _BOX_LABEL = re.compile(
     r"(?:(?<=[\s$(])|^)(?P<name>[A-Za-z](?:_\{?[A-Za-z0-9]{1,4}\}?)?)[ \t]*=[ \t]*$"
 )
 _OPERATORS = frozenset("+-*/^_=<>|")
+_OR_GAP = re.compile(r"(?<![a-z])or(?![a-z])")
 _CLOSE = re.compile(r"[ \t]*(?:\$\$?|\\\)|\\\])?")
 MAX_BARE_CHARS = 400
 
@@ -84,6 +85,7 @@ class Extraction:
     problem: str = ""
     reason: str = ""
     several: tuple[str, ...] = ()  # distinct boxed finals, kept for a set/list reference to match
+    several_or: bool = False  # an "or" joins two of them ("x = 3 or y = 5" labels no tuple)
     position: int = -1  # where in the response the answer starts
     tail: str = ""  # the rest of the answer's sentence ("oranges."): what a count names
 
@@ -307,9 +309,8 @@ def _agree(body: str, finals: list[Final]) -> Extraction:
         return Extraction(last.text.strip(), mode, position=last.start, tail=tail)
     texts = tuple(keys.values())
     several = ()
-    if all(f.kind == "boxed" for f in finals) and all(
-        LIST_GAP.match(body[a.end : b.start]) for a, b in zip(finals, finals[1:], strict=False)
-    ):
+    gaps = [body[a.end : b.start] for a, b in zip(finals, finals[1:], strict=False)]
+    if all(f.kind == "boxed" for f in finals) and all(LIST_GAP.match(gap) for gap in gaps):
         several = texts  # "\boxed{2} and \boxed{3}", "\boxed{5} or \boxed{-5}": a set reference
     return Extraction(
         None,
@@ -317,6 +318,7 @@ def _agree(body: str, finals: list[Final]) -> Extraction:
         "conflicting",
         f"several different final answers in {mode}: {list(texts[:3])}",
         several=several,
+        several_or=any(_OR_GAP.search(gap) for gap in gaps),
     )
 
 

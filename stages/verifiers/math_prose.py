@@ -108,8 +108,26 @@ def bare_answer(text: str, modes: Sequence[str], limit: int) -> tuple[str, str] 
     return _stated(text, modes)
 
 
+# "Therefore, the probability is\n$$\\frac{1}{2}.$$" (the usual MATH layout): a last display formula
+# on its own line ends the unfinished sentence of the line before (round 20).
+_DISPLAY_LAST = re.compile(
+    r"[^\s.!?;](?P<gap>[ \t]*\n(?:[ \t]*\n)?)[ \t]*(?:\$\$|\\\[)[^\n$]{1,400}(?:\$\$|\\\])[ \t.]*$"
+)
+
+
+def _display_joined(text: str) -> str:
+    """`text` with the line break before a last display formula that ends an unfinished sentence
+    made a space, so the sentence is read as if written on one line (positions unchanged)."""
+    m = _DISPLAY_LAST.search(text, max(0, len(text) - 420))
+    if m is None:
+        return text
+    gap = m.group("gap")
+    return text[: m.start("gap")] + " " * len(gap) + text[m.end("gap") :]
+
+
 def final_sentence_answer(text: str, modes: Sequence[str], limit: int) -> tuple[str, str] | None:
     """The answer the last sentence states in one of the closed forms, or None."""
+    text = _display_joined(text)
     kept = text.rstrip(" .\n")
     if kept.endswith("!") and kept[-2:-1].isdigit():
         return None  # "Result: 5!": 5, or 120?

@@ -12,11 +12,12 @@ from fractions import Fraction
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
-from stages.verifiers.math_choice import CHOICE, choice_with_value
+from stages.verifiers.math_choice import CHOICE, choice_with_value, letter
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_confusables import mixed_script_word
 from stages.verifiers.math_context import unescaped
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
+from stages.verifiers.math_labels import labelled
 from stages.verifiers.math_nouns import noun_conflict
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import OR_WORD, Read, read
@@ -90,6 +91,9 @@ def read_reference(reference: str) -> Read:
     raises MathParseError when it is outside the grammar."""
     # a reference may list alternatives with "or" ("(11,7) or (7,11)"); answers may not (a hedge)
     text = _OR.sub(", ", reference_text(reference))
+    choice = CHOICE.fullmatch(text)  # an AMC choice and its value: the letter is asked, even
+    if choice is not None:  # where the grammar reads the whole ("\\textbf{(C) }\\frac{3}{10}")
+        return read("\\text{" + letter(choice) + "}")
     try:
         return read(text)
     except MathParseError as error:
@@ -100,9 +104,6 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     """A reference outside the grammar read the way its author meant it, or `error`."""
     # A reference is trusted: words after its number name what is counted ("18 apples",
     # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
-    choice = CHOICE.fullmatch(text)  # an AMC choice and its value: the letter is asked
-    if choice is not None:
-        return read("\\text{" + choice.group(1) + "}")
     counted = _COUNTED.fullmatch(text.strip())
     if counted is not None:
         value = read(counted.group("value"))
@@ -136,6 +137,19 @@ def _choice_verdict(answer: str, reference: str, details: dict[str, Any]) -> Ver
     return Verdict(
         passed=passed, reward=float(passed), status=status, reason=reason, details=details
     )
+
+
+def _labelled_boxes(found: Any, ref: Node) -> Node | None:
+    """The labelled list that one box per labelled component states, where the reference is a
+    labelled tuple and no "or" joins the boxes; None otherwise (`math_labels` matches by label)."""
+    if not found.several or found.several_or or labelled(ref) is None:
+        return None
+    try:
+        items = [read(t).node for t in found.several]
+    except MathParseError:
+        return None
+    answer = ("list", items)
+    return answer if labelled(answer) is not None else None
 
 
 def parse_reference(reference: str) -> Node:
@@ -225,9 +239,15 @@ class MathVerifier:
             except MathParseError as e:
                 return fail("failed", f"{found.reason}; one is not parseable: {e}", **details)
             answer = ("list", items)
+        elif found.text is None and _labelled_boxes(found, ref) is not None:
+            # "$x = \\boxed{3}$ and $y = \\boxed{5}$": one box per labelled component (round 20)
+            answer = _labelled_boxes(found, ref)
         elif found.text is None:
             status = _EXTRACTION_STATUS.get(found.problem, "failed")
             return fail(status, found.reason, **details)  # type: ignore[arg-type]
+        elif CHOICE.fullmatch(found.text):  # a choice and its value, read as a choice even where
+            # the grammar reads the whole ("\\textbf{(C) }\\frac{3}{10}")
+            return _choice_verdict(found.text, reference, details)  # type: ignore[return-value]
         else:
             try:
                 answer_read = read(found.text)

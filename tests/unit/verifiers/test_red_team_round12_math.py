@@ -13,7 +13,6 @@ from red_team_cases import check, load, params
 
 CASES = load(Path(__file__).parent / "data" / "adversarial_round12_math.jsonl")
 OPEN = {
-    "a12m-087": "a choice letter and a value together ('(B) 12') are two answers for the letter B",
     "a12m-095": "'0,5' with no space is a decimal comma (0.5), never the list {0, 5}",
     "a12m-101": "a unit written in \\mathrm with thin spaces and a power (m\\,s^{-1}) is not read",
 }

@@ -67,7 +67,9 @@ WRONG = [
     ("choice_other_value", _box("\\textbf{(C)}\\ 13"), "\\textbf{(C) }12"),
     ("choice_other_letter", _box("\\textbf{(B)}\\ 12"), "\\textbf{(C) }12"),
     ("choice_value_no_choice_reference", _box("\\textbf{(C)}\\ 12"), "12"),
-    ("choice_value_letter_reference", _box("\\textbf{(C)}\\ 12"), "C"),
+    # against a letter-only reference the letter decides (round 20 reversed round 19 here: the
+    # value cannot be checked, and the letter asked is stated)
+    ("choice_value_other_letter_reference", _box("\\textbf{(D)}\\ 12"), "C"),
     # 8. inline math then a unit: the value still decides, and only a listed unit is read
     ("inline_unit_wrong_value", "The answer is $6$ hours.", "5"),
     ("inline_not_a_unit", "The answer is $5$ apples, or 6.", "5"),
@@ -104,6 +106,9 @@ RIGHT = [
     ("choice_text_value", _box("\\text{(C)}~12"), "\\textbf{(C) }12"),
     ("choice_mathbf_value", _box("\\mathbf{(B)}\\ 3"), "\\textbf{(B)}\\ 3"),
     ("choice_value_plain_space", _box("\\textbf{(A)} 7.5"), "\\textbf{(A) }7.5"),
+    ("choice_value_letter_reference", _box("\\textbf{(C)}\\ 12"), "C"),
+    ("letter_for_braced_value_reference", _box("C"), "\\textbf{(C) }\\frac{3}{10}"),
+    ("braced_choice_value", _box("\\textbf{(C) }\\frac{3}{10}"), "\\textbf{(C) }\\frac{3}{10}"),
     # a listed unit after an answer line's inline formula
     ("inline_unit_cm", "The answer is $5$ cm.", "5 cm"),
     ("inline_unit_km_final", "Final answer: $12$ km", "12"),

@@ -18,12 +18,7 @@ from stages.verifiers.registry import build_verifier
 DATA = Path(__file__).parent / "data"
 CASES = load(DATA / "adversarial_round20_math.jsonl")
 VERIFIER = build_verifier({"kind": "math"})
-# false negatives left open (round 20): each is no answer today, never a wrong one paid
-OPEN = {
-    "m20-011": "display math on the line after an unfinished sentence is not read as its value",
-    "m20-012": "one box per labelled component is joined only for set references",
-    "m20-013": "a choice stated with its value against a letter-only reference is refused",
-}
+OPEN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", params(CASES, OPEN))
@@ -87,6 +82,26 @@ WRONG = [
     ("original_answer_line", "Original answer: 5", "5"),
     ("original_answer_phrase", "The original answer is $\\boxed{5}$.", "5"),
     ("tentative_answer", "Tentative answer: $\\boxed{5}$", "5"),
+    # 8. display math on the next line is read as the sentence's end, with its rules
+    ("display_next_line_wrong", "Therefore, the probability is\n$$\\frac{1}{3}.$$", "\\frac12"),
+    ("display_next_line_bound", "So the probability is at most\n$$\\frac{1}{2}.$$", "\\frac12"),
+    ("display_next_line_negated", "The probability is not\n$$\\frac{1}{2}.$$", "\\frac12"),
+    ("display_after_full_stop", "We are done.\n$$\\frac{1}{2}.$$", "\\frac12"),
+    ("display_then_other", "The probability is\n$$\\frac{1}{2}$$ or maybe 1/3", "\\frac12"),
+    # 9. one box per labelled component: labels decide, "or" joins no tuple
+    ("boxes_labels_swapped", "Thus $x = \\boxed{5}$ and $y = \\boxed{3}$.", "(x, y) = (3, 5)"),
+    ("boxes_joined_by_or", "Thus $x = \\boxed{3}$ or $y = \\boxed{5}$.", "(x, y) = (3, 5)"),
+    ("boxes_label_repeated", "So $x = \\boxed{3}$ and $x = \\boxed{5}$.", "(x, y) = (3, 5)"),
+    ("boxes_other_label", "So $x = \\boxed{3}$ and $z = \\boxed{5}$.", "(x, y) = (3, 5)"),
+    ("boxes_extra_label", "$x=\\boxed{3}$, $y=\\boxed{5}$, $z=\\boxed{1}$", "(x, y) = (3, 5)"),
+    ("boxes_unlabelled", "Thus $\\boxed{3}$ and $\\boxed{5}$.", "(x, y) = (3, 5)"),
+    # 10. a choice against a letter-only reference: the letter decides, the value is one answer
+    ("choice_other_letter_only", "Answer: (D) 12", "C"),
+    ("choice_value_hedged", "The answer is (C) 3 or 4", "C"),
+    ("choice_value_listed", "The answer is (C) 3, 4", "C"),
+    ("braced_value_other", _box("\\textbf{(C) }\\frac{3}{11}"), "\\textbf{(C) }\\frac{3}{10}"),
+    ("braced_value_letter", _box("\\textbf{(B) }\\frac{3}{10}"), "\\textbf{(C) }\\frac{3}{10}"),
+    ("value_alone_for_choice", _box("\\frac{3}{10}"), "\\textbf{(C) }\\frac{3}{10}"),
 ]
 
 RIGHT = [
@@ -120,6 +135,16 @@ RIGHT = [
     ("label_line_agrees", "**Final Answer**\n5\n\nThus $\\boxed{5}$.", "5"),
     # an exclamation after a label is no doubt
     ("answer_colon", "Answer: $\\boxed{5}$", "5"),
+    # display math on the line after an unfinished sentence (m20-011's family)
+    ("display_next_line", "Therefore, the probability is\n$$\\frac{1}{2}.$$", "\\frac12"),
+    ("display_blank_line", "Hence the probability is\n\n\\[\\frac{1}{2}\\]", "\\frac12"),
+    # one box per labelled component (m20-012's family)
+    ("boxes_labelled", "Thus $x = \\boxed{3}$ and $y = \\boxed{5}$.", "(x, y) = (3, 5)"),
+    ("boxes_labelled_reordered", "So $y = \\boxed{5}$, $x = \\boxed{3}$.", "(x, y) = (3, 5)"),
+    # a choice with its value against a letter, a letter against a braced value (m20-013's)
+    ("plain_choice_value_letter", "Answer: (B) 12", "B"),
+    ("letter_braced_value", _box("C"), "\\textbf{(C)}\\ \\frac{3}{10}"),
+    ("choice_surd_value_letter", _box("\\textbf{(C)}\\ 2\\sqrt{3}"), "C"),
 ]
 
 
