@@ -157,6 +157,14 @@ def test_verify_refuses_a_payload_the_code_could_not_have_written(
     log.close()
     error = _one_error(rlvr(capsys, "verify", run_id, "--store", store))
     assert re.search(rf"\bseq {METRICS_SEQ}\b", error), error
+    # every reader that hands the row out refuses it as verify does (log19-007/008: `events
+    # --json` handed the key-twice row out)
+    for reader in (["events", run_id, "--json"], ["events", "export", run_id], ["events", run_id]):
+        result = rlvr(capsys, *reader, "--store", store)
+        error = _one_error(result)
+        assert re.search(rf"\bseq {METRICS_SEQ}\b", error), (reader, error)
+        if "--json" in reader or "export" in reader:  # machine-readable: all or nothing
+            assert result.out == "", (reader, result.out[:300])
 
 
 def test_verify_still_calls_the_log_as_written_intact(capsys, finished) -> None:
