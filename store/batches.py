@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
+from store.backends import lenient_text
 from store.errors import StoreError
 from store.keyed import ChainKey
 
@@ -83,6 +84,12 @@ def record(
 def _trusted(run_id: str, row: sa.Row, key: ChainKey | None) -> tuple[int, int]:
     """`row`'s (first_seq, last_seq), once its MAC verifies (with a key)."""
     first, last = row.first_seq, row.last_seq
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (first, last)):
+        raise CutError(  # a careless edit, with or without a key (round 21)
+            f"run {run_id}: the batch boundary recorded at seq {last!r:.40} (first_seq "
+            f"{first!r:.40}) is garbled (not seqs; the batches table was changed): refusing to cut "
+            "by it"
+        )
     if key is not None and not key.side_authentic(row.mac, "batch", run_id, first, last):
         raise CutError(
             f"run {run_id}: the batch boundary recorded at seq {last} (seqs {first}..{last}) is "
@@ -106,7 +113,8 @@ def spans_of(
     query = sa.select(TABLE).where(TABLE.c.run_id == run_id)
     if to_seq is not None:
         query = query.where(TABLE.c.last_seq <= to_seq)
-    rows = conn.execute(query.order_by(TABLE.c.last_seq))
+    with lenient_text(conn):  # a MAC edited to bytes that are not UTF-8 does not verify
+        rows = list(conn.execute(query.order_by(TABLE.c.last_seq)))
     if drop_unsigned and key is not None:
         spans = [(r.first_seq, r.last_seq, r.mac) for r in rows]
         return [(a, b) for a, b, mac in spans if key.side_authentic(mac, "batch", run_id, a, b)]
@@ -129,7 +137,13 @@ def check_disjoint(run_id: str, spans: list[tuple[int, int]]) -> None:
 def cut_at(conn: sa.Connection, run_id: str, seq: int, key: ChainKey | None = None) -> Cut:
     """`seq` if it ends a batch, else the end of the last whole batch before it (see `Cut`).
     A boundary another recorded batch spans over is refused (`check_disjoint`); with `key`, so is
-    every row read that does not verify (`_trusted`)."""
+    every row read that does not verify (`_trusted`). Text that is not UTF-8 (edited) is read
+    with U+FFFD, so such a boundary fails `_trusted` by its seq, not SQLite's error (round 21)."""
+    with lenient_text(conn):
+        return _cut_at(conn, run_id, seq, key)
+
+
+def _cut_at(conn: sa.Connection, run_id: str, seq: int, key: ChainKey | None) -> Cut:
     c = TABLE.c
     ended = conn.execute(sa.select(TABLE).where(c.run_id == run_id, c.last_seq == seq)).first()
     inside = conn.execute(

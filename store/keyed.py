@@ -155,6 +155,8 @@ class ChainKey:
         for path in sorted(self.heads_dir.glob("*.json")) if self.heads_dir.is_dir() else []:
             try:
                 data = json.loads(read_regular_bytes(path, _MAX_KEY_FILE_BYTES))
+                if not isinstance(data, dict):  # `[1]`, `null`: a stray file, no head (round 21)
+                    continue
                 parts = [data.get("head"), data.get("pending")]
                 seq = max(part["seq"] for part in parts if part)
                 run_id = next(part["run_id"] for part in parts if part)

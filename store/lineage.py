@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from store import batches
+from store.backends import lenient_text
 from store.errors import IntegrityError, StoreError
 from store.event_base import MAX_SEQ
 from store.keyed import ChainKey
@@ -66,9 +67,15 @@ class Segment:
 
 
 def parent_of(conn: sa.Connection, run_id: str) -> Parent | None:
-    row = conn.execute(
-        sa.select(TABLE.c.parent_run_id, TABLE.c.parent_seq).where(TABLE.c.run_id == run_id)
-    ).first()
+    with lenient_text(conn):  # a pointer edited to bytes that are not UTF-8 names no stored run
+        row = conn.execute(
+            sa.select(TABLE.c.parent_run_id, TABLE.c.parent_seq).where(TABLE.c.run_id == run_id)
+        ).first()
+    if row is not None and (not isinstance(row[0], str) or "\ufffd" in row[0]):
+        raise IntegrityError(  # the code writes run ids it generated: ASCII text
+            f"run {run_id}: its branch pointer (run_parents) names a parent run {row[0]!r:.60} "
+            "that is not UTF-8 text (the run_parents table was changed)"
+        )
     return Parent(row[0], row[1]) if row else None
 
 

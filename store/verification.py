@@ -25,8 +25,10 @@ from typing import Any
 
 import orjson
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 from sqlmodel import Field, SQLModel
 
+from store.backends import not_utf8
 from store.errors import IntegrityError, StoreError
 
 _log = logging.getLogger("rlvr.store")
@@ -370,7 +372,12 @@ class PrefixRecord:
         """The run's verified end (seq, hash), or None when there is none or the row is not one
         (a seq that is not an integer, a hash that is not text: edited): the walk then starts from
         genesis, which is only slower."""
-        row = conn.exec_driver_sql(self._get_sql, (run_id,)).first()
+        try:
+            row = conn.exec_driver_sql(self._get_sql, (run_id,)).first()
+        except sa_exc.DBAPIError as e:
+            if not not_utf8(e):
+                raise
+            row = (None, "(not UTF-8 text)")  # a hash edited to bytes SQLite cannot decode
         if row is None:
             return None
         seq, hash_ = row[0], row[1]
