@@ -29,6 +29,7 @@ from store.events import Event
 from store.import_check import checked_import
 from store.keyed import ChainKey, Head, signed_marks
 from store.log_reads import ReadsAndChecks, warn_retry
+from store.prefix_record import PrefixRecord
 from store.retry import RetryPolicy, with_retries
 from store.rows import COLUMNS, EVENTS_TABLE, EventRow, RunSummary, StoredEvent
 from store.run_ids import check_run_id
@@ -36,7 +37,6 @@ from store.verification import (
     GENESIS_HASH,
     VERIFIED_TABLE,
     ChainBroken,
-    PrefixRecord,
     VerifyReport,
     canonical_json,
     chain_hash,

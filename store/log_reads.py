@@ -21,13 +21,13 @@ from store.backends import Backend, as_dbapi_error, first_not_utf8, lenient_rows
 from store.errors import StoreError
 from store.keyed import ChainKey
 from store.log_verify import Verifying
+from store.prefix_record import PrefixRecord
 from store.retry import RetryPolicy, is_transient, with_retries
 from store.rows import StoredEvent
 from store.verification import (
     GENESIS_HASH,
     ChainBroken,
     ChainWalk,
-    PrefixRecord,
     check_end,
     row_problem,
     vouched,
