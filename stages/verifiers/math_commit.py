@@ -192,9 +192,10 @@ def _word_before(text: str) -> tuple[str, str]:
     return (m.group("word") or m.group("sign")).lower(), text[: m.start()]
 
 
-def left_context_problem(prefix: str, listed: bool = False) -> str | None:
+def left_context_problem(prefix: str, listed: bool = False, choice: bool = False) -> str | None:
     """Why the text right before a box makes it something other than the answer, or None.
-    `listed`: the box follows another box of the same list ("\\boxed{2} and \\boxed{3}")."""
+    `listed`: the box follows another box of the same list ("\\boxed{2} and \\boxed{3}");
+    `choice`: the box holds a choice's letter alone, which "is option" may introduce."""
     if listed:
         return None
     text = _TRAILING_DELIMITERS.sub("", unify(prefix[-WINDOW:]))
@@ -213,6 +214,8 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
             return None
     if token == "of" and _word_before(before)[0] in _NOUNS_BEFORE_OF:
         return None
+    if choice and token in ("option", "choice", "letter") and _word_before(before)[0] == "is":
+        return None  # "The answer is option \\boxed{B}", never "option \\boxed{5}" (round 21)
     if token in _MEASURES and _word_before(before)[0] in ("has", "have", "had"):
         return None  # "the hypotenuse has length \boxed{5}" (round 21)
     if token in _OBJECTS and _word_before(before)[0] in _BEFORE_OBJECT:

@@ -25,7 +25,8 @@ _COUNT_NOUN = (
 # `purpose_ok`; never a part, case or condition ("for the first week", "for now", "for the wrong
 # problem", "for the time being"), which would make the number one answer among others.
 _RATE_OR_PURPOSE = (
-    r"(?:a|an|per|each|every)\s+(?:year|month|fortnight|week|day|night|hour|minute|second)"
+    r"(?:a|an|per|each|every|in\s+(?:a|an|one))\s+(?:year|month|fortnight|week|day|night|hour"
+    r"|minute|second)"
     r"|for\s+(?:(?:the|her|his|their|its)\s+)?(?P<purpose>[a-z]{2,20})(?:\s+to\s+[a-z]{2,20})?"
     r"(?![a-z])"
 )

@@ -59,7 +59,9 @@ _MARKER = re.compile(
     r"|will[ \t]+be|should[ \t]+be|=)(?![\w])"
     # an adverb the commitment grammar admits after its verb ("the answer is now 45")
     r"(?:[ \t]+(?:now|still|therefore|thus|then|simply|just|exactly|precisely|indeed|clearly"
-    r"|hence)(?![\w]))?)[ \t]*:?[ \t]*"
+    r"|hence)(?![\w]))?(?:[ \t]+(?:option|choice|letter)"
+    # "the answer is option B", "option $\boxed{(C)}$": only before a choice's letter (round 21)
+    r"(?=[ \t]*[$(\\]*(?:boxed\{)?[ \t]*\(?[A-E]\)?[ \t]*\}?(?![\w{])))?)[ \t]*:?[ \t]*"
 )
 _WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
 # A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of

@@ -58,6 +58,8 @@ _ADJECTIVE = (
     r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
     r"|identity|zero|ordered|distinct|different|possible|inverse|transpose|special|polar"
     r"|cartesian|rectangular|spherical|cylindrical"
+    # "the largest prime factor", "the leading coefficient", "the constant term" (round 21)
+    r"|prime|leading|constant|missing|perpendicular|shortest|longest|standard"
     r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
 )
 _NOUN = (
@@ -78,7 +80,7 @@ _NOUN = (
     # divisor of 12 and 18 is", "the hypotenuse is", "the correct option is")
     r"|divisors?|multiples?|gcd|lcm|gcf|hypotenuse|legs?|altitude|apothem|diagonals?|edges?|base"
     r"|exponent|modulus|residue|discriminant|eigenvalues?|reciprocal|variance|(?:[xyz]-)?intercepts?"
-    r"|(?:answer\s+)?(?:choice|option)|letter"
+    r"|(?:answer\s+)?(?:choice|option)|letter|projection|reflection|image|deviation"
     # a digit by its place, a term by its position ("the units digit", "the $n$th term")
     r"|(?:units|ones|tens|hundreds|thousands|leading|last|rightmost|leftmost)\s+digits?"
     r"|(?:\d{1,4}(?:st|nd|rd|th)|m(?:\s*-?\s*th)?|[nk]-?th|first|second|third|fourth|fifth|sixth"
@@ -102,6 +104,8 @@ _VERB = (
     r"|comes\s+out\s+to"
     r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals|is\s+worth|will\s+be\s+worth)"
     r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|still|hence))?"
+    # "the answer is option \boxed{B}": the choice named as one (round 21)
+    r"(?:\s+(?:option|choice|letter))?"
     r"(?:\s*:)?"
 )
 # Words that make a complement someone else's, an earlier or a wrong one.

@@ -14,6 +14,9 @@ from stages.verifiers.math_context import sentence_start, trimmed_end
 from stages.verifiers.math_exact import side_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 
+# A choice's letter alone in a box ("option \\boxed{B}", "option \\boxed{(C)}")
+_LETTER = re.compile(r"\s*(?:\\text\{\s*)?\(?[A-E]\)?\s*\}?\s*")
+
 # Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
 # \\boxed{3}").
 LIST_GAP = re.compile(
@@ -79,7 +82,9 @@ def check_prefix(body: str, final: Final, previous: Final | None) -> str | None:
     listed = gap is not None and bool(LIST_GAP.match(gap) or EQUIV_GAP.match(gap))
     grammar = None if listed else grammar_problem(body, own, prefix)
     # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
-    second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
+    second = doubt_before(body, final.start) or left_context_problem(
+        prefix, listed, choice=bool(_LETTER.fullmatch(final.text))
+    )
     return (
         second
         or grammar

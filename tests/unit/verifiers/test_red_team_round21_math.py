@@ -136,9 +136,24 @@ WRONG = [
     ("So the tank holds at least $\\boxed{5}$ gallons.", "5"),
     ("So there is $\\boxed{5}$ in the denominator.", "5"),
     ("So we get $\\boxed{5}$ on the calculator.", "5"),
+    # "option" names a choice's letter, never a number (option 5 is the fifth choice)
+    ("The answer is option 5", "5"),
+    ("The answer is option $\\boxed{5}$.", "5"),
+    ("The answer is option (5).", "5"),
+    ("The answer is option $\\boxed{C}$.", "B"),
+    ("The answer is not option $\\boxed{B}$.", "B"),
+    ("The answer is option B or C.", "B"),
 ]
 
 RIGHT = [
+    ("So the answer is option $\\boxed{B}$.", "B"),
+    ("The answer is option (B).", "B"),
+    ("The answer is choice $\\boxed{B}$.", "B"),
+    ("The projection is $\\boxed{(1, 2)}$.", "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}"),
+    ("Tom writes 6 pages. So, James writes \\boxed{624} pages in a year.", "624"),
+    ("Thus the largest prime factor of 91 is $\\boxed{13}$.", "13"),
+    ("So the leading coefficient is $\\boxed{3}$.", "3"),
+    ("Therefore, the hypotenuse has length $\\boxed{5}$.", "5"),
     ("\\boxed{1200000}", "1.2 \\text{ million people}"),
     ("\\boxed{200}", "2 \\text{ hundred}"),
     ("\\boxed{60}", "5 dozen eggs"),
