@@ -151,7 +151,8 @@ _NOT_A_THING = (
     r"|intermediate|partial|relevant|model|grader|checker|reference|solver|method|approach|formula"
     r"|problem|question|exercise|one|ones|same|above|below|following|former|latter|brute|force"
     r"|heuristic|simulation|estimation|approximation|trial|check|test|sample|example|conjecture"
-    r"|claim|hypothesis|assumption|hint|prediction|candidate|option|choice|alternative)"
+    r"|claim|hypothesis|assumption|hint|prediction|candidate|option|choice|alternative|bound"
+    r"|bounds|placeholder|dummy|decoy|scratch|backup|alternate|rumou?r|hearsay|template|filler)"
 )
 _THING = rf"the(?:\s+(?!{_NOT_A_THING}(?![\w'-]))[a-z][a-z-]*){{1,3}}"
 # A word problem's person by name before one of those verbs ("Natalia sold", "So, Tom has")
@@ -164,7 +165,10 @@ _PERSON = re.compile(
     # roles and claims, never a person ("Hence Conjecture is \boxed{5}"; round 21's "is")
     r"|Conjecture|Claim|Hypothesis|Guess|Estimate|Draft|Lemma|Theorem|Assumption|Attempt|Hint"
     r"|Example|Prediction|Proposal|Candidate|Option|Choice|Alternative|Intuition|Answer|Result"
-    r"|Solution|Output|Value|Note|Step|Case|Part|Check|Test|Sample)(?![a-z]))"
+    r"|Solution|Output|Value|Note|Step|Case|Part|Check|Test|Sample|Fake|Placeholder|Dummy|Mock"
+    r"|Decoy|Old|Earlier|Initial|First|Second|Last|Final|Previous|Approximation|Upper|Lower|Extra"
+    r"|Other|Alternate|Backup|Bonus|Scratch|Rumou?r|Hearsay|Copy|Template|Filler|Bound|Limit"
+    r"|Wrong|Incorrect|Bogus|Naive|Rough|Quick|Fast|Slow|Brute|Approx\w*|Estimat\w*|Guess\w*)(?![a-z]))"
     rf"[A-Z][a-z]{{1,20}}(?=\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS}|is|was"
     r"|will\s+be)(?![\w']))"
 )

@@ -88,10 +88,26 @@ def check_prefix(body: str, final: Final, previous: Final | None) -> str | None:
     return (
         second
         or grammar
+        or _bare_past(prefix, body, final)
         # the raw window, not the sentence: "$4! = \\boxed{20}$" has a "!" that ends no sentence
         or _false_equation(body[max(0, final.start - WINDOW) : final.start], final.text)
         or competing_value(body, final.start, final.text)
     )
+
+
+_HAD = re.compile(r"(?i)(?<![\w'])had[\s$]*(?:\\\(|\\\[)?\s*$")
+_NAMED_IN_BOX = re.compile(r"[A-Za-z£€¥]|\\\$")  # "18 \\text{ apples}", "\\$18"
+_THING_AFTER = re.compile(r"(?:[\s$]|\\\)|\\\])*(?:\\text\s*\{\s*)?[A-Za-z]")
+
+
+def _bare_past(prefix: str, body: str, final: Final) -> str | None:
+    """ "She had \\boxed{18}." may be an earlier state, as "had" says nothing of what was had;
+    "Tom had \\boxed{20} apples." names it, a unit read with the box too (round 21)."""
+    if not _HAD.search(prefix[-40:]):
+        return None
+    if _THING_AFTER.match(body, final.end) or _NAMED_IN_BOX.search(final.text):
+        return None
+    return "'had' with nothing named after the answer"
 
 
 _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")

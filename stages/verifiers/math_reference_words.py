@@ -33,7 +33,7 @@ _SCALES = {
 # "point two", "plus", "squared"). A reference holding one after its number is unparseable.
 _NOT_EXACT = re.compile(
     r"(?i)^(?:(?:hundred|thousand|million|billion|trillion|dozen)s|tens|score|gross|grand|k"
-    r"|lakhs?|crores?|bn|mn|halves|half|thirds|fourths|fifths|sixths|sevenths|eighths|ninths"
+    r"|lakhs?|crores?|bn|mn|mln|mil|mils|mio|bln|bil|tn|[kmbt]|halves|half|thirds|fourths|fifths|sixths|sevenths|eighths|ninths"
     r"|tenths|hundredths|thousandths|millionths|and|point|plus|minus|times|over|squared|cubed"
     r"|percent|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
     r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
@@ -60,6 +60,18 @@ def counted_reference(text: str) -> Read | None:
         )
     if power == 1:
         return value
-    # "1.2 \\text{ million}" is 1.2 * 1000000, a plain number as the product is (round 15)
+    # "1.2 \\text{ million}" is 1.2 * 1000000, a plain number as the product is (round 15); a
+    # unit after the scale is the value's ("2.5 \\text{ thousand km}" is 2500 km)
+    unit = value.unit or _unit_of(counted.group("value"), words)
     scale = ("num", Fraction(power), str(power))
-    return Read(("mul", [value.node, scale]), value.unit)
+    return Read(("mul", [value.node, scale]), unit)
+
+
+def _unit_of(value: str, words: list[str]) -> str | None:
+    """The unit the words after a reference's scale name, if the grammar reads them as one."""
+    if not words:
+        return None
+    try:
+        return read(f"{value} {' '.join(words)}").unit
+    except MathParseError:
+        return None

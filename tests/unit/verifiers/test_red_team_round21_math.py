@@ -45,6 +45,9 @@ WRONG = [
     ("\\boxed{2}", "2 \\text{ and a half apples}"),
     ("\\boxed{1.5}", "1.5 \\text{ billion}"),
     ("\\boxed{1200001}", "1.2 \\text{ million people}"),
+    ("\\boxed{3}", "3 \\text{ mil}"),
+    ("\\boxed{2.5}", "2.5 \\text{ thousand km}"),
+    ("\\boxed{205}", "2 \\text{ hundred and five}"),
     # subjects
     ("So the relevant step is $\\boxed{3}$.", "3"),
     ("So the first step gives $\\boxed{3}$.", "3"),
@@ -136,6 +139,9 @@ WRONG = [
     ("So the tank holds at least $\\boxed{5}$ gallons.", "5"),
     ("So there is $\\boxed{5}$ in the denominator.", "5"),
     ("So we get $\\boxed{5}$ on the calculator.", "5"),
+    # "had" and nothing named: an earlier state as likely as the answer
+    ("She had \\boxed{18}.", "18"),
+    ("So Tom had \\boxed{20}.", "20"),
     # "option" names a choice's letter, never a number (option 5 is the fifth choice)
     ("The answer is option 5", "5"),
     ("The answer is option $\\boxed{5}$.", "5"),
@@ -146,6 +152,11 @@ WRONG = [
 ]
 
 RIGHT = [
+    ("\\boxed{2500}", "2.5 \\text{ thousand km}"),
+    ("\\boxed{2500 \\text{ km}}", "2.5 \\text{ thousand km}"),
+    ("\\boxed{1200000}", "1.2 \\text{ Million people}"),
+    ("So she had \\boxed{\\$18}.", "18"),
+    ("Tom had 20 apples. So Tom had \\boxed{20} apples.", "20"),
     ("So the answer is option $\\boxed{B}$.", "B"),
     ("The answer is option (B).", "B"),
     ("The answer is choice $\\boxed{B}$.", "B"),
