@@ -15,6 +15,14 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_context import sentence_start, strip_filler
+from stages.verifiers.math_counts import (  # noqa: F401 - counted_noun, named_count: public here too
+    CLOSING_REST,
+    COUNT_OTHER,
+    COUNT_REST,
+    counted_noun,
+    named_count,
+    purpose_ok,
+)
 from stages.verifiers.math_disown import disowned
 from stages.verifiers.math_doubt import region_start, regional_doubt, unmarked
 from stages.verifiers.math_explain import MAX_CHARS, explanation_problem, restatement_problem
@@ -119,6 +127,9 @@ _INTRODUCERS = frozenset(
      "take", "pay", "spend", "earn", "writes", "runs", "ran", "walks", "walked", "drives",
      "drove", "travels", "traveled", "travelled", "eats", "ate", "buy", "sell", "save", "collect",
      "run", "walk", "drive", "travel", "write",
+     # the rest of `math_grammar._ACTS` ("they need \boxed{5} vans", "Tom had"; round 21)
+     "need", "make", "cost", "weigh", "hold", "contain", "receive", "receives", "own", "owns",
+     "owe", "owes", "use", "uses", "had", "collects",
      # the copula in other languages ("La respuesta es", "Die Antwort ist", "La risposta è");
      # `math_grammar` admits them only in its fixed "the answer is" phrases
      "es", "ist", "est", "è", "é", "sind", "sono", "são", "är", "jest")
@@ -144,126 +155,33 @@ _NOUNS_BEFORE_OF = frozenset(
      "fraction", "proportion", "percent", "factor", "coefficient", "term", "digit", "digits",
      "payment", "income", "salary", "revenue", "fee", "tax", "budget", "debt", "value")
 )  # fmt: skip
-_LAST_TOKEN = re.compile(r"(?:(?P<word>[A-Za-z']+)|(?P<sign>\S))\s*$")
-_TRAILING_DELIMITERS = re.compile(r"(?:\s|\$|\\\(|\\\[|\*\*|__|\\)+$")
-# A count's noun after a boxed count ("there are $\\boxed{2}$ distinct possible values for $B$"): closed
-# adjectives and plural nouns, then perhaps a short complement of plain words or one-letter math.
-_COUNT_NOUN = (
-    r"(?:(?:distinct|different|possible|unique|such|valid|positive|negative|nonnegative|real"
-    r"|integer|ordered|complex|prime|total|arithmetic|geometric)\s+)*(?:values|solutions|answers|ways|integers|numbers"
-    r"|pairs|points|roots|zeros|digits|terms|sequences|triples|elements|subsets|arrangements"
-    r"|permutations|combinations|outcomes|possibilities|choices|functions|polynomials|triangles"
-    r"|squares|rectangles|paths|divisors|factors|multiples|primes|lattice\s+points)"
-    r"(?:\s+(?:for|of|in|that|which|satisfying|to)(?:\s+(?:[a-z]+|\$[A-Za-z](?:_[A-Za-z0-9])?\$)){1,8})?"
-)
-# The rate or purpose the question asked for after a count ("624 pages a year", "5 dollars per
-# hour"; round 15). A purpose is closed: "for" and one word, a gerund or a thing the response
-# spoke of before ("for babysitting", "for the glasses", "for the tank to fill"), checked by
-# `_purpose_ok`; never a part, case or condition ("for the first week", "for now", "for the wrong
-# problem", "for the time being"), which would make the number one answer among others.
-_RATE_OR_PURPOSE = (
-    r"(?:a|an|per|each|every)\s+(?:year|month|fortnight|week|day|night|hour|minute|second)"
-    r"|for\s+(?:(?:the|her|his|their|its)\s+)?(?P<purpose>[a-z]{2,20})(?:\s+to\s+[a-z]{2,20})?"
-    r"(?![a-z])"
-)
-_NOT_A_PURPOSE = frozenset(
-    ("first", "second", "third", "fourth", "last", "next", "final", "part", "parts", "half",
-     "step", "steps", "stage", "now", "each", "every", "per", "one", "some", "most", "many",
-     "case", "cases", "example", "instance", "odd", "even", "positive", "negative", "large",
-     "small", "all", "both", "any", "only", "just", "other", "another", "extra", "option",
-     "choice", "alternative", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-     "ten", "eleven", "twelve", "dozen", "dozens", "hundreds", "thousands", "millions", "twice",
-     "double", "triple", "him", "her", "them", "me", "us", "you", "it", "this", "that", "these",
-     "those", "starters", "nothing", "something", "anything", "everything", "guessing",
-     "estimating", "rounding", "approximating", "starting", "beginning", "checking", "testing",
-     "being", "sure")
+# "gives us \boxed{}", "left with \boxed{}": a pronoun or "with" after these introduces the answer
+_OBJECTS = frozenset(("us", "me", "him", "her", "them"))
+_BEFORE_OBJECT = frozenset(("gives", "give", "gave", "yields", "yield", "leaves", "left"))
+_BEFORE_WITH = frozenset(("left", "up"))
+_MEASURES = frozenset(
+    ("length", "area", "volume", "perimeter", "radius", "diameter", "height", "width", "mass",
+     "weight")
 )  # fmt: skip
 
 
-def _purpose_ok(m: re.Match[str], earlier: str) -> bool:
-    """A matched purpose (if any) is a gerund or a thing spoken of before the answer."""
-    word = (m.group("purpose") or "").lower()
-    if not word:
-        return True
-    if word in _NOT_A_PURPOSE:
-        return False
-    return word.endswith("ing") or bool(
-        re.search(rf"(?i)(?<![\w-]){re.escape(word)}(?![\w-])", earlier[-4000:])
-    )
+def _with_left(before: str) -> bool:
+    """ "with" ends "left with", "end up with" or "leaves us with" in `before` + "with"."""
+    previous, earlier = _word_before(before)
+    if previous in _OBJECTS:
+        previous = _word_before(earlier)[0]
+        return previous in ("leaves", "left")
+    return previous in _BEFORE_WITH
 
 
-# A word problem's own nouns after its count ("\\boxed{12} apples in total"): one to three
-# lowercase words, the last one spoken of before the answer; never a word that scales, divides,
-# operates on or qualifies the number ("tens", "halves", "squared", "approximately")
-_NAMED_COUNT = re.compile(
-    r"(?P<words>[a-z]{2,20}(?:[ -][a-z]{2,20}){0,2}?)"
-    r"(?:\s+(?:in\s+total|in\s+all|altogether|left(?:\s+over)?|remaining|"
-    + _RATE_OR_PURPOSE
-    + "))?"
-    r"[\s$*_.!,;]*"
-)
-_NOT_A_NOUN = re.compile(
-    r"(?:^|[ -])(?:[a-z]*(?:teen|ty|ths?|tens|halves|halfs|thirds|quarters|hundred|thousand|illion"
-    r"|dozen|score|gross|grand|lakh|crore|fold|ed|ly|ing|ish)s?|is|are|was|were|be|or|and|if|not"
-    r"|no|nor|at|as|to|by|per|each|every|apiece|over|under|above|below|up|down|off|from|with"
-    r"|without|than|about|around|roughly|nearly|almost|maybe|perhaps|probably|possibly|likely"
-    r"|approx|times|plus|minus|mod|modulo|squared|cubed|factorial|inverse|reciprocal|root|roots"
-    r"|power|powers|percent|pct|base|digits?|decimal|radians?|degrees?|units?|too|so|only|just"
-    r"|but|yet|then|else|instead|rather|unless|when|since|because|wrong|incorrect|false|true"
-    r"|right|correct|answer|answers|solution|result|value|values|guess|estimate|sure|unsure"
-    r"|new|old|first|second|last|next|other|another|more|less|most|least|fewer|few|many|some"
-    r"|all|any|none|both|either|neither|half|double|twice|triple|single|pairs?|sets?|groups?"
-    r"|batch(?:es)?|packs?|boxes|bags|rows|stacks|cases|dozens|hands|teams|lots|sides|faces"
-    r"|i|we|you|he|she|it|they|me|us|him|her|them|this|that|these|those|the|an?)(?=$|[ -])"
-)
-
-
-def named_count(rest: str, earlier: str) -> re.Match[str] | None:
-    """`rest` as the nouns a word problem counts (`apples in total`) where the last of them was
-    spoken of before the answer (`earlier`); a word that can change what the number means
-    (`tens`, `halves`, `squared`, `more`, `pairs`: a pair is two) is never one."""
-    m = _NAMED_COUNT.fullmatch(rest)
-    if not m or _NOT_A_NOUN.search(m.group("words")) or not _purpose_ok(m, earlier):
-        return None
-    last = re.split(r"[ -]", m.group("words"))[-1]
-    if not re.search(rf"(?i)(?<![\w-]){re.escape(last)}(?![\w-])", earlier[-4000:]):
-        return None
-    return m
-
-
-# What may follow the final answer in its own sentence.
-_CLOSING_REST = re.compile(
-    r"(?i)(?:,?\s*(?:which|this|that)\s+)?(?:(?:is|was|would be|will be|are)\s+"
-    r"(?:the|our|my)\s+(?:(?:final|correct|right|only)\s+)*(?:answer|solution|result|value|one)s?"
-    r"|\\p?mod\s*\{?\s*\d+\s*\}?|\\?\(\s*mod\s+\d+\s*\\?\)"
-    r"|left(?:\s+over)?|remaining|in\s+total|in\s+all|altogether"  # "\boxed{18} dollars left"
-    r"|"
-    + _RATE_OR_PURPOSE  # "\boxed{10} dollars for babysitting": its unit read with the box
-    +
-    # "worth \boxed{\$16386.17} after 5 years": the point in time the value is stated for
-    r"|after\s+(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+"
-    r"(?:years?|months?|weeks?|days?|hours?|minutes?|seconds?|quarters?))?"
-)
-_COUNT_REST = re.compile(rf"(?i){_COUNT_NOUN}")
-# Words that make a count's complement about something else ("values less than the answer").
-_COUNT_OTHER = re.compile(
-    r"(?i)(?<![\w'])(?:not|no|never|than|more|less|fewer|too|wrong|incorrect|previous|other|part"
-    r"|step|times|thousands?|hundreds?|millions?|dozens?|percent|fewer|extra|short|off|but|except"
-    r"|excluding|besides|plus|minus|bound|estimate|guess|draft|old|discarded|rejected)(?![\w'])"
-)
+_LAST_TOKEN = re.compile(r"(?:(?P<word>[A-Za-z']+)|(?P<sign>\S))\s*$")
+_TRAILING_DELIMITERS = re.compile(r"(?:\s|\$|\\\(|\\\[|\*\*|__|\\)+$")
 # Closing punctuation, math delimiters, environment ends and markdown around an answer.
 # End-of-proof marks close an answer too ("Hence $n = \\boxed{42}$. $\\blacksquare$", round 14).
 _CLOSERS = re.compile(
     r"(?:\s|[$*_.!,;]|\\\)|\\\]|\\end\s*\{[a-z]+\*?\}|\\\\|\\q?quad|\\[,;!]|&"
     r"|\\(?:blacksquare|square|qed|Box)(?![a-zA-Z])|[∎□■]|Q\.E\.D\.|QED(?!\w))*"
 )
-
-
-def counted_noun(text: str) -> bool:
-    """`text` is a count's noun phrase ("distinct arithmetic sequences that meet the given
-    conditions") about the counted things themselves, not about something else."""
-    counted = _COUNT_REST.fullmatch(text)
-    return counted is not None and not _COUNT_OTHER.search(text)
 
 
 def _word_before(text: str) -> tuple[str, str]:
@@ -274,9 +192,10 @@ def _word_before(text: str) -> tuple[str, str]:
     return (m.group("word") or m.group("sign")).lower(), text[: m.start()]
 
 
-def left_context_problem(prefix: str, listed: bool = False) -> str | None:
+def left_context_problem(prefix: str, listed: bool = False, choice: bool = False) -> str | None:
     """Why the text right before a box makes it something other than the answer, or None.
-    `listed`: the box follows another box of the same list ("\\boxed{2} and \\boxed{3}")."""
+    `listed`: the box follows another box of the same list ("\\boxed{2} and \\boxed{3}");
+    `choice`: the box holds a choice's letter alone, which "is option" may introduce."""
     if listed:
         return None
     text = _TRAILING_DELIMITERS.sub("", unify(prefix[-WINDOW:]))
@@ -295,6 +214,14 @@ def left_context_problem(prefix: str, listed: bool = False) -> str | None:
             return None
     if token == "of" and _word_before(before)[0] in _NOUNS_BEFORE_OF:
         return None
+    if choice and token in ("option", "choice", "letter") and _word_before(before)[0] == "is":
+        return None  # "The answer is option \\boxed{B}", never "option \\boxed{5}" (round 21)
+    if token in _MEASURES and _word_before(before)[0] in ("has", "have", "had"):
+        return None  # "the hypotenuse has length \boxed{5}" (round 21)
+    if token in _OBJECTS and _word_before(before)[0] in _BEFORE_OBJECT:
+        return None  # "This gives us \boxed{12}", "This leaves her \boxed{3}" (round 21)
+    if token == "with" and _with_left(before):
+        return None  # "We are left with \boxed{12}", "This leaves us with" (round 21)
     if token == "in" and before.endswith("\\"):
         return None  # "x \in \boxed{[0, 1)}"
     if token in ("antwort", "ergebnis", "lösung") and _GERMAN_INVERTED.search(before):
@@ -368,14 +295,14 @@ def tail_problem(rest: str, later: str, answer: str | None = None, earlier: str 
     if doubt:  # "\boxed{5}. Because I guessed that x = 5." (round 17)
         return f"{doubt!r} after the final answer"
     rest = rest[_CLOSERS.match(rest).end() :]  # type: ignore[union-attr]
-    closing = _CLOSING_REST.match(rest)
-    if closing and not _purpose_ok(closing, earlier):
+    closing = CLOSING_REST.match(rest)
+    if closing and not purpose_ok(closing, earlier):
         closing = None
     if not closing or not closing.group():  # "\boxed{5} です", "\boxed{5}입니다" (round 17)
         closing = FOREIGN_CLOSING.match(rest) or closing
     if not closing or not closing.group():
-        counted = _COUNT_REST.match(rest) or named_count(rest, earlier)
-        if counted and not _COUNT_OTHER.search(counted.group()):
+        counted = COUNT_REST.match(rest) or named_count(rest, earlier)
+        if counted and not COUNT_OTHER.search(counted.group()):
             closing = counted
     closed = _CLOSERS.fullmatch(rest, closing.end() if closing else 0)
     if not closed and (answer is None or restatement_problem(rest, answer)):

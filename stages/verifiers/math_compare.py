@@ -18,6 +18,7 @@ from stages.verifiers.math_chains import (  # noqa: F401  (final_side, is_assign
 )
 from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node
+from stages.verifiers.math_tree import as_vector
 from stages.verifiers.math_values import eval_rational, is_plain_number, too_large
 
 Outcome = tuple[bool, str]
@@ -181,7 +182,7 @@ def comparable_pair(
         return _as_relation(answer), _as_relation(ref)
     if ref[0] == "rel" or answer[0] == "rel":
         return "one side is an inequality, the other is not"
-    return _plain(answer), _plain(ref)
+    return _plain(as_vector(answer, ref)), _plain(as_vector(ref, answer))
 
 
 def _abs_intervals(node: Node) -> list[Node] | None:

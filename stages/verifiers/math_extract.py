@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from stages.verifiers.math_box_nouns import counted_in_box
 from stages.verifiers.math_choice import choice_key
 from stages.verifiers.math_commit import (
     WINDOW,
@@ -58,7 +59,9 @@ _MARKER = re.compile(
     r"|will[ \t]+be|should[ \t]+be|=)(?![\w])"
     # an adverb the commitment grammar admits after its verb ("the answer is now 45")
     r"(?:[ \t]+(?:now|still|therefore|thus|then|simply|just|exactly|precisely|indeed|clearly"
-    r"|hence)(?![\w]))?)[ \t]*:?[ \t]*"
+    r"|hence)(?![\w]))?(?:[ \t]+(?:option|choice|letter)"
+    # "the answer is option B", "option $\boxed{(C)}$": only before a choice's letter (round 21)
+    r"(?=[ \t]*[$(\\]*(?:boxed\{)?[ \t]*\(?[A-E]\)?[ \t]*\}?(?![\w{])))?)[ \t]*:?[ \t]*"
 )
 _WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
 # A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of
@@ -164,7 +167,7 @@ def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
             continue  # "## Answer\n\nWe first ...": a section heading, its finals read below
         if not text.strip():
             return "an answer marker with nothing after it"
-        inner = _math_with_unit(text) or _WRAPPERS.sub("", text)
+        inner = _math_with_unit(text, body[: m.start()]) or _WRAPPERS.sub("", text)
         spans = boxed_spans(inner)
         # "The answer is \boxed{\frac12} or equivalently \boxed{0.5}": boxes restating one
         # value are read as boxes, whose gap and values are checked there (round 15)
@@ -186,9 +189,11 @@ def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
     return finals
 
 
-def _math_with_unit(text: str) -> str | None:
+def _math_with_unit(text: str, earlier: str) -> str | None:
     """ "$5$ hours": an answer line's one inline formula, then a unit of the closed list outside
-    it, read as "5 hours" (as "5 hours" is); None for any other text (red team round 19)."""
+    it, read as "5 hours" (as "5 hours" is); None for any other text (red team round 19). A word
+    problem's own noun spoken of before (`named_count`) reads the same way: "$12$ apples" is "12
+    apples", whose noun is then checked as in plain text (round 21's m21-027)."""
     stripped = text.strip()
     spans = math_env_spans(stripped)
     if len(spans) != 1 or spans[0][0] != 0:
@@ -196,6 +201,8 @@ def _math_with_unit(text: str) -> str | None:
     rest = stripped[spans[0][1] :].rstrip(" \t.")
     if not rest or any(c in rest for c in "$\\"):
         return None
+    if named_count(rest.strip(), earlier):
+        return f"{spans[0][2]} {rest.strip()}"
     try:
         return f"{spans[0][2]} {rest}" if read(f"{spans[0][2]} {rest}").unit is not None else None
     except ReadError:
@@ -274,7 +281,7 @@ def _sentence_line(final: Final, body: str) -> Final:
 def _agree(body: str, finals: list[Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
     written = finals[-1].text
-    finals = [_sentence_line(f, body) for f in finals]
+    finals = [_sentence_line(counted_in_box(f, body), body) for f in finals]
     keys: dict[object, str] = {}
     for final in finals:
         try:

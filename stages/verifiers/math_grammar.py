@@ -58,6 +58,8 @@ _ADJECTIVE = (
     r"|remaining|unknown|only|unique|expected|average|original|new|common|area|decimal|solution"
     r"|identity|zero|ordered|distinct|different|possible|inverse|transpose|special|polar"
     r"|cartesian|rectangular|spherical|cylindrical"
+    # "the largest prime factor", "the leading coefficient", "the constant term" (round 21)
+    r"|prime|leading|constant|missing|perpendicular|shortest|longest|standard"
     r"|(?:smallest|largest|greatest|least|minimum|maximum|highest|lowest)\s+possible)"
 )
 _NOUN = (
@@ -73,7 +75,16 @@ _NOUN = (
     r"|matrix|vector|set|interval|roots?|zeros?"
     r"|vertex|center|centre|midpoint|centroid|focus"
     r"|minimum|maximum|domain|sequence|function|formula|ways|length|units?|quantity|integers?"
-    r"|numbers|pairs|points|x|y|z|n|k|m)"
+    r"|numbers|pairs|points|x|y|z|n|k|m"
+    # the subjects of number theory, geometry and choice answers (round 21: "the greatest common
+    # divisor of 12 and 18 is", "the hypotenuse is", "the correct option is")
+    r"|divisors?|multiples?|gcd|lcm|gcf|hypotenuse|legs?|altitude|apothem|diagonals?|edges?|base"
+    r"|exponent|modulus|residue|discriminant|eigenvalues?|reciprocal|variance|(?:[xyz]-)?intercepts?"
+    r"|(?:answer\s+)?(?:choice|option)|letter|projection|reflection|image|deviation"
+    # a digit by its place, a term by its position ("the units digit", "the $n$th term")
+    r"|(?:units|ones|tens|hundreds|thousands|leading|last|rightmost|leftmost)\s+digits?"
+    r"|(?:\d{1,4}(?:st|nd|rd|th)|m(?:\s*-?\s*th)?|[nk]-?th|first|second|third|fourth|fifth|sixth"
+    r"|seventh|eighth|ninth|tenth|next|general)\s+terms?)"
 )
 # "of the first 10 terms", "for $x$", "to the problem": a short complement of the subject noun
 _COMPLEMENT = (
@@ -93,6 +104,8 @@ _VERB = (
     r"|comes\s+out\s+to"
     r"|must\s+be|should\s+be|has\s+to\s+be|will\s+be|totals|is\s+worth|will\s+be\s+worth)"
     r"(?:\s+(?:therefore|thus|then|simply|just|exactly|precisely|indeed|clearly|now|still|hence))?"
+    # "the answer is option \boxed{B}": the choice named as one (round 21)
+    r"(?:\s+(?:option|choice|letter))?"
     r"(?:\s*:)?"
 )
 # Words that make a complement someone else's, an earlier or a wrong one.
@@ -116,15 +129,48 @@ _ACTS = (
     # "Kylar needs to pay \boxed{64} dollars": what the person must pay or spend is the amount
     r"|(?:needs?|has|have)\s+to\s+(?:pay|spend|save|earn|make|buy|sell|collect|run|walk|drive"
     r"|travel|write)"
+    # "Tom had \boxed{5}", "the tank holds": what a person or thing had or holds (round 21)
+    r"|had|holds?"
 )
+# What a person or thing is left with ("We are left with \boxed{12} apples", "She is left with",
+# "This leaves us with"): the remainder a word problem asks for (round 21's m21-019).
+_LEFT_WITH = (
+    r"(?:(?:he|she|they|we|i|you)\s+(?:(?:is|are|am|was|were|will\s+be)\s+)?left"
+    r"|(?:this|which|that|it)\s+(?:leaves|left)(?:\s+(?:us|me|him|her|them))?"
+    r"|(?:he|she|they|we|i|you)\s+(?:end|ends|ended)\s+up)\s+with"
+)
+# A thing of the word problem ("So the toy costs", "the cube has a volume of"): "the" and at most
+# three plain words, none a step, a role, a source or an ordinal (round 21's m21-015, m21-023);
+# "the relevant step has", "the first box has", "the teacher has" state no answer.
+_NOT_A_THING = (
+    r"(?:step|steps|stage|part|parts|case|cases|line|lines|attempt|draft|guess|estimate|answer"
+    r"|answers|result|results|solution|solutions|value|values|key|book|textbook|calculator"
+    r"|computer|program|code|teacher|tutor|professor|author|classmate|classmates|student|students"
+    r"|friend|friends|other|others|previous|first|second|third|last|next|old|wrong|incorrect"
+    r"|discarded|rejected|extraneous|naive|original|initial|earlier|preliminary|tentative"
+    r"|intermediate|partial|relevant|model|grader|checker|reference|solver|method|approach|formula"
+    r"|problem|question|exercise|one|ones|same|above|below|following|former|latter|brute|force"
+    r"|heuristic|simulation|estimation|approximation|trial|check|test|sample|example|conjecture"
+    r"|claim|hypothesis|assumption|hint|prediction|candidate|option|choice|alternative|bound"
+    r"|bounds|placeholder|dummy|decoy|scratch|backup|alternate|rumou?r|hearsay|template|filler)"
+)
+_THING = rf"the(?:\s+(?!{_NOT_A_THING}(?![\w'-]))[a-z][a-z-]*){{1,3}}"
 # A word problem's person by name before one of those verbs ("Natalia sold", "So, Tom has")
 # stands for "she"; never a tool or someone the writer consults ("Wolfram gets", "Teacher has").
 _PERSON = re.compile(
     r"(?<![\w'])(?!(?:The|This|That|These|Those|It|We|You|He|She|They|My|Our|Your|His|Her|Their"
     r"|Each|Every|Some|Any|All|Both|Which|Who|What|There|Here|Then|So|Thus|Hence|Now|If|When"
     r"|No|Nobody|Someone|Somebody|Everyone|Teacher|Professor|Tutor|Mom|Mum|Dad|Wolfram\w*|Chat\w*"
-    r"|GPT\w*|Google|Python|Excel|Claude|Gemini|Siri|Alexa|Copilot|Bing|Calculator)(?![a-z]))"
-    rf"[A-Z][a-z]{{1,20}}(?=\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS})(?![\w']))"
+    r"|GPT\w*|Google|Python|Excel|Claude|Gemini|Siri|Alexa|Copilot|Bing|Calculator"
+    # roles and claims, never a person ("Hence Conjecture is \boxed{5}"; round 21's "is")
+    r"|Conjecture|Claim|Hypothesis|Guess|Estimate|Draft|Lemma|Theorem|Assumption|Attempt|Hint"
+    r"|Example|Prediction|Proposal|Candidate|Option|Choice|Alternative|Intuition|Answer|Result"
+    r"|Solution|Output|Value|Note|Step|Case|Part|Check|Test|Sample|Fake|Placeholder|Dummy|Mock"
+    r"|Decoy|Old|Earlier|Initial|First|Second|Last|Final|Previous|Approximation|Upper|Lower|Extra"
+    r"|Other|Alternate|Backup|Bonus|Scratch|Rumou?r|Hearsay|Copy|Template|Filler|Bound|Limit"
+    r"|Wrong|Incorrect|Bogus|Naive|Rough|Quick|Fast|Slow|Brute|Approx\w*|Estimat\w*|Guess\w*)(?![a-z]))"
+    rf"[A-Z][a-z]{{1,20}}(?=\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS}|is|was"
+    r"|will\s+be)(?![\w']))"
 )
 _CLAUSE = (
     rf"(?:{_SUBJECT}\s*{_VERB}"
@@ -140,11 +186,16 @@ _CLAUSE = (
     r"|measures|spends|earns|saves|makes)"
     # "She has \boxed{18} dollars left.", "It takes \boxed{6} hours.": a pronoun and a closed verb
     # (a person named in the problem reads as "she": `_PERSON`), perhaps "now" or "still"
-    rf"|(?:he|she|they|it|we|you)\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?(?:{_ACTS})"
+    rf"|(?:he|she|they|it|we|you|{_THING})\s+(?:now\s+|still\s+|currently\s+)?(?:will\s+)?"
+    rf"(?:{_ACTS})"
     r"(?:\s+(?:him|her|them|us|me|you))?"
     # "So he made a profit of": the person's quantity, named by a closed noun
     rf"(?:\s+an?\s+(?:{_ADJECTIVE}\s+)*(?!(?:answers?|results?|solutions?|values?)(?![\w'])){_NOUN}"
-    r"\s+of)?"
+    r"\s+of|\s+(?:length|area|volume|perimeter|radius|diameter|height|width|mass|weight))?"
+    # "So Tom is \boxed{12} years old.": a person of the problem (`_PERSON` reads a name as
+    # "she") is what follows; its tail is checked as any answer's is (round 21)
+    r"|(?:he|she|they)\s+(?:is|are|was|were|will\s+be)"
+    rf"|{_LEFT_WITH}"
     # "We use the distance formula:" before the working that ends in the answer
     r"|(?:we|i)\s+(?:use|apply|compute|calculate|evaluate|simplify|expand|substitute|solve)"
     r"(?:\s+(?:the|this|these|a|an))?(?:\s+[a-z]+){0,4}\s*:"

@@ -14,6 +14,9 @@ from stages.verifiers.math_context import sentence_start, trimmed_end
 from stages.verifiers.math_exact import side_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
 
+# A choice's letter alone in a box ("option \\boxed{B}", "option \\boxed{(C)}")
+_LETTER = re.compile(r"\s*(?:\\text\{\s*)?\(?[A-E]\)?\s*\}?\s*")
+
 # Between two boxes of one list: a comma, "and", spacing ("\\boxed{2} \\quad \\text{and} \\quad
 # \\boxed{3}").
 LIST_GAP = re.compile(
@@ -79,14 +82,32 @@ def check_prefix(body: str, final: Final, previous: Final | None) -> str | None:
     listed = gap is not None and bool(LIST_GAP.match(gap) or EQUIV_GAP.match(gap))
     grammar = None if listed else grammar_problem(body, own, prefix)
     # Both lines must pass; where both fail, the hedge list's reason is the more specific one.
-    second = doubt_before(body, final.start) or left_context_problem(prefix, listed)
+    second = doubt_before(body, final.start) or left_context_problem(
+        prefix, listed, choice=bool(_LETTER.fullmatch(final.text))
+    )
     return (
         second
         or grammar
+        or _bare_past(prefix, body, final)
         # the raw window, not the sentence: "$4! = \\boxed{20}$" has a "!" that ends no sentence
         or _false_equation(body[max(0, final.start - WINDOW) : final.start], final.text)
         or competing_value(body, final.start, final.text)
     )
+
+
+_HAD = re.compile(r"(?i)(?<![\w'])had[\s$]*(?:\\\(|\\\[)?\s*$")
+_NAMED_IN_BOX = re.compile(r"[A-Za-z£€¥]|\\\$")  # "18 \\text{ apples}", "\\$18"
+_THING_AFTER = re.compile(r"(?:[\s$]|\\\)|\\\])*(?:\\text\s*\{\s*)?[A-Za-z]")
+
+
+def _bare_past(prefix: str, body: str, final: Final) -> str | None:
+    """ "She had \\boxed{18}." may be an earlier state, as "had" says nothing of what was had;
+    "Tom had \\boxed{20} apples." names it, a unit read with the box too (round 21)."""
+    if not _HAD.search(prefix[-40:]):
+        return None
+    if _THING_AFTER.match(body, final.end) or _NAMED_IN_BOX.search(final.text):
+        return None
+    return "'had' with nothing named after the answer"
 
 
 _EQUATION_LEFT = re.compile(r"(?:^|[$=(]|\\[(\[])(?P<lhs>[^$=]{1,200})=\s*(?:\$|\\\(|\\\[)?\s*$")

@@ -74,3 +74,17 @@ def has_text(node: Node) -> bool:
 def applied_function(name: str, arg: Node) -> Node:
     # exp(x) is written e^x as often: one tree for both, so "\\exp(2)" answers "e^2"
     return ("pow", ("sym", "e"), arg) if name == "exp" else ("func", name, arg)
+
+
+def as_vector(node: Node, other: Node) -> Node:
+    """A one-column or one-row matrix compared with a tuple is the vector of its entries:
+    "(1, 2)" answers "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}" (round 21's m21-029). A matrix
+    of more rows and columns, or against anything but a tuple, stays a matrix."""
+    if node[0] != "matrix" or other[0] != "tuple":
+        return node
+    rows = node[1]
+    if len(rows) >= 2 and all(len(row[1]) == 1 for row in rows):
+        return ("tuple", [row[1][0] for row in rows])
+    if len(rows) == 1 and len(rows[0][1]) >= 2:
+        return ("tuple", list(rows[0][1]))
+    return node

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
@@ -21,6 +20,7 @@ from stages.verifiers.math_labels import labelled
 from stages.verifiers.math_nouns import noun_conflict
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, MathParseError, Node
 from stages.verifiers.math_read import OR_WORD, Read, read
+from stages.verifiers.math_reference_words import counted_reference
 from stages.verifiers.math_sets import conditions_union
 from stages.verifiers.math_unit_convert import converted, factor
 from stages.verifiers.math_unit_rules import added_unit_problem, pounds_sterling
@@ -35,17 +35,6 @@ _CHAIN_EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
 _NOT_ONE_CHAIN = re.compile(r"[,;]|\\(?:text|mbox|mathrm|q?quad)|(?<![\\A-Za-z])[A-Za-z]{2,}")
 _EXTRACTION_STATUS = {"no_answer": "parse_error", "too_long": "parse_error"}
 _Prepared = tuple[Node, Node, dict[str, Any]]
-_COUNTED = re.compile(
-    r"(?P<value>.*?[\d}])\s*(?:\\(?:text|mathrm|textnormal)\s*\{\s*[A-Za-z][A-Za-z ]*\}"
-    r"|[A-Za-z][A-Za-z ]*)"
-)
-
-
-_SCALE_WORDS = re.compile(
-    r"\s*(?:\\(?:text|mathrm|textnormal)\s*\{\s*)?(thousand|million|billion|trillion)\s*\}?\s*",
-    re.IGNORECASE,
-)
-_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
 
 def reference_text(reference: str) -> str:
@@ -104,16 +93,9 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     """A reference outside the grammar read the way its author meant it, or `error`."""
     # A reference is trusted: words after its number name what is counted ("18 apples",
     # "5 \\text{ eggs}"). An answer must still state the number alone or with a listed unit.
-    counted = _COUNTED.fullmatch(text.strip())
+    counted = counted_reference(text)  # raises where a word changes the value unreadably
     if counted is not None:
-        value = read(counted.group("value"))
-        words = _SCALE_WORDS.fullmatch(text.strip()[counted.end("value") :])
-        if words is None:
-            return value
-        # "1.2 \\text{ million}" is 1200000, not 1.2 (round 15): the word scales the number
-        power = _SCALES[words.group(1).lower()]  # as "1.2 \\times 10^{6}": a plain number
-        scale = ("pow", ("num", Fraction(10), "10"), ("num", Fraction(power), str(power)))
-        return Read(("mul", [value.node, scale]), value.unit)
+        return counted
     # A chain of equalities ("1 = \\zzz = x = 0") ends in the value it derives: a reference whose
     # earlier sides are outside the grammar is read by its final side.
     # One chain only: no list, words or text in it ("x = 1 \\text{ and } y = 2" is two answers).
