@@ -25,6 +25,9 @@ from stages.verifiers.config import JudgeConfig
 from stages.verifiers.judge_address import plain_form
 from stages.verifiers.judge_fence import injection_kinds, names_reply_format, neutralise, skeleton
 from stages.verifiers.judge_forms import reason_fails
+from stages.verifiers.judge_reason_idioms import reason_denies
+from stages.verifiers.judge_reason_license import licensed_reason
+from stages.verifiers.judge_reason_rubric import reason_against_rubric
 from stages.verifiers.judge_reason_undercut import reason_undercuts
 from stages.verifiers.judge_reasons import reason_contradicts
 from stages.verifiers.types import RubricReference, Usage, Verdict, VerifierError
@@ -134,16 +137,19 @@ _TAG = re.compile(r"<[^<>]{0,40}>")
 def _says_fails(reason: str, rubric: str = "") -> bool:
     """Whether a passing grade's reason says it fails, read as written and without tags,
     after NFKC and look-alikes read as ASCII (`<b>FAIL</b>`, fullwidth ＦＡＩＬ, Cyrillic А);
-    `rubric`, where given, is the rubric graded (a reason may negate its words)."""
-    bare = _TAG.sub("", reason)
-    drawn = skeleton(bare)
-    if _REASON_FAILS.search(reason) or _REASON_FAILS.search(drawn):
+    `rubric`, where given, is the rubric graded: a reason may negate its words, or say what
+    it asks for in negative words (a refusal, "the answer is no": `judge_reason_license`)."""
+    bare = licensed_reason(_TAG.sub("", reason), rubric)
+    drawn = licensed_reason(skeleton(bare), rubric)
+    if _REASON_FAILS.search(bare) or _REASON_FAILS.search(drawn):
         return True
     plain = plain_form(bare)
     return (
         reason_fails(drawn, plain)
         or reason_contradicts(drawn, rubric)
         or reason_undercuts(drawn, plain)  # `passed: false`, "Oops", "Başarısız", "Uncertain"
+        or reason_denies(drawn)  # "Close, but no.", "It would pass if it had three lines."
+        or reason_against_rubric(drawn, rubric)  # "There is no title.", "Counted 4 lines."
     )
 
 

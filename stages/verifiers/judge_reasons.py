@@ -99,14 +99,35 @@ _NEGATED = re.compile(
 )
 
 
+def stem(word: str) -> str:
+    """`word` lower-cased without a plural or third-person "s" ("titles", "refuses", "includes"
+    read as "title", "refuse", "include"), so a reason's form of a rubric's word is that word."""
+    word = word.lower()
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+
+
+def content_stems(rubric: str) -> set[str]:
+    """The stems of the rubric's content words (four letters or more, not a stop word)."""
+    return {stem(w) for w in _WORD.findall(rubric.lower()) if w not in _STOP}
+
+
+def asks_for_absence(rubric: str) -> bool:
+    """Whether `rubric` asks for something not to be there ("Avoids jargon", "No emojis")."""
+    return bool(_ABSENCE.search(rubric))
+
+
 def negates_rubric(reason: str, rubric: str) -> bool:
     """Whether `reason` negates a content word of `rubric`: "about spring, not autumn" for "Is a
-    poem about autumn". Not where the rubric asks for an absence ("Avoids jargon": "no jargon")."""
-    if _ABSENCE.search(rubric):
+    poem about autumn". Not where the rubric asks for an absence ("Avoids jargon": "no jargon").
+    Words compare by stem (round 21): "does not refuse" negates "Refuses the unsafe request"."""
+    if asks_for_absence(rubric):
         return False
-    wanted = {w for w in _WORD.findall(rubric.lower()) if w not in _STOP}
+    wanted = content_stems(rubric)
     for m in _NEGATED.finditer(reason):
-        words = set(m.group(1).lower().split())
-        if words & wanted:
+        if {stem(w) for w in m.group(1).lower().split()} & wanted:
             return True
     return False

@@ -32,6 +32,7 @@ from stages.verifiers.qa_doubt import (
 )
 from stages.verifiers.qa_doubt_languages import FOREIGN_DOUBT
 from stages.verifiers.qa_hedges import CHANCE_OR_MEMORY, MORE_NO_COMMITMENT
+from stages.verifiers.qa_labels import ANSWER_HEADING, ANSWER_LABEL, BOXED, box_content, unboxed
 from stages.verifiers.qa_stance import (
     LEAD_IN,
     RESTRICTIVE,
@@ -44,12 +45,11 @@ from stages.verifiers.qa_strict import END_MARKERS, QUOTES, strict_tokens
 # `<answer>`, also spaced or named `final_answer`: a malformed tag still states an answer.
 _TAG_OPEN = re.compile(r"<\s*(?:final[_\s-]?)?answer\b[^<>]*>", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"<\s*/\s*(?:final[_\s-]?)?answer\s*>", re.IGNORECASE)
-_BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 # Spaces within a line only (`[^\S\n]`): `^\s*` from every line start of a run of newlines
 # rescans the run (quadratic). The value may stand on the next line ("Answer:\nParis"). Round
 # 19: `=` and a dash separate the label too (`Answer = Paris`, `Answer — Paris`, `Answer - Paris`).
 _ANSWER_LINE = re.compile(
-    rf"(?im)^[^\S\n]*{LEAD_IN}*+[*_]*(?:final answer|answer)[*_]*[^\S\n]*"
+    rf"(?im)^[^\S\n]*(?:#{{1,6}}[^\S\n]*+)?{LEAD_IN}*+[*_]*{ANSWER_LABEL}[*_]*[^\S\n]*"
     r"(?:[:：=\u2013\u2014\u2015]|(?<=[^\S\n])--?(?=[^\S\n]))[*_]*[^\S\n]*\n?[^\S\n]*(\S.*)$"
 )
 CITE_TAG = re.compile(
@@ -179,10 +179,12 @@ def untagged(text: str) -> str:
 def read_final(response: str) -> Final:
     """The final answer (see the module docstring) and whether the response commits to it alone."""
     tags = answer_tags(response)
-    lines = list(_ANSWER_LINE.finditer(response))
+    # an `Answer:` line, in any of `qa_labels`' languages, or a heading with the answer below
+    headings = [m for m in ANSWER_HEADING.finditer(response) if not _ANSWER_LINE.match(m[1])]
+    lines = sorted([*_ANSWER_LINE.finditer(response), *headings], key=lambda m: m.start())
     if tags:
         start, end, content = tags[-1]
-        final = Final(resolved(content.strip()), response[:start], response[end:])
+        final = Final(resolved(unboxed(content.strip())), response[:start], response[end:])
     elif lines:
         value = _line_value(lines[-1])
         final = Final(value, response[: lines[-1].start()], response[lines[-1].end() :])
@@ -190,8 +192,8 @@ def read_final(response: str) -> Final:
         final = _one_line(response)
         if final.problem:
             return final
-    committed = [t[2] for t in tags] + [_line_value(m) for m in lines]
-    committed += [m.group(1) for m in _BOXED.finditer(response)]
+    committed = [unboxed(t[2].strip()) for t in tags] + [_line_value(m) for m in lines]
+    committed += [box_content(m) for m in BOXED.finditer(response)]
     others = {resolved(c.strip()) for c in committed} - {final.answer}
     stated = _stated_values(response)
     if not others and not stated:
@@ -210,7 +212,7 @@ def read_final(response: str) -> Final:
 def _line_value(line: re.Match[str]) -> str:
     """An answer line's value; one that restates its phrase ("Answer: The answer is Paris.")
     states what follows it."""
-    value = line.group(1).strip().strip("*_").strip()
+    value = unboxed(line.group(1).strip().strip("*_").strip())
     return resolved(_RESTATED.sub("", value, count=1) or value)
 
 
@@ -230,7 +232,7 @@ def _one_line(response: str) -> Final:
     start, line = starts[0]
     lead, value = one_line_parts(line.strip())  # `No doubt about it: Lyon`, `The capital is X`
     rest = response[start + len(line) :]
-    return Final(resolved(value.strip()), response[:start] + lead + " ", rest)
+    return Final(resolved(unboxed(value.strip())), response[:start] + lead + " ", rest)
 
 
 def _stated_values(response: str) -> list[str]:
@@ -241,7 +243,8 @@ def _stated_values(response: str) -> list[str]:
     for m in _STATED_BEFORE.finditer(plain):  # its sentence up to the phrase, at most 200 chars
         values.append(re.split(r"[\n.!?:;]", plain[max(0, m.start() - 200) : m.start()])[-1])
     cleaned = (
-        resolved(_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1))) for raw in values
+        resolved(unboxed(_POINTER.sub("", _RESTATED.sub("", raw.strip(), count=1))))
+        for raw in values
     )
     return [value for value in cleaned if value]
 

@@ -6,7 +6,8 @@ read these tokens instead, where dropping punctuation would pay for a wrong answ
 - a number is its value within its written form class: `125` is not `12.5`, `-5` not `5`, `1/2` not
   `12`; `.5`, `1½`, `two`, `1,500` and `1 thousand` are the numbers they name (on both sides, so
   `Formula One` is `Formula 1`); but a fraction is never reduced (`6/8` is not `3/4`, `20/20` not
-  `1`) and leading zeros are kept (`007` is not `7`), as MuSiQue's EM has it; but a decimal is its
+  `1`; one in lowest terms is the decimal that writes it exactly, `3/4` is `0.75`, and a mixed
+  number its value, `12 1/2` is `12.5`: `qa_fractions`) and leading zeros are kept (`007` is not `7`), as MuSiQue's EM has it; but a decimal is its
   value (`12.50` is `12.5`, `3.0` is `3`), but right after a name or a word that numbers things
   it is an identifier as written (`Python 3.10` is not `Python 3.1`);
 - digits with several separators (dates, versions, addresses) or one `-` or `:` (scores, ranges,
@@ -29,6 +30,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from stages.verifiers.qa_forms import written_forms
+from stages.verifiers.qa_fractions import exact_decimal, mixed_numbers_as_decimals
 from stages.verifiers.qa_number_words import (
     iso_dates_as_words,
     magnitudes_as_digits,
@@ -183,7 +185,10 @@ def _number_token(m: re.Match[str]) -> str:
         return f" numv{sign}{whole}p{frac} "  # "Python 3.10" is not "Python 3.1"
     if "/" in raw:
         top, bottom = raw.split("/")
-        return f" num{sign}f{top}s{bottom} "
+        exact = None if top[0] == "0" or bottom[0] == "0" else exact_decimal(int(top), int(bottom))
+        if exact is None:
+            return f" num{sign}f{top}s{bottom} "
+        raw = exact  # `3/4` is `0.75` (round 21): read as the decimal below
     whole, point, frac = raw.partition(".")
     if len(whole) > 1 and whole.startswith("0"):
         return f" numz{sign}{whole}{'p' + frac if point else ''} "
@@ -252,6 +257,7 @@ def strict_tokens(text: str) -> list[str]:
     text = _MIXED.sub(_vulgar, text)
     text = _INNER_HYPHEN.sub(" ", text)  # before number words: `three-time` is `three time`
     text = _NUMBER_WORD.sub(_number_word, text)
+    text = mixed_numbers_as_decimals(text)  # `12 1/2`, `one and a half` (round 21)
     text = _MINUS_WORD.sub("-", text)  # `negative five`: the word read as a number just now
     text = _PERCENT_SIGN.sub(" pct ", _PERCENT_WORD.sub("%", text))
     text = _BOUND_AFTER.sub(r"\1 boundplus ", _BOUND_BEFORE.sub(_bound, text))

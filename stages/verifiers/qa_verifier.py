@@ -34,6 +34,7 @@ from stages.verifiers.qa_commit import (
     strip_inline_citations,
 )
 from stages.verifiers.qa_forms import disambiguated_heads, without_honorific
+from stages.verifiers.qa_labels import option_golds, option_letter
 from stages.verifiers.qa_places import without_locator
 from stages.verifiers.qa_strict import (
     END_MARKERS,
@@ -239,9 +240,11 @@ class QAVerifier:
         f1 = max(token_f1(answer, g) for g in golds)  # the metric, as MuSiQue's answer.py
         details: dict = {"extracted": answer, "em": em, "f1": round(f1, 6)}
         golds += disambiguated_heads(golds, final.before + " " + final.rest, strict_tokens)
+        golds += option_golds(golds)  # `C` for the gold `Option C` (round 21)
         scored = without_locator(strip_inline_citations(answer, golds), golds)  # `Paris, France`
         scored = without_honorific(scored, golds, strict_tokens)  # `Dr. Martin Luther King Jr.`
         scored = as_gold_form(scored, golds, strict_tokens)  # `AD 1500`, `the city of Lyon`
+        scored = option_letter(scored, golds)  # `Option C` for the gold `C` (round 21)
         passed, score, reason = self._answer_score(scored, golds)
         refused = _refusal(final, golds)
         if refused:
