@@ -20,7 +20,8 @@ from collections.abc import Collection
 
 from stages.verifiers.code_reads_copies import copied_at_once
 
-_NOW = frozenset({"any", "all", "len", "bool", "str", "repr", "ascii", "format"})
+_NOW = frozenset({"any", "all", "len", "bool", "str", "repr", "ascii", "format",
+                  "callable", "type", "isinstance", "issubclass", "hash", "id"})  # fmt: skip
 _ITEMS = frozenset({"sorted", "min", "max", "sum", "list", "tuple", "set", "frozenset", "dict"})
 _NOW_METHODS = frozenset({"index", "count"})  # of the value: an int
 _TEXT_METHODS = frozenset({"join", "format"})  # of a constant string, the value an argument
@@ -44,6 +45,8 @@ def _consumer(node: ast.expr, parents: dict[int, ast.AST], bound: Collection[str
     """The call (or f-string field) that reads `node` at once, and its kind."""
     op = parents.get(id(node))
     if isinstance(op, ast.FormattedValue) and op.value is node:
+        return op, "now"
+    if isinstance(op, ast.UnaryOp) and isinstance(op.op, ast.Not):  # its truth, at once
         return op, "now"
     copied = copied_at_once(node, parents)  # `.copy()`, `[:]`, `+ []`, `'%s' %` (round 20)
     if copied is not None:
