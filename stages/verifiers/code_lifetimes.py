@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import ast
 
+from stages.verifiers.code_dynamic_globals import reads_globals_dynamically
 from stages.verifiers.code_globals import function_global_reads
 from stages.verifiers.code_inputs import program_names
 
 _COUNTERS = frozenset({"getrefcount", "get_referrers", "get_referents", "getallocatedblocks",
                        "get_count", "get_stats", "get_freeze_count", "_debugmallocstats"})  # fmt: skip
 _MODULES = ("sys", "gc")
+_MEMORY = ("tracemalloc", "ctypes")  # allocation traces; raw memory (a refcount by id())
 # module-level statements that keep nothing a later call could read
 _STATELESS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.Pass)
 
@@ -41,7 +43,7 @@ def lifetime_unverifiable(program: str) -> str | None:
         return None
     counter = _counter_named(tree)
     if counter:
-        return f"the program reads {counter}, which counts the harness's objects too"
+        return f"the program reads {counter}, which sees the harness's objects and allocations too"
     reads_id = "id" in function_global_reads(program) and "id" not in (program_names(program) or ())
     if reads_id and _keeps_state(tree):
         return ("the program takes id() of objects and keeps state between calls: which ids "
@@ -51,20 +53,20 @@ def lifetime_unverifiable(program: str) -> str | None:
 
 def _counter_named(tree: ast.Module) -> str | None:
     """The first counter of sys's or gc's the program names (`sys.getrefcount`, `from gc import
-    get_objects`, `getattr(sys, 'getrefcount')`), or tracemalloc; a method of the program's own
-    called get_count is none."""
+    get_referrers`, `getattr(sys, 'getrefcount')`), or tracemalloc or ctypes; a method of the
+    program's own called get_count is none."""
     modules: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name == "tracemalloc":
+                if a.name.split(".")[0] in _MEMORY:
                     return a.name
                 if a.name in _MODULES:
                     modules.add(a.asname or a.name)
-        elif isinstance(node, ast.ImportFrom) and node.module in (*_MODULES, "tracemalloc"):
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
             found = [a.name for a in node.names if a.name in _COUNTERS or a.name == "*"]
-            if found or node.module == "tracemalloc":
-                return found[0] if found else "tracemalloc"
+            if node.module.split(".")[0] in _MEMORY or (node.module in _MODULES and found):
+                return found[0] if found else node.module
     for node in ast.walk(tree):
         on_module = isinstance(node, ast.Attribute) and getattr(node.value, "id", None) in modules
         if on_module and node.attr in _COUNTERS:  # type: ignore[union-attr]
@@ -118,9 +120,10 @@ def _stateless_body(body: list[ast.stmt]) -> bool:
 def _keeps_state(tree: ast.Module) -> bool:
     """Whether the program has anywhere to keep a value from one call to the next: a module-level
     or class-level binding of anything but an immutable constant, a decorator (`lru_cache`), a
-    mutable default, a `global` or `nonlocal`, an attribute or `setattr` written anywhere."""
-    if not _stateless_body(tree.body):
-        return True
+    mutable default, a `global` or `nonlocal`, an attribute or `setattr` written anywhere, a
+    dynamic route to a module's globals."""
+    if not _stateless_body(tree.body) or reads_globals_dynamically(ast.unparse(tree)):
+        return True  # `globals()`, `vars(sys)`, `sys.modules`: a store no symbol table shows
     for node in ast.walk(tree):
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return True
@@ -143,7 +146,7 @@ _WEAK = frozenset({"weakref", "gc", "WeakSet", "WeakValueDictionary", "WeakKeyDi
 
 def observes_lifetimes(program: str) -> bool:
     """Whether the program may see when one of its objects is freed: it defines `__del__`, names
-    weak references or gc, or has a generator with `finally`, `with` or an `except` (closing it
+    weak references or gc (a name, an attribute, an import or a string: `{'__del__': f}`), or has a generator with `finally`, `with` or an `except` (closing it
     runs them). Broad on purpose: too broad only makes a value read at an unplaced time
     unverifiable."""
     try:
@@ -151,7 +154,7 @@ def observes_lifetimes(program: str) -> bool:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     for node in ast.walk(tree):
-        named = {getattr(node, k, None) for k in ("id", "attr", "name", "module")}
+        named = {getattr(node, k, None) for k in ("id", "attr", "name", "module", "value")}
         if isinstance(node, ast.alias):
             named.add(node.name.split(".")[0])
         if named & _WEAK:

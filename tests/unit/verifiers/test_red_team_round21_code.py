@@ -147,6 +147,9 @@ LIFETIME_UNPLACED = [
     (_LIVE + _BOX, "assert box(1) and live() == 0", True),
     (_LIVE + _BOX, "assert box(1) == box(1) == [1] and live() == 0", True),
     (_FLAG + _TRACKED + "def make():\n    return Tracked([1])", "assert make() and double(3) == 6", False),
+    (_FLAG + _TRACKED + "def get():\n    return Tracked([1])", "assert get() is not get() and double(3) == 6", False),
+    (_FLAG + "def _gone(self):\n    _freed.append(1)\nT = type('T', (list,), {'__del__': _gone})\n"
+     "def make():\n    return T([1])", "assert make() and double(3) == 6", False),
 ]  # fmt: skip
 
 
@@ -206,11 +209,17 @@ ID_AND_COUNTS = [
      "assert size({'a': 1}) == 1\nassert size({'x': 1, 'y': 2}) == 2", UNVERIFIABLE),
     ("_last = [None, None]\ndef first(xs):\n    if _last[0] != id(xs):\n        _last[:] = [id(xs), xs[0]]\n"
      "    return _last[1]", "assert first([1, 2]) == 1\nassert first([5, 6]) == 5", UNVERIFIABLE),
+    ("import sys\ndef size(d):\n    seen = vars(sys).setdefault('_seen', {})\n"
+     "    return seen.setdefault(id(d), len(d))", "assert size({'a': 1}) == 1\nassert size({'x': 1, 'y': 2}) == 2",
+     UNVERIFIABLE),
     # counts of references or allocations include the harness's
     ("import gc\n_d = [1]\ndef double(x):\n    return x * 2 if len(gc.get_referrers(_d)) > 1 else x\n"
      "def get():\n    return _d", "assert get() == [1]\nassert double(3) == 6", UNVERIFIABLE),
     ("from sys import getrefcount as rc\n_d = [1]\ndef double(x):\n    return x * 2 if rc(_d) > 2 else x\n"
      "def get():\n    return _d", "assert get() == [1]\nassert double(3) == 6", UNVERIFIABLE),
+    ("import ctypes\n_d = (1, 2)\ndef double(x):\n    n = ctypes.c_ssize_t.from_address(id(_d)).value\n"
+     "    return x * 2 if n > 2 else x\ndef get():\n    return _d", "assert get() == (1, 2)\nassert double(3) == 6",
+     UNVERIFIABLE),
     # ids taken within one call: nothing kept, verified
     ("def distinct(items):\n    seen = set()\n    for x in items:\n        seen.add(id(x))\n    return len(seen)",
      "assert distinct([[1], [2], [1]]) == 3\nassert distinct([]) == 0", PAID),
