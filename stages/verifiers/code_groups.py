@@ -91,6 +91,22 @@ def call_group(
     return [first, end - 1, sorted(late), sorted(early), read["now"], read["items"]]
 
 
+def unplaced(groups: list[list[Any]], calls: list[str], reads: Collection[str]) -> list[int]:
+    """The calls whose value an assert holds, to a time the verifier cannot place, across a later
+    call that runs the program's code (red team round 21): neither late, early nor read at its
+    call (`f() and g()`, `f() < g() < 3`). Python may have freed such a value before that later
+    call, the sandbox holds it to the assert's end: where the program sees lifetimes
+    (`code_lifetimes.observes_lifetimes`) the harness makes it unverifiable. A read-back of a
+    shared input (`reads`: its bare name) runs none of the program's code."""
+    found = []
+    for first, last, late, early, now, _items in groups:
+        placed = set(late) | set(early) | set(now)
+        for i in range(first, last):
+            if i not in placed and any(calls[j] not in reads for j in range(i + 1, last + 1)):
+                found.append(i)
+    return found
+
+
 def apply_fixes(tagged: list[Any]) -> list[Any]:
     """The values as the harness settled them at each group's end: a group's last answer carries
     `{"fix": [[[call, value], ...], answer]}` for its earlier calls (a late value, or why one is

@@ -202,6 +202,7 @@ def _program(job, requests, answers, frame):
             data = data[_write(_fd, data):]
     import builtins, types
     set_type, frozenset_type = set, frozenset  # fast locals: a shared dict the program could edit
+    unplaced = frozenset(job["unplaced"])  # held past where Python frees it? (code_groups)
     keep = frozenset(job["keep"])  # read before the program runs: calls whose results `is` names
     takes = {index: n for index, n in job["take"]}  # call -> items to draw of its iterator
     ends = {g[1]: g for g in job["groups"]}  # an assert's last call -> its group (code_groups)
@@ -239,11 +240,16 @@ def _program(job, requests, answers, frame):
     except BaseException as e:
         answer(token, _type(e).__name__ + ": " + _str(e)[:300])
         return
-    for line in job["imports"]:
-        try:  # a module missing here fails only the calls that use it
-            exec(line, ns)
-        except BaseException:
-            pass
+    def run_imports(before):
+        # The tests' imports written before call `before` (code_tests.imports_in_place): in
+        # Python an import binds its names only from where it stands (round 21).
+        for at, line in job["imports"]:
+            if at == before:
+                try:  # a module missing here fails only the calls that use it
+                    exec(line, ns)
+                except BaseException:
+                    pass
+    run_imports(0)
     for name in job["own"]:  # a builtin name the tests call as the program's: never the builtin
         if name not in ns:
             def missing(*args, _name=name, **kwargs):
@@ -271,9 +277,12 @@ def _program(job, requests, answers, frame):
     # `shared` is, apart from it: a call returning one is an earlier result (`kept`), no input.
     objects = ()
     for index in range(job["calls"]):
+        result = None
         token, text = request()
         if index in grouped and (index == 0 or index - 1 not in grouped):
             held, draws_at = (), drawn[0]
+        if index:
+            run_imports(index)
         try:
             call, binds = _eval(_compile(text, "<frame>", "eval"), {"__builtins__": {}})
             for name, literal in binds:
@@ -311,6 +320,8 @@ def _program(job, requests, answers, frame):
                         pass  # its consumer read it at once: the snapshot is what Python read
                     else:
                         held = held + ((index, result, "".join(_json_encoder(value, 0))),)
+                        if index in unplaced:  # held to the assert's end, maybe past Python's
+                            value = {"u": "a value whose lifetime the program sees"}
                 if objects and drawn[0] != before:  # see settle: maybe the object's iterator
                     value = {"u": "an iterator drawn while the tests keep a program object"}
         except _Unsupported as e:
@@ -324,6 +335,15 @@ def _program(job, requests, answers, frame):
             else:
                 value, returned = {"e": _type(e).__name__ + ": " + _str(e)[:200]}, None
         fixes = settle(held, index, draws_at, objects != ()) if index in ends else None
+        # Python frees a value once the assert has read it, and everything an assert read once
+        # it is over (round 21: a __del__, a generator's finally, a weak reference see it): the
+        # harness holds a result no longer than that. `held` and `kept` hold what an assert
+        # reads after a later call of its own; the functions encoded stay distinct only while
+        # their values are read (a held value keeps its own alive).
+        result = given = None
+        _alive.clear()
+        if index not in grouped:  # the assert's last call: it is over
+            held, kept = (), ()
         answer(token, value, returned, fixes)
 def _main():
     frame = _frame_reader(os.read)

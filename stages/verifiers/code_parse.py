@@ -53,6 +53,7 @@ def assert_call(stmt: ast.stmt) -> ast.Assert | None:
 @dataclass
 class _Parsed:
     imports: list[str] = field(default_factory=list)
+    import_at: list[tuple[int, int]] = field(default_factory=list)  # each import's (line, col)
     imported: set[str] = field(default_factory=set)
     bound: dict[str, Any] = field(default_factory=dict)  # trusted names the imports bind
     entries: set[str] = field(default_factory=set)  # from solution import ... / check(entry)
@@ -133,6 +134,7 @@ def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, 
             p.program_modules |= {a.asname or a.name for a in stmt.names if a.name == "solution"}
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             p.imports.append(ast.unparse(stmt))
+            p.import_at.append((stmt.lineno, stmt.col_offset))
             p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
             if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
                 p.imported |= star_exports(stmt.module or "")  # never the program's names

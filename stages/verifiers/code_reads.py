@@ -11,7 +11,9 @@ Two kinds, by what the consumer keeps of the value:
   where those items are immutable (the harness checks the encoded snapshot); a later call could
   change a mutable item Python reads after it, so such a value stays one that must not change.
 
-Lazy consumers (`reversed`, `zip`, `map`, `iter`, a dict view) read later and are neither."""
+Lazy consumers (`reversed`, `zip`, `map`, `iter`, a dict view) read later and are neither.
+Round 21: `callable(f())`, `isinstance(f(), C)` and `not f()` read at once too, so the harness
+frees the value before the later call, as Python does (`code_harness`)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from collections.abc import Collection
 
 from stages.verifiers.code_reads_copies import copied_at_once
 
-_NOW = frozenset({"any", "all", "len", "bool", "str", "repr", "ascii", "format"})
+_NOW = frozenset({"any", "all", "len", "bool", "str", "repr", "ascii", "format",
+                  "callable", "isinstance", "issubclass"})  # fmt: skip
 _ITEMS = frozenset({"sorted", "min", "max", "sum", "list", "tuple", "set", "frozenset", "dict"})
 _NOW_METHODS = frozenset({"index", "count"})  # of the value: an int
 _TEXT_METHODS = frozenset({"join", "format"})  # of a constant string, the value an argument
@@ -44,6 +47,8 @@ def _consumer(node: ast.expr, parents: dict[int, ast.AST], bound: Collection[str
     """The call (or f-string field) that reads `node` at once, and its kind."""
     op = parents.get(id(node))
     if isinstance(op, ast.FormattedValue) and op.value is node:
+        return op, "now"
+    if isinstance(op, ast.UnaryOp) and isinstance(op.op, ast.Not):  # its truth, at once
         return op, "now"
     copied = copied_at_once(node, parents)  # `.copy()`, `[:]`, `+ []`, `'%s' %` (round 20)
     if copied is not None:

@@ -116,6 +116,7 @@ class PlanSummary:
     units: list[tuple[str, list[list[int]]]]
     objects: list[list[Any]]
     raising: list[int]
+    unplaced: list[int]
 
 
 def _placeholders(expr: ast.expr) -> list[int]:
@@ -131,7 +132,7 @@ def _summary(test_plan: TestPlan) -> PlanSummary:
         test_plan.imports, test_plan.calls, test_plan.own, test_plan.program_modules,
         test_plan.originals, test_plan.bindings, test_plan.keep, test_plan.take, test_plan.groups,
         [(u.name, [_placeholders(a) for a in u.asserts]) for u in test_plan.units],
-        test_plan.objects, test_plan.raising,
+        test_plan.objects, test_plan.raising, test_plan.unplaced,
     )  # fmt: skip
 
 

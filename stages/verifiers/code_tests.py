@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stages.verifiers.code_aliasing import one_object_twice
-from stages.verifiers.code_groups import call_group
+from stages.verifiers.code_groups import call_group, unplaced
 from stages.verifiers.code_identity import IS_SAME
 from stages.verifiers.code_inputs import Inline, program_names
 from stages.verifiers.code_parse import MissingEntryPoint, Versions, bind_call, candidate_names
@@ -74,7 +74,7 @@ class Unit:
 class TestPlan:
     """What goes into the sandbox (`imports`, `calls`, `own`) and what stays here (`units`)."""
 
-    imports: list[str]
+    imports: list[list[Any]]  # [call, line]: the import runs just before that call (round 21)
     calls: list[str]  # source text of each candidate sub-expression, in _v<i> order
     units: list[Unit]
     modules: dict[str, Any]  # names the trusted side binds for its comparisons
@@ -89,6 +89,7 @@ class TestPlan:
     groups: list[list[Any]] = field(default_factory=list)  # code_groups.call_group per assert
     objects: list[list[Any]] = field(default_factory=list)  # [call, name]: code_objects
     raising: list[int] = field(default_factory=list)  # a try statement's calls: code_raises
+    unplaced: list[int] = field(default_factory=list)  # code_groups.unplaced
 
 
 def _line(node: ast.AST) -> str:
@@ -112,15 +113,17 @@ def plan(
     literals = {k: v for k, v in p.literals.items() if k not in shared}
     candidate |= shared
     splitter = splitter_for(p, candidate, shared, defines)
-
     groups: list[list[Any]] = []
+    starts: list[tuple[tuple[int, int], int]] = []  # a statement's (line, col) -> its first call
 
-    def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr]) -> Unit:
+    def unit(name: str, asserts: list[ast.Assert], bind: dict[str, ast.expr],
+             at: tuple[int, int] | None = None) -> Unit:  # fmt: skip
         inline = Inline({**literals, **bind})
         exprs = []
-        for a in asserts:
+        for a in asserts:  # `at`: where a test function runs (its check() call, or at the end)
             one_object_twice(a.test, candidate, literals)
             first = len(splitter.calls)
+            starts.append((at or _position(a), first))
             trusted = splitter.assert_expr(inline.visit(copy.deepcopy(a.test)))
             check_trusted(trusted, p.bound)
             group = call_group(trusted, first, len(splitter.calls), p.bound)
@@ -137,7 +140,7 @@ def plan(
                   for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}  # fmt: skip
         if any(mutable_literal(v) for k, v in bind.items() if k in passed):
             raise UnsupportedTests(f"{_line(fn)}: {name}() passes a list, dict or set argument on")
-        return unit(name, asserts, bind)
+        return unit(name, asserts, bind, _AFTER_THE_MODULE if call is None else _position(call))
 
     bare = Unit("asserts")
     units: list[Unit] = [bare]
@@ -151,19 +154,41 @@ def plan(
     called = {fn for fn, _, _ in p.checks}  # test_* not called: run after the module's end
     units += [function_unit(n, None, p.versions) for n in p.functions if n.startswith("test")
               and n not in called]  # fmt: skip
-    return _test_plan(p, splitter, [u for u in units if u.asserts], shared, groups)
+    imports = imports_in_place(p.imports, p.import_at, starts, len(splitter.calls))
+    return _test_plan(p, splitter, [u for u in units if u.asserts], shared, groups, imports)
 
 
-def _test_plan(
-    p: Any, splitter: Any, units: list[Unit], shared: set[str], groups: list[list[Any]]
-) -> TestPlan:
+_AFTER_THE_MODULE = (1 << 62, 0)  # where pytest runs a test function nothing calls
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def imports_in_place(lines: list[str], at: list[tuple[int, int]],
+                     starts: list[tuple[tuple[int, int], int]], calls: int) -> list[list[Any]]:  # fmt: skip
+    """[call, line] per import of the tests: it runs in the sandbox just before the first call of
+    the first statement written after it (red team round 21: Python binds an import's names only
+    from where it stands, so `import math` after an assert leaves a program that forgot its own
+    import failing that assert, and `from math import gcd` at the end never replaces the
+    program's gcd). A test function's asserts run where it is called (check(f)), or after the
+    module's end (pytest's test_*), never where they are written."""
+    placed = []
+    for line, position in zip(lines, at, strict=True):
+        after = [first for start, first in starts if start > position]
+        placed.append([min(after, default=calls), line])
+    return placed
+
+
+def _test_plan(p: Any, splitter: Any, units: list[Unit], shared: set[str],
+               groups: list[list[Any]], imports: list[list[Any]]) -> TestPlan:  # fmt: skip
     """The plan the harness runs: what the parse and the splitter found, in a stable order."""
     own = sorted(splitter.own | (p.entries & _BUILTIN_NAMES))
     bindings = [[name, ast.unparse(p.literals[name])] for name in sorted(shared)]
     return TestPlan(
-        p.imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
+        imports, splitter.calls, units, p.bound, own, sorted(p.program_modules),
         originals=sorted(splitter.originals), bindings=bindings, keep=sorted(splitter.keep),
         take=sorted([k, n] for k, n in splitter.take.items()), groups=groups,
         objects=sorted([k, n] for k, n in splitter.bound_objects.items()),
-        raising=sorted(splitter.raising),
+        raising=sorted(splitter.raising), unplaced=unplaced(groups, splitter.calls, shared),
     )  # fmt: skip

@@ -86,6 +86,8 @@ def _subclass(raw: Any) -> Any:
     if not isinstance(raw, list) or len(raw) not in (2, 3) or type(raw[0]) is not int:
         raise ValueError("malformed subclass value")
     value = _decode(raw[1])
+    if isinstance(value, UnsupportedValue):  # a set read under another string hash seed (round 21)
+        return value
     base = type(value)
     if base not in _MARKABLE:
         raise ValueError(f"malformed subclass of {base.__name__}")
@@ -120,7 +122,8 @@ def _refusing(names: Any) -> dict[str, Any]:
 
         return refused
 
-    return {name: refuser(name) for name in names}
+    # how the program's object is freed is no operation of the tests' on the value out here
+    return {name: refuser(name) for name in names if name != "__del__"}
 
 
 def _namedtuple(key: int, form: Any, value: Any, classes: dict[tuple[type, int], type],

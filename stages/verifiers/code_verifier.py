@@ -25,6 +25,7 @@ from stages.verifiers.code_blocks import CodeBlocksDisagree, extract_code
 from stages.verifiers.code_globals import function_global_reads
 from stages.verifiers.code_groups import apply_fixes
 from stages.verifiers.code_harness import HARNESS, REPORT, REPORTER_MB, job_frames
+from stages.verifiers.code_lifetimes import lifetime_unverifiable, observes_lifetimes
 from stages.verifiers.code_scoring import TRUSTED_TIMEOUT_S, PlanSummary
 from stages.verifiers.code_tests import program_names
 from stages.verifiers.code_trusted import Unverifiable
@@ -92,10 +93,14 @@ class CodeVerifier:
             return fail("failed", missing)
         if not test_plan.calls:
             return fail("parse_error", "unverifiable task: the tests call nothing of the program")
+        unverifiable = lifetime_unverifiable(code)  # ids and counts the harness shares (round 21)
+        if unverifiable:
+            return fail("parse_error", f"unverifiable task: {unverifiable}")
         job = {"solution": code, "imports": test_plan.imports, "calls": len(test_plan.calls),
                "own": test_plan.own, "modules": test_plan.program_modules, "originals": test_plan.originals,
                "keep": test_plan.keep, "take": test_plan.take, "groups": test_plan.groups,
-               "objects": test_plan.objects, "raising": test_plan.raising}  # fmt: skip
+               "objects": test_plan.objects, "raising": test_plan.raising,
+               "unplaced": test_plan.unplaced if observes_lifetimes(code) else []}  # fmt: skip
         nonce = secrets.token_hex(16)
         frames = job_frames(job, nonce, test_plan.calls, test_plan.bindings)
         result = self.sandbox.run(HARNESS, frames)
