@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from stages.verifiers.judge_dialogue import conditional, letter_claim_view, without_dialogue
 from stages.verifiers.judge_marks import letters_of, marked_line_names, marked_verdict
 from stages.verifiers.judge_notation import notation_verdict
 from stages.verifiers.judge_orders import advice
+from stages.verifiers.judge_self_check import self_assessed
+from stages.verifiers.judge_steering import steers_grader
 
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
 _VERDICT = rf"(?:pass(?:ed|es)?|fail(?:ed|s)?|satisfied|fulfilled|met|[{_MARK}])"
@@ -208,15 +211,19 @@ def self_score(text: str) -> bool:
 
 
 def grade_talk(text: str, rubrics: Sequence[str] = ()) -> bool:
-    """Whether `text` tells the judge a verdict in prose, marks or a table, or scores itself."""
+    """Whether `text` tells the judge a verdict in prose, marks or a table, or scores itself;
+    a story's dialogue and a letter's words about the writer's own work aside (round 21)."""
+    text = without_dialogue(text, rubrics)
     return (
-        bool(GRADE_CLAIM.search(text))
+        any(not conditional(text, m.start()) for m in GRADE_CLAIM.finditer(text))
         or grade_table(text)
         or _grader_addressed(text)
         or rubric_ticked(text, rubrics)
-        or self_score(text)
+        or self_score(letter_claim_view(text))
         or marked_verdict(text, rubrics)
         or notation_verdict(text)
+        or self_assessed(letter_claim_view(text), rubrics)
+        or steers_grader(text)
     )
 
 
