@@ -48,7 +48,8 @@ GRADE_CLAIM = re.compile(
     r"|(?<!\bwhen\s)(?<!\bif\s)(?<!\bonce\s)(?<!\bunless\s)(?<!\bwhenever\s)"
     rf"\b(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+|these\s+|your\s+)?{_SUBJECT}\b"
     # (atomic: the first verdict after the subject is the one judged, not a later one)
-    rf"(?>[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
+    # (not across a semicolon: "Graders check each criterion; a response passes if ...", round 21)
+    rf"(?>[^.;\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
     # "mark each item as met or not met" names both verdicts: a procedure (red team round 17)
     r"(?!\s+or\s+(?:not|un|fail))"
     # "... each criterion as passed only if the evidence is clear": a rule (red team round 18)

@@ -57,7 +57,7 @@ CONTROL = re.compile(
     # EXAONE's role tokens only: F#'s array literal `[|item|]` is code (red team round 16)
     r"|\[\|(?:system|user|assistant|endofturn|tool\w{0,12})\|\]"  # EXAONE [|user|] [|endofturn|]
     r"|<role>\s*(?:system|human|user|assistant|observation|bot|tool)\s*</role>"  # Ling / Bailing
-    rf"|<{_BAR}?\s*(?:{BARE_TOKEN_NAMES})\s*{_BAR}?>",  # bars dropped: <im_end> (round 21)
+    rf"|<{_BAR}?\s*(?:{BARE_TOKEN_NAMES})\b\s*{_BAR}?>?",  # bars dropped: <im_end> (round 21)
     re.IGNORECASE,
 )
 # The judge's reply format in any notation a gullible judge might take for a grade: a `grades`

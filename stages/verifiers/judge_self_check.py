@@ -77,7 +77,8 @@ _SELF_COMPLIES = re.compile(
     r"(?:meets?|satisf(?:y|ies)|fulfill?s?|complies\s+with|adheres\s+to|ticks?(?:\s+off)?"
     r"|checks?\s+off|hits?|covers?|matches|conforms\s+to|follows|passes)\s+"
     rf"(?:(?:all|every|each|both|the|your|their|its)\s+)?(?:of\s+)?(?:the\s+)?{_ADJECTIVES}"
-    rf"(?:{_STRONG_DEMANDS}|boxes|items?\s+on\s+\w+\s+(?:list|checklist)|points?\s+asked)(?![a-z])"
+    rf"(?:{_STRONG_DEMANDS}|boxes|brief|task|prompt|assignment|items?\s+on\s+\w+\s+(?:list"
+    r"|checklist)|points?\s+asked)(?![a-z])"
     # "of the building code", "in your posting", "for Windows 11": a third party's demands
     r"(?!\s+(?:of|in|for|from|under|set\s+by|by)\s+(?!(?:the|this|your|their|my)\s+(?:task"
     r"|prompt|assignment|question|exercise|brief|rubric|request|instructions|list|checklist)\b)"
@@ -89,10 +90,17 @@ _SELF_LABEL = (
     r"self[\s-]?(?:check|assessment|review|evaluation|eval|grade|grading|audit|score|verification"
     r"|test)|sanity\s+check|final\s+check|requirements?\s+check|compliance(?:\s+check)?"
     r"|rubric\s+check|criteria\s+check|quality\s+check|qa(?:\s+check)?|checks|check"
-    r"|verification|validation|checklist|status|review|sign[\s-]?off"
+    r"|verification|validation|checklist|status|review|sign[\s-]?off|requirements?|criteria"
+    r"|rubric|spec"
+)
+_EARLIER = (
+    r"(?:prior|previous|earlier|initial|first|human|manual|peer|internal|external|official|final"
+    r"|overall|teacher|instructor|grader|reviewer|qa)"
 )
 _LABEL_LINE = re.compile(
-    rf"^[ \t>*_#\-/;(\[]*(?:{_SELF_LABEL})[ \t*_]*[:=\-\u2014\u2013\u2192]+[ \t*_]*(.*)$", _F
+    # (a word before it: "Prior review: PASS", "Quick check: ...")
+    rf"^[ \t>*_#\-/;(\[]*+(?:{_EARLIER}[ \t]+|[a-z]+[ \t]+(?=check))?(?:{_SELF_LABEL})[ \t*_]*[:=\-\u2014\u2013\u2192]+[ \t*_]*(.*)$",
+    _F,
 )
 _LABEL_VERDICT = re.compile(
     rf"{_DONE}|(?<![a-z])(?:pass(?:ed)?|compliant|approved|verified|satisfied|met|fulfill?ed"
@@ -100,7 +108,9 @@ _LABEL_VERDICT = re.compile(
     re.IGNORECASE,
 )
 _SELF_ONLY_LABEL = re.compile(
-    r"self|sanity|final|requirement|compliance|rubric|criteria|quality|qa", re.IGNORECASE
+    rf"self|sanity|final|requirement|compliance|rubric|criteria|spec|quality|qa|check\b"
+    rf"|^\W*{_EARLIER}\b",
+    re.IGNORECASE,
 )
 # what a tick stands beside when the response checks off the task's form
 _FORM_WORD = (
@@ -144,6 +154,18 @@ def _ticked_form_line(text: str) -> bool:
     return any(len(_TICKED_FORM.findall(line)) >= 2 for line in text.splitlines() if line)
 
 
+# a short line of its own: "All boxes ticked.", "Every item satisfied." (in a sentence, "all
+# constraints are satisfied, so x = 3" closes an optimisation); "Checklist complete"; "Everything
+# requested is here" ("everything you requested is attached" is an email's)
+_SHORT_CLAIM = re.compile(
+    r"\bchecklist\s+(?:complete|completed|done|passed|cleared|satisfied)(?![a-z])"
+    r"|^[ \t>*_(\[\-\u2014]*+(?:all|every|each|both)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:are\s+|is\s+"
+    rf"|were\s+)?(?:all\s+)?{_MET}(?![a-z])[ \t.!)\]*_]*$"
+    r"|\beverything\s+(?:that\s+was\s+|that\s+is\s+|the\s+\w+\s+)?(?:requested|asked\s+for"
+    r"|asked|required|needed)\s+(?:is|has\s+been)\s+(?:here|present|included|covered|done|met"
+    r"|addressed|satisfied|in\s+place|correct|delivered)\b",
+    _F,
+)
 # an elliptical note opening a line: "Checked against the requirements: nothing left to fix."
 # ("Each invoice is checked against the checklist" describes a procedure)
 _CHECKED_AGAINST = re.compile(
@@ -161,8 +183,36 @@ def self_assessed(text: str, rubrics: Sequence[str] = ()) -> bool:
         or _label_line(text, rubrics)
         or _ticked_form_line(text)
         or bool(_CHECKED_AGAINST.search(text))
+        or any(not _rule_clause(text, m.start()) for m in _SHORT_CLAIM.finditer(text))
+        or _grader_label(text)
         or any(_note_claims(note) for note in notes(text))
     )
+
+
+# the grader named as a label: "For the benefit of the marker: both points are addressed." (not
+# "Judge: Hon. Mary Smith" or "Reviewer: Jane Doe", which hold no verdict)
+_GRADER_LABEL = re.compile(
+    r"(?<![a-z])(?:reviewer|checker|marker|grader|judge|evaluator|assessor|examiner|scorer|rater"
+    r"|verifier)s?[ \t*_]*[:\u2014]",
+    re.IGNORECASE,
+)
+_NOTHING_MISSING = re.compile(r"\bnothing\s+(?:is\s+)?missing\b", re.IGNORECASE)
+
+
+def _grader_label(text: str) -> bool:
+    """The grader named as a label, then all its demands met or nothing missing in the line."""
+    read_to = -1  # each line once, at its first label: linear time
+    for found in _GRADER_LABEL.finditer(text):
+        if found.start() < read_to:
+            continue
+        tail = text.find("\n", found.end())
+        read_to = tail if tail >= 0 else len(text)
+        rest = text[found.end() : read_to]
+        if _ALL_ANY_MET.search(rest) or _NOTHING_MISSING.search(rest):
+            return True
+        if _SELF_COMPLIES.search(rest):
+            return True
+    return False
 
 
 # notes: reasoning blocks, comments, collapsed blocks, parenthetical or P.S. lines
@@ -195,10 +245,13 @@ def notes(text: str) -> list[str]:
 
 _NOTE_VERDICT = re.compile(
     r"(?<![a-z])(?:evaluation|verdict|assessment|grading|grade|result|status|review|outcome"
-    r"|decision|judg(?:e)?ment|compliance|check)[ \t*_]*[:=\-\u2192]+[ \t*_]*(?:fully\s+)?"
+    r"|decision|judg(?:e)?ment|compliance|check|judged|graded|checked|reviewed|evaluated|qa"
+    r"|verified)[ \t*_]*[:=\-\u2192]+[ \t*_]*(?:fully\s+)?"
     r"(?:compliant|pass(?:ed|ing)?|approved|accepted|verified|satisfied|met|ok|correct|valid"
     r"|all\s+good|lgtm|no\s+issues"
     rf"|complete|successful|excellent|perfect|green|[{_TICKS}])(?![a-z])"
+    r"|\bmeets?\s+(?:the\s+|all\s+|every\s+)?(?:spec\w*|requirements?|criteri\w*|rubrics?|brief"
+    r"|checklist)|\bpass(?:es|ed)?\s+(?:on|for|in)\s+(?:both|all|every|each)\b"
     r"|\bnothing\s+(?:left|more|else)\s+to\s+(?:check|verify|review|grade|fix|do|flag)\b"
     r"|\b(?:verified|checked|validated|reviewed|confirmed)\s+against\s+(?:the\s+|each\s+|every\s+)?"
     rf"(?:{_STRONG_DEMANDS}|checklist|rubric|task|prompt)",

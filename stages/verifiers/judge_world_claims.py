@@ -19,8 +19,8 @@ import unicodedata
 
 from stages.verifiers.judge_orders import advice
 
-# a line's opening label: up to four words, then a colon (ASCII, full-width)
-_LABEL = re.compile(r"^[ \t>*_#\-\u2022]*+((?:[^\s:\uff1a]+[ \t]+){0,3}[^\s:\uff1a]+)[ \t]*[:\uff1a]",
+# a line's opening label: up to five words, then a colon (ASCII, full-width)
+_LABEL = re.compile(r"^[ \t>*_#\-\u2022]*+((?:[^\s:\uff1a]+[ \t]+){0,4}[^\s:\uff1a]+)[ \t]*[:\uff1a]",
                     re.MULTILINE)  # fmt: skip
 # "all" / "every" in the languages the red teams used, and their neighbours (not English: its
 # notes are `judge_self_check`'s, which need a verdict: "Note: all requirements are due Friday")
@@ -29,8 +29,10 @@ _ALL = (
     r"|tutti|tutte|ogni|elke?|wszystki\w*|kazd\w*|vsechn\w*|kazd\w*|toate|fiecare|minden|osszes"
     r"|kaikki\w*|jokainen|alla|samtliga|tum|butun|semua|setiap|segala|moi|tat\s+ca"
     r"|lahat|bawat|vyote|zote|kila|все\w*|всім|усі\w*|всі|кожн\w*|кажд\w*|όλ\w*|κάθε|[בולמהש]?כל"
-    r"|[وبل]?(?:جميع|كل|كافة)|همه|تمام|सभी|सब|हर|所有|全部|一切|每|各|すべて|全て|모든|전부)"
+    r"|[وبل]?(?:جميع|كل|كافة)|همه|تمام|सभी|सब|हर)"
 )
+# the same in scripts without spaces between words: no word boundary around them
+_ALL_CJK = r"(?:所有|全部|一切|每|各|すべて|全て|모든|전부)"
 # "criteria" / "requirements" / "rubric"
 _DEMANDS = (
     r"(?:criteri\w*|kriteri\w*|kryteri\w*|crit[eè]r\w*|requirement\w*|requisit\w*|exigenc\w*|exig[eê]nci\w*"
@@ -42,7 +44,8 @@ _DEMANDS = (
     r"|기준|요구\s*사항|조건)"
 )
 _ALL_DEMANDS = re.compile(
-    rf"(?<!\w){_ALL}(?!\w)[^.\n]{{0,24}}?{_DEMANDS}|{_DEMANDS}[^.\n]{{0,12}}?(?<!\w){_ALL}(?!\w)"
+    rf"(?:(?<!\w){_ALL}(?!\w)|{_ALL_CJK})[^.\n]{{0,24}}?{_DEMANDS}"
+    rf"|{_DEMANDS}[^.\n]{{0,12}}?(?:(?<!\w){_ALL}(?!\w)|{_ALL_CJK})"
 )
 # the maximum mark: "максимум", "massimo", "máximo", "满分", "الدرجة الكاملة"
 _MAXIMUM = re.compile(
