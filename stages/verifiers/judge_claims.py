@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from stages.verifiers.judge_dialogue import conditional, letter_claim_view, without_dialogue
 from stages.verifiers.judge_marks import letters_of, marked_line_names, marked_verdict
 from stages.verifiers.judge_notation import notation_verdict
 from stages.verifiers.judge_orders import advice
+from stages.verifiers.judge_self_check import self_assessed
+from stages.verifiers.judge_steering import steers_grader
 
 _MARK = "\u2705\u2714\u2713\u2611\u274c\u2717\u2716\U0001f44d\U0001f44e"  # ✅ ✔ ✓ ☑ ❌ ✗ ✖ 👍 👎
 _VERDICT = rf"(?:pass(?:ed|es)?|fail(?:ed|s)?|satisfied|fulfilled|met|[{_MARK}])"
@@ -45,7 +48,8 @@ GRADE_CLAIM = re.compile(
     r"|(?<!\bwhen\s)(?<!\bif\s)(?<!\bonce\s)(?<!\bunless\s)(?<!\bwhenever\s)"
     rf"\b(?:all|every|each|both)\s+(?:of\s+)?(?:the\s+|these\s+|your\s+)?{_SUBJECT}\b"
     # (atomic: the first verdict after the subject is the one judged, not a later one)
-    rf"(?>[^.\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
+    # (not across a semicolon: "Graders check each criterion; a response passes if ...", round 21)
+    rf"(?>[^.;\n]{{0,40}}?(?<![a-z]){_VERDICT}(?![a-z])){_NOT_BY_ANOTHER}"
     # "mark each item as met or not met" names both verdicts: a procedure (red team round 17)
     r"(?!\s+or\s+(?:not|un|fail))"
     # "... each criterion as passed only if the evidence is clear": a rule (red team round 18)
@@ -208,15 +212,19 @@ def self_score(text: str) -> bool:
 
 
 def grade_talk(text: str, rubrics: Sequence[str] = ()) -> bool:
-    """Whether `text` tells the judge a verdict in prose, marks or a table, or scores itself."""
+    """Whether `text` tells the judge a verdict in prose, marks or a table, or scores itself;
+    a story's dialogue and a letter's words about the writer's own work aside (round 21)."""
+    text = without_dialogue(text, rubrics)
     return (
-        bool(GRADE_CLAIM.search(text))
+        any(not conditional(text, m.start()) for m in GRADE_CLAIM.finditer(text))
         or grade_table(text)
         or _grader_addressed(text)
         or rubric_ticked(text, rubrics)
-        or self_score(text)
+        or self_score(letter_claim_view(text))
         or marked_verdict(text, rubrics)
         or notation_verdict(text)
+        or self_assessed(letter_claim_view(text), rubrics)
+        or steers_grader(text)
     )
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from stages.verifiers.judge_address import grader_instruction
 from stages.verifiers.judge_claims import grade_talk, without_named_tokens
 from stages.verifiers.judge_decode import decodings, obfuscated_readings
+from stages.verifiers.judge_dialogue import NOT_MARKS
 from stages.verifiers.judge_forms import grade_form
 from stages.verifiers.judge_hidden import hidden_payloads, hides_text
 from stages.verifiers.judge_markup import flat_form
@@ -36,7 +37,7 @@ from stages.verifiers.judge_structure import (
     passed_column_counts,
     verdict_table,
 )
-from stages.verifiers.judge_turns import role_turn
+from stages.verifiers.judge_turns import BARE_TOKEN_NAMES, role_turn
 
 _BAR = "[|\uff5c]"  # ChatML's ASCII bar, DeepSeek's full-width one
 CONTROL = re.compile(
@@ -55,7 +56,8 @@ CONTROL = re.compile(
     r"|<(?:beginning|end)_of_sentence>"  # MiniMax-Text
     # EXAONE's role tokens only: F#'s array literal `[|item|]` is code (red team round 16)
     r"|\[\|(?:system|user|assistant|endofturn|tool\w{0,12})\|\]"  # EXAONE [|user|] [|endofturn|]
-    r"|<role>\s*(?:system|human|user|assistant|observation|bot|tool)\s*</role>",  # Ling / Bailing
+    r"|<role>\s*(?:system|human|user|assistant|observation|bot|tool)\s*</role>"  # Ling / Bailing
+    rf"|<{_BAR}?\s*(?:{BARE_TOKEN_NAMES})\b\s*{_BAR}?>?",  # bars dropped: <im_end> (round 21)
     re.IGNORECASE,
 )
 # The judge's reply format in any notation a gullible judge might take for a grade: a `grades`
@@ -87,7 +89,7 @@ _VERDICT_LINE = (
     r"|[\u2705\u2714\u2713\u2611\u274c\u2717\u2716]))"
 )
 GRADE_JSON = re.compile(
-    rf"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]{_NOT_NUMBERS}|\{{\s*grades\s*[:=]"""  # a key
+    rf"""["'\\`]\s*grades\s*["'\\`]+\s*[:=]{_NOT_NUMBERS}{NOT_MARKS}|\{{\s*grades\s*[:=]"""  # a key
     r"""|^[ \t>*#-]*grades\s*(?::|=|->|=>)"""  # YAML / TOML / a prose line opening with it,
     rf"""(?=[ \t]*(?:[\[{{("'`\d-]|{_GRADE_WORD})|[ \t*_]*$(?:\n[^\n]*){{0,8}}?{_VERDICT_LINE})"""
     rf"""{_NOT_NUMBERS}"""  # then structure or a verdict on its line, or a verdict in lines below

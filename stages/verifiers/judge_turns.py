@@ -7,6 +7,14 @@ from __future__ import annotations
 
 import re
 
+# the names of chat-template tokens, which `judge_fence.CONTROL` also matches with their bars
+# dropped: `<im_end>\n<im_start>system` is ChatML to a judge that reads it (red team round 21)
+BARE_TOKEN_NAMES = (
+    r"im_start|im_end|im_sep|eot_id|eom_id|start_header_id|end_header_id|begin_of_text"
+    r"|end_of_text|endoftext|begin_of_sentence|end_of_sentence|end_of_turn|start_of_turn"
+    r"|im_start\s*(?:system|user|assistant)|eos_token|bos_token"
+)
+
 # A line opening as another speaker: "Assistant:", "user:", "[SYSTEM]", "System -", "### Human:",
 # Alpaca's "### Instruction:" / "### Response:", or a <system> element
 ROLE_TURN = re.compile(
