@@ -12,6 +12,7 @@ from stages.verifiers.math_exact import exact_value
 from stages.verifiers.math_parse import COLLECTIONS
 from stages.verifiers.math_read import OR_WORD, answer_key, read
 from stages.verifiers.math_tree import MathParseError
+from stages.verifiers.math_unicode import unify
 
 CHOICE = re.compile(
     r"\s*(?:\\(?:textbf|text|mathrm|mathbf)\s*\{\s*\((?P<styled>[A-E])\)\s*\}|\((?P<plain>[A-E])\))"
@@ -38,6 +39,8 @@ def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | None:
     said = CHOICE.fullmatch(answer)
     if said is None:
         return None
+    if _arithmetic(said.group("value")):  # "\\text{(A)} + 1", "(A) minus 1": no value of A
+        return False, f"choice ({letter(said)}) with arithmetic after it, not a value"
     asked = CHOICE.fullmatch(reference)
     alone = _LETTER.fullmatch(reference) if asked is None else None
     if alone is not None:  # "\\boxed{\\textbf{(C)}\\ 12}" for "C": the asked letter is stated
@@ -65,6 +68,19 @@ def _one_value(value: str) -> bool:
     except MathParseError:
         return False
     return read(value).node[0] not in COLLECTIONS
+
+
+# A choice's value is one value as written: an operator or an operator word anywhere in it ("+ 1",
+# "\\cdot 2", "minus 1", "12 + 1") is arithmetic on the choice, not its value (stage 3's adversary,
+# round 21); only a leading minus ("-5") is part of a value.
+_OPERATOR = re.compile(
+    r"[+*/=^×÷·<>]|(?<!^)-|^-\s|\\(?:cdot|times|div|pm|mp|le|ge|neq?)(?![a-zA-Z])"
+    r"|(?<![a-zA-Z])(?:minus|plus|times|divided|over|squared|cubed|less|more|add|subtract)(?![a-zA-Z])"
+)
+
+
+def _arithmetic(value: str) -> bool:
+    return _OPERATOR.search(unify(value).strip()) is not None
 
 
 _OTHER_CHOICE = re.compile(r"\([A-E]\)")

@@ -102,6 +102,13 @@ WRONG = [
     ("braced_value_other", _box("\\textbf{(C) }\\frac{3}{11}"), "\\textbf{(C) }\\frac{3}{10}"),
     ("braced_value_letter", _box("\\textbf{(B) }\\frac{3}{10}"), "\\textbf{(C) }\\frac{3}{10}"),
     ("value_alone_for_choice", _box("\\frac{3}{10}"), "\\textbf{(C) }\\frac{3}{10}"),
+    # arithmetic after a choice is no value of it (stage 3's adversary on configs/math_latex.toml)
+    ("choice_plus_one", "Answer: \\text{(A)} + 1", "\\text{(A)}"),
+    ("choice_plus_full_width", "Answer: \\text{(A)} + \uff11", "\\text{(A)}"),
+    ("choice_minus_word", "Answer: \\text{(A)} minus 1", "\\text{(A)}"),
+    ("choice_spaced_minus", "Answer: (C) - 5", "C"),
+    ("choice_times", "Answer: \\text{(A)} \\cdot 2", "\\text{(A)}"),
+    ("choice_value_sum", _box("\\textbf{(C) }12 + 1"), "\\textbf{(C) }13"),
 ]
 
 RIGHT = [
@@ -145,6 +152,7 @@ RIGHT = [
     ("plain_choice_value_letter", "Answer: (B) 12", "B"),
     ("letter_braced_value", _box("C"), "\\textbf{(C)}\\ \\frac{3}{10}"),
     ("choice_surd_value_letter", _box("\\textbf{(C)}\\ 2\\sqrt{3}"), "C"),
+    ("choice_negative_value_letter", "Answer: (C) -5", "C"),
 ]
 
 
