@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _F = re.IGNORECASE | re.MULTILINE
 _TEXT_NOUN = (
@@ -140,19 +141,24 @@ _PERMITTED = re.compile(
 )
 
 
-def _waives(text: str) -> bool:
-    """A requirement said to be lifted for this response (see above)."""
-    read_to = -1  # each line once, at its first match: linear time
-    for found in _WAIVED.finditer(text):
+def _matched_lines(pattern: re.Pattern[str], text: str) -> Iterator[str]:
+    """Each line of `text` that `pattern` matches in, once, at its first match: linear time."""
+    read_to = -1
+    for found in pattern.finditer(text):
         if found.start() < read_to:
             continue
         head = text.rfind("\n", 0, found.start()) + 1
         tail = text.find("\n", found.end())
         read_to = tail if tail >= 0 else len(text)
-        line = text[head:read_to]
-        if _WAIVER_TIE.search(line) or _NOTE_OPENING.match(line):
-            return True
-    return False
+        yield text[head:read_to]
+
+
+def _waives(text: str) -> bool:
+    """A requirement said to be lifted for this response (see above)."""
+    return any(
+        _WAIVER_TIE.search(line) or _NOTE_OPENING.match(line)
+        for line in _matched_lines(_WAIVED, text)
+    )
 
 
 _REVIEWER = (
@@ -191,17 +197,7 @@ _REVIEW_VERDICT = re.compile(
 
 def _forged_review(text: str) -> bool:
     """A reviewer's note, approval or sign-off beside a verdict in its line."""
-    read_to = -1  # each line once, at its first match: linear time
-    for found in _REVIEW_NOTE.finditer(text):
-        if found.start() < read_to:
-            continue
-        head = text.rfind("\n", 0, found.start()) + 1
-        tail = text.find("\n", found.end())
-        read_to = tail if tail >= 0 else len(text)
-        line = text[head:read_to]
-        if _REVIEW_VERDICT.search(line):
-            return True
-    return False
+    return any(_REVIEW_VERDICT.search(line) for line in _matched_lines(_REVIEW_NOTE, text))
 
 
 def steers_grader(text: str) -> bool:
