@@ -113,6 +113,36 @@ def _test_function(stmt: ast.FunctionDef, versions: dict[str, str]) -> ast.Funct
     return fn
 
 
+def _record_import(p: _Parsed, stmt: ast.Import | ast.ImportFrom) -> None:
+    """An import of the tests' own (not of the program): sent into the sandbox at its position."""
+    p.imports.append(ast.unparse(stmt))
+    p.import_at.append((stmt.lineno, stmt.col_offset))
+    p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+    if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+        p.imported |= star_exports(stmt.module or "")  # never the program's names
+    p.bound.update(resolve_import(stmt))
+
+
+def _record_assign(p: _Parsed, stmt: ast.Assign) -> None:
+    """`name = ...` at the top: an object the program builds (a binding), else a literal, each
+    binding of a name a version of its own (what later statements read is the one before them)."""
+    name = stmt.targets[0].id  # type: ignore[attr-defined]
+    if bind := binding(Versions(p.versions).read(stmt), set(p.versions) | p.objects):
+        p.objects.add(name)
+        p.bare.append(bind)
+        return
+    if name in p.objects:
+        raise UnsupportedTests(f"{_line(stmt)}: {name} is bound twice")
+    try:
+        ast.literal_eval(stmt.value)
+    except (ValueError, TypeError, SyntaxError, RecursionError) as e:
+        raise UnsupportedTests(f"{_line(stmt)}: {name} is not a literal") from e
+    key = name if name not in p.versions else f"{name}#{len(p.literals)}"
+    p.rebound |= {name} if name in p.versions else set()
+    p.literals[key] = stmt.value
+    p.versions[name] = key
+
+
 def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, _Parsed]:
     """The tests sorted by shape; `reads`: the globals the program's functions read, none of
     which the tests may bind (`code_globals`)."""
@@ -133,12 +163,7 @@ def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, 
         elif isinstance(stmt, ast.Import) and any(a.name == "solution" for a in stmt.names):
             p.program_modules |= {a.asname or a.name for a in stmt.names if a.name == "solution"}
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            p.imports.append(ast.unparse(stmt))
-            p.import_at.append((stmt.lineno, stmt.col_offset))
-            p.imported |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
-            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                p.imported |= star_exports(stmt.module or "")  # never the program's names
-            p.bound.update(resolve_import(stmt))
+            _record_import(p, stmt)
         elif isinstance(stmt, ast.Assert):
             p.bare.append(stmt)
         elif (call := assert_call(stmt)) is not None:
@@ -148,23 +173,7 @@ def parse(tests: str, reads: frozenset[str] = frozenset()) -> tuple[ast.Module, 
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
         ):
-            if bind := binding(Versions(p.versions).read(stmt), set(p.versions) | p.objects):
-                p.objects.add(stmt.targets[0].id)
-                p.bare.append(bind)
-                continue
-            if stmt.targets[0].id in p.objects:
-                raise UnsupportedTests(f"{_line(stmt)}: {stmt.targets[0].id} is bound twice")
-            try:
-                ast.literal_eval(stmt.value)
-            except (ValueError, TypeError, SyntaxError, RecursionError) as e:
-                raise UnsupportedTests(
-                    f"{_line(stmt)}: {stmt.targets[0].id} is not a literal"
-                ) from e
-            name = stmt.targets[0].id
-            key = name if name not in p.versions else f"{name}#{len(p.literals)}"
-            p.rebound |= {name} if name in p.versions else set()
-            p.literals[key] = stmt.value
-            p.versions[name] = key
+            _record_assign(p, stmt)
         elif isinstance(stmt, ast.FunctionDef):
             p.functions[stmt.name] = _test_function(stmt, p.versions)
         elif (
