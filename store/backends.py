@@ -275,6 +275,28 @@ def create_tables(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
                 raise
 
 
+def created_or_missing(engine: sa.Engine, tables: Sequence[sa.Table]) -> bool:
+    """Create the missing `tables`; True when one is missing and cannot be created (a read-only
+    store, a hot standby of a store written before it: its reader then sees no rows of them, as
+    of a table nobody wrote yet), the store's own error when they are there or unreadable."""
+    try:
+        create_tables(engine, tables)
+        return False
+    except DBAPIError:
+        if any(table_missing(engine, table.name) for table in tables):
+            return True
+        raise
+
+
+def table_missing(engine: sa.Engine, table: str) -> bool:
+    """Whether the store has no `table` (False when even that cannot be read: the store's own
+    error is then the one reported)."""
+    try:
+        return not sa.inspect(engine).has_table(table)
+    except DBAPIError:
+        return False
+
+
 def _require_columns(engine: sa.Engine, tables: Sequence[sa.Table]) -> None:
     """A table of ours that another program created (`events(a int)` in a file passed as
     --store) is a `StoreError` naming what it holds, not an SQL error at the first query."""

@@ -11,16 +11,22 @@ row before it, a valid head at seq N vouches for rows 1..N. A read then also req
   written as `pending` just before its commit (a crash between commit and signing).
 
 Heads only move forward. Someone who can write the store but not read the key can no longer
-produce a log that verifies; someone who holds the key can.
+produce a log that verifies; someone who holds the key can. The heads folder is guarded like the
+key: whoever can write it can put an older genuine head back and cut the log back to it, which no
+reader can tell from the newest head (round 22, log 001). So it is created owner-only, and a heads
+folder or head file that a user other than the key's owner (or this process's, or root) owns, or
+that its group or others can write, is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import logging
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +75,8 @@ class ChainKey:
                 f"(needs at least {MIN_KEY_BYTES})"
             )
         self.heads_dir = path.with_name(path.name + ".heads")
+        # Who may own the heads: the key's owner, this process, root (a key provisioned by root).
+        self._owners = {os.stat(path).st_uid, os.geteuid(), 0}
 
     @classmethod
     def from_env(cls) -> ChainKey | None:
@@ -129,6 +137,8 @@ class ChainKey:
         """The run's signed head and its pending one (the batch being committed), each checked."""
         path = self._path(run_id)
         try:
+            self.check_guarded(self.heads_dir)
+            self.check_guarded(path)
             data = json.loads(read_regular_bytes(path, _MAX_KEY_FILE_BYTES))
             parts = [_head_of(run_id, data, name) for name in ("head", "pending")]
         except FileNotFoundError:
@@ -152,6 +162,8 @@ class ChainKey:
         runs some store written with this key file holds. Unreadable files are left out (reading
         that run names them)."""
         runs: dict[str, int] = {}
+        with contextlib.suppress(FileNotFoundError):
+            self.check_guarded(self.heads_dir)
         for path in sorted(self.heads_dir.glob("*.json")) if self.heads_dir.is_dir() else []:
             try:
                 data = json.loads(read_regular_bytes(path, _MAX_KEY_FILE_BYTES))
@@ -198,8 +210,28 @@ class ChainKey:
             "head": head.to_json() if head else None,
             "pending": pending.to_json() if pending else None,
         }
-        self.heads_dir.mkdir(parents=True, exist_ok=True)
+        if not self.heads_dir.exists():
+            self.heads_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.heads_dir.chmod(0o700)  # whatever the umask: a head file is read by no one else
+        self.check_guarded(self.heads_dir)
         write_replacing(self._path(run_id), json.dumps(data))
+
+    def check_guarded(self, path: Path) -> None:
+        """`IntegrityError` unless `path` (the heads folder or a head file) is writable only by
+        its owner, one of the key's owner, this process's user or root; `FileNotFoundError` when
+        it is missing."""
+        st = os.lstat(path)
+        if st.st_uid not in self._owners:
+            who = f"user {st.st_uid}, not the chain key's owner"
+        elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            who = "its group or others"
+        else:
+            return
+        raise IntegrityError(
+            f"{path} can be written by {who}: whoever can write the keyed heads can put an older "
+            f"head back and cut a run's log back to it, so they are refused (chmod go-w {path}; "
+            "the heads are guarded like the key)"
+        )
 
     # --- checking a log against its head -------------------------------------------------------
 

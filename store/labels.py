@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from store.backends import create_tables
+from store.backends import created_or_missing
 from store.log import EventLog
 from store.retry import with_retries
 
@@ -31,10 +31,12 @@ TABLE = RunLabelRow.__table__
 class RunLabels:
     def __init__(self, log: EventLog) -> None:
         self.log = log
-        create_tables(log.engine, [TABLE])
+        self.absent = created_or_missing(log.engine, [TABLE])  # read-only, never labelled
 
     def hidden(self) -> set[str]:
         """The ids of the runs hidden from lists."""
+        if self.absent:
+            return set()
         with self.log.engine.connect() as conn:
             rows = conn.execute(sa.select(TABLE.c.run_id).where(TABLE.c.hidden.is_(True)))
             return {r.run_id for r in rows}

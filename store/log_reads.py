@@ -330,7 +330,9 @@ class ReadsAndChecks(Verifying):
             with self.engine.begin() as conn:
                 self._prefix.advance(conn, run_id, *verified)
         except DBAPIError as e:  # a read-only store is still readable: the next read walks again
-            _log.warning("could not record the verified prefix of %s: %s", run_id, e.orig)
+            # At info: a read-only store (a hot standby) says so on every read otherwise, and
+            # before the one line of a refusal that follows (round 22, log 033)
+            _log.info("could not record the verified prefix of %s: %s", run_id, e.orig)
 
     def _walk_own(
         self, conn: sa.Connection, run_id: str, start: tuple[int, str], vouches: Any

@@ -56,7 +56,9 @@ class PrefixRecord:
             and isinstance(hash_, str)
         ):
             return seq, hash_
-        _log.warning(
+        # At info: the walk from seq 1 is the safe reading, and a refusal that follows is the
+        # command's one line (round 22, log 029); RLVR_LOG_LEVEL=INFO shows it.
+        _log.info(
             "run %s: verified_prefix row ignored (seq %r, hash %r): walking the chain from seq 1",
             run_id, seq, hash_,
         )  # fmt: skip

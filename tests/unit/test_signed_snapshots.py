@@ -4,6 +4,7 @@ store; without a key a snapshot is tied to the chain against careless edits only
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from store.keyed import KEY_ENV
 from store.log import EventLog
 from store.projections import project
 from store.snapshots import SnapshotRefused, SnapshotRow, Snapshots, StoreMark, fold_run
-from tests.tampering import forge_snapshot, own_hash_edit, write_key
+from tests.tampering import forge_chain, forge_snapshot, write_key
 
 _TABLE = SnapshotRow.__table__
 
@@ -167,7 +168,7 @@ def test_without_a_key_a_snapshot_of_the_wrong_types_is_skipped(
 # the row after it, which is intact; the fold now reads the events, and a real fault in them is
 # named by its own seq. (A handler that trips over the forged state stands in for any such state.)
 def test_without_a_key_a_snapshot_the_rows_cannot_follow_is_not_blamed_on_them(
-    store_url: str, run_id: str, monkeypatch: pytest.MonkeyPatch
+    store_url: str, run_id: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     import store.projections as projections
 
@@ -181,7 +182,15 @@ def test_without_a_key_a_snapshot_the_rows_cannot_follow_is_not_blamed_on_them(
 
     monkeypatch.setitem(projections._HANDLERS, "MetricsRecorded", trips_on_the_forgery)
     forge_snapshot(log, run_id, 20, {"hyperparameters": {"lr": 0.05}}, None)
-    assert fold_run(log, run_id) == project(log.read(run_id))
-    own_hash_edit(log, run_id, 25, {"metrics": {"kl": "high"}})  # a real fault after it
-    with pytest.raises(IntegrityError, match="at seq 25"):
+    with caplog.at_level(logging.WARNING, logger="rlvr.store"):
+        assert fold_run(log, run_id) == project(log.read(run_id))
+    assert "do not fold onto it" in caplog.text  # the snapshot was the fault: said once
+    caplog.clear()
+    forge_chain(log, run_id, 25, {"metrics": {"kl": "high"}})  # a real fault, its chain intact
+    with (
+        caplog.at_level(logging.WARNING, logger="rlvr.store"),
+        pytest.raises(IntegrityError, match="seq 25"),
+    ):
         fold_run(log, run_id)
+    # The refusal is the one line (round 22, log 013): no warning about the snapshot before it.
+    assert "do not fold onto it" not in caplog.text
