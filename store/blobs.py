@@ -116,6 +116,13 @@ class BlobStore:
     def exists(self, digest: str) -> bool:
         return self._path(digest).exists()
 
+    def file_stat(self, digest: str) -> os.stat_result | None:
+        """The blob file's own status (a link is not followed); None when absent."""
+        try:
+            return os.lstat(self._path(digest))
+        except FileNotFoundError:
+            return None
+
     def size(self, digest: str) -> int:
         """Bytes on disk of one blob (0 when absent)."""
         try:
