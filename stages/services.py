@@ -11,9 +11,12 @@ appends when each stage starts (`waivers`).
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import structlog
 
 from stages.config import RunConfig
 from stages.distributed import World
@@ -25,7 +28,11 @@ from stages.tasks.loaders import load_tasks
 from stages.tasks.types import Task, TaskFormatError
 from stages.training.types import TrainerState
 from store.blobs import BlobStore
+from store.errors import StoreError
 from store.events import IsolationWaived
+from store.materialised import tree_difference
+
+log_ = structlog.get_logger("rlvr.services")
 
 
 @dataclass(frozen=True)
@@ -120,11 +127,33 @@ class RunServices:
         from stages.training.checkpoint import materialise
 
         path = self.run_dir / "models" / digest[:16]
-        if not (path / "config.json").exists():
+        difference = _base_model_difference(self.blobs, digest, path)
+        if difference is not None:
+            if path.exists() or path.is_symlink():
+                log_.warning("base_model_rematerialised", path=str(path), reason=difference)
+                _remove(path)
             # Hard links: the base model is stored once (in the blob store), not once more per run.
             materialise(self.blobs, digest, path, link=True)
         self.base_model = path
         return path
+
+
+def _base_model_difference(blobs: BlobStore, digest: str, path: Path) -> str | None:
+    """How the run directory's copy of the base model differs from its stored tree (None: it is
+    that tree): a resume trains from the tree the log names, not from whatever lies there."""
+    if not (path.exists() or path.is_symlink()):
+        return "absent"
+    try:
+        return tree_difference(blobs, digest, path)
+    except (StoreError, OSError) as e:  # materialise reports an unreadable tree as one error
+        return str(e)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)  # links inside are removed, never followed
+    else:
+        path.unlink()
 
 
 def load_task_file(data: Any) -> list[Task] | None:

@@ -19,15 +19,17 @@ import os
 import re
 import shutil
 import socket
+import stat
 import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from store.crashpoints import crashpoint
 from store.errors import IntegrityError, StoreError
-from store.text_files import open_regular, read_regular_bytes
+from store.text_files import MAX_FILE_BYTES, open_regular, read_regular_bytes
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")  # a blob's name: its sha256, hex
 
@@ -113,6 +115,13 @@ class BlobStore:
 
     def exists(self, digest: str) -> bool:
         return self._path(digest).exists()
+
+    def file_stat(self, digest: str) -> os.stat_result | None:
+        """The blob file's own status (a link is not followed); None when absent."""
+        try:
+            return os.lstat(self._path(digest))
+        except FileNotFoundError:
+            return None
 
     def size(self, digest: str) -> int:
         """Bytes on disk of one blob (0 when absent)."""
@@ -233,22 +242,54 @@ class BlobStore:
 
     def path(self, digest: str) -> Path:
         """The blob's file, after checking its content still hashes to its name."""
-        path = self._existing(digest)
-        if sha256_file(path) != digest:
+        with self._open_blob(digest) as f:
+            self._check_hash(digest, f)
+        return self._path(digest)
+
+    @contextmanager
+    def _open_blob(self, digest: str) -> Iterator[BinaryIO]:
+        """The blob open for reading: a regular file, opened without following a link (a blob
+        replaced by a symlink to a same-content file outside the store would pass the hash
+        check, then hand out that outside file): a link is refused as a corrupt blob is."""
+        path = self._path(digest)
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+        try:
+            fd = os.open(path, flags)
+        except FileNotFoundError:
+            raise StoreError(f"blob {digest} is missing from {self.root}") from None
+        except OSError as e:
+            if e.errno != errno.ELOOP:
+                raise
+            raise IntegrityError(
+                f"blob {digest} is corrupt: {path} is a symbolic link, not a regular file"
+            ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise IntegrityError(f"blob {digest} is corrupt: {path} is not a regular file")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:
+            yield f
+
+    @staticmethod
+    def _check_hash(digest: str, f: BinaryIO) -> None:
+        digest_now = hashlib.sha256()
+        while chunk := f.read(_CHUNK):
+            digest_now.update(chunk)
+        if digest_now.hexdigest() != digest:
             raise IntegrityError(
                 f"blob {digest} is corrupt: its content no longer matches its hash"
             )
-        return path
-
-    def _existing(self, digest: str) -> Path:
-        path = self._path(digest)
-        if not path.exists():
-            raise StoreError(f"blob {digest} is missing from {self.root}")
-        return path
 
     def get_bytes(self, digest: str) -> bytes:
         """A small blob (a manifest, a record) whole, verified."""
-        data = read_regular_bytes(self._existing(digest))
+        chunks, size = [], 0
+        with self._open_blob(digest) as f:
+            while chunk := f.read(_CHUNK):
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:
+                    raise StoreError(f"blob {digest} is larger than {MAX_FILE_BYTES:,} bytes")
+                chunks.append(chunk)
+        data = b"".join(chunks)
         if sha256_bytes(data) != digest:
             raise IntegrityError(
                 f"blob {digest} is corrupt: its content no longer matches its hash"
@@ -256,10 +297,11 @@ class BlobStore:
         return data
 
     def copy_to(self, digest: str, target: Path) -> None:
-        """Stream one blob to `target`, hashing while copying (one read); a corrupt blob leaves
-        no target behind."""
+        """Stream one blob to `target` (a link there is replaced, never written through),
+        hashing while copying (one read); a corrupt blob leaves no target behind."""
         digest_now = hashlib.sha256()
-        with open_regular(self._existing(digest)) as src, open(target, "wb") as dst:
+        target.unlink(missing_ok=True)
+        with self._open_blob(digest) as src, open(target, "xb") as dst:
             while chunk := src.read(_CHUNK):
                 digest_now.update(chunk)
                 dst.write(chunk)
@@ -268,6 +310,18 @@ class BlobStore:
             raise IntegrityError(
                 f"blob {digest} is corrupt: its content no longer matches its hash"
             )
+
+    def link_to(self, digest: str, target: Path) -> None:
+        """Hard-link the verified blob at `target` (replacing what is there). The link is checked
+        to be the very file that was hashed, so a blob swapped meanwhile is never linked."""
+        target.unlink(missing_ok=True)
+        with self._open_blob(digest) as f:
+            self._check_hash(digest, f)
+            os.link(self._path(digest), target, follow_symlinks=False)
+            hashed, linked = os.fstat(f.fileno()), os.lstat(target)
+        if (hashed.st_dev, hashed.st_ino) != (linked.st_dev, linked.st_ino):
+            target.unlink()
+            raise IntegrityError(f"blob {digest} changed while it was being linked to {target}")
 
     def manifest(self, digest: str) -> dict[str, str]:
         """A stored tree's {relative path: blob digest}; paths are checked to stay inside it."""
@@ -304,8 +358,7 @@ class BlobStore:
             target.parent.mkdir(parents=True, exist_ok=True)
             if link:
                 try:
-                    target.unlink(missing_ok=True)
-                    os.link(self.path(file_digest), target)
+                    self.link_to(file_digest, target)
                     continue
                 except OSError as e:
                     if e.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):

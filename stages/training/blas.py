@@ -8,9 +8,11 @@ therefore makes mlx call OpenBLAS (~100-200 GFLOP/s here), with no LD_PRELOAD an
 
 OpenBLAS needs `libgfortran.so.5`, which a bare Linux may lack. The mlx[cpu] wheel bundles one under
 an auditwheel-mangled soname (`libgfortran-<hash>.so.5.0.0`), which the dynamic linker will not
-match against the name `libgfortran.so.5`. We copy it once into a user cache folder with its
+match against the name `libgfortran.so.5`. We copy it into a user cache folder with its
 DT_SONAME string rewritten in place to `libgfortran.so.5` (shorter, so it fits), load its
-libquadmath by path, load the copy, then OpenBLAS. The dynamic linker matches already-loaded
+libquadmath by path, load the copy, then OpenBLAS. A cached copy whose bytes differ (cut short,
+garbage) is rewritten, and a cache that cannot be written (its root a file, a folder the user may
+not write) gives way to an in-memory file (memfd). The dynamic linker matches already-loaded
 objects by soname, so OpenBLAS's dependency resolves to the copy.
 
 The cmeel-openblas wheels are not DYNAMIC_ARCH builds: each is compiled for one CPU (0.3.31 for
@@ -22,25 +24,32 @@ those instructions dies with SIGILL, so before the global load the library's bui
 Knobs: `RLVR_DISABLE_OPENBLAS=1` keeps the reference BLAS (used by the agreement test);
 `RLVR_OPENBLAS_LIB=/path/libopenblas.so.0` picks another OpenBLAS; `OPENBLAS_NUM_THREADS`
 defaults to 1 here (set it before import for large models). No effect on macOS (mlx uses
-Accelerate there) or when mlx has a GPU backend only. If no OpenBLAS is found, one warning line.
+Accelerate there) or when mlx has a GPU backend only. If OpenBLAS cannot be loaded, that is logged
+at info on import and one warning line when a model is first loaded (`warn_if_reference_blas`), so a
+command that never computes prints nothing for it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import logging
 import os
+import stat
 import struct
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 
 DISABLE_ENV = "RLVR_DISABLE_OPENBLAS"
 LIB_ENV = "RLVR_OPENBLAS_LIB"
 _GFORTRAN_SONAME = b"libgfortran.so.5"
+_SLOW = ("absent", "too-late", "failed", "unsupported-cpu")  # OpenBLAS wanted but not loaded
+# stdlib logging, not structlog: this runs at import, before the CLI configures logging.
+_log = logging.getLogger("rlvr.training")
 
 _state: dict[str, str | None] = {"status": None, "detail": None}
+_warned: list[bool] = []  # non-empty once `warn_if_reference_blas` has said it
 
 _AVX512 = frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})
 _AVX2 = frozenset({"avx2", "fma"})
@@ -99,25 +108,64 @@ def _elf_soname_offset(data: bytes) -> tuple[int, int]:
     raise ValueError("DT_STRTAB lies outside every PT_LOAD segment")
 
 
-def _gfortran_copy(source: Path) -> Path:
-    """A cached copy of `source` whose soname reads `libgfortran.so.5` (written atomically)."""
-    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]
-    cache_root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    folder = cache_root / "rlvr-orchestrator" / "blas" / digest
-    target = folder / _GFORTRAN_SONAME.decode()
-    if target.exists():
-        return target
+def _renamed_gfortran(source: Path) -> bytes:
+    """The bytes of `source` with its DT_SONAME string rewritten to `libgfortran.so.5`."""
     data = bytearray(source.read_bytes())
     start, length = _elf_soname_offset(bytes(data))
     if length < len(_GFORTRAN_SONAME):
         raise ValueError(f"soname of {source} is too short to rename in place")
     data[start : start + length] = _GFORTRAN_SONAME + b"\0" * (length - len(_GFORTRAN_SONAME))
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, target)
-    return target
+    return bytes(data)
+
+
+def _cache_path(source: Path) -> Path:
+    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]
+    cache_root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache_root / "rlvr-orchestrator" / "blas" / digest / _GFORTRAN_SONAME.decode()
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """`path` is a regular file (not a link) holding exactly `data`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and f.read(len(data) + 1) == data
+
+
+def _write_cached(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _load_gfortran_copy(source: Path) -> None:
+    """Load a copy of `source` renamed to `libgfortran.so.5`: the user cache's copy once it holds
+    exactly the expected bytes (a cut-short or garbage copy is rewritten, never trusted because it
+    exists); an in-memory file when the cache cannot be written (a file at its root, a folder this
+    user may not write), so the fast path does not depend on a writable home."""
+    data = _renamed_gfortran(source)
+    target = _cache_path(source)
+    try:
+        if not _holds(target, data):
+            _write_cached(target, data)
+        ctypes.CDLL(str(target), mode=os.RTLD_GLOBAL)
+        return
+    except OSError as e:
+        _log.info("rlvr: BLAS cache %s unusable (%s); loading libgfortran from memory", target, e)
+    fd = os.memfd_create(_GFORTRAN_SONAME.decode(), os.MFD_CLOEXEC)
+    try:
+        os.write(fd, data)
+        ctypes.CDLL(f"/proc/self/fd/{fd}", mode=os.RTLD_GLOBAL)
+    finally:
+        os.close(fd)  # the loaded library keeps its mapping
 
 
 def _load_fortran_runtime() -> None:
@@ -135,9 +183,8 @@ def _load_fortran_runtime() -> None:
                 continue
             for quadmath in sorted(libs.glob("libquadmath-*.so*")):
                 ctypes.CDLL(str(quadmath), mode=os.RTLD_GLOBAL)
-            copy = _gfortran_copy(gfortran[0])
             # The copy's RPATH is $ORIGIN: its mangled libquadmath name is already loaded above.
-            ctypes.CDLL(str(copy), mode=os.RTLD_GLOBAL)
+            _load_gfortran_copy(gfortran[0])
             return
     raise OSError("no libgfortran.so.5 on the system nor in mlx_cpu.libs / numpy.libs")
 
@@ -152,9 +199,18 @@ def enable_openblas() -> str:
         return _state["status"]
     status, detail = _enable()
     _state["status"], _state["detail"] = status, detail
-    if status in ("absent", "too-late", "failed", "unsupported-cpu"):
-        warnings.warn(f"rlvr: mlx runs on its slow reference BLAS ({detail})", stacklevel=2)
+    if status in _SLOW:
+        # Info at import: a command that never computes (`rlvr pause`) prints nothing for it.
+        _log.info("rlvr: mlx runs on its slow reference BLAS (%s)", detail)
     return status
+
+
+def warn_if_reference_blas() -> None:
+    """One warning line, once per process, when a model is about to compute on the slow
+    reference BLAS for a reason the user can act on (not when they disabled OpenBLAS)."""
+    if _state["status"] in _SLOW and not _warned:
+        _warned.append(True)
+        _log.warning("rlvr: mlx runs on its slow reference BLAS (%s)", _state["detail"])
 
 
 def _enable() -> tuple[str, str | None]:
@@ -230,4 +286,5 @@ __all__ = [
     "cpu_flags",
     "enable_openblas",
     "missing_cpu_flags",
+    "warn_if_reference_blas",
 ]

@@ -15,6 +15,7 @@ from mlx_lm import load as mlx_lm_load
 from mlx_lm.models import llama
 from mlx_lm.tuner.utils import linear_to_lora_layers
 
+from stages.training.blas import warn_if_reference_blas
 from stages.training.config import ModelConfig
 from stages.training.errors import TrainingError
 
@@ -90,6 +91,7 @@ def build_embedded_model(config: ModelConfig, directory: Path | str) -> Path:
 
 def load_model(path: Path | str, adapter_path: Path | str | None = None) -> tuple[nn.Module, Any]:
     """`mlx_lm.load` with errors translated: (model, tokenizer wrapper)."""
+    warn_if_reference_blas()  # here, where it matters: this model is about to compute
     try:
         model, tokenizer = mlx_lm_load(
             str(path), adapter_path=None if adapter_path is None else str(adapter_path)

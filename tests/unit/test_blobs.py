@@ -193,3 +193,59 @@ def test_a_crafted_manifest_of_the_wrong_shape_is_refused_naming_the_blob(
     digest = store.put_bytes(json.dumps({"files": files}).encode())
     with pytest.raises(IntegrityError, match=f"blob {digest} is not a tree manifest"):
         store.manifest(digest)
+
+
+def _tree_with_symlinked_weights(tmp_path: Path) -> tuple[BlobStore, str, str, Path]:
+    """A stored tree whose weights blob is replaced by a symlink to a same-content file outside
+    the store (red team round 22, log22-017): the hash check through the link passes."""
+    blobs = BlobStore(tmp_path / "blobs")
+    src = tmp_path / "model"
+    src.mkdir()
+    (src / "config.json").write_text("{}")
+    (src / "model.safetensors").write_bytes(b"genuine weights " * 64)
+    tree = blobs.put_tree(src)
+    weights = blobs.manifest(tree)["model.safetensors"]
+    outside = tmp_path / "outside.bin"
+    blob = blobs.root / weights[:2] / weights
+    outside.write_bytes(blob.read_bytes())
+    blob.unlink()
+    blob.symlink_to(outside)
+    return blobs, tree, weights, outside
+
+
+@pytest.mark.parametrize("link", [True, False])
+def test_a_blob_replaced_by_a_symlink_is_refused_naming_it_and_never_linked(
+    tmp_path: Path, link: bool
+) -> None:
+    blobs, tree, weights, outside = _tree_with_symlinked_weights(tmp_path)
+    base = tmp_path / "run" / "base"
+    with pytest.raises(IntegrityError, match=f"blob {weights} .*symbolic link"):
+        blobs.get_tree(tree, base, link=link)
+    for read in (blobs.path, blobs.get_bytes, blobs.check_tree):
+        with pytest.raises(IntegrityError, match="symbolic link"):
+            read(tree if read == blobs.check_tree else weights)
+    outside.write_bytes(b"FORGED weights " * 64)  # nothing handed out follows it
+    weights_file = base / "model.safetensors"
+    assert not weights_file.is_symlink() and not weights_file.exists()
+
+
+def test_a_hard_linked_tree_is_the_blobs_themselves_and_a_link_at_the_target_is_replaced(
+    tmp_path: Path,
+) -> None:
+    blobs = BlobStore(tmp_path / "blobs")
+    src = tmp_path / "model"
+    src.mkdir()
+    (src / "model.safetensors").write_bytes(b"genuine weights " * 64)
+    tree = blobs.put_tree(src)
+    weights = blobs.manifest(tree)["model.safetensors"]
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"someone else's file")
+    for link in (True, False):
+        base = tmp_path / f"base-{link}"
+        base.mkdir()
+        (base / "model.safetensors").symlink_to(outside)
+        blobs.get_tree(tree, base, link=link)
+        got = base / "model.safetensors"
+        assert not got.is_symlink() and got.read_bytes() == b"genuine weights " * 64
+        assert got.samefile(blobs.path(weights)) == link
+    assert outside.read_bytes() == b"someone else's file"
