@@ -218,6 +218,17 @@ def _console_handler(as_json: bool, shared: list) -> logging.Handler:
     return console
 
 
+def release_run_file() -> None:
+    """Close the run directory's log file, once its drive is over (the console keeps logging to
+    stderr)."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, _RunFileHandler):
+            root.removeHandler(handler)
+            with contextlib.suppress(OSError):  # a full disk: what it still held is lost
+                handler.close()
+
+
 def _run_file_handler(json_file: Path, shared: list) -> logging.Handler:
     """The run directory's JSON-lines log (its folder made)."""
     json_file.parent.mkdir(parents=True, exist_ok=True)

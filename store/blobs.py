@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from store.blob_cleaning import TMP_PREFIX, BlobCleaning
 from store.crashpoints import crashpoint
 from store.errors import IntegrityError, StoreError
 from store.text_files import MAX_FILE_BYTES, open_regular, read_regular_bytes
@@ -34,10 +35,6 @@ from store.text_files import MAX_FILE_BYTES, open_regular, read_regular_bytes
 _DIGEST = re.compile(r"[0-9a-f]{64}")  # a blob's name: its sha256, hex
 
 _CHUNK = 1 << 20
-_TMP = ".tmp-"
-# A temp file from another host is stale once untouched this long (we cannot ask whether its
-# writer is alive; a live writer touches it at every chunk).
-_FOREIGN_TMP_STALE_S = 24 * 3600
 # The blob store's name (a random id, made when first asked for): what the event store records
 # for each run that writes here (store/blob_users.py). Never delete it: the runs recorded under
 # the old name would no longer be read by this store's GC.
@@ -69,17 +66,7 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-class BlobStore:
+class BlobStore(BlobCleaning):
     """Blobs under `root/ab/abcdef...`; a blob is never rewritten once present."""
 
     def __init__(self, root: Path | str) -> None:
@@ -136,7 +123,7 @@ class BlobStore:
     def _temp_name() -> str:
         # The writer's host and pid are in the name, so a later store can tell a crashed
         # writer's leftovers from a live writer's file.
-        return f"{_TMP}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
+        return f"{TMP_PREFIX}{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
 
     def _tempfile(self) -> tuple[int, Path]:
         path = self.root / self._temp_name()
@@ -212,7 +199,7 @@ class BlobStore:
         A directory from `temp_dir` gives its files up: each is hashed and renamed into place
         (no second copy written); any other directory is copied."""
         directory = Path(directory)
-        move = directory.parent == self.root and directory.name.startswith(_TMP)
+        move = directory.parent == self.root and directory.name.startswith(TMP_PREFIX)
         manifest = {}
         for path in sorted(directory.rglob("*")):
             if path.is_file():
@@ -371,75 +358,3 @@ class BlobStore:
         intact (reads each once, in chunks)."""
         for file_digest in self.manifest(digest).values():
             self.path(file_digest)
-
-    # --- cleaning ------------------------------------------------------------------------------
-
-    def all_blobs(self) -> list[str]:
-        """Every blob's digest (temp files and directories being written are not blobs)."""
-        return [
-            p.name
-            for sub in self.root.iterdir()
-            if len(sub.name) == 2 and sub.is_dir() and not sub.name.startswith(".")
-            for p in sub.iterdir()
-            if len(p.name) == 64 and p.name.startswith(sub.name)
-        ]
-
-    def age_s(self, digest: str) -> float | None:
-        """Seconds since the blob was last (re)written; None when absent."""
-        try:
-            return time.time() - self._path(digest).stat().st_mtime
-        except FileNotFoundError:
-            return None
-
-    def remove_if_unwritten_for(self, digest: str, seconds: float) -> int | None:
-        """Delete a blob unless it was (re)written in the last `seconds`: the bytes freed, or
-        None when it stays (or was absent).
-        It is first renamed away, then its age read: a writer that touched it before the rename
-        shows in that age (it is put back), one after the rename finds it gone and writes it
-        again. So a blob an in-flight step has just written is never lost."""
-        path = self._path(digest)
-        aside = self.root / self._temp_name()  # a crash leaves a temp file the next store removes
-        try:
-            os.replace(path, aside)
-        except FileNotFoundError:
-            return None
-        stat = aside.stat()
-        if time.time() - stat.st_mtime < seconds:
-            os.replace(aside, path)  # same bytes as any copy a writer renamed there meanwhile
-            return None
-        aside.unlink()
-        return stat.st_size
-
-    def remove(self, digests: Iterable[str]) -> int:
-        """Delete blobs; return the bytes freed. Only a GC that knows them unreferenced calls this."""
-        freed = 0
-        for digest in digests:
-            path = self._path(digest)
-            try:
-                size = path.stat().st_size
-                path.unlink()
-                freed += size
-            except FileNotFoundError:
-                continue
-        return freed
-
-    def remove_stale_temp_files(self) -> list[str]:
-        """Delete temp files and directories whose writer is gone: a dead pid on this host, or untouched for a
-        day from another host. Returns their names."""
-        host, removed = socket.gethostname(), []
-        for path in self.root.glob(f"{_TMP}*"):
-            parts = path.name[len(_TMP) :].rsplit("-", 2)  # host (may hold "-"), pid, time
-            try:
-                if len(parts) == 3 and parts[0] == host and parts[1].isdigit():
-                    stale = not _pid_alive(int(parts[1]))
-                else:  # another host, or the old unnamed form
-                    stale = time.time() - path.stat().st_mtime > _FOREIGN_TMP_STALE_S
-                if stale:
-                    if path.is_dir():
-                        shutil.rmtree(path)
-                    else:
-                        path.unlink()
-                    removed.append(path.name)
-            except FileNotFoundError:
-                continue
-        return removed

@@ -31,7 +31,7 @@ from orchestrator.driver.observers import UNOBSERVED, Observers
 from orchestrator.driver.runner import Driver
 from orchestrator.driver.signals import StopRequest, graceful_signals
 from orchestrator.errors import ConfigError, OrchestratorError
-from orchestrator.logging import configure, get_logger
+from orchestrator.logging import configure, get_logger, release_run_file
 from stages.types import Stage
 from store.batches import CutError
 from store.blobs import BlobStore
@@ -87,36 +87,41 @@ def drive(
     log_root = Path(config.log_path)
     run_dir = run_path(log_root, run_id)
     configure(json_file=run_dir / "driver.jsonl")
-    # Signals are handled before the lease is taken and until after it is released: a SIGTERM
-    # in between would otherwise kill the process with the lease still held. Sinks open first:
-    # a missing package refuses the run before the lease is taken.
-    with (
-        observers.follow(log, config, run_dir, run_id),
-        graceful_signals(stop),
-        LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease,
-    ):
-        asked = _pause_asked(log, run_id, pauses_after) if pauses_after is not None else None
-        marks = _resume_marks(rewind_to, resumed_from_step, overrides, lease.owner)
-        if marks:
-            log.append(run_id, marks, expected_seq=log.last_seq(run_id))
-        if state is not None:
-            state = _caught_up(log, run_id, state)
-        driver = driver_factory(
-            log,
-            run_id,
-            config,
-            stages,
-            run_dir=run_dir,
-            blobs=BlobStore(log_root / "blobs"),
-            should_stop=lambda: stop() or lease.lost.is_set(),
-            stop_reason=lambda: stop.reason or "the lease was lost to another driver",
-            release_lease=lease.release,
-            state=state,
-            on_stage=on_stage,
-        )
-        if asked is not None:
-            driver.pause_requested = asked  # it resumes, then pauses before its first stage
-        return driver.run()
+    try:
+        # Signals are handled before the lease is taken and until after it is released: a SIGTERM
+        # in between would otherwise kill the process with the lease still held. Sinks open first:
+        # a missing package refuses the run before the lease is taken.
+        with (
+            observers.follow(log, config, run_dir, run_id),
+            graceful_signals(stop),
+            LeaseKeeper(log, run_id, ttl_s=config.lease_ttl_s) as lease,
+        ):
+            asked = _pause_asked(log, run_id, pauses_after) if pauses_after is not None else None
+            marks = _resume_marks(rewind_to, resumed_from_step, overrides, lease.owner)
+            if marks:
+                log.append(run_id, marks, expected_seq=log.last_seq(run_id))
+            if state is not None:
+                state = _caught_up(log, run_id, state)
+            driver = driver_factory(
+                log,
+                run_id,
+                config,
+                stages,
+                run_dir=run_dir,
+                blobs=BlobStore(log_root / "blobs"),
+                should_stop=lambda: stop() or lease.lost.is_set(),
+                stop_reason=lambda: stop.reason or "the lease was lost to another driver",
+                release_lease=lease.release,
+                state=state,
+                on_stage=on_stage,
+            )
+            if asked is not None:
+                driver.pause_requested = asked  # it resumes, then pauses before its first stage
+            return driver.run()
+    finally:
+        # The run's file is this drive's: a later run in this process (the console, tests) logs
+        # to its own, never into this one's folder (which may be gone by then).
+        release_run_file()
 
 
 def _pause_asked(log: EventLog, run_id: str, after_seq: int) -> str | None:

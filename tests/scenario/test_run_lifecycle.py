@@ -120,3 +120,22 @@ def test_pause_and_resume_return_to_the_stage_that_was_paused(tmp_path: Path) ->
     assert load_state(log, run_id).paused_from == "sft_preparation"
     transition(log, run_id, "resume", target="sft_preparation")
     assert load_state(log, run_id).state == "sft_preparation"
+
+
+def test_a_drive_leaves_no_log_file_of_its_run_behind(tmp_path: Path) -> None:
+    """The run directory's `driver.jsonl` is the drive's: once it is over, a later line of this
+    process (the console, the next run, a test) goes to that run's file no more. It did, and when
+    the run's folder was gone a later run's warning printed a notice about it (round 22)."""
+    import logging
+
+    from orchestrator.driver.lifecycle import drive
+
+    log = EventLog(tmp_path / "events.db")
+    config = RunConfig(log_path=str(tmp_path))
+    run_id, _ = start_run(log, config)
+    drive(log, run_id, config, FakeStages().registry())
+    written = (tmp_path / run_id / "driver.jsonl").read_text()
+    assert written  # the drive logged there
+    logging.getLogger("rlvr.runner").warning("a line after the drive")
+    assert (tmp_path / run_id / "driver.jsonl").read_text() == written
+    assert not [h for h in logging.getLogger().handlers if isinstance(h, logging.FileHandler)]
