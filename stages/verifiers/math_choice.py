@@ -81,7 +81,18 @@ def _value_problem(value: str) -> str | None:
         return "with a value that is not one answer"
     if _holds(node, lambda n: n[0] == "text") or (node[0] == "sym" and node[1] in "ABCDE"):
         return "with words or another choice after it, not a value"
+    if _spelled(node) or _holds(node, lambda n: _spelled(n, least=3)):
+        return "with letters that spell a word after it, not a value"  # "(B) m a y b e"
     return None
+
+
+def _spelled(node: Node, least: int = 2) -> bool:
+    """A product of `least` or more bare letters and nothing else ("m a y b e", "x y z"): a word
+    spelled in math letters, not a value ("2xy" and "2\\pi r h" hold a number or a constant)."""
+    if node[0] != "mul":
+        return False
+    letters = [part for part in node[1] if part[0] == "sym"]
+    return len(letters) >= least and (least > 2 or len(letters) == len(node[1]))
 
 
 def _holds(node: object, test: Callable[[tuple], bool]) -> bool:
