@@ -24,6 +24,12 @@ _TRANSFORM = re.compile(
     # "the perpendicular slope", "the negative reciprocal slope": a derived slope named by adjective
     r"|(?<![\w'])the\s+(?P<adjective>perpendicular|normal|reciprocal)\s+(?:slope|gradient)(?![\w'])"
 )
+# The same function as the head of an owner's noun phrase: "the GCD's reciprocal is 6".
+_OWNED_TRANSFORM = re.compile(
+    r"(?<![\w'])[a-z]+'s\s+(?:(?:negative|additive|multiplicative|natural|square|cube)\s+)*"
+    r"(?P<what>reciprocal|inverse|negative|opposite|negation|complement|supplement|logarithm|log"
+    r"|derivative|antiderivative|integral|half|double|triple|square|cube|root|factorial)(?![\w'])"
+)
 # Arithmetic on a quantity and a number or on two quantities: "the product of the GCD and 2", "the
 # sum of 1 and the GCD", "the difference between the LCM and the GCD" (never "the sum of $a$ and
 # $b$" or "the product of 12 and 18", which name the asked value's parts, not another quantity).
@@ -40,14 +46,38 @@ _INNER = re.compile(r"(?<![\w'])(?:the|of|our|its|his|her|their)(?![\w'])")
 def derived_subject(words: str) -> str | None:
     """Why the committing sentence's subject (`words`: lower case, inline math as "m") is a
     quantity derived from another, or None."""
-    for pattern in (_TRANSFORM, _ARITHMETIC):
+    for pattern in (_TRANSFORM, _OWNED_TRANSFORM, _ARITHMETIC):
         found = pattern.search(words)
         if found is None:
             continue
-        start = found.start() if pattern is _TRANSFORM else words.rfind("the", 0, found.start())
-        if start < 0 or _INNER.search(words, 0, start):
+        start = found.start()
+        if pattern is not _TRANSFORM:  # the phrase starts at its determiner: "the GCD's", "the sum"
+            determiner = words.rfind("the", 0, start)
+            start = start if determiner < 0 else determiner
+        if _INNER.search(words, 0, start):
             continue
         return f"the subject is a quantity derived from another ({found.group().strip()!r})"
+    return None
+
+
+# Inline math as the subject ("So $\\log N$ is 3", "$x^2$ is 9", "$|x|$ is 3") applies a function to
+# the unknown: its value is not the unknown's. A plain name ("$x$", "$a_1$", "$f(2)$") is no function.
+_FUNCTION = re.compile(r"\\(?:log|ln|lg|exp|sqrt|sin|cos|tan|cot|sec|csc|int|frac\s*\{\s*d|lim)|['^|!]")
+_MATH_SUBJECT_VERB = re.compile(r"\s*(?:is|equals|must\s+be|will\s+be|becomes)(?![\w'])", re.I)
+_PLAIN_LEAD = re.compile(r"(?i)^[\s*_]*(?:(?:so|thus|hence|therefore|then|finally|and)[\s,]*)*$")
+
+
+def derived_math_subject(text: str, inline: re.Pattern[str]) -> str | None:
+    """Why the inline math that is a sentence's subject (`inline` finds inline math in `text`)
+    applies a function to the unknown, or None."""
+    for m in inline.finditer(text):
+        if not _MATH_SUBJECT_VERB.match(text, m.end()):
+            continue
+        lead = text[: m.start()].rsplit(",", 1)[0] if "," in text[: m.start()] else text[: m.start()]
+        if not _PLAIN_LEAD.match(text[: m.start()]) and not _PLAIN_LEAD.match(lead):
+            continue
+        if _FUNCTION.search(m.group()):
+            return f"the subject applies a function to the unknown ({m.group()!r})"
     return None
 
 
