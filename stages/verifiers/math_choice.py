@@ -56,12 +56,15 @@ def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | tuple[N
         return False, "a choice with a value, against a reference that names no choice and value"
     if letter(said) != letter(asked):
         return False, f"choice ({letter(said)}), not ({letter(asked)})"
+    try:
+        value, wanted_value = read(said.group("value")), read(asked.group("value"))
+    except MathParseError:
+        value = wanted_value = None
+    if value is None or wanted_value is None or value.unit != wanted_value.unit:  # "12 m", "12 cm"
+        return False, f"choice ({letter(said)}) with another value than the reference's"
     if _same_value(said.group("value"), asked.group("value")):
         return True, "the reference's choice and value"
-    try:
-        return read(said.group("value")).node, read(asked.group("value")).node
-    except MathParseError:
-        return False, f"choice ({letter(said)}) with another value than the reference's"
+    return value.node, wanted_value.node
 
 
 def _value_problem(value: str) -> str | None:

@@ -62,7 +62,9 @@ def derived_subject(words: str) -> str | None:
 
 # Inline math as the subject ("So $\\log N$ is 3", "$x^2$ is 9", "$|x|$ is 3") applies a function to
 # the unknown: its value is not the unknown's. A plain name ("$x$", "$a_1$", "$f(2)$") is no function.
-_FUNCTION = re.compile(r"\\(?:log|ln|lg|exp|sqrt|sin|cos|tan|cot|sec|csc|int|frac\s*\{\s*d|lim)|['^|!]")
+_FUNCTION = re.compile(
+    r"\\(?:log|ln|lg|exp|sqrt|sin|cos|tan|cot|sec|csc|int|frac\s*\{\s*d|lim)|['^|!]"
+)
 _MATH_SUBJECT_VERB = re.compile(r"\s*(?:is|equals|must\s+be|will\s+be|becomes)(?![\w'])", re.I)
 _PLAIN_LEAD = re.compile(r"(?i)^[\s*_]*(?:(?:so|thus|hence|therefore|then|finally|and)[\s,]*)*$")
 
@@ -73,7 +75,9 @@ def derived_math_subject(text: str, inline: re.Pattern[str]) -> str | None:
     for m in inline.finditer(text):
         if not _MATH_SUBJECT_VERB.match(text, m.end()):
             continue
-        lead = text[: m.start()].rsplit(",", 1)[0] if "," in text[: m.start()] else text[: m.start()]
+        lead = (
+            text[: m.start()].rsplit(",", 1)[0] if "," in text[: m.start()] else text[: m.start()]
+        )
         if not _PLAIN_LEAD.match(text[: m.start()]) and not _PLAIN_LEAD.match(lead):
             continue
         if _FUNCTION.search(m.group()):
