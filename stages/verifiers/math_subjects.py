@@ -75,10 +75,9 @@ def derived_math_subject(text: str, inline: re.Pattern[str]) -> str | None:
     for m in inline.finditer(text):
         if not _MATH_SUBJECT_VERB.match(text, m.end()):
             continue
-        lead = (
-            text[: m.start()].rsplit(",", 1)[0] if "," in text[: m.start()] else text[: m.start()]
-        )
-        if not _PLAIN_LEAD.match(text[: m.start()]) and not _PLAIN_LEAD.match(lead):
+        # the subject stands first in its clause: "So $\\log N$ is", "Thus, $x^2$ is" (never "the
+        # units digit of $7^{35}$ is", where the math is the complement)
+        if not _PLAIN_LEAD.match(text[: m.start()]):
             continue
         if _FUNCTION.search(m.group()):
             return f"the subject applies a function to the unknown ({m.group()!r})"

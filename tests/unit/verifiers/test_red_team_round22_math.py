@@ -302,6 +302,12 @@ WRONG += [
 ]
 WRONG += [(f"We check each option.\n\nThe answer is {line}", "B") for line in CHOICE_WORDS_LINE]
 WRONG += DERIVED
+# inline math inside the subject's complement is no function applied to the unknown
+RIGHT += [
+    ("Thus, the units digit of $3^{10}$ is $\\boxed{9}$.", "9"),
+    ("So the value of $\\log_2 8$ is $\\boxed{3}$.", "3"),
+    ("So $f(2)$ is $\\boxed{7}$.", "7"),
+]
 # the same letter with a value in another unit, or without the reference's unit
 WRONG += [
     ("$\\boxed{\\textbf{(C)}\\ 12 \\text{ m}}$", "\\textbf{(C)}\\ 12 \\text{ cm}"),
