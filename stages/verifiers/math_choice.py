@@ -7,11 +7,12 @@ are the reference's: the same letter with another value contradicts itself (red 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from stages.verifiers.math_exact import exact_value
 from stages.verifiers.math_parse import COLLECTIONS
 from stages.verifiers.math_read import OR_WORD, answer_key, read
-from stages.verifiers.math_tree import MathParseError
+from stages.verifiers.math_tree import MathParseError, Node
 from stages.verifiers.math_unicode import unify
 
 CHOICE = re.compile(
@@ -34,53 +35,102 @@ _LETTER = re.compile(
 )
 
 
-def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | None:
-    """(paid, reason) for an answer that states a choice and its value; None for any other."""
+def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | tuple[Node, Node] | None:
+    """(paid, reason) for an answer that states a choice and its value; the two values to compare
+    (answer's, reference's) where the letters agree and the values are written differently ("(C)
+    \\sqrt{8}" for "(C) 2\\sqrt{2}": the general comparison decides); None for any other answer."""
     said = CHOICE.fullmatch(answer)
     if said is None:
         return None
-    if _arithmetic(said.group("value")):  # "\\text{(A)} + 1", "(A) minus 1": no value of A
-        return False, f"choice ({letter(said)}) with arithmetic after it, not a value"
+    problem = _value_problem(said.group("value"))
+    if problem:  # "\\text{(A)} + 1", "(B) maybe", "(B) \\text{and D}": no value of the choice
+        return False, f"choice ({letter(said)}) {problem}"
     asked = CHOICE.fullmatch(reference)
     alone = _LETTER.fullmatch(reference) if asked is None else None
     if alone is not None:  # "\\boxed{\\textbf{(C)}\\ 12}" for "C": the asked letter is stated
         wanted = alone.group(1) or alone.group(2)
         if letter(said) != wanted:
             return False, f"choice ({letter(said)}), not ({wanted})"
-        if not _one_value(said.group("value")):  # "(C) 3 or 4": the choice's value is hedged
-            return False, f"choice ({wanted}) with a value that is not one answer"
         return True, "the reference's choice (the reference gives no value)"
     if asked is None:
         return False, "a choice with a value, against a reference that names no choice and value"
     if letter(said) != letter(asked):
         return False, f"choice ({letter(said)}), not ({letter(asked)})"
-    if not _same_value(said.group("value"), asked.group("value")):
+    try:
+        value, wanted_value = read(said.group("value")), read(asked.group("value"))
+    except MathParseError:
+        value = wanted_value = None
+    if value is None or wanted_value is None or value.unit != wanted_value.unit:  # "12 m", "12 cm"
         return False, f"choice ({letter(said)}) with another value than the reference's"
-    return True, "the reference's choice and value"
+    if _same_value(said.group("value"), asked.group("value")):
+        return True, "the reference's choice and value"
+    return value.node, wanted_value.node
 
 
-def _one_value(value: str) -> bool:
-    """The value stated with a choice is one answer: no "or", no other choice, read whole."""
-    if _OTHER_CHOICE.search(value) or OR_WORD.search(value):
-        return False
+def _value_problem(value: str) -> str | None:
+    """Why the text after a choice is no value of it, or None. An allow-list: one math value (a
+    number or an expression, perhaps with a unit the grammar reads), nothing else; words after the
+    letter ("maybe", "is incorrect", "through C", "(guess)") leave no answer (round 22)."""
+    if _arithmetic(value):
+        return "with arithmetic after it, not a value"
+    if _OTHER_CHOICE.search(value) or OR_WORD.search(value):  # "(C) 3 or 4", "(B) and (D)"
+        return "with a value that is not one answer"
     try:
         answer_key(value)
+        node = read(value).node
     except MathParseError:
+        return "with words or a value that is not one answer after it"
+    if node[0] in COLLECTIONS:  # "(C) 3, 4"
+        return "with a value that is not one answer"
+    if _holds(node, lambda n: n[0] == "text") or (node[0] == "sym" and node[1] in "ABCDE"):
+        return "with words or another choice after it, not a value"
+    if _spelled(node) or _holds(node, lambda n: _spelled(n, least=3)):
+        return "with letters that spell a word after it, not a value"  # "(B) m a y b e"
+    return None
+
+
+def _spelled(node: Node, least: int = 2) -> bool:
+    """A product of `least` or more bare letters and nothing else ("m a y b e", "x y z"): a word
+    spelled in math letters, not a value ("2xy" and "2\\pi r h" hold a number or a constant)."""
+    if node[0] != "mul":
         return False
-    return read(value).node[0] not in COLLECTIONS
+    letters = [part for part in node[1] if part[0] == "sym"]
+    return len(letters) >= least and (least > 2 or len(letters) == len(node[1]))
 
 
-# A choice's value is one value as written: an operator or an operator word anywhere in it ("+ 1",
-# "\\cdot 2", "minus 1", "12 + 1") is arithmetic on the choice, not its value (stage 3's adversary,
-# round 21); only a leading minus ("-5") is part of a value.
-_OPERATOR = re.compile(
-    r"[+*/=^×÷·<>]|(?<!^)-|^-\s|\\(?:cdot|times|div|pm|mp|le|ge|neq?)(?![a-zA-Z])"
-    r"|(?<![a-zA-Z])(?:minus|plus|times|divided|over|squared|cubed|less|more|add|subtract)(?![a-zA-Z])"
+def _holds(node: object, test: Callable[[tuple], bool]) -> bool:
+    """Whether `node` or any node inside it passes `test` (nodes are tuples led by a tag)."""
+    if isinstance(node, tuple) and node and isinstance(node[0], str):
+        if test(node):
+            return True
+        return any(_holds(part, test) for part in node[1:])
+    if isinstance(node, list):
+        return any(_holds(part, test) for part in node)
+    return False
+
+
+# A choice's value is one value as written. Before it, an operator or an operator word ("+ 1",
+# "\\cdot 2", "minus 1") is arithmetic on the choice (stage 3's adversary, round 21); only a leading
+# minus ("-5") is part of a value. Inside a value of numbers alone, an operator between them ("12 +
+# 1") applies a number to the choice; a value with a variable ("x^2+1", "n^2 - 1") is an expression,
+# and a power ("2^{10}") binds to its base, never to the choice (round 22).
+_OPERATOR_WORD = re.compile(
+    r"(?<![a-zA-Z])(?:minus|plus|times|divided|over|squared|cubed|less|more|add|subtract)(?![a-zA-Z])"
 )
+_LEADING = re.compile(r"^(?:[+*/=^×÷·<>]|-\s|\\(?:cdot|times|div|pm|mp)(?![a-zA-Z]))")
+_RELATION = re.compile(r"[=<>]|\\(?:le|ge|neq?|leq|geq|approx)(?![a-zA-Z])")
+_BETWEEN_NUMBERS = re.compile(r"[+*/×÷·]|(?<!^)-|\\(?:cdot|times|div|pm|mp)(?![a-zA-Z])")
 
 
 def _arithmetic(value: str) -> bool:
-    return _OPERATOR.search(unify(value).strip()) is not None
+    text = unify(value).strip()
+    if _OPERATOR_WORD.search(text) or _LEADING.search(text) or _RELATION.search(text):
+        return True
+    try:
+        variable = _holds(read(text).node, lambda n: n[0] == "sym")
+    except MathParseError:
+        variable = False  # words: `_value_problem` refuses them
+    return not variable and _BETWEEN_NUMBERS.search(text) is not None
 
 
 _OTHER_CHOICE = re.compile(r"\([A-E]\)")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from stages.verifiers.math_box_nouns import counted_in_box
+from stages.verifiers.math_box_nouns import counted_in_box, scaled_in_box
 from stages.verifiers.math_choice import choice_key
 from stages.verifiers.math_commit import (
     WINDOW,
@@ -281,7 +281,7 @@ def _sentence_line(final: Final, body: str) -> Final:
 def _agree(body: str, finals: list[Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
     written = finals[-1].text
-    finals = [_sentence_line(counted_in_box(f, body), body) for f in finals]
+    finals = [_sentence_line(scaled_in_box(counted_in_box(f, body)), body) for f in finals]
     keys: dict[object, str] = {}
     for final in finals:
         try:

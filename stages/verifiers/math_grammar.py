@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_languages import foreign_commitment
+from stages.verifiers.math_subjects import derived_math_subject, derived_subject
 from stages.verifiers.math_unicode import unify
 
 MAX_WORDS = 40  # a committing sentence is short; the longest seen in Math-Verify's suite is ~35
@@ -294,6 +295,9 @@ def commitment_problem(prefix: str) -> str | None:
         if not _MATH_LEFT.fullmatch(math):
             return f"math before the answer is not one left side ({_shown(math)})"
         text = text[:opened]
+    derived = derived_math_subject(text, _INLINE_MATH)  # "So $\\log N$ is" (round 22)
+    if derived:
+        return derived
     words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
     words = " ".join(_PERSON.sub("she", words).replace("\\,", " ").split()).lower().rstrip()
     if words.count(" ") >= MAX_WORDS:  # also bounds the grammar's backtracking
@@ -305,6 +309,9 @@ def commitment_problem(prefix: str) -> str | None:
     joined = _JOINED.search(words)
     for clause in (words, words[joined.start("rest") :] if joined else None):
         if clause is not None and _COMMITMENT.fullmatch(clause):
+            derived = derived_subject(clause)  # "the reciprocal of the GCD is" (round 22)
+            if derived:
+                return derived
             intro = _COMPLEMENT_INTRO.search(clause, clause.rfind(",") + 1)
             other = _COMPLEMENT_WORDS.search(clause, intro.end()) if intro else None
             if other:

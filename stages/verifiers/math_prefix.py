@@ -13,6 +13,7 @@ from stages.verifiers.math_competing import competing_value
 from stages.verifiers.math_context import sentence_start, trimmed_end
 from stages.verifiers.math_exact import side_value
 from stages.verifiers.math_grammar import commitment_problem, is_bare, previous_problem
+from stages.verifiers.math_subjects import other_measure
 
 # A choice's letter alone in a box ("option \\boxed{B}", "option \\boxed{(C)}")
 _LETTER = re.compile(r"\s*(?:\\text\{\s*)?\(?[A-E]\)?\s*\}?\s*")
@@ -43,8 +44,8 @@ class Final:
 def grammar_problem(body: str, own: int, prefix: str) -> str | None:
     """The first line of defence (`math_grammar`): the answer's own sentence must be a plain
     commitment, and a bare answer must not be labelled or disowned by the line before it."""
-    problem = commitment_problem(prefix)
-    if problem:
+    problem = commitment_problem(prefix) or other_measure(body[:own], prefix)
+    if problem:  # "We need the radius. [...] So the diameter is \\boxed{4}" (round 22)
         return problem
     lo = max(0, own - WINDOW)  # a heading is read within a bounded window
     line_start = body.rfind("\n", lo, own) + 1

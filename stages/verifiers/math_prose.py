@@ -56,10 +56,13 @@ _BOUNDING_LEAD = re.compile(
     r"|up to|under|over|above|below)(?![\w'])|\\(?:neq?|geq?|leq?|gtr|less|approx|sim)(?![a-z])"
     r"|[<>\u2260\u2264\u2265\u2248]"
 )
+# A count's number: digits, or digits in groups of three ("1,200,000 people", round 22; "1,2" is
+# a list or a decimal comma, never read here)
+_COUNT = r"(?:\d{1,3}(?:,\d{3})+|\d{1,12})"
 # "There are 12 distinct sequences that meet the conditions.": a count and the counted noun phrase
 # (`math_commit.counted_noun`), nothing else.
 _THERE_ARE = re.compile(
-    r"(?i)^there\s+(?:are|is)\s+(?P<count>\d{1,12})\s+(?P<noun>[a-z][a-z ]{0,200})$"
+    rf"(?i)^there\s+(?:are|is)\s+(?P<count>{_COUNT})\s+(?P<noun>[a-z][a-z ]{{0,200}})$"
 )
 # "Final Answer: Jane started growing Sphere 3 hours ago.": an answer line whose words, plain
 # letters only, end in a duration and "ago".
@@ -230,7 +233,7 @@ _IN_TOTAL = re.compile(
 )
 # "The vertex is at $(1, -4)$." (round 14): a point is stated "at" its coordinates
 _AT_POINT = re.compile(r"(?i)^\s*at\s+(?=(?:\$|\\\()?\s*\()")
-_COUNTED = re.compile(r"(?P<count>\d{1,12}(?:\.\d+)?)\s+(?P<noun>[a-z].{0,80})")
+_COUNTED = re.compile(rf"(?P<count>{_COUNT}(?:\.\d+)?)\s+(?P<noun>[a-z].{{0,80}})")
 
 
 def _counted(answer: str, modes: Sequence[str], earlier: str) -> tuple[str, str] | None:

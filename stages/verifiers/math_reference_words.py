@@ -20,7 +20,7 @@ _COUNTED = re.compile(
     r"|(?P<plain>[A-Za-z][A-Za-z ]*))"
 )
 # Exact multipliers a reference may state in words after its number.
-_SCALES = {
+SCALES = {
     "dozen": 12,
     "hundred": 10**2,
     "thousand": 10**3,
@@ -51,9 +51,9 @@ def counted_reference(text: str) -> Read | None:
     value = read(counted.group("value"))
     words = (counted.group("tex") or counted.group("plain")).lower().split()
     power = 1
-    while words and words[0] in _SCALES:  # "2 hundred thousand" is 200000: scales multiply
-        power *= _SCALES[words.pop(0)]
-    unread = [w for w in words if w in _SCALES or _NOT_EXACT.match(w)]
+    while words and words[0] in SCALES:  # "2 hundred thousand" is 200000: scales multiply
+        power *= SCALES[words.pop(0)]
+    unread = [w for w in words if w in SCALES or _NOT_EXACT.match(w)]
     if unread:
         raise MathParseError(
             f"the reference's word {unread[0]!r} after its number changes its value"

@@ -109,11 +109,14 @@ def _lenient_reference(text: str, error: MathParseError) -> Read:
     return read(sides[-1])
 
 
-def _choice_verdict(answer: str, reference: str, details: dict[str, Any]) -> Verdict | None:
-    """The verdict on an answer that states an AMC choice with its value, or None for another."""
+def _choice_verdict(
+    answer: str, reference: str, details: dict[str, Any]
+) -> Verdict | tuple[Node, Node] | None:
+    """The verdict on an answer that states an AMC choice with its value, the two values left to
+    compare (the letters agree, the values are written differently), or None for another answer."""
     chosen = choice_with_value(answer, reference_text(reference))
-    if chosen is None:
-        return None
+    if chosen is None or not isinstance(chosen[0], bool):
+        return chosen
     passed, reason = chosen
     status = "ok" if passed else "failed"
     return Verdict(
@@ -229,13 +232,18 @@ class MathVerifier:
             return fail(status, found.reason, **details)  # type: ignore[arg-type]
         elif CHOICE.fullmatch(found.text):  # a choice and its value, read as a choice even where
             # the grammar reads the whole ("\\textbf{(C) }\\frac{3}{10}")
-            return _choice_verdict(found.text, reference, details)  # type: ignore[return-value]
+            chosen = _choice_verdict(found.text, reference, details)
+            if not isinstance(chosen, tuple):
+                return chosen  # type: ignore[return-value]
+            answer, ref = chosen  # the same letter: its two values are compared below
         else:
             try:
                 answer_read = read(found.text)
             except MathParseError as e:
                 chosen = _choice_verdict(found.text, reference, details)
-                return chosen or fail("failed", f"the answer is not one answer: {e}", **details)
+                if isinstance(chosen, Verdict):
+                    return chosen
+                return fail("failed", f"the answer is not one answer: {e}", **details)
             answer = answer_read.node
             if answer[0] == "set" and OR_WORD.search(found.text) and ref[0] not in COLLECTIONS:
                 # "3 or 4" is the set {3, 4} only where a set is asked; for one value, a hedge.
