@@ -13,7 +13,7 @@ row before it, a valid head at seq N vouches for rows 1..N. A read then also req
 Heads only move forward. Someone who can write the store but not read the key can no longer
 produce a log that verifies; someone who holds the key can. The heads folder is guarded like the
 key: whoever can write it can put an older genuine head back and cut the log back to it, which no
-reader can tell from the newest head (round 22, log 001). So it is created owner-only, and a heads
+reader can tell from the newest head (round 22, log 001). So only its owner may write it, and a heads
 folder or head file that a user other than the key's owner (or this process's, or root) owns, or
 that its group or others can write, is refused.
 """
@@ -211,8 +211,10 @@ class ChainKey:
             "pending": pending.to_json() if pending else None,
         }
         if not self.heads_dir.exists():
-            self.heads_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.heads_dir.chmod(0o700)  # whatever the umask: a head file is read by no one else
+            self.heads_dir.mkdir(mode=0o755, parents=True, exist_ok=True)
+            # Whatever the umask (002 makes folders group-writable): written by its owner only,
+            # read by any user who also reads the key, as before
+            self.heads_dir.chmod(0o755)
         self.check_guarded(self.heads_dir)
         write_replacing(self._path(run_id), json.dumps(data))
 

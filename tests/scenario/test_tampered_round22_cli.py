@@ -28,6 +28,7 @@ from orchestrator.config import RunConfig
 from orchestrator.driver.commands import start_run
 from orchestrator.driver.runner import Driver
 from store.blobs import BlobStore
+from store.keyed import KEY_ENV, ChainKey
 from store.log import EventLog
 from store.projections import project
 from store.snapshots import Snapshots
@@ -35,7 +36,7 @@ from tests.cli_runner import rlvr
 from tests.scenario.fake_stages import FakeStages
 from tests.scenario.test_tampered_reads_cli import _built, _copy
 from tests.scenario.test_tampered_round19_cli import _one_error
-from tests.tampering import forge_chain
+from tests.tampering import forge_chain, write_key
 
 POSTGRES_URL = os.environ.get("RLVR_TEST_POSTGRES_URL")
 
@@ -206,13 +207,19 @@ def test_a_read_only_store_without_snapshot_tables_still_reads_a_genuine_run(
 
 
 def _heads_dir(built) -> Path:
-    from store.keyed import KEY_ENV
-
     return Path(built[2][KEY_ENV] + ".heads")
 
 
-def test_the_heads_folder_is_created_owner_only(keyed) -> None:
-    assert stat.S_IMODE(_heads_dir(keyed).stat().st_mode) == 0o700
+def test_the_heads_folder_is_created_writable_by_its_owner_only(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, str(write_key(tmp_path)))
+    old = os.umask(0o002)  # a user-private-group umask: folders group-writable by default
+    try:
+        ChainKey.from_env().sign("a-run", 1, "0" * 64)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(Path(os.environ[KEY_ENV] + ".heads").stat().st_mode) == 0o755
 
 
 @pytest.mark.parametrize("target", ["folder", "head file"])
