@@ -152,6 +152,8 @@ def pg_schema(tmp_path: Path):
         return read_only, run_id
 
     yield build
+    if not made:  # skipped: no PostgreSQL
+        return
     admin = sa.create_engine(POSTGRES_URL.replace("postgresql://", "postgresql+psycopg://"))
     with admin.begin() as conn:
         for schema in made:
