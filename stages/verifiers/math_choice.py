@@ -119,6 +119,7 @@ _OPERATOR_WORD = re.compile(
 )
 _LEADING = re.compile(r"^(?:[+*/=^×÷·<>]|-\s|\\(?:cdot|times|div|pm|mp)(?![a-zA-Z]))")
 _RELATION = re.compile(r"[=<>]|\\(?:le|ge|neq?|leq|geq|approx)(?![a-zA-Z])")
+_EXPONENT = re.compile(r"\^\s*\{[^{}]*\}")
 _BETWEEN_NUMBERS = re.compile(r"[+*/×÷·]|(?<!^)-|\\(?:cdot|times|div|pm|mp)(?![a-zA-Z])")
 
 
@@ -130,7 +131,8 @@ def _arithmetic(value: str) -> bool:
         variable = _holds(read(text).node, lambda n: n[0] == "sym")
     except MathParseError:
         variable = False  # words: `_value_problem` refuses them
-    return not variable and _BETWEEN_NUMBERS.search(text) is not None
+    # an operator inside an exponent's braces is part of the power ("2^{1/2}", "10^{-3}", round 23)
+    return not variable and _BETWEEN_NUMBERS.search(_EXPONENT.sub("^{}", text)) is not None
 
 
 _OTHER_CHOICE = re.compile(r"\([A-E]\)")
