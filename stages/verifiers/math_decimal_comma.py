@@ -14,7 +14,7 @@ import re
 _THREE_AFTER_COMMA = re.compile(r"\d(?:,|\{,\})\d{3}(?!\d)")
 # Inline or display math and LaTeX commands: not prose, their words say nothing of the language
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]|\\[a-zA-Z]+", re.S)
-_WORD = re.compile(r"[^\W\d_]{2,}")
+_WORD = re.compile(r"[^\W\d_]+")
 # Function words of languages with a decimal comma (French, German, Spanish, Italian, Portuguese,
 # Dutch, Polish, Turkish, Indonesian, Vietnamese): words English prose does not use, so one English
 # sentence with a borrowed name stays English
