@@ -24,9 +24,7 @@ CASES = [
     for case in load(DATA / "shared_round23_math.jsonl")
 ]
 VERIFIER = build_verifier({"kind": "math"})
-OPEN: dict[str, str] = {
-    "m23-033": "a choice restated with its value after the box ('i.e. 12') is refused (mechanism 8)",
-}
+OPEN: dict[str, str] = {}
 X = "We need the value of $x$. From $5x - 7 = 8$ we get $x = 3$.\n\n"
 N = "We need $N$. It is the smallest multiple of 8 above 20, so $N = 24$.\n\n"
 
@@ -36,8 +34,21 @@ def test_case(case: dict) -> None:
     check(case)
 
 
+C_12 = "\\textbf{(C) }12"
+SUM = "Adding the three parts gives $4 + 5 + 3 = 12$. "
 # (response, reference)
 WRONG = [
+    # 8. a choice restated with another value, or with no plain number
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. 13.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. $13$.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. 12 or 13.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. $x^2$.", "C"),
+    (SUM + "So the answer is $\\boxed{\\textbf{(B)}}$, i.e. 12.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. 12 apples.", C_12),
+    ("The answer is (C) x = 13.", C_12),
+    ("The answer is $\\boxed{\\textbf{(C)}\\ x = 13}$.", C_12),
+    ("The answer is $\\boxed{\\textbf{(C)}\\ x = y}$.", "C"),
+    ("The answer is $\\boxed{\\textbf{(C)}\\ x = 12 + 1}$.", "\\textbf{(C) }13"),
     # 6. a power after a choice letter with arithmetic outside it, or another value
     ("So the answer is $\\boxed{\\textbf{(C)}\\ 2^{1/2} + 1}$.", "\\textbf{(C) }\\sqrt{2}"),
     ("So the answer is $\\boxed{\\textbf{(C)}\\ 2^{1/3}}$.", "\\textbf{(C) }\\sqrt{2}"),
@@ -104,6 +115,13 @@ WRONG = [
     ),
 ]
 RIGHT = [
+    # 8. a choice restated with its value
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. 12.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. $12$.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, that is 12.", C_12),
+    (SUM + "So the answer is $\\boxed{\\textbf{(C)}}$, i.e. 12.", "C"),
+    ("The answer is (C) x = 12.", C_12),
+    ("The answer is $\\boxed{\\textbf{(C)}\\ x = 12}$.", C_12),
     # 6. a power after a choice letter is its value
     ("So the answer is $\\boxed{\\textbf{(C)}\\ 2^{1/2}}$.", "\\textbf{(C) }\\sqrt{2}"),
     ("So the answer is $\\boxed{\\textbf{(C)}\\ 10^{-3}}$.", "\\textbf{(C) }0.001"),
