@@ -54,6 +54,16 @@ def restated_choice(text: str, after: str) -> tuple[str, int] | None:
     return f"({alone.group(1) or alone.group(2)}) {m.group('value')}", m.end()
 
 
+# The start of a restatement after a choice ("$, i.e", an answer line cut at the first period)
+_RESTATING = re.compile(r"(?i)(?<=[\s,$])(?:i\.e\.?|that\s+is|which\s+is).*$", re.S)
+
+
+def restates_choice(text: str, rest: str) -> bool:
+    """A letter-only choice (`text`) that the rest of its answer line starts to restate: the box
+    is then the final, its value read from the whole text after it (`restated_choice`)."""
+    return restated_choice(text, _RESTATING.sub("i.e. 0", rest)) is not None
+
+
 # A plain number named by its unknown after the letter: "(C) x = 12" states 12 (round 23)
 _NAMED_VALUE = re.compile(r"\s*[A-Za-z](?:_\{?\w{1,3}\}?)?\s*=\s*(?P<value>-?\d+(?:\.\d+)?)\s*")
 

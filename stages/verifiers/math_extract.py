@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stages.verifiers.math_box_nouns import counted_in_box, scaled_in_box
-from stages.verifiers.math_choice import choice_key, restated_choice
+from stages.verifiers.math_choice import choice_key, restated_choice, restates_choice
 from stages.verifiers.math_commit import (
     WINDOW,
     doubt_before,
@@ -177,7 +177,7 @@ def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
         rest = inner[spans[-1][1] :] if spans and spans[0][0] == 0 and restated else None
         if rest is not None and _unit_only(rest, spans[-1][2], body[: m.start()]):
             continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
-        if rest is not None and restated_choice(spans[-1][2], _RESTATING.sub("i.e. 0", rest)):
+        if rest is not None and restates_choice(spans[-1][2], rest):
             continue  # "is $\boxed{\textbf{(C)}}$, i.e. 12.": the box, its value read in `_agree`
         own = sentence_start(body, m.start())
         cue = (
@@ -221,10 +221,6 @@ def _unit_only(rest: str, inner: str, earlier: str) -> bool:
         return read(f"{inner} {rest}").unit is not None
     except ReadError:
         return False
-
-
-# The start of a restatement after a choice ("$, i.e", cut at the sentence's first period)
-_RESTATING = re.compile(r"(?i)(?<=[\s,$])(?:i\.e\.?|that\s+is|which\s+is).*$", re.S)
 
 
 def _finals(body: str, modes: Sequence[str], max_chars: int) -> list[Final] | str:
