@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_languages import foreign_commitment
-from stages.verifiers.math_subjects import derived_math_subject, derived_subject
+from stages.verifiers.math_subjects import derived_left_side, derived_math_subject, derived_subject
 from stages.verifiers.math_unicode import unify
 
 MAX_WORDS = 40  # a committing sentence is short; the longest seen in Math-Verify's suite is ~35
@@ -295,6 +295,9 @@ def commitment_problem(prefix: str, working: str = "") -> str | None:
         math = _DELIMITER.sub("", text[opened:])  # a stray "$" inside ("\\($y = ") adds nothing
         if not _MATH_LEFT.fullmatch(math):
             return f"math before the answer is not one left side ({_shown(math)})"
+        derived = derived_left_side(math, working)  # "We need $x$ ... so $2x = \\boxed{6}$"
+        if derived:
+            return derived
         text = text[:opened]
     derived = derived_math_subject(text, _INLINE_MATH, working)  # "So $\\log N$ is" (round 22)
     if derived:

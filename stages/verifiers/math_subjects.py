@@ -122,6 +122,19 @@ def derived_math_subject(text: str, inline: re.Pattern[str], working: str = "") 
     return None
 
 
+def derived_left_side(math: str, working: str) -> str | None:
+    """Why the left side of the equation a box ends ("so $2x = \\boxed{6}$") is an expression of
+    the one symbol the working's goal asks for ("We need $x$"), other than that symbol, or None.
+    Narrower than `derived_math_subject`: "$m+n = \\boxed{17}$" with no goal line stays an answer."""
+    side = same_math(math.split("=", 1)[0])
+    if not side or _NAMED.fullmatch(side) or side in goal_math(working):
+        return None
+    for symbol in {g for g in goal_math(working) if _ONE_SYMBOL.fullmatch(g)}:
+        if re.search(rf"(?<![A-Za-z\\]){re.escape(symbol)}(?![A-Za-z])", side):
+            return f"the left side is an expression of the unknown the working seeks ({side!r})"
+    return None
+
+
 # Measures that are different quantities of one object ("the radius" is not "the diameter"); words
 # that only name a measure ("the length of the hypotenuse", "the value of $x$") are transparent.
 _SYNONYMS = (

@@ -68,6 +68,10 @@ WRONG = [
     (X + "Hence the value of $2x$ is $\\boxed{6}$.", "6"),
     (X + "It follows that $x = 3$, so the value of $x^2$ is $\\boxed{9}$.", "9"),
     (X + "So $3x - 1$ is $\\boxed{8}$.", "8"),
+    (X + "So $2x = \\boxed{6}$.", "6"),
+    ("We need $x$. So $x + 1 = \\boxed{4}$.", "4"),
+    ("We need $n$. So $\\binom{n}{2} = \\boxed{10}$.", "10"),
+    ("We need $x$. So $-x = \\boxed{3}$.", "3"),
     ("Find $f'(2)$ for $f(x) = x^2 + x$. Thus, $f'(3)$ is $\\boxed{7}$.", "7"),
     ("Find $x^2+y^2$. So $x^2 - y^2$ is $\\boxed{7}$.", "7"),
     # 2. another measure than the goal's, more goal phrasings
@@ -139,6 +143,9 @@ RIGHT = [
     ("We need $2x$. From $x = 3$, so $2x$ is $\\boxed{6}$.", "6"),
     ("We need the value of $2x$. So the value of $2x$ is $\\boxed{6}$.", "6"),
     ("So $18$ is $\\boxed{18}$.", "18"),
+    (X + "So $x = \\boxed{3}$.", "3"),
+    ("Therefore $m+n = \\boxed{17}$.", "17"),
+    ("We need $x$. So $4 \\times 9 = \\boxed{36}$.", "36"),
     ("Thus, the units digit of $7^{35}$ is $\\boxed{3}$.", "3"),
     # 2. the goal's measure, or one only named by "length of"
     ("We need the hypotenuse.\n\nSo the length of the hypotenuse is $\\boxed{5}$.", "5"),
