@@ -35,6 +35,44 @@ _LETTER = re.compile(
 )
 
 
+# A plain number restated after a choice's letter alone ("\\boxed{\\textbf{(C)}}, i.e. 12.", round 23)
+_RESTATED_VALUE = re.compile(
+    r"(?:\s|\$|\\\))*,?\s*(?:i\.e\.|that\s+is|which\s+is)\s*,?\s*"
+    r"(?P<math>\$|\\\()?\s*(?P<value>-?\d+(?:\.\d+)?)\s*(?(math)(?:\$|\\\)))"
+    r"(?=\s*(?:[.!]\s*)?$)"
+)
+
+
+def restated_choice(text: str, after: str) -> tuple[str, int] | None:
+    """A letter-only choice answer (`text`) with its value restated after it in `after` (what
+    follows the answer, to the end of its line): (the choice with that value, how far it
+    reaches in `after`), so the value is checked against the reference's (`choice_with_value`)."""
+    alone = _LETTER.fullmatch(text)
+    m = _RESTATED_VALUE.match(after.split("\n", 1)[0])
+    if alone is None or m is None:
+        return None
+    return f"({alone.group(1) or alone.group(2)}) {m.group('value')}", m.end()
+
+
+# The start of a restatement after a choice ("$, i.e", an answer line cut at the first period)
+_RESTATING = re.compile(r"(?i)(?<=[\s,$])(?:i\.e\.?|that\s+is|which\s+is).*$", re.S)
+
+
+def restates_choice(text: str, rest: str) -> bool:
+    """A letter-only choice (`text`) that the rest of its answer line starts to restate: the box
+    is then the final, its value read from the whole text after it (`restated_choice`)."""
+    return restated_choice(text, _RESTATING.sub("i.e. 0", rest)) is not None
+
+
+# A plain number named by its unknown after the letter: "(C) x = 12" states 12 (round 23)
+_NAMED_VALUE = re.compile(r"\s*[A-Za-z](?:_\{?\w{1,3}\}?)?\s*=\s*(?P<value>-?\d+(?:\.\d+)?)\s*")
+
+
+def _stated_value(value: str) -> str:
+    named = _NAMED_VALUE.fullmatch(value)
+    return named.group("value") if named else value
+
+
 def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | tuple[Node, Node] | None:
     """(paid, reason) for an answer that states a choice and its value; the two values to compare
     (answer's, reference's) where the letters agree and the values are written differently ("(C)
@@ -42,7 +80,8 @@ def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | tuple[N
     said = CHOICE.fullmatch(answer)
     if said is None:
         return None
-    problem = _value_problem(said.group("value"))
+    stated = _stated_value(said.group("value"))
+    problem = _value_problem(stated)
     if problem:  # "\\text{(A)} + 1", "(B) maybe", "(B) \\text{and D}": no value of the choice
         return False, f"choice ({letter(said)}) {problem}"
     asked = CHOICE.fullmatch(reference)
@@ -57,12 +96,12 @@ def choice_with_value(answer: str, reference: str) -> tuple[bool, str] | tuple[N
     if letter(said) != letter(asked):
         return False, f"choice ({letter(said)}), not ({letter(asked)})"
     try:
-        value, wanted_value = read(said.group("value")), read(asked.group("value"))
+        value, wanted_value = read(stated), read(asked.group("value"))
     except MathParseError:
         value = wanted_value = None
     if value is None or wanted_value is None or value.unit != wanted_value.unit:  # "12 m", "12 cm"
         return False, f"choice ({letter(said)}) with another value than the reference's"
-    if _same_value(said.group("value"), asked.group("value")):
+    if _same_value(stated, asked.group("value")):
         return True, "the reference's choice and value"
     return value.node, wanted_value.node
 
@@ -119,6 +158,7 @@ _OPERATOR_WORD = re.compile(
 )
 _LEADING = re.compile(r"^(?:[+*/=^×÷·<>]|-\s|\\(?:cdot|times|div|pm|mp)(?![a-zA-Z]))")
 _RELATION = re.compile(r"[=<>]|\\(?:le|ge|neq?|leq|geq|approx)(?![a-zA-Z])")
+_EXPONENT = re.compile(r"\^\s*\{[^{}]*\}")
 _BETWEEN_NUMBERS = re.compile(r"[+*/×÷·]|(?<!^)-|\\(?:cdot|times|div|pm|mp)(?![a-zA-Z])")
 
 
@@ -130,7 +170,8 @@ def _arithmetic(value: str) -> bool:
         variable = _holds(read(text).node, lambda n: n[0] == "sym")
     except MathParseError:
         variable = False  # words: `_value_problem` refuses them
-    return not variable and _BETWEEN_NUMBERS.search(text) is not None
+    # an operator inside an exponent's braces is part of the power ("2^{1/2}", "10^{-3}", round 23)
+    return not variable and _BETWEEN_NUMBERS.search(_EXPONENT.sub("^{}", text)) is not None
 
 
 _OTHER_CHOICE = re.compile(r"\([A-E]\)")

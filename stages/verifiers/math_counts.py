@@ -141,10 +141,24 @@ def named_count(rest: str, earlier: str) -> re.Match[str] | None:
     return m
 
 
+# Irregular plurals (round 23: "1,200 children" counts the "child" of the working), both ways
+_IRREGULAR = {
+    "children": "child",
+    "mice": "mouse",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "feet": "foot",
+    "teeth": "tooth",
+    "geese": "goose",
+}
+_IRREGULAR |= {single: plural for plural, single in _IRREGULAR.items()}
+
+
 def _singular_forms(noun: str) -> set[str]:
     """The noun, and what its singular may be where it is a plural ("vans" -> "van", "boxes" ->
-    "box", "houses" -> "house", "pennies" -> "penny")."""
-    forms = {noun}
+    "box", "houses" -> "house", "pennies" -> "penny", "children" -> "child")."""
+    forms = {noun, _IRREGULAR.get(noun.lower(), noun)}
     if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
         forms |= {noun[:-1], noun[:-2] if noun.endswith("es") else noun}
         if noun.endswith("ies"):

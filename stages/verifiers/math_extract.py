@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from stages.verifiers.math_box_nouns import counted_in_box, scaled_in_box
-from stages.verifiers.math_choice import choice_key
+from stages.verifiers.math_choice import choice_key, restated_choice, restates_choice
 from stages.verifiers.math_commit import (
     WINDOW,
     doubt_before,
@@ -177,6 +177,8 @@ def _marked_finals(body: str, max_chars: int) -> list[Final] | str:
         rest = inner[spans[-1][1] :] if spans and spans[0][0] == 0 and restated else None
         if rest is not None and _unit_only(rest, spans[-1][2], body[: m.start()]):
             continue  # "The answer is $\boxed{5}$ meters.": the box (and its unit) is the final
+        if rest is not None and restates_choice(spans[-1][2], rest):
+            continue  # "is $\boxed{\textbf{(C)}}$, i.e. 12.": the box, its value read in `_agree`
         own = sentence_start(body, m.start())
         cue = (
             doubt_before(body, m.end())
@@ -282,6 +284,10 @@ def _agree(body: str, finals: list[Final]) -> Extraction:
     mode = "+".join(sorted({f.kind for f in finals}))
     written = finals[-1].text
     finals = [_sentence_line(scaled_in_box(counted_in_box(f, body)), body) for f in finals]
+    restated = restated_choice(finals[-1].text, body[finals[-1].end :])
+    if restated is not None:  # "\\boxed{\\textbf{(C)}}, i.e. 12.": the choice and its value
+        last = finals[-1]
+        finals[-1] = Final(last.start, last.end + restated[1], restated[0], last.kind, last.weak)
     keys: dict[object, str] = {}
     for final in finals:
         try:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_languages import foreign_commitment
-from stages.verifiers.math_subjects import derived_math_subject, derived_subject
+from stages.verifiers.math_subjects import derived_left_side, derived_math_subject, derived_subject
 from stages.verifiers.math_unicode import unify
 
 MAX_WORDS = 40  # a committing sentence is short; the longest seen in Math-Verify's suite is ~35
@@ -279,8 +279,9 @@ _MATH_LEFT = re.compile(
 )
 
 
-def commitment_problem(prefix: str) -> str | None:
-    """Why the sentence text before an answer is not a plain commitment, or None when it is."""
+def commitment_problem(prefix: str, working: str = "") -> str | None:
+    """Why the sentence text before an answer is not a plain commitment, or None when it is
+    (`working`: the response before that sentence, whose goal line may ask for a derived subject)."""
     text = unify(prefix)
     if foreign_commitment(text) or foreign_commitment(prefix):  # "答案：", "Ответ:" (round 17)
         return None
@@ -294,8 +295,11 @@ def commitment_problem(prefix: str) -> str | None:
         math = _DELIMITER.sub("", text[opened:])  # a stray "$" inside ("\\($y = ") adds nothing
         if not _MATH_LEFT.fullmatch(math):
             return f"math before the answer is not one left side ({_shown(math)})"
+        derived = derived_left_side(math, working)  # "We need $x$ ... so $2x = \\boxed{6}$"
+        if derived:
+            return derived
         text = text[:opened]
-    derived = derived_math_subject(text, _INLINE_MATH)  # "So $\\log N$ is" (round 22)
+    derived = derived_math_subject(text, _INLINE_MATH, working)  # "So $\\log N$ is" (round 22)
     if derived:
         return derived
     words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
@@ -309,7 +313,9 @@ def commitment_problem(prefix: str) -> str | None:
     joined = _JOINED.search(words)
     for clause in (words, words[joined.start("rest") :] if joined else None):
         if clause is not None and _COMMITMENT.fullmatch(clause):
-            derived = derived_subject(clause)  # "the reciprocal of the GCD is" (round 22)
+            derived = derived_subject(
+                clause, text, working
+            )  # "the reciprocal of the GCD is" (round 22)
             if derived:
                 return derived
             intro = _COMPLEMENT_INTRO.search(clause, clause.rfind(",") + 1)

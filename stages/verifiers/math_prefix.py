@@ -44,7 +44,7 @@ class Final:
 def grammar_problem(body: str, own: int, prefix: str) -> str | None:
     """The first line of defence (`math_grammar`): the answer's own sentence must be a plain
     commitment, and a bare answer must not be labelled or disowned by the line before it."""
-    problem = commitment_problem(prefix) or other_measure(body[:own], prefix)
+    problem = commitment_problem(prefix, body[:own]) or other_measure(body[:own], prefix)
     if problem:  # "We need the radius. [...] So the diameter is \\boxed{4}" (round 22)
         return problem
     lo = max(0, own - WINDOW)  # a heading is read within a bounded window

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.math_goals import asked_exactly, goal_math, goal_texts, same_math
+
 # A function applied to what follows "of" (its value is not the value of that quantity); the words
 # before it may only qualify it ("the negative reciprocal of", "the natural logarithm of").
 _TRANSFORM = re.compile(
@@ -38,15 +40,33 @@ _ARITHMETIC = re.compile(
     r"(?:the\s+[a-z][\w\s'-]{0,40}?\s+(?:and|to|with)\s+(?:\d|m(?![\w'])|the\s)"
     r"|(?:\d\S*|m)\s+(?:and|to|with)\s+the\s)"
 )
+# A quantity of the asked object named by a pronoun: "the sum of its digits", "the number of its
+# divisors", "its digit sum" (round 23): a function of the answer, not the answer
+_OF_ITS = re.compile(
+    r"(?<![\w'])the\s+(?P<what>[a-z][\w\s'-]{0,40}?)\s+of\s+(?:its|their)(?![\w'])"
+    r"|^(?:(?:so|thus|hence|therefore|then|finally|and)[\s,]*)*(?P<head>its|their)\s+[a-z]"
+)
 # A determiner or "of" before a match: it is inside the subject's complement, not the subject
 # ("the area of the square of side 2" is an area).
 _INNER = re.compile(r"(?<![\w'])(?:the|of|our|its|his|her|their)(?![\w'])")
+# The subject as written: after the sentence's last clause break, before its verb
+_SUBJECT_START = re.compile(
+    r"[,;:]|(?<![\w'])(?:so|thus|hence|therefore|then|finally)(?![\w'])", re.I
+)
+_SUBJECT_VERB = re.compile(r"(?i)\s*(?:is|equals|must\s+be|will\s+be|becomes|=)[\s$]*$")
 
 
-def derived_subject(words: str) -> str | None:
-    """Why the committing sentence's subject (`words`: lower case, inline math as "m") is a
-    quantity derived from another, or None."""
-    for pattern in (_TRANSFORM, _OWNED_TRANSFORM, _ARITHMETIC):
+def written_subject(text: str) -> str:
+    """ "Therefore, the inverse of 3 modulo 7 is" -> "the inverse of 3 modulo 7"."""
+    starts = [m.end() for m in _SUBJECT_START.finditer(text)]
+    return _SUBJECT_VERB.sub("", text[starts[-1] if starts else 0 :]).strip()
+
+
+def derived_subject(words: str, text: str = "", working: str = "") -> str | None:
+    """Why the committing sentence's subject (`words`: lower case, inline math as "m"; `text`: the
+    sentence as written) is a quantity derived from another that no goal line of the working asks
+    for exactly ("Find the inverse of 3 modulo 7", round 23), or None."""
+    for pattern in (_TRANSFORM, _OWNED_TRANSFORM, _ARITHMETIC, _OF_ITS):
         found = pattern.search(words)
         if found is None:
             continue
@@ -56,31 +76,62 @@ def derived_subject(words: str) -> str | None:
             start = start if determiner < 0 else determiner
         if _INNER.search(words, 0, start):
             continue
+        if asked_exactly(written_subject(text), working):
+            return None
         return f"the subject is a quantity derived from another ({found.group().strip()!r})"
     return None
 
 
-# Inline math as the subject ("So $\\log N$ is 3", "$x^2$ is 9", "$|x|$ is 3") applies a function to
-# the unknown: its value is not the unknown's. A plain name ("$x$", "$a_1$", "$f(2)$") is no function.
-_FUNCTION = re.compile(
-    r"\\(?:log|ln|lg|exp|sqrt|sin|cos|tan|cot|sec|csc|int|frac\s*\{\s*d|lim)|['^|!]"
+# Inline math as the subject that is more than one symbol ("So $2x$ is", "$x+1$ is", "$\\log N$ is",
+# "the value of $2x$ is") states a value of an expression, not of the unknown: an answer only where
+# a goal line asks for that very expression ("Find $f'(2)$ ... Thus, $f'(2)$ is 5", round 23). One
+# symbol ("$x$", "$a_1$", "$\\theta$") names the unknown itself.
+_ONE_SYMBOL = re.compile(
+    r"(?:[A-Za-z]|\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota"
+    r"|kappa|lambda|mu|nu|xi|pi|rho|sigma|tau|phi|varphi|chi|psi|omega|Gamma|Delta|Theta"
+    r"|Lambda|Xi|Pi|Sigma|Phi|Psi|Omega))(?:_(?:\w|\{\w+\}))?"
 )
+_COMMAND = re.compile(r"\\[a-zA-Z]+")
+# One symbol, or a function's value at numbers ("$f(2)$", "$g(-1, 3)$"): a name, not an expression
+_NAMED = re.compile(rf"{_ONE_SYMBOL.pattern}(?:\([-+\d.,\s]+\))?")
 _MATH_SUBJECT_VERB = re.compile(r"\s*(?:is|equals|must\s+be|will\s+be|becomes)(?![\w'])", re.I)
-_PLAIN_LEAD = re.compile(r"(?i)^[\s*_]*(?:(?:so|thus|hence|therefore|then|finally|and)[\s,]*)*$")
+_PLAIN_LEAD = re.compile(
+    r"(?i)^[\s*_]*(?:(?:so|thus|hence|therefore|then|finally|and)[\s,]*)*(?:the\s+value\s+of\s*)?$"
+)
+# Where the clause of an inline subject starts ("From $3x = 9$ we get $x = 3$, so $2x$ is")
+_CLAUSE_START = re.compile(r"[,;:]|(?<![\w'])(?:so|thus|hence|therefore|and)(?![\w'])", re.I)
 
 
-def derived_math_subject(text: str, inline: re.Pattern[str]) -> str | None:
-    """Why the inline math that is a sentence's subject (`inline` finds inline math in `text`)
-    applies a function to the unknown, or None."""
+def derived_math_subject(text: str, inline: re.Pattern[str], working: str = "") -> str | None:
+    """Why the inline math that is a clause's subject (`inline` finds inline math in `text`) is
+    another expression than the one the working's goal line asks for, or None."""
     for m in inline.finditer(text):
         if not _MATH_SUBJECT_VERB.match(text, m.end()):
             continue
-        # the subject stands first in its clause: "So $\\log N$ is", "Thus, $x^2$ is" (never "the
-        # units digit of $7^{35}$ is", where the math is the complement)
-        if not _PLAIN_LEAD.match(text[: m.start()]):
+        # the subject stands first in its clause: "So $2x$ is", "..., so the value of $2x$ is"
+        # (never "the units digit of $7^{35}$ is", where the math is the complement)
+        breaks = [b.end() for b in _CLAUSE_START.finditer(text, 0, m.start())]
+        if not _PLAIN_LEAD.match(text[breaks[-1] if breaks else 0 : m.start()]):
             continue
-        if _FUNCTION.search(m.group()):
-            return f"the subject applies a function to the unknown ({m.group()!r})"
+        expression = same_math(m.group().strip("$").removeprefix("\\(").removesuffix("\\)"))
+        if not re.search("[A-Za-z]", _COMMAND.sub("", m.group())):  # "$18$ is", "$\\log_2 8$ is"
+            continue
+        if _NAMED.fullmatch(expression) or expression in goal_math(working):
+            continue
+        return f"the subject is an expression the working does not seek ({m.group()!r})"
+    return None
+
+
+def derived_left_side(math: str, working: str) -> str | None:
+    """Why the left side of the equation a box ends ("so $2x = \\boxed{6}$") is an expression of
+    the one symbol the working's goal asks for ("We need $x$"), other than that symbol, or None.
+    Narrower than `derived_math_subject`: "$m+n = \\boxed{17}$" with no goal line stays an answer."""
+    side = same_math(math.split("=", 1)[0])
+    if not side or _NAMED.fullmatch(side) or side in goal_math(working):
+        return None
+    for symbol in {g for g in goal_math(working) if _ONE_SYMBOL.fullmatch(g)}:
+        if re.search(rf"(?<![A-Za-z\\]){re.escape(symbol)}(?![A-Za-z])", side):
+            return f"the left side is an expression of the unknown the working seeks ({side!r})"
     return None
 
 
@@ -96,6 +147,11 @@ _SYNONYMS = (
     (r"surface\s+area|areas?", "area"),
     (r"volumes?", "volume"),
     (r"hypotenuse", "hypotenuse"),
+    # "the side length", "the length of the side": the side (round 23); "the length of the
+    # hypotenuse" is the hypotenuse (`_LENGTH_OF` drops the words that only name a measure)
+    (r"side\s+lengths?|sides?|edges?", "side"),
+    (r"widths?|breadths?", "width"),
+    (r"lengths?", "length"),
     (r"diagonals?", "diagonal"),
     (r"altitudes?|heights?", "height"),
     (r"apothems?", "apothem"),
@@ -114,18 +170,17 @@ _MEASURE = re.compile(
     + "|".join(f"(?P<m{i}>{p})" for i, (p, _) in enumerate(_SYNONYMS))
     + r")(?![\w'-])"
 )
-# What the working says it seeks: "We need the radius", "Find the area of", "we are asked for".
-_GOAL = re.compile(
-    r"(?i)(?<![\w'])(?:we\s+(?:need|want|seek|must\s+find|have\s+to\s+find|are\s+(?:asked|looking)"
-    r"\s+(?:for|to\s+find))|i\s+need|find|compute|determine|calculate)(?:\s+to\s+find)?\s+"
-    r"(?:the|its)\s+(?P<goal>[^.?!\n:]{1,80})"
+# "the length of the side": the side; "the length of the hypotenuse": the hypotenuse
+_LENGTH_OF = re.compile(
+    r"(?<![\w'-])(?:length|measure|value|size)\s+of\s+(?:the\s+|its\s+|each\s+)?"
 )
 # The subject of a sentence begins after its last clause break ("..., so the area is").
 _CLAUSE_BREAK = re.compile(r"[,;:]|(?<![\w'])(?:and|so|thus|hence|therefore)(?![\w'])")
 
 
 def _measures(text: str) -> list[str]:
-    return [_SYNONYMS[int(m.lastgroup[1:])][1] for m in _MEASURE.finditer(text.lower())]
+    text = _LENGTH_OF.sub("", text.lower())
+    return [_SYNONYMS[int(m.lastgroup[1:])][1] for m in _MEASURE.finditer(text)]
 
 
 def other_measure(working: str, sentence: str) -> str | None:
@@ -135,7 +190,7 @@ def other_measure(working: str, sentence: str) -> str | None:
     subject = _measures(segments[-1] if segments else "")
     if not subject:
         return None
-    goals = [_measures(m.group("goal")) for m in _GOAL.finditer(working)]
+    goals = [_measures(goal) for goal in goal_texts(working)]
     goals = [goal for goal in goals if goal]
     if not goals or any(subject[0] in goal for goal in goals):
         return None

@@ -15,6 +15,7 @@ from stages.verifiers.math_choice import CHOICE, choice_with_value, letter
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_confusables import mixed_script_word
 from stages.verifiers.math_context import unescaped
+from stages.verifiers.math_decimal_comma import ambiguous_comma
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_labels import labelled
 from stages.verifiers.math_nouns import noun_conflict
@@ -217,6 +218,9 @@ class MathVerifier:
             return fail("failed", f"a word mixes look-alike letters of other scripts: {mixed!r}")
         found = extract_answer(response, self.config.extraction, self.config.max_answer_chars)
         details: dict[str, Any] = {"extracted": found.text, "mode": found.mode}
+        unsure = ambiguous_comma(found.text or "", response)
+        if unsure is not None:  # French "2,500 kg" is 2.5 kg (round 23)
+            return fail("failed", unsure, **details)
         if found.text is None and found.several and ref[0] in (*UNORDERED, "braces"):
             # one final per item ("\\boxed{1}, \\boxed{2}") answers a set or list reference
             try:
