@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
@@ -12,6 +13,9 @@ from sqlalchemy import exc as sa_exc
 from store.backends import not_utf8
 
 _log = logging.getLogger("rlvr.store")
+# The only hash the code records: a garbled one (a number, upper case, '') is ignored like a
+# garbled seq, never compared with the row it names, which it would blame (round 23, log 001).
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def _now() -> str:
@@ -54,6 +58,7 @@ class PrefixRecord:
             and not isinstance(seq, bool)
             and seq >= 0
             and isinstance(hash_, str)
+            and _SHA256_HEX.fullmatch(hash_) is not None
         ):
             return seq, hash_
         # At info: the walk from seq 1 is the safe reading, and a refusal that follows is the

@@ -39,6 +39,15 @@ def check_run_id(run_id: str) -> str:
     return run_id
 
 
+def listed_id_problem(run_id: object) -> str | None:
+    """Why a run id read from the store is not one any command reads (written by SQL: a newline,
+    terminal escapes, `../`), as the reason a run list gives beside it, or None."""
+    problem = name_problem(run_id, MAX_RUN_ID)
+    if problem is None:
+        return None
+    return f"invalid run id {run_id!r:.80}: {problem} (written into the store by hand?)"
+
+
 def run_path(root: Path, run_id: str) -> Path:
     """`root / run_id`, the run's directory: the id is checked first, since one read from the
     store is not trusted (a row copied under `../../x`, its chain recomputed, would name a path

@@ -110,6 +110,13 @@ def jsonl_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
+def refuse_json_constant(name: str) -> float:
+    """`json.loads(..., parse_constant=refuse_json_constant)`: the bare `NaN`, `Infinity` and
+    `-Infinity` Python's decoder takes are not JSON, and no reference or record holds them (a
+    `NaN` reference was scored a pass: round 23, log 015)."""
+    raise ValueError(f"invalid JSON: {name} is not a JSON number")
+
+
 def write_replacing(path: Path, content: str | bytes) -> None:
     """Write `content` to `path` by renaming a finished temporary file of the same folder over
     it: a symlink or a hard link at `path` is replaced (the file it named is left as it was), and

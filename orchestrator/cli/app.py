@@ -204,10 +204,13 @@ def resume(
     from orchestrator.driver.signals import StopRequest
     from orchestrator.sinks.live import METRIC_SINKS
 
+    notes: list[str] = []  # said once the resume's checks pass (round 23, log 035)
+
     def target() -> tuple[EventLog, str, int | None]:
         log = open_store(store)
         found = find_run(log, run_id)
-        return log, found, _seq_of(log, found, from_seq, from_step, "--from", "--at-step")
+        seq, notes[:] = _seq_of(log, found, from_seq, from_step, "--from", "--at-step")
+        return log, found, seq
 
     if distributed.resume_launched(
         target, _stages(), _launched_finish, overrides or [], METRIC_SINKS
@@ -219,24 +222,24 @@ def resume(
     state = resume_run(
         log, run_id, _stages(), from_seq=from_seq, overrides=overrides or [],
         driver_factory=factory, say=_note, stop=stop, on_stage=_stage_line,
-        observers=METRIC_SINKS, asked_at_seq=asked_at_seq,
+        observers=METRIC_SINKS, asked_at_seq=asked_at_seq, notes=notes,
     )  # fmt: skip
     _finish(run_id, state, log, stop)
 
 
 def _seq_of(
     log: EventLog, run_id: str, seq: int | None, step: int | None, seq_flag: str, step_flag: str
-) -> int | None:
-    """The cut a person asked for, by seq or by step (never both)."""
+) -> tuple[int | None, list[str]]:
+    """The cut a person asked for, by seq or by step (never both), and what to say about it
+    once the command's checks pass (a note before a refusal made two lines of one)."""
     if seq is not None and step is not None:
         raise UsageError(f"pass {seq_flag} SEQ or {step_flag} N, not both")
     if step is None:
-        return seq
+        return seq, []
     from orchestrator.driver.cuts import seq_after_step
 
     seq = seq_after_step(log, run_id, step)
-    _note(f"{step_flag} {step}: cutting run {run_id} at seq {seq}, the end of step {step}")
-    return seq
+    return seq, [f"{step_flag} {step}: cutting run {run_id} at seq {seq}, the end of step {step}"]
 
 
 @app.command()
@@ -262,10 +265,10 @@ def branch(
     run_id = find_run(log, run_id)
     if at is None and at_step is None:
         raise UsageError("say where to branch: --at SEQ or --at-step N")
-    at = _seq_of(log, run_id, at, at_step, "--at", "--at-step")
+    at, notes = _seq_of(log, run_id, at, at_step, "--at", "--at-step")
     assert at is not None
     stages = _stages()
-    child, at = branch_run(log, run_id, at, overrides or [], say=_note)
+    child, at = branch_run(log, run_id, at, overrides or [], say=_note, notes=notes)
     err.print(f"branched [bold]{child}[/] from {run_id} at seq {at}")
     stop = StopRequest()
     state = resume_run(log, child, stages, stop=stop, on_stage=_stage_line, observers=METRIC_SINKS)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from orchestrator.errors import ConfigError
-from store.text_files import read_utf8, write_replacing
+from store.text_files import read_utf8, refuse_json_constant, write_replacing
 
 if TYPE_CHECKING:  # the config (pydantic, every stage's settings) loads only when a command runs
     from orchestrator.config import RunConfig
@@ -66,7 +66,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
     """The calibration records of `path` ([] when there are none yet); `ConfigError` naming it
     when it is not a regular file or not a list of records."""
     try:
-        records = json.loads(read_utf8(path))
+        records = json.loads(read_utf8(path), parse_constant=refuse_json_constant)
     except FileNotFoundError:
         return []
     except (OSError, ValueError, RecursionError) as e:

@@ -40,7 +40,7 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
     family = input_family(verifier)
     if family is None:
         raise ValueError(f"no task family reads --verifier {verifier!r} input")
-    from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
+    from store.text_files import NotUTF8Error, jsonl_lines, read_utf8, refuse_json_constant
 
     try:
         lines = jsonl_lines(read_utf8(file))
@@ -55,7 +55,7 @@ def read_pairs(verifier: str, file: Path) -> list[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line, strict=False)
+            obj = json.loads(line, strict=False, parse_constant=refuse_json_constant)
             if not isinstance(obj, dict):
                 raise RecordError("expected a JSON object")
             # A task file's own `solution` is checked when there is no response (stage 2's check).

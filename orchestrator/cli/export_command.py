@@ -43,13 +43,11 @@ def export_model(
     state = readable_state(log, run_id)
     chosen = choose(state, checkpoint)
     blobs = BlobStore(Path(state.config.get("log_path", "runs")) / "blobs")
-    err.print(
-        plain(
-            f"exporting run {run_id}'s {chosen.which} checkpoint (step {chosen.step}, "
-            f"{chosen.digest[:12]}) to {to}"
-        )  # fmt: skip
+    starting = plain(
+        f"exporting run {run_id}'s {chosen.which} checkpoint (step {chosen.step}, "
+        f"{chosen.digest[:12]}) to {to}"
     )
-    layout, probe = build(blobs, state, chosen, to, fuse)
+    layout, probe = build(blobs, state, chosen, to, fuse, on_start=lambda: err.print(starting))
     written = append_or_queue(
         log, run_id,
         [ModelExported(checkpoint=chosen.digest, step=chosen.step, which=chosen.which,

@@ -80,6 +80,7 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
     from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
     from store.labels import RunLabels
     from store.leases import LeaseTable, LeaseUnreadable
+    from store.run_ids import InvalidRunIdError, listed_id_problem
 
     hidden = RunLabels(log).hidden()
     leases = LeaseTable(log).all()
@@ -87,6 +88,9 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
     rows = _deleted_rows(log, {s.run_id for s in summaries})
     for summary in summaries:
         if summary.run_id in hidden and not show_all:
+            continue
+        if (invalid := listed_id_problem(summary.run_id)) is not None:  # round 23, log 009
+            rows.append(_broken_row(summary, InvalidRunIdError(invalid)))
             continue
         try:
             state = load_state(log, summary.run_id)

@@ -23,6 +23,7 @@ from store.labels import RunLabels
 from store.leases import LeaseTable, LeaseUnreadable
 from store.log import EventLog, RunSummary
 from store.projections import RunState
+from store.run_ids import listed_id_problem
 
 # The metrics a row shows, as the driver logs them (MetricsRecorded) and `rlvr status` names them.
 ROW_METRICS = ("reward_mean", "verify_rate", "kl")
@@ -99,6 +100,8 @@ class RunsList:
             "last_event": summary.last_type,
             "last_event_at": summary.last_recorded_at,
         }
+        if (invalid := listed_id_problem(run_id)) is not None:  # no command reads it
+            return {**base, **_broken(invalid)}
         known = self.chains.known(run_id) if self.chains is not None else None
         if known is not None and known.broken_at is not None:
             self._cursors.pop(run_id, None)

@@ -105,10 +105,16 @@ def check_out(out: Path) -> None:
 
 
 def build(
-    blobs: BlobStore, state: RunState, chosen: Chosen, out: Path, fuse: bool
+    blobs: BlobStore,
+    state: RunState,
+    chosen: Chosen,
+    out: Path,
+    fuse: bool,
+    on_start: Callable[[], None] = lambda: None,
 ) -> tuple[str, Probe]:
     """Write the export to `out` (which must not exist or be empty): its layout, and what it
-    generated when loaded back."""
+    generated when loaded back. `on_start` is called once the checks have passed, before the
+    copying (a progress line printed before them came with the refusal: round 23, log 029)."""
     check_out(out)
     base = state.baseline_checkpoint
     if base is None:
@@ -117,6 +123,7 @@ def build(
         lora = "adapters.safetensors" in blobs.manifest(chosen.digest)
     except StoreError as e:
         raise OrchestratorError(f"checkpoint {chosen.digest} is unreadable: {e}") from e
+    on_start()
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as work:
         staged = Path(work) / "export"

@@ -197,12 +197,16 @@ def resume(
     on_stage: Callable[[str], None] = lambda line: None,
     observers: Observers = UNOBSERVED,
     asked_at_seq: int | None = None,
+    notes: Sequence[str] = (),
 ) -> RunState:
     """`asked_at_seq`: the run's last seq when the resume was asked for (`start_resume`'s child
-    starts later); a `rlvr pause` recorded after it pauses the run again at its first batch."""
+    starts later); a `rlvr pause` recorded after it pauses the run again at its first batch.
+    `notes` (the caller's) and the cut's own are said once the checks pass: a refusal is one
+    line."""
     asked_at = asked_at_seq if asked_at_seq is not None else log.last_seq(run_id)
+    pending = list(notes)
     if from_seq is not None:
-        from_seq, state = _cut_and_fold(log, run_id, from_seq, say, "--from", "continue")
+        from_seq, state = _cut_and_fold(log, run_id, from_seq, pending.append, "--from", "continue")
     else:
         state = load_state(log, run_id)
     overrides = operational_overrides(state, overrides)  # before anything is written
@@ -213,6 +217,8 @@ def resume(
     config = config_of(replace(state, config_overrides=(*state.config_overrides, *overrides)))
     check_data(config)  # the task file is read again: refused here if it went bad since
     check_side_files(BlobStore(Path(config.log_path) / "blobs"))  # before `--from` rewinds
+    for line in pending:
+        say(line)
     return drive(
         log,
         run_id,
@@ -272,11 +278,14 @@ def branch(
     at_seq: int,
     overrides: Sequence[str],
     say: Callable[[str], None] = log_.warning,
+    notes: Sequence[str] = (),
 ) -> tuple[str, int]:
     """A new run whose history is the parent's up to `at_seq` (rounded down to a batch's end), by
     reference (store/lineage.py: nothing is copied, the parent is untouched), and the overrides.
-    The child's id and the seq it was cut at. Its first events are written in one transaction."""
-    at_seq, state = branch_point(log, parent_id, at_seq, say)
+    The child's id and the seq it was cut at. Its first events are written in one transaction.
+    `notes` and the cut's own are said once the checks pass."""
+    pending = list(notes)
+    at_seq, state = branch_point(log, parent_id, at_seq, pending.append)
     # Everything is checked before the first row is written: the overrides, the task file, the
     # side files, and what the branch's driver will replay of the parent (branch_inputs.py).
     validate_overrides(state, overrides)
@@ -285,6 +294,8 @@ def branch(
     check_side_files(BlobStore(Path(config_of(state).log_path) / "blobs"))
     before = config_of(state).grpo.start_settings().values()
     check_branch_history(log, parent_id, at_seq, config_of(branched), before)
+    for line in pending:
+        say(line)
     child = new_run_id(f"{config_of(state).run_name}-branch")
     marks: list = [
         RunBranched(parent_run_id=parent_id, parent_seq=at_seq, overrides=list(overrides))
