@@ -180,7 +180,7 @@ def _table(rows: list[dict[str, Any]]) -> Any:
             f"{_SHORT_METRICS[k]} {v:.3g}" for k, v in row["last_metrics"].items() if v is not None
         )
         cells = [
-            plain(row["run_id"]) + (" (hidden)" if row.get("hidden") else ""),
+            plain(_shown_id(row["run_id"])) + (" (hidden)" if row.get("hidden") else ""),
             plain(row["state"]),
             str(row["step"] if row["step"] is not None else "-"),
             plain(short_health(row["health"])),
@@ -190,6 +190,16 @@ def _table(rows: list[dict[str, Any]]) -> Any:
             cells.append(plain(row["parent"] or "-"))
         table.add_row(*cells)
     return table
+
+
+def _shown_id(run_id: str) -> str:
+    """The id as listed: whole, unless no command reads it (written by SQL: 300 characters made
+    the state column `unr…`; round 23, log 012), then its first 40 characters."""
+    from store.run_ids import listed_id_problem
+
+    if listed_id_problem(run_id) is None or len(run_id) <= 40:
+        return run_id
+    return run_id[:39] + "…"
 
 
 runs_app = typer.Typer(

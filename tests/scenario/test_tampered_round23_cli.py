@@ -78,8 +78,13 @@ def _copied_under(built, name: str, new_id: str) -> str:
 
 @pytest.mark.parametrize(
     "new_id",
-    ["run-x\nrun-forged   completed  99  done", "run-\x1b[2J\x1b[31mred", "../../../tmp/evil"],
-    ids=["log23-009 a newline", "log23-011 escapes", "log23-013 a path"],
+    [
+        "run-x\nrun-forged   completed  99  done",
+        "run-\x1b[2J\x1b[31mred",
+        "../../../tmp/evil",
+        "r" * 300,
+    ],
+    ids=["log23-009 a newline", "log23-011 escapes", "log23-013 a path", "300 characters"],
 )
 def test_a_run_under_an_id_no_command_reads_is_listed_unreadable(
     capsys, monkeypatch, built, new_id: str
@@ -95,6 +100,9 @@ def test_a_run_under_an_id_no_command_reads_is_listed_unreadable(
     assert rows[built[1]]["state"] == "completed"  # the genuine run beside it
     assert rows[new_id]["state"] == "unreadable"
     assert "invalid run id" in rows[new_id]["error"]
+    table = rlvr(capsys, "status", "--store", store)  # the list as a person reads it
+    line = next(x for x in table.out.splitlines() if x.startswith(new_id[:4]) and "run-2" not in x)
+    assert "unreadable" in line and "completed" not in line.split("unreadable")[-1], line
 
 
 @pytest.mark.parametrize(
