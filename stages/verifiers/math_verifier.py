@@ -119,6 +119,11 @@ def _choice_verdict(
     if chosen is None or not isinstance(chosen[0], bool):
         return chosen
     passed, reason = chosen
+    return _decided(passed, reason, details)
+
+
+def _decided(passed: bool, reason: str, details: dict[str, Any]) -> Verdict:
+    """The verdict of a comparison that reached an answer (the choice, fast or symbolic path)."""
     status = "ok" if passed else "failed"
     return Verdict(
         passed=passed, reward=float(passed), status=status, reason=reason, details=details
@@ -263,15 +268,8 @@ class MathVerifier:
         outcome = fast_compare(answer, ref, self.options)
         if outcome is None:
             return answer, ref, details
-        passed, reason = outcome
         details["path"] = "fast"
-        return Verdict(
-            passed=passed,
-            reward=float(passed),
-            status="ok" if passed else "failed",
-            reason=reason,
-            details=details,
-        )
+        return _decided(*outcome, details)
 
     def verify(self, response: str, reference: str) -> Verdict:
         return self.verify_batch([(response, reference)])[0]
@@ -309,14 +307,7 @@ class MathVerifier:
                 elif kind == "error":
                     verdicts[i] = fail("parse_error", f"symbolic check failed: {value}", **details)
                 else:
-                    passed, reason = value
-                    verdicts[i] = Verdict(
-                        passed=passed,
-                        reward=float(passed),
-                        status="ok" if passed else "failed",
-                        reason=reason,
-                        details=details,
-                    )
+                    verdicts[i] = _decided(*value, details)
         return [v for v in verdicts if v is not None]
 
     def _get_pool(self) -> HardTimeoutPool:
