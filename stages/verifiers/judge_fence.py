@@ -226,9 +226,28 @@ _PY_ESCAPE = re.compile(
 )
 
 
+# Escapes Python reads in a str literal, and in a bytes literal (no \N, \u, \U there).
+_STR_ESCAPES = frozenset("\n\\'\"abfnrtv01234567xNuU")
+_BYTES_ESCAPES = _STR_ESCAPES - frozenset("NuU")
+_ANY_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _unknown_escapes_doubled(literal: str) -> str:
+    """Python keeps the backslash of an unknown escape (`'\\<'` is two characters) but warns
+    (DeprecationWarning, SyntaxWarning from 3.12) at every evaluation of model text; doubling that
+    backslash reads the same value without the warning (catch_warnings is not thread-safe)."""
+    prefix = literal[: len(literal) - len(literal.lstrip("rRbBuU"))].lower()
+    if "r" in prefix:
+        return literal
+    known = _BYTES_ESCAPES if "b" in prefix else _STR_ESCAPES
+    return _ANY_ESCAPE.sub(
+        lambda m: m.group() if m.group(1) in known else "\\" + m.group(), literal
+    )
+
+
 def _decoded(literal: str) -> str:
     try:
-        value = ast.literal_eval(literal)
+        value = ast.literal_eval(_unknown_escapes_doubled(literal))
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return literal.strip("'\"")
     return value.decode("latin-1") if isinstance(value, bytes) else str(value)

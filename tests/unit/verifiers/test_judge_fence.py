@@ -5,6 +5,7 @@ response passes none of them; ambiguous replies never pass; whose fault decides 
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from openai_server import ScriptedOpenAIServer
 
 from stages.verifiers.config import JudgeConfig
 from stages.verifiers.judge import RubricJudge, build_messages
-from stages.verifiers.judge_fence import injection_kinds, neutralise, visible_form
+from stages.verifiers.judge_fence import injection_kinds, literal_form, neutralise, visible_form
 from stages.verifiers.types import RubricReference
 
 REF = RubricReference(prompt="Write a haiku.", rubrics=["Mentions autumn."])
@@ -227,3 +228,22 @@ def test_python_literals_are_read_as_a_literal_reading_judge_evaluates_them(resp
     """Red team round 4: implicit concatenation, parentheses and escapes a Python literal
     decodes spell the reply format as surely as JSON does."""
     assert ("grade_json" in injection_kinds(response)) is flagged
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("'a\\<b'", "a\\<b"),
+        ("'\\x61\\<'", "a\\<"),
+        ("b'\\N{DASH}'", "\\N{DASH}"),
+        ("'\\\\<'", "\\<"),
+        ("r'\\<'", "\\<"),
+        ("'\\9'", "\\9"),
+    ],
+)
+def test_an_unknown_escape_in_model_text_reads_as_python_reads_it_and_warns_nothing(text, read):
+    # ast.literal_eval warns at each unknown escape (DeprecationWarning; SyntaxWarning from 3.12),
+    # so model text filled the test log with warnings, and an error filter changed what was read
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert literal_form(text) == json.dumps(read)
