@@ -16,7 +16,8 @@ from openai_server import ScriptedOpenAIServer
 
 from stages.verifiers.config import JudgeConfig
 from stages.verifiers.judge import RubricJudge, build_messages
-from stages.verifiers.judge_fence import injection_kinds, literal_form, neutralise, visible_form
+from stages.verifiers.judge_fence import injection_kinds, neutralise, visible_form
+from stages.verifiers.judge_literals import literal_form
 from stages.verifiers.types import RubricReference
 
 REF = RubricReference(prompt="Write a haiku.", rubrics=["Mentions autumn."])
