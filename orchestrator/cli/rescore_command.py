@@ -38,6 +38,9 @@ def rescore(
 
     overrides = overrides or []
     log, run_id = open_run(store, run_id)
+    last = log.require(run_id)
+    if from_seq is not None and not 1 <= from_seq <= last:  # checked before any event model sees it
+        raise UsageError(f"--from {from_seq}: run {run_id} has seqs 1..{last}")
     state = readable_state(log, run_id)
     config = rescore_config(state, overrides)
     blobs = BlobStore(Path(config.log_path) / "blobs")

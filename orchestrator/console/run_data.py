@@ -21,6 +21,7 @@ from orchestrator.console.run_series import SERIES_TYPES, SeriesBuilder
 from orchestrator.console.run_steps import attempts_of
 from orchestrator.driver.commands import load_state
 from orchestrator.driver.machine import STAGES
+from orchestrator.errors import UsageError
 from store.blobs import BlobStore
 from store.log import EventLog
 from store.projections import RunState
@@ -83,8 +84,14 @@ def step_data(
 ) -> dict[str, Any]:
     """Every logged attempt at `step` (a rollback or a rewind trains a step again), newest last,
     each with its groups and verdicts; `blobs`: where the rollout text is (None: the run's
-    `log_path`/blobs when it exists)."""
+    `log_path`/blobs when it exists). UsageError for a step the run never logged."""
     index = step_index(log, run_id)
+    if step not in index.by_step:  # as `--at-step` refuses it (round 24, log 018)
+        reached = max(index.by_step, default=0)
+        raise UsageError(
+            f"run {run_id} has no step {step} "
+            + (f"(its last step is {reached})" if reached else "(it has not trained yet)")
+        )
     if blobs is None:
         blobs = _run_blobs(log, run_id)
     spans = index.spans()

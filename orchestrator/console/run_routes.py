@@ -10,7 +10,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from orchestrator.console.api import JSON, MAX_SEQ, _run_id, error, run_and_after, services
-from orchestrator.errors import OrchestratorError
+from orchestrator.errors import OrchestratorError, UsageError
 
 
 def api_base(run_id: str) -> str:
@@ -47,7 +47,10 @@ async def step(request: Request) -> Response:
     if number > MAX_SEQ:  # a step no run reaches, and past what the JSON encoder writes
         return error(404, f"run {run_id} has no step {str(number)[:40]}")
     log = services(request).log
-    return JSON(await run_in_threadpool(step_data, log, run_id, number))
+    try:
+        return JSON(await run_in_threadpool(step_data, log, run_id, number))
+    except UsageError as e:  # a step the run never logged
+        return error(404, str(e))
 
 
 async def why(request: Request) -> Response:

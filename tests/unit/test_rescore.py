@@ -83,6 +83,21 @@ def test_an_uncorrupted_run_rescores_unchanged(
     assert "no reward differs from the log" in done.out and "retrain" not in done.out
 
 
+def test_a_from_seq_outside_the_run_is_one_line_naming_its_seqs_and_nothing_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Red team round 24 (log 009): `--from -1` reached the RunRescored model and the refusal was
+    pydantic's dump, naming neither --from nor the run's seqs; `--from 99999` recorded a rescore
+    of nothing."""
+    log, run_id = _run(tmp_path, monkeypatch, "{kind='learning_rate', step=99, value=1e-4}")
+    last = log.last_seq(run_id)
+    for bad in ("-1", "0", str(last + 1)):
+        refused = _rescore(capsys, tmp_path, run_id, "--from", bad)
+        assert refused.code == 2, refused.err
+        assert refused.error_lines == [f"error: --from {bad}: run {run_id} has seqs 1..{last}"]
+    assert log.last_seq(run_id) == last
+
+
 def test_rescore_refuses_a_task_file_that_changed(tmp_path: Path) -> None:
     data = tmp_path / "tasks.jsonl"
     data.write_text('{"task_id": "a", "prompt": "1+1=", "answer": "2"}\n')

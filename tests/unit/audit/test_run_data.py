@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.console.run_data import run_page_data, step_data, why_data
+from orchestrator.errors import UsageError
 from store.log import EventLog
 from tests.cli_runner import rlvr
 
@@ -100,7 +101,9 @@ def test_a_step_shows_its_rollouts_with_the_rewards_and_verdicts_the_log_holds(
     assert [[r["completion"] for r in g["rollouts"]] for g in groups] == [["5", "5"], ["6", "7"]]
     assert [[r["passed"] for r in g["rollouts"]] for g in groups] == [[True, True], [True, False]]
     assert attempt["metrics"]["kl"] == 0.16
-    assert step_data(log, run_id, 999)["attempts"] == []
+    # round 24 (log 018): a step never logged is refused as `--at-step` refuses it, not an empty 200
+    with pytest.raises(UsageError, match=f"run {run_id} has no step 999 \\(its last step is "):
+        step_data(log, run_id, 999)
 
 
 def test_a_step_kept_in_a_blob_shows_advantages_lengths_and_reasons(tmp_path: Path) -> None:

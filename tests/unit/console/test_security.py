@@ -144,3 +144,13 @@ def test_a_step_or_seq_past_64_bits_in_a_path_is_a_404_not_a_server_error(small_
         normal = client.get(f"/api/runs/{run_id}/step/3")
     assert (step.status_code, why.status_code, normal.status_code) == (404, 404, 200)
     assert "no step" in step.json()["error"] and "no seq" in why.json()["error"]
+
+
+def test_a_step_the_run_never_logged_is_a_404_naming_its_last_step(small_log, run_id):
+    """Red team round 24 (log 018): a step past the run's last answered 200 with no attempts,
+    where `--at-step` refuses it; the view then said "no rollouts were logged" of a step that
+    never ran."""
+    with serving(small_log) as served, served.client() as client:
+        past = client.get(f"/api/runs/{run_id}/step/99999")
+    assert past.status_code == 404, past.text
+    assert past.json()["error"].startswith(f"run {run_id} has no step 99999 (its last step is ")
