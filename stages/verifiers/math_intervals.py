@@ -1,7 +1,8 @@
 """Intervals, and the relations that are intervals of one variable, as (closed?, lo, hi, closed?)
 tuples `math_compare` compares as sets: "2 <= x < 5" is [2, 5); |x| < 3 is (-3, 3) and 1 <= |x| <= 2
-is [-2, -1] and [1, 2]. Only a bare symbol is a variable: a function or product of one ("\\ln x < 1",
-"xy < 4", "|\\ln x| <= 2") is no interval of what stands on its side, and is refused (round 24)."""
+is [-2, -1] and [1, 2]. Only a bare symbol (or f(x), a function's value, as a range) is a variable:
+another function or a product of one ("\\ln x < 1", "xy < 4", "|\\ln x| <= 2") is no interval of
+what stands on its side, and is refused (round 24)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,23 @@ from stages.verifiers.math_tree import Node
 from stages.verifiers.math_values import eval_rational
 
 FLIP = {">": "<", ">=": "<=", "<": "<", "<=": "<=", "!=": "!="}
+
+
+# "0 < f(x) < 1" is the range of f (Math-Verify pays (0, 1)); the parser reads f(x) as f times x,
+# so a product of two letters is a function's value only where the first is a function's name
+_FUNCTION_NAMES = frozenset("fgh")
+
+
+def _is_variable(node: Node) -> bool:
+    """A bare symbol, or f(x), g(t), h(x) of one: never a function or product of the variable."""
+    if node[0] == "sym":
+        return True
+    factors = node[1] if node[0] == "mul" else []
+    return (
+        len(factors) == 2
+        and all(f[0] == "sym" and len(f[1]) == 1 for f in factors)
+        and factors[0][1] in _FUNCTION_NAMES
+    )
 
 
 def _flag(closed: bool) -> Node:
@@ -32,14 +50,14 @@ def _as_interval(node: Node) -> Node | None:
             sides, ops = sides[::-1], [FLIP[op] for op in reversed(ops)]
         if any(op.startswith(">") for op in ops):
             return None
-        # only a bare symbol is the variable: "|x| < 3", "\\ln x < 1", "xy < 4" are no interval
-        # of what stands on their side (`_abs_intervals` reads |x| exactly)
+        # only a bare symbol (or f(x)) is the variable: "|x| < 3", "\\ln x < 1", "xy < 4" are no
+        # interval of what stands on their side (`_abs_intervals` reads |x| exactly)
         oo = ("const", "oo")
-        if len(sides) == 3 and sides[1][0] == "sym":
+        if len(sides) == 3 and _is_variable(sides[1]):
             return ("tuple", [_flag(ops[0] == "<="), sides[0], sides[2], _flag(ops[1] == "<=")])
-        if len(sides) == 2 and sides[0][0] == "sym":  # x <= 3
+        if len(sides) == 2 and _is_variable(sides[0]):  # x <= 3
             return ("tuple", [_flag(False), ("neg", oo), sides[1], _flag(ops[0] == "<=")])
-        if len(sides) == 2 and sides[1][0] == "sym":  # 3 <= x
+        if len(sides) == 2 and _is_variable(sides[1]):  # 3 <= x
             return ("tuple", [_flag(ops[0] == "<="), sides[0], oo, _flag(False)])
     return None
 
