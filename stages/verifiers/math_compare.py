@@ -16,6 +16,7 @@ from stages.verifiers.math_chains import (  # noqa: F401  (final_side, is_assign
     is_chain,
     only_symbols,
 )
+from stages.verifiers.math_intervals import FLIP, as_set_of_intervals
 from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, UNORDERED, Node
 from stages.verifiers.math_tree import as_vector
@@ -60,6 +61,12 @@ def _rounds_to_float_reference(
     rounded float, and an exact (not decimal) answer matches it when it rounds to it there."""
     places = _decimal_places(ref)
     if places < FLOAT_REFERENCE_PLACES or _decimal_places(answer) > 0:
+        return False
+    if value.denominator**2 * 100 > 10**places:
+        # 355/113 for 3.141593: a float's rounding interval (width 10^-places) holds some fraction
+        # of denominator q by chance about q^2 times in 10^places; only q <= 10^(places/2 - 1)
+        # (1/3, 2/7, 1/97 for six places) makes that match unlikely, and unique: two fractions of
+        # such denominators are at least 10^(2 - places) apart, wider than the interval
         return False
     return abs(value - ref_value) <= Fraction(1, 2 * 10**places)
 
@@ -111,43 +118,11 @@ def _candidates(
     return [dropped, value] if opts.percent_as_fraction else [dropped]
 
 
-_FLIP = {">": "<", ">=": "<=", "<": "<", "<=": "<=", "!=": "!="}
-
-
-def _flag(closed: bool) -> Node:
-    return ("num", Fraction(int(closed)), str(int(closed)))
-
-
-def _as_interval(node: Node) -> Node | None:
-    """An interval as (lo, hi, closed flags); a relation on one symbol is the same set."""
-    tag = node[0]
-    if tag == "interval":
-        return ("tuple", [_flag(node[3]), node[1], node[2], _flag(node[4])])
-    if tag == "tuple" and len(node[1]) == 2:
-        return ("tuple", [_flag(False), node[1][0], node[1][1], _flag(False)])
-    if tag == "rel":
-        sides, ops = node[1], node[2]
-        if any(op not in _FLIP for op in ops) or "!=" in ops:
-            return None
-        if ops[0] in (">", ">="):
-            sides, ops = sides[::-1], [_FLIP[op] for op in reversed(ops)]
-        if any(op.startswith(">") for op in ops):
-            return None
-        oo = ("const", "oo")
-        if len(sides) == 3 and only_symbols(sides[1]):
-            return ("tuple", [_flag(ops[0] == "<="), sides[0], sides[2], _flag(ops[1] == "<=")])
-        if len(sides) == 2 and only_symbols(sides[0]):  # x <= 3
-            return ("tuple", [_flag(False), ("neg", oo), sides[1], _flag(ops[0] == "<=")])
-        if len(sides) == 2 and only_symbols(sides[1]):  # 3 <= x
-            return ("tuple", [_flag(ops[0] == "<="), sides[0], oo, _flag(False)])
-    return None
-
-
 def _as_relation(node: Node) -> Node:
     """x >= 5 and 5 <= x are one relation: ops turned to < and <=, compared side by side."""
     sides, ops = node[1], node[2]
     if ops[0] in (">", ">="):
-        sides, ops = sides[::-1], [_FLIP[op] for op in reversed(ops)]
+        sides, ops = sides[::-1], [FLIP[op] for op in reversed(ops)]
     return ("tuple", [("text", " ".join(ops)), *sides])
 
 
@@ -168,7 +143,7 @@ def comparable_pair(
         inequality_ok = opts is not None and opts.inequality_answers_interval
         if answer[0] == "rel" and ref[0] != "rel" and not inequality_ok:
             return "answer is an inequality, reference is an interval"
-        a, r = _as_set_of_intervals(answer), _as_set_of_intervals(ref)
+        a, r = as_set_of_intervals(answer), as_set_of_intervals(ref)
         if a is None or r is None:
             return "an inequality that is not an interval of one variable"
         if len(a[1]) == len(r[1]) == 1 and a[1][0][0] == r[1][0][0] == "tuple":
@@ -183,38 +158,6 @@ def comparable_pair(
     if ref[0] == "rel" or answer[0] == "rel":
         return "one side is an inequality, the other is not"
     return _plain(as_vector(answer, ref)), _plain(as_vector(ref, answer))
-
-
-def _abs_intervals(node: Node) -> list[Node] | None:
-    """a <= |x| <= b (0 < a <= b, rational bounds) is [-b, -a] and [a, b]; None for any other
-    relation (what is not read exactly is not rewritten)."""
-    if node[0] != "rel" or len(node[1]) != 3 or any(op not in ("<", "<=") for op in node[2]):
-        return None
-    low, middle, high = node[1]
-    if middle[0] != "func" or middle[1] != "abs" or not only_symbols(middle[2]):
-        return None
-    lo, hi = eval_rational(low), eval_rational(high)
-    if lo is None or hi is None or not 0 < lo <= hi:
-        return None
-    left, right = _flag(node[2][0] == "<="), _flag(node[2][1] == "<=")
-    return [
-        ("tuple", [right, ("neg", high), ("neg", low), left]),
-        ("tuple", [left, low, high, right]),
-    ]
-
-
-def _as_set_of_intervals(node: Node) -> Node | None:
-    halves = _abs_intervals(node)
-    if halves is not None:
-        return ("set", halves)
-    parts = node[1] if node[0] == "union" else [node]
-    out = []
-    for part in parts:
-        interval = _as_interval(part)
-        if interval is None and part[0] in ("rel", "interval", "union"):
-            return None
-        out.append(interval if interval is not None else part)
-    return ("set", out)
 
 
 def _plain(node: Node) -> Node:

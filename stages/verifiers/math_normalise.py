@@ -170,6 +170,27 @@ def _cycle(sign: str, whole: str, fixed: str, cycle: str) -> str:
     return f"{sign}\\frac{{{all_digits - head}}}{{{den}}}"
 
 
+# Bold and underline around an answer are presentation, as \\mathbf is: \\boldsymbol{6} is 6
+_FONT = re.compile(r"\\(?:boldsymbol|bm|pmb|underline)\s*\{")
+_MAX_FONTS = 32
+
+
+def _unwrap_fonts(s: str) -> str:
+    """Each font wrapper replaced by its braced argument (matched braces; at most `_MAX_FONTS`)."""
+    for _ in range(_MAX_FONTS):
+        m = _FONT.search(s)
+        if m is None:
+            return s
+        depth, end = 1, m.end()
+        while end < len(s) and depth:
+            depth += {"{": 1, "}": -1}.get(s[end], 0) if s[end - 1] != "\\" else 0
+            end += 1
+        if depth:
+            return s  # unbalanced: left for the parser to refuse
+        s = s[: m.start()] + "{" + s[m.end() : end - 1] + "}" + s[end:]
+    return s
+
+
 def normalise(text: str) -> str:
     """Strip presentation (dollar signs, spacing, units, degree marks) from an extracted answer."""
     return normalise_answer(text)[0]
@@ -183,6 +204,8 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     else:  # inside \begin{pmatrix}x\\y, \\ before a letter is a row break
         s = _DOUBLE_BACKSLASH_KNOWN.sub(lambda m: "\\", s)
     s = _THOUSANDS_LATEX.sub(",", s)  # 14{,}916 and 11,\!111 are MATH's thousands separators
+    if "\\b" in s or "\\pmb" in s or "\\underline" in s:
+        s = _unwrap_fonts(s)
     s = _spellings(s)
     s = number_word(s) or s  # "Answer: five", "forty-two": number words, the whole answer
     only_text = _ONLY_TEXT.match(s)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from stages.verifiers.math_environments import EnvironmentRules
 from stages.verifiers.math_functions import GREEK, FunctionRules, is_derivative
 from stages.verifiers.math_sets import SetRules
 from stages.verifiers.math_subscripts import SubscriptRules
@@ -43,7 +44,7 @@ _TWO_LETTER_WORDS = frozenset(
 )  # fmt: skip
 
 
-class _Parser(SubscriptRules, FunctionRules, SetRules):
+class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
     """Recursive descent written as generators (`math_tree.drive`): `node = yield self.rule()` is a call."""
 
     def __init__(self, tokens: list[tuple[str, str]]) -> None:
@@ -89,27 +90,15 @@ class _Parser(SubscriptRules, FunctionRules, SetRules):
         return items[0] if len(items) == 1 else ("list", items)
 
     def item(self) -> Step:
-        if self.at("\\pm"):  # "\pm 2021" is the set {2021, -2021}
-            self.take()
-            x = yield self.union()
-            return ("set", [x, ("neg", x)])
         sides, ops = [(yield self.union())], []
         while self.at("=", "<", ">", "<=", ">=", "!=", "\\in"):
             op = self.take()[1]
             if op == "\\in":  # "x \in [0, 1)": the answer is the set
+                if ops or sides[0][0] != "sym":  # "x^2 \in [0, 1)" is no set of x
+                    raise MathParseError("the left side of \\in is not one variable")
                 return (yield self.union())
             ops.append(op)
-            if self.at("\\pm"):  # "x = \pm 7" is the set {7, -7}
-                self.take()
-                x = yield self.union()
-                sides.append(("set", [x, ("neg", x)]))
-                continue
             sides.append((yield self.union()))
-        if self.at("\\pm"):  # "1 \pm \sqrt{19}"
-            self.take()
-            d = yield self.union()
-            base = sides.pop()
-            sides.append(("set", [("add", [base, d]), ("add", [base, ("neg", d)])]))
         if not ops:
             return sides[0]
         if all(op == "=" for op in ops):
@@ -131,12 +120,24 @@ class _Parser(SubscriptRules, FunctionRules, SetRules):
         return parts[0] if len(parts) == 1 else ("ratio", parts)
 
     def expr(self) -> Step:
-        terms = [(yield self.term())]
-        while self.at("+", "-"):
-            op = self.take()[1]
+        # \pm signs the next term only, as a minus does: "\pm\sqrt5 - 1" is -1 + sqrt5 and
+        # -1 - sqrt5, "1 \pm \sqrt{19}" two values; a second \pm (four values or two?) is unsaid
+        terms: list[Node] = []
+        plus_minus = None
+        while not terms or self.at("+", "-", "\\pm"):
+            op = self.take()[1] if terms or self.at("\\pm") else "+"
+            if op == "\\pm":
+                if plus_minus is not None:
+                    raise MathParseError("two \\pm signs in one expression")
+                plus_minus = len(terms)
             t = yield self.term()
-            terms.append(t if op == "+" else ("neg", t))
-        return terms[0] if len(terms) == 1 else ("add", terms)
+            terms.append(("neg", t) if op == "-" else t)
+        if plus_minus is None:
+            return terms[0] if len(terms) == 1 else ("add", terms)
+        minus = [*terms[:plus_minus], ("neg", terms[plus_minus]), *terms[plus_minus + 1 :]]
+        if len(terms) == 1:
+            return ("set", [terms[0], minus[0]])
+        return ("set", [("add", terms), ("add", minus)])
 
     def term(self) -> Step:
         # Products are kept flat ("2x\\pi" is one mul of three factors); each division nests the
@@ -227,35 +228,6 @@ class _Parser(SubscriptRules, FunctionRules, SetRules):
         if num[0] == "set" and len(num[1]) == 2:  # \frac{-1 \pm \sqrt5}{2}: two values
             return ("set", [("div", x, den) for x in num[1]])
         return node
-
-    def matrix(self) -> Step:
-        self.take("{")
-        env = self.take()[1]
-        self.take("}")
-        if env in ("vmatrix", "Vmatrix"):  # a determinant or a norm: a number, not the matrix
-            raise MathParseError(f"{env} (a determinant or norm) is not evaluated")
-        if env == "array" and self.at("{"):  # column spec {cc}
-            while not self.at("}"):
-                self.take()
-            self.take("}")
-        rows: list[list[Node]] = [[]]
-        while not self.at("\\end"):
-            if self.at("&"):
-                self.take()
-            elif self.at("\\\\"):
-                self.take()
-                rows.append([])
-            else:
-                rows[-1].append((yield self.expr()))
-        self.take("\\end")
-        self.take("{")
-        if self.take()[1] != env:
-            raise MathParseError(f"\\begin{{{env}}} closed by another environment")
-        self.take("}")
-        rows = [r for r in rows if r]
-        if not rows or len({len(r) for r in rows}) != 1:
-            raise MathParseError("ragged or empty matrix")
-        return ("matrix", [("tuple", r) for r in rows])
 
     def primary(self) -> Step:
         tok = self.peek()
