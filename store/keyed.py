@@ -10,6 +10,10 @@ row before it, a valid head at seq N vouches for rows 1..N. A read then also req
 - no rows after the head (rows forged past it are caught), except the one batch whose head was
   written as `pending` just before its commit (a crash between commit and signing).
 
+A run with no row whose head file holds a pending head alone is a first append that never
+committed: no run, not a run deleted whole (deleting every row of a run in the instant between
+its first commit and its first signed head reads the same as that crash).
+
 Heads only move forward. Someone who can write the store but not read the key can no longer
 produce a log that verifies; someone who holds the key can. The heads folder is guarded like the
 key: whoever can write it can put an older genuine head back and cut the log back to it, which no
@@ -158,16 +162,17 @@ class ChainKey:
         return found[0], found[1]
 
     def signed_runs(self) -> dict[str, int]:
-        """Every run with a head file here, and the seq its head (or pending batch) is at: the
-        runs some store written with this key file holds. Unreadable files are left out (reading
-        that run names them)."""
+        """Every run with a signed head here, and the seq its head (or pending batch) is at: the
+        runs some store written with this key file holds. A file with a pending head alone is a
+        first batch that may never have committed (a crash in a run's first append, round 25,
+        log 023), and unreadable files are left out (reading that run names them)."""
         runs: dict[str, int] = {}
         with contextlib.suppress(FileNotFoundError):
             self.check_guarded(self.heads_dir)
         for path in sorted(self.heads_dir.glob("*.json")) if self.heads_dir.is_dir() else []:
             try:
                 data = json.loads(read_regular_bytes(path, _MAX_KEY_FILE_BYTES))
-                if not isinstance(data, dict):  # `[1]`, `null`: a stray file, no head (round 21)
+                if not isinstance(data, dict) or not data.get("head"):  # `[1]`, `null` (round 21)
                     continue
                 parts = [data.get("head"), data.get("pending")]
                 seq = max(part["seq"] for part in parts if part)

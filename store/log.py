@@ -132,7 +132,8 @@ class EventLog(ReadsAndChecks):
                     if landed is not None and landed[-1].seq == last_seq:
                         return landed  # the connection died after our commit went through
                     raise ConcurrencyError(
-                        f"run {run_id}: expected last seq {expected_seq}, the log is at {last_seq}"
+                        f"run {run_id}: expected last seq {expected_seq}, the log is at {last_seq}: "
+                        "another process appended to it first"
                     )
                 queued = requests.take(conn, run_id, self.key) if drain_requests else []
                 both = encoded + [(q.type, q.schema_version, q.payload) for q in queued]
@@ -297,12 +298,14 @@ class EventLog(ReadsAndChecks):
         last = self.last_seq(run_id)
         if not last and self.key is not None:
             head, pending = self.key.heads(run_id)
-            if head is not None or pending is not None:
+            # a pending head alone, no row: the run's first batch never committed (a crash in
+            # its first append, round 25, log 023), not a run deleted whole
+            if head is not None:
                 where = self.key.heads_dir
                 parent = self.parent(run_id)  # a branch's own rows start after its cut
                 first = parent.seq + 1 if parent is not None and type(parent.seq) is int else 1
                 raise ChainBroken(
-                    run_id, first, f"the keyed head is at seq {(head or pending).seq} but this store "
+                    run_id, first, f"the keyed head is at seq {head.seq} but this store "
                     f"has no row of the run (deleted whole, or these heads are another store's: "
                     f"{where})",
                 )  # fmt: skip

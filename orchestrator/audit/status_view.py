@@ -8,6 +8,7 @@ lease was taken and until when it first ran, not whether it is still renewed.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from orchestrator.audit.verifier_changes import verifier_lines
 from orchestrator.terminal import plain
-from store.leases import LeaseRow, lease_expiry
+from store.leases import LeaseRow, LeaseUnreadable, OwnerUnreadable, lease_expiry
 from store.log import RunSummary
 from store.projections import RunState
 
@@ -23,6 +24,23 @@ from store.projections import RunState
 def _expired(lease: LeaseRow, now: datetime) -> bool:
     """`LeaseUnreadable` for a damaged row (a garbled or zone-less expiry)."""
     return lease_expiry(lease) < now
+
+
+def unless_gone(
+    run_id: str, lease: LeaseRow | None, holder_gone: Callable[[str], bool]
+) -> LeaseRow | None:
+    """The run's lease row, or None where its holder is provably gone from this host (the
+    driver's `holder_is_dead`): `resume` takes such a lease over at once, so no driver holds the
+    run, whatever time the row has left (round 25, log 003: status said "ok" of a killed driver).
+    An owner that names this host but no process is a damaged row (`LeaseUnreadable`)."""
+    # a damaged expiry is refused whoever holds the row, and an expired one is told as such,
+    # in the order `LeaseTable.acquire` reads them
+    if lease is None or _expired(lease, datetime.now(UTC)):
+        return lease
+    try:
+        return None if holder_gone(lease.owner) else lease
+    except OwnerUnreadable as e:
+        raise LeaseUnreadable(run_id, str(e)) from None
 
 
 def health(state: RunState, lease: LeaseRow | None, now: datetime | None = None) -> str:

@@ -329,7 +329,9 @@ for command in COMMANDS:
 
 def main() -> None:
     from orchestrator import logging as rlvr_logging
+    from orchestrator.cli.std_streams import whole_writes
 
+    whole_writes()  # before logging binds a stream
     rlvr_logging.configure(level=os.environ.get("RLVR_LOG_LEVEL", "WARNING"))
     try:
         try:

@@ -53,15 +53,16 @@ def status(
 
 
 def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
-    from orchestrator.audit.status_view import detail_table, run_detail
+    from orchestrator.audit.status_view import detail_table, run_detail, unless_gone
     from orchestrator.audit.summary import pause_reason, print_summary, run_summary
+    from orchestrator.driver.lease import holder_is_dead
     from store import requests
     from store.labels import RunLabels
     from store.leases import LeaseTable
 
     summary = log.summary(run_id)
     state = readable_state(log, run_id)
-    lease = LeaseTable(log).get(run_id)
+    lease = unless_gone(run_id, LeaseTable(log).get(run_id), holder_is_dead)
     detail = run_detail(state, summary, lease)
     queue = requests.pending_for(log.engine, run_id, log.key)
     detail["queued_requests"] = queue.queued  # with a key, only rows whose MAC verifies
@@ -76,8 +77,9 @@ def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
 
 
 def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
-    from orchestrator.audit.status_view import health
+    from orchestrator.audit.status_view import health, unless_gone
     from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state
+    from orchestrator.driver.lease import holder_is_dead
     from store.labels import RunLabels
     from store.leases import LeaseTable, LeaseUnreadable
     from store.run_ids import InvalidRunIdError, listed_id_problem
@@ -97,8 +99,8 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
         except BROKEN_RUN_ERRORS as e:
             rows.append(_broken_row(summary, e))
             continue
-        lease = leases.get(summary.run_id)
         try:
+            lease = unless_gone(summary.run_id, leases.get(summary.run_id), holder_is_dead)
             lease_health = health(state, lease)
         except LeaseUnreadable as e:  # listed as unreadable, the others all the same
             rows.append(_broken_row(summary, e))

@@ -15,8 +15,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from orchestrator.audit.status_view import health, live_holder, short_health
+from orchestrator.audit.status_view import health, live_holder, short_health, unless_gone
 from orchestrator.driver.commands import BROKEN_RUN_ERRORS
+from orchestrator.driver.lease import holder_is_dead
 from store import lineage
 from store.cursor import ChainState, StateCursor, fold_many
 from store.labels import RunLabels
@@ -119,6 +120,7 @@ class RunsList:
         if parent is None and state.parent:
             parent = lineage.Parent(*state.parent)
         try:
+            lease = unless_gone(run_id, lease, holder_is_dead)
             text = health(state, lease, now)
         except LeaseUnreadable as e:  # this run marked; the others listed all the same
             return {**base, **_broken(str(e))}

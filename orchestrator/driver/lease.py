@@ -63,11 +63,15 @@ def _pid_space() -> str:
 
 
 def holder_is_dead(owner: str) -> bool:
-    """Whether a lease holder (`driver_identity`'s HOST:PID:SPACE-TOKEN) ran on this host, in
-    this pid namespace and boot, and its process is gone (or a zombie nobody reaped). Another host's owner is never provably dead: its
-    lease waits for its TTL. This host's owner whose pid is no pid (text, negative, past any
+    """Whether a lease holder (`driver_identity`'s HOST:PID:SPACE-TOKEN, after the BY: of an
+    outside writer such as `rlvr pause` or `rescore`) ran on this host, in this pid namespace and
+    boot, and its process is gone (or a zombie nobody reaped). Another host's owner is never
+    provably dead: its lease waits for its TTL. This host's owner whose pid is no pid (text, negative, past any
     pid_max) was written by no driver: `OwnerUnreadable`, which the lease table reports as a
     damaged row."""
+    _, _, identity = owner.partition(":")
+    if identity.count(":") == 2:  # an outside writer's BY:HOST:PID:TOKEN (round 25, log 025)
+        owner = identity
     host, _, rest = owner.partition(":")
     pid_text, _, token = rest.partition(":")
     if host != socket.gethostname():

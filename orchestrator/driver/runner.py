@@ -37,7 +37,7 @@ from stages.services import RunServices
 from stages.types import Stage, StageContext, StageError, StageInterrupted
 from store import blob_users
 from store.blobs import BlobStore, BlobWriteError
-from store.errors import StoreError
+from store.errors import ConcurrencyError, StoreError
 from store.events import Event, RunCompleted, RunFailed, RunPaused, StageStarted
 from store.log import EventLog, StoredEvent
 from store.projections import RunState, project
@@ -257,8 +257,10 @@ class Driver:
         log_.warning("run paused", reason=reason)
         try:
             self._transition("pause", reason=reason, before=[RunPaused(reason=reason)])
-        except StoreUnavailable:
-            raise  # the store is down, not full: the run loop's `_pause_for_store` handles it
+        except (StoreUnavailable, ConcurrencyError):
+            # down, not full: the run loop's `_pause_for_store` handles it; or another driver took
+            # the run (this one stalled past its lease, round 25 log 005): no space to free
+            raise
         except (StoreError, OSError) as e:
             # The store itself cannot take the pause (its disk is full too): the lease expires
             # and a resume or the supervisor continues once there is room. One error, not two.

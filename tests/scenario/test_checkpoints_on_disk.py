@@ -22,7 +22,8 @@ from orchestrator.errors import ConfigError
 from orchestrator.logging import configure
 from stages.types import StageContext
 from store.blobs import BlobStore
-from store.events import BaselineRecorded, CheckpointSaved
+from store.errors import ConcurrencyError
+from store.events import BaselineRecorded, CheckpointSaved, MetricsRecorded
 from store.log import EventLog
 from tests.unit.test_blobs import fill_up
 from tests.unit.test_blobs import small_disk as small_disk  # a fixture
@@ -170,6 +171,26 @@ def test_a_full_disk_pauses_the_run_with_the_reason(tmp_path: Path, small_disk: 
     paused = [r.event.reason for r in log.read(d.run_id, types=["RunPaused"])]
     assert len(paused) == 1 and "disk full" in paused[0] and "the disk is full" in paused[0]
     assert list((small_disk / "blobs").glob(".tmp-*")) == []
+
+
+def test_a_driver_whose_run_another_took_is_told_so_not_to_free_space(
+    tmp_path: Path, small_disk: Path
+) -> None:
+    """Red team round 25 (log 005): a driver stalled past its lease while another resumed the
+    run; its pause then could not land, and the error advised freeing space."""
+    log = EventLog(tmp_path / "events.db")
+    config = RunConfig(log_path=str(tmp_path), lease_ttl_s=5)
+
+    def taken_then_full(ctx: StageContext) -> None:
+        other = MetricsRecorded(step=99, metrics={})  # another driver's append
+        log.append(ctx.run_id, [other], expected_seq=log.last_seq(ctx.run_id))
+        fill_up(small_disk, leave=16 << 10)
+        ctx.blobs.put_bytes(os.urandom(100 << 10))
+
+    d = driver(log, config, stages(tmp_path, before=taken_then_full), BlobStore(small_disk / "b"))
+    with pytest.raises(ConcurrencyError, match="another process appended to it first") as caught:
+        d.run()
+    assert "free space" not in str(caught.value)
 
 
 def test_with_the_store_on_the_full_disk_the_run_stops_with_one_error(
