@@ -32,6 +32,7 @@ from stages.verifiers.math_context import (
     unescaped,
     visible_text,
 )
+from stages.verifiers.math_exact import factorial_after
 from stages.verifiers.math_explain import same_value
 from stages.verifiers.math_prefix import EQUIV_GAP, LIST_GAP, Final, check_prefix, grammar_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
@@ -300,14 +301,10 @@ def _agree(body: str, finals: list[Final]) -> Extraction:
             return Extraction(
                 None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
             )
-    for final in finals:  # "$\boxed{5}!$" is 120: a "!" inside math is a factorial
-        if final.kind == "boxed" and body[final.end : final.end + 8].lstrip(" \t").startswith("!"):
-            return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the box")
+    for final in finals:  # "$\boxed{5}!$", "$\boxed{5}\,!$", "is 5!": 120, not 5
+        if factorial_after(body, final.end, final.kind == "boxed"):
+            return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the answer")
     last = finals[-1]
-    if any(body.startswith("!", f.end) for f in finals):  # "\boxed{5}!", "is 5!": 5 or 120?
-        return Extraction(
-            None, mode, "not_one_answer", "a '!' right after the answer (a factorial?)"
-        )
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)

@@ -45,6 +45,13 @@ _DOUBLE_BACKSLASH_KNOWN = re.compile(
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DELIMITERS = re.compile(r"^(?:\\\(|\\\[)\s*|\s*(?:\\\)|\\\])$")
 _SPACED_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+# a space wider than the thin one between two digits ("7\\qquad500", "12\\;345") separates two items;
+# only a thin space, a tie (1~000, round 9) or a unicode space between groups of three is a
+# thousands separator
+_WIDE_GAP = re.compile(
+    r"\d\s*(?:\\q?quad(?![a-zA-Z])|\\(?:en|thick|med)space(?![a-zA-Z])|\\hspace\*?\s*\{[^{}]*\}"
+    r"|\\[ :;>])\s*(?:\\[,;:!> ]\s*|~\s*)*\d"
+)
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 # TeX's "{1 \over 2}" is \frac{1}{2}; a leading "\frac{-2}{3}" is -\frac{2}{3}
 _OVER = re.compile(r"\{\s*([^{}\\]{1,40}?)\s*\\over(?![a-zA-Z])\s*([^{}\\]{1,40}?)\s*\}")
@@ -199,6 +206,7 @@ def normalise(text: str) -> str:
 def normalise_answer(text: str) -> tuple[str, str | None]:
     """(the answer in the parser's tokens, its unit's name or None)."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
+    wide = _WIDE_GAP.search(s) is not None
     if not _BEGIN.search(s):
         s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
     else:  # inside \begin{pmatrix}x\\y, \\ before a letter is a row break
@@ -253,6 +261,8 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s = _PERCENT_WORD.sub("%", s)
     s = _AND.sub(", ", s).strip(" ,")
     s = s.strip().rstrip(".").strip()
-    if _THOUSANDS.match(s) or _SPACED_THOUSANDS.match(s):  # 12,000 and 12 000 (a thin space)
+    if _THOUSANDS.match(s) or (
+        _SPACED_THOUSANDS.match(s) and not wide
+    ):  # 12,000 and 12 000 (a thin space)
         s = s.replace(",", "").replace(" ", "")
     return s.strip(), unit
