@@ -65,9 +65,10 @@ _MARKER = re.compile(
     r"(?=[ \t]*[$(\\]*(?:boxed\{)?[ \t]*\(?[A-E]\)?[ \t]*\}?(?![\w{])))?)[ \t]*:?[ \t]*"
 )
 _WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
-# A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of
-# the sentence is checked like any text after a final answer (`math_commit.tail_problem`).
-_AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?P<word>\\?%|°|\\text\s*\{[^{}\n]{0,40}\}"
+# A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct", across a
+# spacing command "\\boxed{6}\\,\\text{m}"); the rest of the sentence is checked like any text
+# after a final answer (`math_commit.tail_problem`).
+_AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?:\\[,;: ][ \t]*){0,2}(?P<word>\\?%|°|\\text\s*\{[^{}\n]{0,40}\}"
                         r"|\\mathrm\s*\{[^{}\n]{0,40}\}|[A-Za-z][A-Za-z/]{0,30}(?:\^\{?\d\}?)?"
                         r"(?:[ \t]+[A-Za-z]{1,30}){0,2})?")  # fmt: skip
 _BOX_LABEL = re.compile(

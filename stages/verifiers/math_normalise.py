@@ -198,6 +198,27 @@ def _unwrap_fonts(s: str) -> str:
     return s
 
 
+_OVER_CMD = re.compile(r"\\over(?![a-zA-Z])")
+_NOT_ONE_SIDE = re.compile(
+    r"[=<>,;]|\\(?:[lg]e|[lg]eq|ne|neq|approx|pm|mp|quad|qquad|text)(?![a-zA-Z])"
+)
+
+
+def _top_over(s: str) -> str:
+    """TeX's "1 \\over 2" at the top of the answer divides all of it: \\frac{1}{2}. One \\over
+    only, outside every brace, between two sides that are no relation, list or text."""
+    found = list(_OVER_CMD.finditer(s))
+    if len(found) != 1:
+        return s
+    m = found[0]
+    left, right = s[: m.start()].strip(), s[m.end() :].strip()
+    if not left or not right or left.count("{") != left.count("}"):
+        return s
+    if _NOT_ONE_SIDE.search(left) or _NOT_ONE_SIDE.search(right):
+        return s
+    return "\\frac{" + left + "}{" + right + "}"
+
+
 def normalise(text: str) -> str:
     """Strip presentation (dollar signs, spacing, units, degree marks) from an extracted answer."""
     return normalise_answer(text)[0]
@@ -235,7 +256,7 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
         unit = "mod " + next(g for g in modulus.groups() if g) if unit is None else "conflict"
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
         s = s.replace(",", ".")
-    s = _OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s)
+    s = _top_over(_OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s))
     s = (
         s.replace("\\$", "")
         .replace("\\%", "%")
