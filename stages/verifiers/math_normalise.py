@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.math_tokens import FUNCS
 from stages.verifiers.math_units import split_unit
 
 _DROP = re.compile(
@@ -52,6 +53,9 @@ _WIDE_GAP = re.compile(
     r"\d\s*(?:\\q?quad(?![a-zA-Z])|\\(?:en|thick|med)space(?![a-zA-Z])|\\hspace\*?\s*\{[^{}]*\}"
     r"|\\[ :;>])\s*(?:\\[,;:!> ]\s*|~\s*)*\d"
 )
+# "6xyz", "4abc", "-3xyz": three or four letters right against a number, no function's name, are
+# its variables (a monomial), never a counted noun ("6 abc") nor words inside the expression
+_GLUED_LETTERS = re.compile(r"(?<![\w.\\])(\d+)([A-Za-z]{3,4})(?![\w({\\])")
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 # TeX's "{1 \over 2}" is \frac{1}{2}; a leading "\frac{-2}{3}" is -\frac{2}{3}
 _OVER = re.compile(r"\{\s*([^{}\\]{1,40}?)\s*\\over(?![a-zA-Z])\s*([^{}\\]{1,40}?)\s*\}")
@@ -204,6 +208,13 @@ _NOT_ONE_SIDE = re.compile(
 )
 
 
+def _monomial(m: re.Match[str]) -> str:
+    letters = m.group(2)
+    if letters.lower() in FUNCS or "pi" in letters or "oo" in letters:
+        return m.group()
+    return m.group(1) + " " + " ".join(letters)
+
+
 def _top_over(s: str) -> str:
     """TeX's "1 \\over 2" at the top of the answer divides all of it: \\frac{1}{2}. One \\over
     only, outside every brace, between two sides that are no relation, list or text."""
@@ -267,6 +278,7 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s = _NEGATIVE_NUMERATOR.sub(
         lambda m: m.group(1) + "-\\frac{" + m.group(2) + "}{" + m.group(3) + "}", s
     )
+    s = _GLUED_LETTERS.sub(_monomial, s)
     s = _QUAD.sub(" ", s)  # "\quadx_2" is how some references separate answers
     s = _RELATION_CMD.sub(lambda m: " " + _RELATIONS[m.group()] + " ", s)
     s = _SUBSCRIPT.sub(lambda m: "_" + m.group(1), s)
