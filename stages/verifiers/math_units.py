@@ -175,13 +175,14 @@ _ABBREVIATION = re.compile(r"[A-Za-z]{1,3}(?:\s*\^\s*\{?\s*\d\s*\}?)?")
 
 def _variables(text: str, tail: re.Match[str]) -> bool:
     """Whether the letters of an unwrapped unit abbreviation are as much a product of variables:
-    written right against the number ("2mg", "6m^3"), with a power ("5 m^2"), or after \\pi
+    written right against the number ("2mg", "6m^3"), one letter with a power ("5 m^2"), or after \\pi
     ("2\\pi hr"). Only a unit in \\text{}/\\mathrm{} or spelled as a word is a unit there."""
     unit = tail.group("unit").strip()
     if not _ABBREVIATION.fullmatch(unit):
         return False
     glued = not text[tail.start() : tail.start("unit")]
-    return glued or "^" in unit or text[: tail.start()].endswith("\\pi")
+    one_letter_power = "^" in unit and not unit[1].isalpha()  # "5 m^2", never "24 cm^2"
+    return glued or one_letter_power or text[: tail.start()].endswith("\\pi")
 
 
 # "5K" is 5 kelvin or 5 thousand: only a reference in kelvin says which.
