@@ -34,6 +34,19 @@ _FACTORIAL = re.compile(
     r"(?:(?<![\w.\\])(?P<d>\d{1,4})|\((?P<p>[^()]{1,200})\)|\{(?P<b>[^{}]{1,200})\})[ ]{0,3}!(?![!=])"
 )
 
+# a "!" after an answer across blanks and spacing commands: "$\\boxed{5}\\,!$" renders "5 !", 5!
+_SPACED_BANG = re.compile(
+    r"[ \t]*(?:(?:\\[,;:! >]|~|\\q?quad(?![a-zA-Z])|\\(?:thin|med|thick|en)space(?![a-zA-Z]))[ \t]*)+!"
+)
+
+
+def factorial_after(body: str, end: int, boxed: bool) -> bool:
+    """Whether a "!" follows an answer ending at `end`: right after it, after blanks when it is a
+    box ("\\boxed{5} !"), or after a spacing command ("\\boxed{5}\\,!", "5\\;!")."""
+    if body.startswith("!", end) or _SPACED_BANG.match(body, end, end + 40):
+        return True
+    return boxed and body[end : end + 8].lstrip(" \t").startswith("!")
+
 
 def side_value(text: str) -> Fraction | None:
     """The exact value of `text` as one side of an equation, or None where it has none here."""

@@ -32,6 +32,7 @@ from stages.verifiers.math_context import (
     unescaped,
     visible_text,
 )
+from stages.verifiers.math_exact import factorial_after
 from stages.verifiers.math_explain import same_value
 from stages.verifiers.math_prefix import EQUIV_GAP, LIST_GAP, Final, check_prefix, grammar_problem
 from stages.verifiers.math_prose import bare_answer, final_sentence_answer, stated_in_sentence
@@ -64,9 +65,10 @@ _MARKER = re.compile(
     r"(?=[ \t]*[$(\\]*(?:boxed\{)?[ \t]*\(?[A-E]\)?[ \t]*\}?(?![\w{])))?)[ \t]*:?[ \t]*"
 )
 _WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
-# A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct"); the rest of
-# the sentence is checked like any text after a final answer (`math_commit.tail_problem`).
-_AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?P<word>\\?%|°|\\text\s*\{[^{}\n]{0,40}\}"
+# A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct", across a
+# spacing command "\\boxed{6}\\,\\text{m}"); the rest of the sentence is checked like any text
+# after a final answer (`math_commit.tail_problem`).
+_AFTER_BOX = re.compile(r"[ \t]*(?:\$|\\\)|\\\])?[ \t]*(?:\\[,;: ][ \t]*){0,2}(?P<word>\\?%|°|\\text\s*\{[^{}\n]{0,40}\}"
                         r"|\\mathrm\s*\{[^{}\n]{0,40}\}|[A-Za-z][A-Za-z/]{0,30}(?:\^\{?\d\}?)?"
                         r"(?:[ \t]+[A-Za-z]{1,30}){0,2})?")  # fmt: skip
 _BOX_LABEL = re.compile(
@@ -300,14 +302,10 @@ def _agree(body: str, finals: list[Final]) -> Extraction:
             return Extraction(
                 None, mode, "not_one_answer", f"the {final.kind} answer is not one answer: {e}"
             )
-    for final in finals:  # "$\boxed{5}!$" is 120: a "!" inside math is a factorial
-        if final.kind == "boxed" and body[final.end : final.end + 8].lstrip(" \t").startswith("!"):
-            return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the box")
+    for final in finals:  # "$\boxed{5}!$", "$\boxed{5}\,!$", "is 5!": 120, not 5
+        if factorial_after(body, final.end, final.kind == "boxed"):
+            return Extraction(None, mode, "not_one_answer", "a '!' (factorial) follows the answer")
     last = finals[-1]
-    if any(body.startswith("!", f.end) for f in finals):  # "\boxed{5}!", "is 5!": 5 or 120?
-        return Extraction(
-            None, mode, "not_one_answer", "a '!' right after the answer (a factorial?)"
-        )
     after = _CLOSE.match(body, last.end).end()  # type: ignore[union-attr]
     end = sentence_end(body, after, WINDOW)
     end = min(len(body), after + WINDOW) if end is None else min(len(body), end + 1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.math_tokens import FUNCS
 from stages.verifiers.math_units import split_unit
 
 _DROP = re.compile(
@@ -45,6 +46,16 @@ _DOUBLE_BACKSLASH_KNOWN = re.compile(
 _THOUSANDS = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DELIMITERS = re.compile(r"^(?:\\\(|\\\[)\s*|\s*(?:\\\)|\\\])$")
 _SPACED_THOUSANDS = re.compile(r"^-?\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+# a space wider than the thin one between two digits ("7\\qquad500", "12\\;345") separates two items;
+# only a thin space, a tie (1~000, round 9) or a unicode space between groups of three is a
+# thousands separator
+_WIDE_GAP = re.compile(
+    r"\d\s*(?:\\q?quad(?![a-zA-Z])|\\(?:en|thick|med)space(?![a-zA-Z])|\\hspace\*?\s*\{[^{}]*\}"
+    r"|\\[ :;>])\s*(?:\\[,;:!> ]\s*|~\s*)*\d"
+)
+# "6xyz", "4abc", "-3xyz": three or four letters right against a number, no function's name, are
+# its variables (a monomial), never a counted noun ("6 abc") nor words inside the expression
+_GLUED_LETTERS = re.compile(r"(?<![\w.\\])(\d+)([A-Za-z]{3,4})(?![\w({\\])")
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 # TeX's "{1 \over 2}" is \frac{1}{2}; a leading "\frac{-2}{3}" is -\frac{2}{3}
 _OVER = re.compile(r"\{\s*([^{}\\]{1,40}?)\s*\\over(?![a-zA-Z])\s*([^{}\\]{1,40}?)\s*\}")
@@ -191,6 +202,34 @@ def _unwrap_fonts(s: str) -> str:
     return s
 
 
+_OVER_CMD = re.compile(r"\\over(?![a-zA-Z])")
+_NOT_ONE_SIDE = re.compile(
+    r"[=<>,;]|\\(?:[lg]e|[lg]eq|ne|neq|approx|pm|mp|quad|qquad|text)(?![a-zA-Z])"
+)
+
+
+def _monomial(m: re.Match[str]) -> str:
+    letters = m.group(2)
+    if letters.lower() in FUNCS or "pi" in letters or "oo" in letters:
+        return m.group()
+    return m.group(1) + " " + " ".join(letters)
+
+
+def _top_over(s: str) -> str:
+    """TeX's "1 \\over 2" at the top of the answer divides all of it: \\frac{1}{2}. One \\over
+    only, outside every brace, between two sides that are no relation, list or text."""
+    found = list(_OVER_CMD.finditer(s))
+    if len(found) != 1:
+        return s
+    m = found[0]
+    left, right = s[: m.start()].strip(), s[m.end() :].strip()
+    if not left or not right or left.count("{") != left.count("}"):
+        return s
+    if _NOT_ONE_SIDE.search(left) or _NOT_ONE_SIDE.search(right):
+        return s
+    return "\\frac{" + left + "}{" + right + "}"
+
+
 def normalise(text: str) -> str:
     """Strip presentation (dollar signs, spacing, units, degree marks) from an extracted answer."""
     return normalise_answer(text)[0]
@@ -199,6 +238,7 @@ def normalise(text: str) -> str:
 def normalise_answer(text: str) -> tuple[str, str | None]:
     """(the answer in the parser's tokens, its unit's name or None)."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
+    wide = _WIDE_GAP.search(s) is not None
     if not _BEGIN.search(s):
         s = _DOUBLE_BACKSLASH_CMD.sub(lambda m: "\\", s)
     else:  # inside \begin{pmatrix}x\\y, \\ before a letter is a row break
@@ -227,7 +267,7 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
         unit = "mod " + next(g for g in modulus.groups() if g) if unit is None else "conflict"
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
         s = s.replace(",", ".")
-    s = _OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s)
+    s = _top_over(_OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s))
     s = (
         s.replace("\\$", "")
         .replace("\\%", "%")
@@ -238,6 +278,7 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s = _NEGATIVE_NUMERATOR.sub(
         lambda m: m.group(1) + "-\\frac{" + m.group(2) + "}{" + m.group(3) + "}", s
     )
+    s = _GLUED_LETTERS.sub(_monomial, s)
     s = _QUAD.sub(" ", s)  # "\quadx_2" is how some references separate answers
     s = _RELATION_CMD.sub(lambda m: " " + _RELATIONS[m.group()] + " ", s)
     s = _SUBSCRIPT.sub(lambda m: "_" + m.group(1), s)
@@ -253,6 +294,8 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     s = _PERCENT_WORD.sub("%", s)
     s = _AND.sub(", ", s).strip(" ,")
     s = s.strip().rstrip(".").strip()
-    if _THOUSANDS.match(s) or _SPACED_THOUSANDS.match(s):  # 12,000 and 12 000 (a thin space)
+    if _THOUSANDS.match(s) or (
+        _SPACED_THOUSANDS.match(s) and not wide
+    ):  # 12,000 and 12 000 (a thin space)
         s = s.replace(",", "").replace(" ", "")
     return s.strip(), unit

@@ -59,10 +59,31 @@ _HOMOGLYPHS = str.maketrans(
     "аеорсухіѕјһԁԛԝӏАВЕКМНОРСТХІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧον",
     "aeopcyxisjhdqwlABEKMHOPCTXIJSABEZHIKMNOPTYXov",
 )
-_SUPER = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True))
-_SUB = dict(zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True))
-_SUPER_RUN = re.compile("[" + "".join(_SUPER) + "]+")
-_SUB_RUN = re.compile("[" + "".join(_SUB) + "]+")
+
+
+def _scripts(tag: str) -> dict[str, str]:
+    """Every character that is one letter, digit or sign drawn raised (`<super>`) or lowered
+    (`<sub>`), with that character: NFKC would put 2ˣ, aᵇ, x₁ on the baseline (2x, ab, x1)."""
+    out = {}
+    for code in range(0xA0, 0x1E000):
+        parts = unicodedata.decomposition(chr(code)).split()
+        if len(parts) == 2 and parts[0] == tag:
+            out[chr(code)] = unicodedata.normalize("NFKC", chr(code))
+    return out
+
+
+_SUPER = _scripts("<super>") | dict(zip("⁺⁻⁼⁽⁾", "+-=()", strict=True))
+_SUB = _scripts("<sub>") | dict(zip("₊₋₌₍₎", "+-=()", strict=True))
+_SUPER_RUN = re.compile("[" + "".join(map(re.escape, _SUPER)) + "]+")
+_SUB_RUN = re.compile("[" + "".join(map(re.escape, _SUB)) + "]+")
+# "30º": the masculine ordinal sign is the degree sign of many keyboards, right after a number
+_ORDINAL_DEGREE = re.compile(r"(?<=\d)[ ]?º")
+# "5㎡": NFKC writes the squared and cubed unit signs with a baseline digit (m2, cm3)
+_SQUARE_UNITS = {
+    "㎟": "mm^2", "㎠": "cm^2", "㎡": "m^2", "㎢": "km^2",
+    "㎣": "mm^3", "㎤": "cm^3", "㎥": "m^3", "㎦": "km^3",
+}  # fmt: skip
+_SQUARE_TABLE = {ord(k): v for k, v in _SQUARE_UNITS.items()}
 _VULGAR = {
     "½": (1, 2),
     "⅓": (1, 3),
@@ -110,7 +131,17 @@ _LATEX_MIXED = re.compile(
 )
 
 
+# a digit that a command or a power takes as its one-token argument ("\\sqrt2\\frac12" is
+# sqrt(2)/2, "2^ 3\\frac12" is 2^3/2, "\\sqrt[3]2\\frac12"): no whole part of a mixed number
+_TAKES_ARGUMENT = re.compile(
+    r"(?:[\^_]|\\(?:sqrt|[dtc]?frac|[dt]?binom|overline|bar|hat|vec|tilde|dot|ddot|mathbf|mathrm"
+    r"|boldsymbol|bm|text|textbf|operatorname)|\\sqrt\s*\[[^\[\]]{0,20}\])\s*$"
+)
+
+
 def _latex_mixed(m: re.Match[str]) -> str:
+    if _TAKES_ARGUMENT.search(m.string, max(0, m.start() - 40), m.start()):
+        return m.group()
     whole = int(m.group(1))
     num, den = (
         (int(m.group(2)), int(m.group(3))) if m.group(2) else (int(m.group(4)), int(m.group(5)))
@@ -122,6 +153,12 @@ def _latex_mixed(m: re.Match[str]) -> str:
 
 def _vulgar(m: re.Match[str]) -> str:
     whole, (num, den) = m.group(1), _VULGAR[m.group(2)]
+    start = max(0, m.start() - 40)
+    if whole and (
+        m.string[start : m.start()].endswith("√")
+        or _TAKES_ARGUMENT.search(m.string, start, m.start())
+    ):
+        return f"{whole}\\frac{{{num}}}{{{den}}}"  # "√2½", "2^3½": a product, no mixed number
     if whole:
         num += int(whole) * den
     return f"\\frac{{{num}}}{{{den}}}"
@@ -155,6 +192,8 @@ def unify(text: str) -> str:
     if not text.isascii():
         text = text.translate(_MINUS).translate(_SPACES).translate(_ZERO_WIDTH)
         text = drop_invisible(text)  # every format character, not only the zero-width ones
+        text = _ORDINAL_DEGREE.sub("°", text)
+        text = text.translate(_SQUARE_TABLE)
         text = _SUPER_RUN.sub(lambda m: "^{" + "".join(_SUPER[c] for c in m.group()) + "}", text)
         text = _SUB_RUN.sub(lambda m: "_{" + "".join(_SUB[c] for c in m.group()) + "}", text)
         text = _VULGAR_RUN.sub(_vulgar, text)
@@ -162,7 +201,8 @@ def unify(text: str) -> str:
         text = text.translate(_SYMBOL_TABLE).translate(_HOMOGLYPHS)
         # NFKC: full-width forms (１２, （, ％), ligatures, ℃ and the like; after the steps above,
         # because it would turn ² into 2 and ½ into 1⁄2.
-        text = fold_lookalikes(unicodedata.normalize("NFKC", text))
+        # and the symbols again after it: math-italic 𝜋 is π only once NFKC has run
+        text = fold_lookalikes(unicodedata.normalize("NFKC", text).translate(_SYMBOL_TABLE))
         text = _ascii_digits(text).translate(_MINUS).translate(_SPACES)
     if "..." in text or "\u2026" in text:
         text = repeating_dots(text)

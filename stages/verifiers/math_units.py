@@ -160,11 +160,29 @@ def split_unit(text: str) -> tuple[str, str | None]:
     tail = _TAIL.search(text)
     if tail:
         found = _lookup(tail.group("unit"), wrapped)
+        if found is not None and not wrapped and _variables(text, tail):
+            found = None  # "2mg", "5m^2", "2\\pi hr": a product of variables as much as a unit
         if found is not None:
             if unit is not None and unit != found:
                 return text, "conflict"  # "$5 euros"
             unit, text = found, text[: tail.start()].rstrip()
     return text, unit
+
+
+# an abbreviation of one to three letters, with a power or not ("mg", "hr", "m^2", "cm^{3}")
+_ABBREVIATION = re.compile(r"[A-Za-z]{1,3}(?:\s*\^\s*\{?\s*\d\s*\}?)?")
+
+
+def _variables(text: str, tail: re.Match[str]) -> bool:
+    """Whether the letters of an unwrapped unit abbreviation are as much a product of variables:
+    written right against the number ("2mg", "6m^3"), one letter with a power ("5 m^2"), or after \\pi
+    ("2\\pi hr"). Only a unit in \\text{}/\\mathrm{} or spelled as a word is a unit there."""
+    unit = tail.group("unit").strip()
+    if not _ABBREVIATION.fullmatch(unit):
+        return False
+    glued = not text[tail.start() : tail.start("unit")]
+    one_letter_power = "^" in unit and not unit[1].isalpha()  # "5 m^2", never "24 cm^2"
+    return glued or one_letter_power or text[: tail.start()].endswith("\\pi")
 
 
 # "5K" is 5 kelvin or 5 thousand: only a reference in kelvin says which.
