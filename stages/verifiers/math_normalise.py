@@ -235,8 +235,8 @@ def normalise(text: str) -> str:
     return normalise_answer(text)[0]
 
 
-def normalise_answer(text: str) -> tuple[str, str | None]:
-    """(the answer in the parser's tokens, its unit's name or None)."""
+def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | None]:
+    """(the answer in the parser's tokens, its unit's name or None); `glued_units`: `split_unit`'s."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
     wide = _WIDE_GAP.search(s) is not None
     if not _BEGIN.search(s):
@@ -262,7 +262,7 @@ def normalise_answer(text: str) -> tuple[str, str | None]:
     modulus = _MODULUS.search(s)
     if modulus:
         s = s[: modulus.start()]
-    s, unit = split_unit(s)
+    s, unit = split_unit(s, glued_units)
     if modulus:
         unit = "mod " + next(g for g in modulus.groups() if g) if unit is None else "conflict"
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands

@@ -74,10 +74,11 @@ def _solution_set(text: str) -> str:
     return "\\{" + ", ".join(v.strip() for v in values) + "\\}"
 
 
-def read(text: str) -> Read:
-    """The answer `text` states, or ReadError."""
+def read(text: str, glued_units: bool = False) -> Read:
+    """The answer `text` states, or ReadError. `glued_units`: read "12kg" as 12 kilograms, for a
+    reference without variables (against "2mg" the letters are variables: `math_units._variables`)."""
     unified = _solution_set(unify(text))
-    normalised, unit = normalise_answer(unified)
+    normalised, unit = normalise_answer(unified, glued_units)
     if unit == "conflict":
         raise ReadError("two different units on one answer")
     try:

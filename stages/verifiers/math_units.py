@@ -142,9 +142,10 @@ def _unwrap_text_commands(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
-def split_unit(text: str) -> tuple[str, str | None]:
+def split_unit(text: str, glued_units: bool = False) -> tuple[str, str | None]:
     """(the answer without its unit, the unit's name or None). A trailing word that is not on the
-    list stays in the text, where the parser will refuse it."""
+    list stays in the text, where the parser will refuse it. With `glued_units` (an answer to a
+    reference without variables) a listed abbreviation glued to the number is its unit ("12kg")."""
     unit = None
     text = _SPACING.sub(" ", text)  # "5\\,\\text{cm}"
     prefix = _PREFIX_CURRENCY.match(text)
@@ -160,7 +161,7 @@ def split_unit(text: str) -> tuple[str, str | None]:
     tail = _TAIL.search(text)
     if tail:
         found = _lookup(tail.group("unit"), wrapped)
-        if found is not None and not wrapped and _variables(text, tail):
+        if found is not None and not wrapped and not glued_units and _variables(text, tail):
             found = None  # "2mg", "5m^2", "2\\pi hr": a product of variables as much as a unit
         if found is not None:
             if unit is not None and unit != found:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stages.verifiers.config import MathVerifierConfig
+from stages.verifiers.math_chains import symbols_of
 from stages.verifiers.math_choice import CHOICE, choice_with_value, letter
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_confusables import mixed_script_word
@@ -247,7 +248,9 @@ class MathVerifier:
             answer, ref = chosen  # the same letter: its two values are compared below
         else:
             try:
-                answer_read = read(found.text)
+                # "12kg" for "12" or "5 cm": a glued abbreviation is the answer's unit where the
+                # reference has no variables; for "2mg" its letters are variables (round 25)
+                answer_read = read(found.text, glued_units=not symbols_of(ref))
             except MathParseError as e:
                 chosen = _choice_verdict(found.text, reference, details)
                 if isinstance(chosen, Verdict):

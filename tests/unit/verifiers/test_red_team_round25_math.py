@@ -152,3 +152,50 @@ def test_the_round_25_variant_is_not_paid(response: str, reference: str) -> None
 def test_the_round_25_right_answer_is_paid(response: str, reference: str) -> None:
     verdict = VERIFIER.verify(response, reference)
     assert verdict.passed, verdict.reason
+
+
+# 7. a unit abbreviation glued to the answer's number is that unit again where the reference has
+# no variables (a number, or a number with a unit); against a reference with variables it stays
+# a product ("2kg" is no "2mg", a bare 2 no "2mg")
+GLUED_UNIT_WRONG = [
+    ("The answer is 12kg.", "12 \\text{ g}"),
+    ("The answer is $\\boxed{2kg}$.", "2mg"),
+    ("The answer is $\\boxed{2}$.", "2mg"),
+    ("The answer is 12kg.", "13"),
+    ("The answer is 12kg.", "2mg"),
+    ("The answer is $\\boxed{5}$.", "5m^2"),
+    ("The answer is 5cm.", "5 \\text{ m}"),
+    ("The speed is 60mph.", "60 \\text{ km/h}"),
+]
+GLUED_UNIT_RIGHT = [
+    ("The answer is 12kg.", "12"),
+    ("The answer is 5cm.", "5 \\text{ cm}"),
+    ("The speed is 60mph.", "60"),
+    ("The mass is 3kg.", "3 \\text{ kg}"),
+    ("The answer is $\\boxed{5cm}$.", "5 \\text{ cm}"),
+    ("The speed is 60mph.", "60 mph"),
+    ("The length is 5cm.", "5 cm"),
+    ("The mass is 3kg.", "3000 \\text{ g}"),
+]
+
+
+@pytest.mark.parametrize(
+    ("response", "reference"),
+    GLUED_UNIT_WRONG,
+    ids=[f"glued_wrong{i}" for i in range(len(GLUED_UNIT_WRONG))],
+)
+def test_a_glued_unit_pays_no_other_quantity(response: str, reference: str) -> None:
+    verdict = VERIFIER.verify(response, reference)
+    assert not verdict.passed, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("response", "reference"),
+    GLUED_UNIT_RIGHT,
+    ids=[f"glued_right{i}" for i in range(len(GLUED_UNIT_RIGHT))],
+)
+def test_a_glued_unit_is_a_unit_against_a_reference_without_variables(
+    response: str, reference: str
+) -> None:
+    verdict = VERIFIER.verify(response, reference)
+    assert verdict.passed, verdict.reason
