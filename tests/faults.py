@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import sqlalchemy as sa
 
@@ -91,3 +92,28 @@ def sqlite_write_lock(path: str, hold_s: float | None = None) -> Iterator[None]:
         if timer is not None:
             timer.join()
         release()
+
+
+@contextmanager
+def small_tmpfs(folder: Path, size: str) -> Iterator[Path]:
+    """A real tmpfs of `size` mounted at `folder` (made here), unmounted after. Mounting needs
+    root: elsewhere the test skips, but under CI (root) not getting one fails it."""
+    import os
+    import subprocess
+
+    import pytest
+
+    folder.mkdir()
+    problem = "mounting a small tmpfs needs root" if os.geteuid() != 0 else ""
+    if not problem:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                              capture_output=True, text=True)  # fmt: skip
+        problem = done.stderr.strip() if done.returncode else ""
+    if problem:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must exercise a real full disk: {problem}")
+        pytest.skip(f"{problem}: the real full-disk path is not exercised here")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

@@ -6,8 +6,6 @@ the blob GC's reads past the retries (or with an error that is not transient) pa
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from stages.rl.session import RLSession
 from stages.types import StageContext
 from store.blobs import BlobStore
 from store.log import EventLog
+from tests.faults import small_tmpfs
 from tests.scenario.test_checkpoints_on_disk import _at_rl
 
 
@@ -95,20 +94,8 @@ def test_a_checkpoint_save_raising_runtime_error_pauses_the_run(
 @pytest.fixture
 def tiny_disk(tmp_path: Path):
     """A 1 MiB tmpfs. Under CI (we are root there) not getting one is a failure, not a skip."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if os.geteuid() != 0:
-        problem = "mounting a small tmpfs needs root"
-    else:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                              capture_output=True, text=True)  # fmt: skip
-        problem = done.stderr.strip() if done.returncode else ""
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must exercise a real full disk: {problem}")
-        pytest.skip(f"{problem}: the real full-disk path is not exercised here")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    with small_tmpfs(tmp_path / "disk", "1m") as mount:
+        yield mount
 
 
 @pytest.mark.slow

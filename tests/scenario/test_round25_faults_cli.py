@@ -26,6 +26,7 @@ from store.keyed import KEY_ENV
 from store.leases import LeaseTable
 from store.log import EventLog
 from tests.cli_runner import rlvr
+from tests.faults import small_tmpfs
 from tests.tampering import synthetic_run, write_key
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,21 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def disk_of_8k(tmp_path: Path):
-    """An 8 KiB tmpfs: a write that fits in part is cut short. Under CI (root) not getting one is
-    a failure, not a skip."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    problem = "mounting a small tmpfs needs root" if os.geteuid() != 0 else ""
-    if not problem:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(mount)],
-                              capture_output=True, text=True)  # fmt: skip
-        problem = done.stderr.strip() if done.returncode else ""
-    if problem:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must exercise a real full disk: {problem}")
-        pytest.skip(f"{problem}: a partly full disk is not exercised here")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
+    """An 8 KiB tmpfs: a write that fits in part is cut short."""
+    with small_tmpfs(tmp_path / "disk", "8k") as mount:
+        yield mount
 
 
 def _env(**extra: str) -> dict[str, str]:
