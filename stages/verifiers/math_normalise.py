@@ -235,6 +235,23 @@ def normalise(text: str) -> str:
     return normalise_answer(text)[0]
 
 
+# one spelling of the same thing, and the operators as the grammar writes them
+_SAME_COMMANDS = (
+    ("\\$", ""),
+    ("\\%", "%"),
+    ("\\dfrac", "\\frac"),
+    ("\\tfrac", "\\frac"),
+    ("\\cfrac", "\\frac"),
+)
+_OPERATORS = (("\\cdot", "*"), ("\\times", "*"), ("\\div", "/"), ("\\infty", "oo"))
+
+
+def _replaced(s: str, pairs: tuple[tuple[str, str], ...]) -> str:
+    for old, new in pairs:
+        s = s.replace(old, new)
+    return s
+
+
 def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | None]:
     """(the answer in the parser's tokens, its unit's name or None); `glued_units`: `split_unit`'s."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
@@ -268,13 +285,7 @@ def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | N
     if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
         s = s.replace(",", ".")
     s = _top_over(_OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s))
-    s = (
-        s.replace("\\$", "")
-        .replace("\\%", "%")
-        .replace("\\dfrac", "\\frac")
-        .replace("\\tfrac", "\\frac")
-        .replace("\\cfrac", "\\frac")
-    )
+    s = _replaced(s, _SAME_COMMANDS)
     s = _NEGATIVE_NUMERATOR.sub(
         lambda m: m.group(1) + "-\\frac{" + m.group(2) + "}{" + m.group(3) + "}", s
     )
@@ -285,12 +296,7 @@ def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | N
     s = _DROP.sub(" ", s)
     # \text{cm} after a number is a unit; \text{...} alone may be the answer's only content.
     s = _TEXT.sub(lambda m: " " + m.group(1) + " ", s)
-    s = (
-        s.replace("\\cdot", "*")
-        .replace("\\times", "*")
-        .replace("\\div", "/")
-        .replace("\\infty", "oo")
-    )
+    s = _replaced(s, _OPERATORS)
     s = _PERCENT_WORD.sub("%", s)
     s = _AND.sub(", ", s).strip(" ,")
     s = s.strip().rstrip(".").strip()
