@@ -236,6 +236,18 @@ def _sqlite_on_connect(dbapi_conn: Any, _record: Any, busy_ms: int) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
     cursor.close()
+    dbapi_conn.text_factory = _text_or_bytes
+
+
+def _text_or_bytes(raw: bytes) -> str | bytes:
+    """SQLite TEXT as str; text that is not UTF-8 (a row written by hand: `CAST(X'FF' AS
+    TEXT)`) as the bytes it holds, which every reader refuses as a value that is not text, naming
+    its row and table, as it refuses a BLOB there. sqlite3's own decoding raised 'Could not
+    decode' out of the whole read: one such side-table row hid every run (round 26, log 001)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
 
 
 def _sqlite_on_begin(conn: Any) -> None:

@@ -48,6 +48,13 @@ def listed_id_problem(run_id: object) -> str | None:
     return f"invalid run id {run_id!r:.80}: {problem} (written into the store by hand?)"
 
 
+def listed_text(value: object) -> object:
+    """A store's text as a run list writes it: text, a number or None as it is; anything else
+    (the bytes of an id or type that is not UTF-8, round 26 log 011) as its repr, which JSON
+    and a terminal can carry."""
+    return value if value is None or isinstance(value, str | int | float) else repr(value)
+
+
 def run_path(root: Path, run_id: str) -> Path:
     """`root / run_id`, the run's directory: the id is checked first, since one read from the
     store is not trusted (a row copied under `../../x`, its chain recomputed, would name a path

@@ -150,9 +150,12 @@ def _deleted_rows(log: EventLog, listed: set[str]) -> list[dict]:
 
 def _broken_row(summary: RunSummary, error: Exception) -> dict:
     """A run whose log does not fold: listed by name, with what is wrong, beside the others."""
+    from store.run_ids import listed_text
+
     return {
-        "run_id": summary.run_id, "state": "unreadable", "step": None, "last_metrics": {},
-        "last_event": summary.last_type, "last_event_at": summary.last_recorded_at,
+        "run_id": listed_text(summary.run_id), "state": "unreadable", "step": None,
+        "last_metrics": {}, "last_event": listed_text(summary.last_type),
+        "last_event_at": listed_text(summary.last_recorded_at),
         "lease_holder": None, "health": "broken", "parent": None, "error": str(error),
         "hidden": False,
     }  # fmt: skip

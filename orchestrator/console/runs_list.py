@@ -24,7 +24,7 @@ from store.labels import RunLabels
 from store.leases import LeaseTable, LeaseUnreadable
 from store.log import EventLog, RunSummary
 from store.projections import RunState
-from store.run_ids import listed_id_problem
+from store.run_ids import listed_id_problem, listed_text
 
 # The metrics a row shows, as the driver logs them (MetricsRecorded) and `rlvr status` names them.
 ROW_METRICS = ("reward_mean", "verify_rate", "kl")
@@ -96,10 +96,10 @@ class RunsList:
     ) -> dict[str, Any]:
         run_id = summary.run_id
         base = {
-            "run_id": run_id,
+            "run_id": listed_text(run_id),
             "last_seq": summary.last_seq,
-            "last_event": summary.last_type,
-            "last_event_at": summary.last_recorded_at,
+            "last_event": listed_text(summary.last_type),
+            "last_event_at": listed_text(summary.last_recorded_at),
         }
         if (invalid := listed_id_problem(run_id)) is not None:  # no command reads it
             return {**base, **_broken(invalid)}

@@ -52,18 +52,27 @@ class ScheduledRun(BaseModel):
         return cron
 
 
+_DAY_S, _WEEK_S = 86_400.0, 7 * 86_400.0
+
+
 class SupervisorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    interval_s: float = Field(15.0, gt=0, description="Seconds between scans for orphaned runs.")
+    # upper bounds a scheduler and a datetime can hold (1e300 overflowed in APScheduler, round 26)
+    interval_s: float = Field(
+        15.0, gt=0, le=_DAY_S, description="Seconds between scans for orphaned runs."
+    )
     max_restarts: int = Field(5, ge=0, description="Restarts per run before it is failed.")
     backoff_base_s: float = Field(
-        5.0, ge=0, description="Wait before restart n is base * 2**(n-1) seconds."
+        5.0, ge=0, le=_DAY_S, description="Wait before restart n is base * 2**(n-1) seconds."
     )
     backoff_max_s: float = Field(
-        600.0, ge=0, description="Upper bound on the wait between restarts."
+        600.0, ge=0, le=_WEEK_S, description="Upper bound on the wait between restarts."
     )
     grace_s: float = Field(
-        30.0, ge=0, description="A run with no lease row is orphaned only after this long quiet."
+        30.0,
+        ge=0,
+        le=_WEEK_S,
+        description="A run with no lease row is orphaned only after this long quiet.",
     )
     schedule: list[ScheduledRun] = Field(
         default_factory=list, description="Runs started on a schedule."
