@@ -24,3 +24,9 @@ class UnknownRunError(StoreError):
 
 class SequenceGapError(StoreError):
     """Events handed to a fold skip a `seq`: the history is incomplete."""
+
+
+class BadExportError(StoreError):
+    """An export file that is not one to import: no file, not UTF-8 text, no row, or a line that
+    is not a row the readers would read (`FILE:LINE: ...`). Bad input, refused (exit 2) before any
+    store is written; a broken chain is an `IntegrityError`'s matter (`import_check`)."""

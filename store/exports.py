@@ -18,10 +18,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from store.errors import PayloadMismatchError, StoreError
+from store.errors import BadExportError, PayloadMismatchError, StoreError
 from store.events import EVENT_TYPES
+from store.import_fold import RowCheck, check_readable
 from store.keyed import Head
 from store.log import EventLog, StoredEvent
+from store.run_ids import MAX_RUN_ID, name_problem
 from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
 from store.upcasters import upcast
 from store.verification import payload_problem
@@ -64,19 +66,24 @@ def export_lines(log: EventLog, run_id: str) -> Iterator[str]:
     yield json.dumps({"head": head.to_json()}, sort_keys=True) + "\n"
 
 
-def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
+def read_export(
+    path: Path, check: RowCheck | None = None
+) -> tuple[list[StoredEvent], Head | None, list[int]]:
     """The rows of an export file, its head line (None when there is none), and the seqs marked
     as ends of batches (none in older exports). Every row is checked against its event's schema
-    (the readers read payloads as stored), and a file with no row is refused: `StoreError` with
-    the file and line, before any store is written."""
+    (the readers read payloads as stored), then folded as the readers fold it, and given to
+    `check` (the layers above: the recorded config); a file with no row is refused: `BadExportError`
+    with the file and line, before any store is written."""
     if not path.is_file():  # a FIFO or a folder is there, but is not a file to read
-        raise StoreError(f"{path}: " + ("not a regular file" if path.exists() else "no such file"))
+        raise BadExportError(
+            f"{path}: " + ("not a regular file" if path.exists() else "no such file")
+        )
     try:
         text = read_utf8(path)
     except NotUTF8Error as e:
-        raise StoreError(str(e)) from e
+        raise BadExportError(str(e)) from e
     except OSError as e:
-        raise StoreError(f"{path}: cannot read: {e.strerror or e}") from e
+        raise BadExportError(f"{path}: cannot read: {e.strerror or e}") from e
     rows: list[StoredEvent] = []
     batch_ends: list[int] = []
     head: Head | None = None
@@ -85,7 +92,7 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
         if not line.strip():
             continue
         if head is not None:
-            raise StoreError(f"{path}:{number}: a row after the head line (spliced exports?)")
+            raise BadExportError(f"{path}:{number}: a row after the head line (spliced exports?)")
         try:
             data = json.loads(line)
             if not isinstance(data, dict):  # `[1]` or `"row"`: no field to read (round 19)
@@ -100,7 +107,9 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
                 batch_ends.append(data["seq"])
             rows.append(StoredEvent(**data))
         except RecursionError as e:  # the decoder recurses per level of nesting
-            raise StoreError(f"{path}:{number}: not an exported event (nested too deeply)") from e
+            raise BadExportError(
+                f"{path}:{number}: not an exported event (nested too deeply)"
+            ) from e
         except (
             json.JSONDecodeError,
             TypeError,
@@ -109,9 +118,12 @@ def read_export(path: Path) -> tuple[list[StoredEvent], Head | None, list[int]]:
             OverflowError,
             StoreError,
         ) as e:
-            raise StoreError(f"{path}:{number}: not an exported event ({_first_line(e)})") from e
+            raise BadExportError(
+                f"{path}:{number}: not an exported event ({_first_line(e)})"
+            ) from e
     if not rows:
-        raise StoreError(f"{path}: no events to import (an empty export)")
+        raise BadExportError(f"{path}: no events to import (an empty export)")
+    check_readable(rows, seen, path, check)
     return rows, head, batch_ends
 
 
@@ -171,6 +183,9 @@ def _check_schema(data: dict) -> None:
             # a lone surrogate (`"\ud800"` in the file) hashed into a UnicodeEncodeError that named
             # no file or line (red team round 20, log 001/002)
             raise ValueError(f"its {column} is not UTF-8 text (a lone surrogate)")
+    problem = name_problem(data["run_id"], MAX_RUN_ID)
+    if problem is not None:  # named by its line, as every other refusal (round 26, log 031)
+        raise ValueError(f"invalid run id {data['run_id']!r:.80}: {problem}")
     payload = data["payload"]
     if not isinstance(payload, dict):
         raise ValueError("its payload is not a JSON object")

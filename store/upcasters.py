@@ -118,7 +118,16 @@ def upcast(type_name: str, schema_version: int, payload: Payload) -> Payload:
         step = UPCASTERS.get((type_name, version))
         if step is None:
             raise StoreError(f"no upcaster for {type_name} v{version} -> v{version + 1}")
-        payload = step(payload)
+        try:
+            payload = step(payload)
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            # an old row of the wrong shape (`"metrics": [1, 2]`): refused as a payload that does
+            # not fit (a TypeError: the readers' `payload_mismatch`, the import's file:line), not
+            # an AttributeError out of the upcaster (red team round 26, log 013)
+            raise TypeError(
+                f"{type_name} v{version}: a payload its upcaster to v{version + 1} cannot read "
+                f"({e})"
+            ) from e
         version += 1
     if version > cls.schema_version:
         raise StoreError(

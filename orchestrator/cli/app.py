@@ -37,7 +37,7 @@ from orchestrator.cli.status_command import runs_app, status
 from orchestrator.errors import ConfigError, OrchestratorError, UsageError
 from orchestrator.terminal import plain
 from stages.errors import StageError
-from store.errors import StoreError, UnknownRunError
+from store.errors import BadExportError, StoreError, UnknownRunError
 from store.run_ids import InvalidRunIdError
 
 if TYPE_CHECKING:
@@ -343,7 +343,7 @@ def main() -> None:
         # error line and exit 1, not "Exception ignored" and exit 120.
         sys.stdout.flush()
         sys.exit(code if isinstance(code, int) else 0)
-    except (ConfigError, UsageError, InvalidRunIdError, UnknownRunError) as e:
+    except (ConfigError, UsageError, InvalidRunIdError, UnknownRunError, BadExportError) as e:
         _fail(e, 2)  # bad input: nothing was written
     except (OrchestratorError, StoreError, StageError) as e:
         _fail(e, 1)

@@ -31,6 +31,8 @@ from store.run_ids import run_path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from store.rows import StoredEvent
+
 # Each command imports what reads the log (the store and SQLAlchemy, the projections, pydantic
 # events) when it runs: `rlvr --help` and `rlvr check` never need them.
 
@@ -151,7 +153,9 @@ def events(
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
-        export = read_export(Path(argument))  # a bad or empty file creates no store,
+        export = read_export(
+            Path(argument), _recorded_config
+        )  # a bad or empty file creates no store,
         checked_import(
             export[0], export[1], ChainKey.from_env(), export[2]
         )  # nor does a broken chain
@@ -274,3 +278,18 @@ def verify(run_id: RunArgument, store: StoreOption = None) -> None:
 
 
 COMMANDS = (events, verify, why, report, replay, sink)
+
+
+def _recorded_config(stored: StoredEvent) -> None:
+    """An imported `RunStarted`'s config as the readers take it (`lifecycle.config_of`): a config
+    no reader can use (`"grpo": [1]`, which `sink` met as a bare TypeError) is refused by the
+    import, naming its file and line (red team round 26, log 015)."""
+    from orchestrator.config import validate_config
+    from orchestrator.errors import ConfigError
+
+    if stored.type != "RunStarted":
+        return
+    try:
+        validate_config(stored.fields()["config"], source="its recorded config")
+    except ConfigError as e:
+        raise ValueError(str(e)) from e

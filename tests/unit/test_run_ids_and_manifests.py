@@ -71,8 +71,8 @@ def test_importing_a_log_with_a_path_like_run_id_is_refused(
     result = rlvr(capsys, "events", "import", str(export), "--store", store_url)
     assert result.code == 2, result.err
     assert result.error_lines == [
-        f"error: invalid run id {evil!r}: letters, digits, '.', '_' and '-', starting with a "
-        "letter or digit, no '..'"
+        f"error: {export}:1: not an exported event (invalid run id {evil!r}: letters, digits, '.', '_' and '-', starting with a "
+        "letter or digit, no '..')"
     ]
     target = EventLog(store_url)
     try:
