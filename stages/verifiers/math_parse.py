@@ -376,15 +376,16 @@ def _parsed(tokens: list[tuple[str, str]], letter_products: bool) -> Node:
     return node
 
 
-# Words are compared without case ("Even" is "even", "YES" "yes"), but an all-capital run of
-# letters that is no word is its own variables: "XYZ" or "LWH" is no "xyz" or "lwh"
+# Words are compared without case ("Even" is "even", "YES" "yes"), but a run of letters with
+# capitals that is no word is its own variables: "XYZ", "LWH" or "Xyz" is no "xyz" or "lwh"
 _CASE_WORDS = frozenset(("yes", "odd", "all", "not", "any", "one", "two", "six", "ten", "and"))
 
 
 def _case(value: str) -> str:
     low = value.lower()
-    if value == low or value[1:] == low[1:] or sum(c in "aeiou" for c in low) >= 2:
-        return low
+    vowels = sum(c in "aeiou" for c in low)
+    if value == low or (value[1:] == low[1:] and vowels) or vowels >= 2:
+        return low  # "Even", "Left", "TRUE"; "Xyz" keeps its capital X
     return low if low in _CASE_WORDS else value
 
 

@@ -88,8 +88,11 @@ def _solution_set(text: str) -> str:
 def read(text: str, glued_units: bool = False) -> Read:
     """The answer `text` states, or ReadError. `glued_units`: read "12kg" as 12 kilograms, for a
     reference without variables (against "2mg" the letters are variables: `math_units._variables`)."""
-    unified = _solution_set(unify(text))
-    if not unified.isascii():  # 2θ, hν: Greek letters are their commands, never Latin look-alikes
+    # 2θ, hν, αx: Greek letters are their commands, never Latin look-alikes (before the look-alike
+    # fold of a mixed word, and again after NFKC has made math-italic 𝜃 a θ)
+    unified = text if text.isascii() else text.translate(_GREEK_LETTERS)
+    unified = _solution_set(unify(unified))
+    if not unified.isascii():
         unified = unified.translate(_GREEK_LETTERS)
     normalised, unit = normalise_answer(unified, glued_units)
     if unit == "conflict":

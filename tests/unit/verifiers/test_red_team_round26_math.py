@@ -77,12 +77,16 @@ WRONG = [
     ("The volume is $\\boxed{LWH}$.", "lwh"),
     ("The answer is $\\boxed{ABC}$.", "abc"),
     ("The answer is $\\boxed{xyz}$.", "XYZ"),
+    ("The answer is $\\boxed{Xyz}$.", "xyz"),
+    ("The answer is $\\boxed{PQR}$.", "pqr"),
     # 8. Greek ν is \\nu, no Latin v
     ("The answer is $\\boxed{\\frac{ν}{2}}$.", "\\frac{v}{2}"),
     ("The answer is $\\boxed{3ν}$.", "3v"),
     ("The answer is $\\boxed{ν^2}$.", "v^2"),
     ("The answer is $\\boxed{2ω}$.", "2w"),
     ("The answer is $\\boxed{2α}$.", "2a"),
+    ("The answer is $\\boxed{αx}$.", "ax"),
+    ("The answer is $\\boxed{xτ}$.", "xt"),
     # 9. "at", "by" among other math are products of letters; a bar outside |...| opens one
     ("The answer is $\\boxed{\\frac{1}{2}at^2}$.", "\\frac{1}{2}(at)^2"),
     ("The answer is $\\boxed{2|x|}$.", "2x"),
@@ -119,6 +123,8 @@ RIGHT = [
     # 7. an all-capital run of letters that is no word keeps its case
     ("The answer is $\\boxed{EVEN}$.", "even"),
     ("The answer is $\\boxed{Even}$.", "even"),
+    ("The answer is $\\boxed{Left}$.", "left"),
+    ("The answer is $\\boxed{YES}$.", "yes"),
     ("The answer is $\\boxed{xyz}$.", "xyz"),
     # 8. Greek ν is \\nu, no Latin v; Unicode Greek letters are their commands
     ("The answer is $\\boxed{hν}$.", "h\\nu"),
@@ -127,6 +133,8 @@ RIGHT = [
     ("The answer is $\\boxed{λ/2}$.", "\\frac{\\lambda}{2}"),
     ("The answer is $\\boxed{αβ}$.", "\\alpha\\beta"),
     ("The answer is $\\boxed{Δx}$.", "\\Delta x"),
+    ("The answer is $\\boxed{αx}$.", "\\alpha x"),
+    ("The answer is $\\boxed{3ν + 1}$.", "3\\nu+1"),
     # 9. "at", "by" among other math are products of letters; a bar outside |...| opens one
     ("The answer is $\\boxed{\\frac{1}{2}at^2}$.", "\\frac{1}{2}a t^2"),
     ("The answer is $\\boxed{ax+by}$.", "a x + b y"),
