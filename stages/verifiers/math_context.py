@@ -226,7 +226,7 @@ def sentence_end(text: str, start: int, limit: int) -> int | None:
         elif ch == "}":
             depth = max(depth - 1, 0)
         elif _ends(text, i, math, depth):
-            return i
+            return i + 1 if text[i - 2 : i + 1] == "..." else i  # "2.7...": its ellipsis is kept
         i += 1
     return len(text) if stop == len(text) else None
 

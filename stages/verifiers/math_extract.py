@@ -64,7 +64,8 @@ _MARKER = re.compile(
     # "the answer is option B", "option $\boxed{(C)}$": only before a choice's letter (round 21)
     r"(?=[ \t]*[$(\\]*(?:boxed\{)?[ \t]*\(?[A-E]\)?[ \t]*\}?(?![\w{])))?)[ \t]*:?[ \t]*"
 )
-_WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|\.)+$")
+# a full stop is trimmed, never an ellipsis: "2.7..." goes on (`math_normalise` refuses it)
+_WRAPPERS = re.compile(r"^(?:\s|\$|\\\(|\\\[|\*\*)+|(?:\s|\$|\\\)|\\\]|\*\*|(?<!\.\.)\.(?!\.))+$")
 # A unit may follow a box and is read with it ("\\boxed{5} cm", "$\\boxed{28}$ pct", across a
 # spacing command "\\boxed{6}\\,\\text{m}"); the rest of the sentence is checked like any text
 # after a final answer (`math_commit.tail_problem`).

@@ -10,8 +10,11 @@ import re
 from stages.verifiers.math_tokens import FUNCS
 from stages.verifiers.math_units import split_unit
 
+# the dot right after \left, \right or a \big.. is a null delimiter (\left.5\right. is 5), dropped
+# with its command, never left behind as a decimal point (.5)
 _DROP = re.compile(
-    r"(?<!\\)\\(left|right|displaystyle|!|,|;|:|quad|qquad|big|Big|bigl|bigr)(?![a-zA-Z])|(?<!\\)\\ "
+    r"(?<!\\)\\(?:(?:left|right|[bB]igg?[lrm]?)(?![a-zA-Z])(?:\s*\.)?"
+    r"|(?:displaystyle|!|,|;|:|quad|qquad)(?![a-zA-Z]))|(?<!\\)\\ "
 )
 _TEXT = re.compile(r"\\(?:text|textbf|textnormal|mathrm|mathbf|operatorname|mbox)\s*\{([^{}]*)\}")
 _ONLY_TEXT = re.compile(r"^\\(?:text|textbf|textnormal|mathrm|mbox)\s*\{\s*\(?([^{}()]*?)\)?\s*\}$")
@@ -31,6 +34,7 @@ _RELATION_CMD = re.compile(r"\\(?:leqslant|geqslant|leq|geq|le|ge|lt|gt|neq|ne)(
 _PERCENT_WORD = re.compile(r"(?<=[\d}])\s*(?:percentage|per cent|percent|pct)\b|(?<=[\d}])\s+%")
 _AND = re.compile(r"\s*,?\s*\band\b\s*")
 _SUBSCRIPT = re.compile(r"_\{([A-Za-z0-9]{1,8})\}")
+_ELLIPSIS_END = re.compile(r"(?:\.\.\.|\u2026|\\[lcv]?dots(?![a-zA-Z]))\s*\.?$")
 _QUAD = re.compile(r"\\q?quad")
 _BARE_NAME = re.compile(r"^\s*[A-Za-z]\s*=?\s*$")
 _DECIMAL_COMMA = re.compile(r"^-?(?:\d+,\d{2}|0,\d+|\d+,\d{4,})$")
@@ -252,6 +256,11 @@ def _replaced(s: str, pairs: tuple[tuple[str, str], ...]) -> str:
     return s
 
 
+def _glued(s: str, end: int) -> bool:
+    """A letter or digit right after a braced subscript's closing brace."""
+    return end < len(s) and s[end].isalnum()
+
+
 def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | None]:
     """(the answer in the parser's tokens, its unit's name or None); `glued_units`: `split_unit`'s."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
@@ -292,14 +301,18 @@ def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | N
     s = _GLUED_LETTERS.sub(_monomial, s)
     s = _QUAD.sub(" ", s)  # "\quadx_2" is how some references separate answers
     s = _RELATION_CMD.sub(lambda m: " " + _RELATIONS[m.group()] + " ", s)
-    s = _SUBSCRIPT.sub(lambda m: "_" + m.group(1), s)
+    # a braced subscript ends at its brace: a_{1}2 is a_1 times 2, x_{1}x_{2} a product (no a_12)
+    s = _SUBSCRIPT.sub(lambda m: "_" + m.group(1) + " " * _glued(s, m.end()), s)
     s = _DROP.sub(" ", s)
     # \text{cm} after a number is a unit; \text{...} alone may be the answer's only content.
     s = _TEXT.sub(lambda m: " " + m.group(1) + " ", s)
     s = _replaced(s, _OPERATORS)
     s = _PERCENT_WORD.sub("%", s)
     s = _AND.sub(", ", s).strip(" ,")
-    s = s.strip().rstrip(".").strip()
+    s = s.strip()
+    # "3.14..." and "1, 2, 3, ..." go on (digits, terms): no exact decimal or finite list; left
+    # whole for the parser to refuse, where a sentence's full stop is trimmed
+    s = s if _ELLIPSIS_END.search(s) else s.rstrip(".").strip()
     if _THOUSANDS.match(s) or (
         _SPACED_THOUSANDS.match(s) and not wide
     ):  # 12,000 and 12 000 (a thin space)

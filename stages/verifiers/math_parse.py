@@ -47,9 +47,11 @@ _TWO_LETTER_WORDS = frozenset(
 class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
     """Recursive descent written as generators (`math_tree.drive`): `node = yield self.rule()` is a call."""
 
-    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+    def __init__(self, tokens: list[tuple[str, str]], letter_products: bool = False) -> None:
         self.toks = tokens
         self.i = 0
+        self.letter_products = letter_products  # "at", "by" among other math: a*t, b*y
+        self.bars = 0  # open |...| around the token: a bar there closes one, never opens a factor
 
     def peek(self) -> tuple[str, str] | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -150,7 +152,10 @@ class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
             elif self.at("/"):
                 self.take()
                 node = factors[0] if len(factors) == 1 else ("mul", factors)
-                factors = [("div", node, (yield self.unary()))]
+                right = yield self.unary()
+                # "3/4%" is (3/4)%, as \frac34\% is: never 3/(4%) (x/4% is no 25x)
+                pct = right[0] == "pct"
+                factors = [("pct", ("div", node, right[1])) if pct else ("div", node, right)]
                 if is_derivative(factors[0]):  # d/dx x^2 is 2x, never x
                     raise MathParseError("a derivative d/dx is not evaluated")
             elif self._starts_implicit_factor():
@@ -166,7 +171,8 @@ class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
         kind, value = tok
         if value in ("\\}", "\\\\", "\\end", "\\cup", "\\in", "\\pm", "\\rfloor", "\\rceil"):
             return False
-        return kind in ("word", "cmd") or value == "("
+        # "2|x|", "\frac12|x|": a bar outside any |...| opens an absolute value, a factor
+        return kind in ("word", "cmd") or value == "(" or (value == "|" and self.bars == 0)
 
     def unary(self) -> Step:
         negations = 0  # "- - -5": a run of signs is read in a loop
@@ -252,7 +258,9 @@ class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
             return (yield self.group("\\{", "\\}", "set"))
         if value == "|":  # |z|
             self.take()
+            self.bars += 1
             inner = yield self.expr()
+            self.bars -= 1
             self.take("|")
             return ("func", "abs", inner)
         if kind == "cmd":
@@ -340,9 +348,9 @@ class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
             return ("sym", value)
         if value in ("or", "and"):
             raise MathParseError(f"unexpected word {value!r}")
-        if len(value) == 2 and value not in _TWO_LETTER_WORDS:
+        if len(value) == 2 and (self.letter_products or value not in _TWO_LETTER_WORDS):
             return ("mul", [("sym", c) for c in value])  # "xy" is x*y
-        return ("text", value.lower())
+        return ("text", _case(value))
 
 
 def parse_answer(text: str) -> Node:
@@ -350,14 +358,35 @@ def parse_answer(text: str) -> Node:
     tokens = tokenize(text)
     if not tokens:
         raise MathParseError("empty answer")
-    parser = _Parser(tokens)
+    node = _parsed(tokens, False)
+    if not _text_is_whole(node) and has_text(node):
+        # "\frac12 at^2", "ax+by": among other math, a two-letter word is a product of letters
+        node = _parsed(tokens, True)
+        if has_text(node):
+            raise MathParseError("words inside a math expression")
+    return node
+
+
+def _parsed(tokens: list[tuple[str, str]], letter_products: bool) -> Node:
+    parser = _Parser(tokens, letter_products)
     node = drive(parser.top())
     if parser.peek() is not None:
         raise MathParseError(f"unexpected {parser.peek()[1]!r} after the answer")  # type: ignore[index]
     check_depth(node)
-    if not _text_is_whole(node) and has_text(node):
-        raise MathParseError("words inside a math expression")
     return node
+
+
+# Words are compared without case ("Even" is "even", "YES" "yes"), but a run of letters with
+# capitals that is no word is its own variables: "XYZ", "LWH" or "Xyz" is no "xyz" or "lwh"
+_CASE_WORDS = frozenset(("yes", "odd", "all", "not", "any", "one", "two", "six", "ten", "and"))
+
+
+def _case(value: str) -> str:
+    low = value.lower()
+    vowels = sum(c in "aeiou" for c in low)
+    if value == low or (value[1:] == low[1:] and vowels) or vowels >= 2:
+        return low  # "Even", "Left", "TRUE"; "Xyz" keeps its capital X
+    return low if low in _CASE_WORDS else value
 
 
 def _text_is_whole(node: Node) -> bool:

@@ -5,13 +5,24 @@ response's answer and a task's reference."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from stages.verifiers.math_compare import canonical, final_side, is_assignment
+from stages.verifiers.math_functions import GREEK
 from stages.verifiers.math_normalise import normalise_answer
 from stages.verifiers.math_parse import MathParseError, Node, parse_answer
 from stages.verifiers.math_unicode import unify
 
+
+def _greek_letter(name: str) -> str:
+    case = "CAPITAL" if name[0].isupper() else "SMALL"
+    return unicodedata.lookup(f"GREEK {case} LETTER {name.upper().replace('LAMBDA', 'LAMDA')}")
+
+
+_GREEK_LETTERS = str.maketrans(
+    {_greek_letter(name): f"\\{name} " for name in GREEK if name[:3] not in ("var", "mu")}
+)  # μ may be a unit's micro (5 μm): left to the unit list
 _HEDGE = re.compile(
     r"(?i)(?<![\w'])(?:or|either|maybe|possibly|perhaps|probably|alternatively|not|at least"
     r"|at most|to|between)(?![\w'])|\\approx(?![a-z])"
@@ -77,7 +88,12 @@ def _solution_set(text: str) -> str:
 def read(text: str, glued_units: bool = False) -> Read:
     """The answer `text` states, or ReadError. `glued_units`: read "12kg" as 12 kilograms, for a
     reference without variables (against "2mg" the letters are variables: `math_units._variables`)."""
-    unified = _solution_set(unify(text))
+    # 2θ, hν, αx: Greek letters are their commands, never Latin look-alikes (before the look-alike
+    # fold of a mixed word, and again after NFKC has made math-italic 𝜃 a θ)
+    unified = text if text.isascii() else text.translate(_GREEK_LETTERS)
+    unified = _solution_set(unify(unified))
+    if not unified.isascii():
+        unified = unified.translate(_GREEK_LETTERS)
     normalised, unit = normalise_answer(unified, glued_units)
     if unit == "conflict":
         raise ReadError("two different units on one answer")

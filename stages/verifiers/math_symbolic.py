@@ -172,8 +172,8 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
             if ok or value is not None:
                 return ok, "equal" if ok else "a decimal approximation of an exact reference"
             return _exactly_equal(ea - er)
-        diff = abs(float(va) - float(vr))
-        if diff <= opts.rel_tolerance * max(1.0, abs(float(vr))):
+        diff = abs(va - vr)
+        if diff <= _tolerance(r, float(vr), opts):
             return True, "numerically equal"
         if value is not None and rounding_ok(a, value, float(vr), opts):
             return True, "equal after rounding"
@@ -184,6 +184,17 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
         return False, "different variables"
     ok = sympy.simplify(ea - er) == 0
     return ok, "symbolically equal" if ok else "different expression"
+
+
+def _tolerance(r: Node, value: float, opts: CompareOptions) -> float:
+    """The relative tolerance, never wider than half a unit of the reference's last stated decimal
+    place: 1234567891.05 is no 1234567890.123456 (1e-9 of it is 1.2)."""
+    tolerance = opts.rel_tolerance * max(1.0, abs(value))
+    if r[0] == "neg":
+        r = r[1]
+    if r[0] == "num" and len(r) > 2 and "." in r[2] and "e" not in r[2].lower():
+        tolerance = min(tolerance, 0.5 * 10.0 ** -len(r[2].partition(".")[2]))
+    return tolerance
 
 
 def _sympy_collections(a: Node, r: Node, opts: CompareOptions) -> Outcome:

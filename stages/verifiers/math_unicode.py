@@ -54,10 +54,10 @@ _SYMBOLS = {
 }
 _SYMBOL_TABLE = {ord(k): v for k, v in _SYMBOLS.items()}
 # Cyrillic and Greek letters drawn like Latin ones: "nоt" with a Cyrillic о is "not" to a reader,
-# so it is "not" to every word list here too.
+# so it is "not" to every word list here too. Greek ν is no Latin v: it is \nu (`math_read`).
 _HOMOGLYPHS = str.maketrans(
-    "аеорсухіѕјһԁԛԝӏАВЕКМНОРСТХІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧον",
-    "aeopcyxisjhdqwlABEKMHOPCTXIJSABEZHIKMNOPTYXov",
+    "аеорсухіѕјһԁԛԝӏАВЕКМНОРСТХІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧο",
+    "aeopcyxisjhdqwlABEKMHOPCTXIJSABEZHIKMNOPTYXo",
 )
 
 

@@ -2,8 +2,8 @@
 answer add a unit to a bare reference ("30 degrees" for 30); it may not where the reference says
 what it measures otherwise:
 
-- a reference that counts a noun ("18 apples") is not answered by a unit or currency ("18 kg",
-  "$18", "3 hours"): another quantity;
+- a reference that counts a noun ("18 apples") is not answered by a unit, a currency or a percent
+  ("18 kg", "$18", "3 hours", "18%"): another quantity;
 - a reference whose value holds pi is in radians: "pi/6 degrees" is a 57 times smaller angle (no
   conversion is made, so "30 degrees" for pi/6 is no answer either);
 - "20 pounds" answers a reference in pounds sterling ("£20"): the word names both."""
@@ -31,11 +31,13 @@ def added_unit_problem(
     answer_unit: str | None, reference_unit: str | None, reference: str, reference_node: Node
 ) -> str | None:
     """Why a unit the answer adds to a reference with none names another quantity, or None."""
-    if answer_unit is None or reference_unit is not None or answer_unit == "%":
+    if answer_unit is None or reference_unit is not None:
         return None
     noun = reference_noun(reference)
-    if noun is not None:
+    if noun is not None:  # "18%" is no count of "18 apples" either
         return f"the answer is in {answer_unit}, the reference counts {noun!r}"
+    if answer_unit == "%":
+        return None
     if answer_unit == "deg" and _holds_pi(reference_node):
         return "the answer is in degrees, the reference (a multiple of pi) in radians"
     return None
