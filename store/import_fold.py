@@ -39,5 +39,19 @@ def check_readable(
         return
     except (PayloadMismatchError, ValueError, StoreError) as e:
         stored = last[0]
-        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise BadExportError(f"{path}:{lines[stored.seq]}: not an exported event ({why})") from e
+        raise BadExportError(f"{path}:{lines[stored.seq]}: {_why(stored, e)}") from e
+
+
+def _why(stored: StoredEvent, error: Exception) -> str:
+    """What is wrong with the row, as a person reads it: the field and the value, without the
+    readers' "seq N: payload does not match T (edited?)" frame, which names a stored row, nor
+    Python's exception class (round 26, log 018)."""
+    if isinstance(error, PayloadMismatchError):
+        frame = "(edited?): "
+        text = str(error)
+        why = text.split(frame, 1)[1] if frame in text else text
+        for name in ("TypeError: ", "ValueError: "):
+            why = why.removeprefix(name)
+        return f"{stored.type}: {why.strip().splitlines()[0]}"
+    why = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return f"not an exported event ({why})"

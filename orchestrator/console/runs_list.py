@@ -51,7 +51,9 @@ class RunsList:
             summaries = self.log.runs()
             self._fold_new([s.run_id for s in summaries], parents)
             if self.chains is not None:  # one run walked whole a poll, the stalest
-                self.chains.recheck_stalest([s.run_id for s in summaries])
+                # an id no command reads is listed as such, never walked (bytes: round 26, 030)
+                readable = [s.run_id for s in summaries if listed_id_problem(s.run_id) is None]
+                self.chains.recheck_stalest(readable)
             rows = []
             for summary in summaries:
                 if summary.run_id in hidden and not show_hidden:

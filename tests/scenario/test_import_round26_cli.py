@@ -106,7 +106,11 @@ def test_a_start_setting_of_the_wrong_type_is_refused_as_the_readers_refuse_it(
     rows = [dict(r) for r in exported]
     settings = {**rows[0]["payload"]["hyperparameters"], name: value}
     rows[0] = {**rows[0], "payload": {**rows[0]["payload"], "hyperparameters": settings}}
-    _refused(capsys, tmp_path, rows, 1, name)
+    error = _refused(capsys, tmp_path, rows, 1, name)
+    # as a person reads it (log26-018): the field and its value, not the readers' stored-row frame
+    # nor Python's exception class
+    assert f"run.jsonl:1: RunStarted: setting {name} is {value!r}, not a number" in error, error
+    assert "TypeError" not in error and "edited?" not in error
 
 
 @pytest.mark.parametrize(

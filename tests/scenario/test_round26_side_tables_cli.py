@@ -208,3 +208,23 @@ def test_postgres_queued_rows_ahead_of_the_sequence_do_not_block_a_pause(capsys)
             for table in ("run_requests", "leases", "events"):
                 conn.execute(sa.text(f"DELETE FROM {table} WHERE run_id = :r"), {"r": run_id})
         log.close()
+
+
+def test_the_console_lists_a_run_id_that_is_not_utf8_beside_the_others(tmp_path: Path) -> None:
+    """log26-030 (held out; fixed after its result was read): the list's chain recheck compared
+    the bytes id with the others' text ('<' between str and bytes) and the page answered 409."""
+    from tests.unit.console.serve import serving
+
+    _, log = _store(tmp_path)
+    _sql(
+        log,
+        "INSERT INTO events (run_id, seq, type, schema_version, payload, recorded_at, "
+        "prev_hash, hash) SELECT CAST(X'72756EFF' AS TEXT), seq, type, schema_version, "
+        "payload, recorded_at, prev_hash, hash FROM events WHERE run_id = 'r26' AND seq <= 2",
+    )
+    with serving(log) as served, served.client() as client:
+        client.get("/", params={"token": served.token})
+        listed = client.get("/api/runs")
+    assert listed.status_code == 200, listed.text
+    rows = {row["run_id"]: row for row in listed.json()["runs"]}
+    assert rows["r26"]["state"] != "unreadable" and rows["b'run\\xff'"]["state"] == "unreadable"
