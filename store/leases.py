@@ -140,7 +140,7 @@ class LeaseTable:
                 current = self.get(run_id)  # lost the race for a fresh lease
                 if current is None:
                     raise
-        if self._live_holder(current, owner, now, holder_gone):
+        if self.is_live(current, owner, now, holder_gone):
             raise LeaseHeld(run_id, current.owner, current.expires_at)
         # Compare-and-swap on the row we read: a concurrent taker changes it and we lose.
         with self.engine.begin() as conn:
@@ -167,15 +167,16 @@ class LeaseTable:
         """Who holds `run_id`'s lease now: None when no one does, it expired, or its holder is
         gone; `LeaseUnreadable` for a damaged row."""
         current = self.get(run_id)
-        if current is None or not self._live_holder(current, None, _now(), holder_gone):
+        if current is None or not self.is_live(current, None, _now(), holder_gone):
             return None
         return current.owner
 
     @staticmethod
-    def _live_holder(
+    def is_live(
         current: LeaseRow, owner: str | None, now: datetime, holder_gone: Callable[[str], bool]
     ) -> bool:
-        """Whether `current` is a live lease of someone other than `owner`."""
+        """Whether `current` is a live lease of someone other than `owner`: unexpired and its
+        holder not `holder_gone`; `LeaseUnreadable` for a damaged expiry or owner."""
         if lease_expiry(current) <= now or current.owner == owner:
             return False
         try:

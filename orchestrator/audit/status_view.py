@@ -16,7 +16,7 @@ from rich.table import Table
 
 from orchestrator.audit.verifier_changes import verifier_lines
 from orchestrator.terminal import plain
-from store.leases import LeaseRow, LeaseUnreadable, OwnerUnreadable, lease_expiry
+from store.leases import LeaseRow, LeaseTable, lease_expiry
 from store.log import RunSummary
 from store.projections import RunState
 
@@ -26,21 +26,16 @@ def _expired(lease: LeaseRow, now: datetime) -> bool:
     return lease_expiry(lease) < now
 
 
-def unless_gone(
-    run_id: str, lease: LeaseRow | None, holder_gone: Callable[[str], bool]
-) -> LeaseRow | None:
+def unless_gone(lease: LeaseRow | None, holder_gone: Callable[[str], bool]) -> LeaseRow | None:
     """The run's lease row, or None where its holder is provably gone from this host (the
     driver's `holder_is_dead`): `resume` takes such a lease over at once, so no driver holds the
     run, whatever time the row has left (round 25, log 003: status said "ok" of a killed driver).
-    An owner that names this host but no process is a damaged row (`LeaseUnreadable`)."""
-    # a damaged expiry is refused whoever holds the row, and an expired one is told as such,
-    # in the order `LeaseTable.acquire` reads them
-    if lease is None or _expired(lease, datetime.now(UTC)):
+    An expired row stays (told as expired); a damaged one is `LeaseUnreadable`, by the rule
+    `LeaseTable.acquire` reads rows with."""
+    now = datetime.now(UTC)
+    if lease is None or _expired(lease, now):
         return lease
-    try:
-        return None if holder_gone(lease.owner) else lease
-    except OwnerUnreadable as e:
-        raise LeaseUnreadable(run_id, str(e)) from None
+    return lease if LeaseTable.is_live(lease, None, now, holder_gone) else None
 
 
 def health(state: RunState, lease: LeaseRow | None, now: datetime | None = None) -> str:

@@ -153,12 +153,9 @@ def events(
     if target == "import":
         if argument is None:
             raise OrchestratorError("usage: rlvr events import run.jsonl")
-        export = read_export(
-            Path(argument), _recorded_config
-        )  # a bad or empty file creates no store,
-        checked_import(
-            export[0], export[1], ChainKey.from_env(), export[2]
-        )  # nor does a broken chain
+        # a bad or empty file creates no store, nor does a broken chain
+        export = read_export(Path(argument), _recorded_config)
+        checked_import(export[0], export[1], ChainKey.from_env(), export[2])
         target_log = EventLog(store or DEFAULT_STORE)
         n = import_file(target_log, Path(argument), export)
         keyed = "and its keyed head" if target_log.key is not None else "(no chain key: unkeyed)"

@@ -62,7 +62,7 @@ def _one_run(log: EventLog, run_id: str, as_json: bool) -> None:
 
     summary = log.summary(run_id)
     state = readable_state(log, run_id)
-    lease = unless_gone(run_id, LeaseTable(log).get(run_id), holder_is_dead)
+    lease = unless_gone(LeaseTable(log).get(run_id), holder_is_dead)
     detail = run_detail(state, summary, lease)
     queue = requests.pending_for(log.engine, run_id, log.key)
     detail["queued_requests"] = queue.queued  # with a key, only rows whose MAC verifies
@@ -100,7 +100,7 @@ def _rows(log: EventLog, show_all: bool) -> list[dict[str, Any]]:
             rows.append(_broken_row(summary, e))
             continue
         try:
-            lease = unless_gone(summary.run_id, leases.get(summary.run_id), holder_is_dead)
+            lease = unless_gone(leases.get(summary.run_id), holder_is_dead)
             lease_health = health(state, lease)
         except LeaseUnreadable as e:  # listed as unreadable, the others all the same
             rows.append(_broken_row(summary, e))

@@ -122,7 +122,7 @@ class RunsList:
         if parent is None and state.parent:
             parent = lineage.Parent(*state.parent)
         try:
-            lease = unless_gone(run_id, lease, holder_is_dead)
+            lease = unless_gone(lease, holder_is_dead)
             text = health(state, lease, now)
         except LeaseUnreadable as e:  # this run marked; the others listed all the same
             return {**base, **_broken(str(e))}
