@@ -103,8 +103,9 @@ class ChainKey:
 
     def side_mac(self, purpose: str, *fields: object) -> str:
         """The MAC of a side-table row the store trusts with a key (`purpose`: "request", "batch",
-        "parent"): a key of its own per purpose, derived from the secret, over the JSON list of
-        `fields` (unambiguous whatever they hold), so no row's MAC passes for another's."""
+        "export batch ends"; a branch pointer needs none: `lineage.check_junction`): a key of
+        its own per purpose, derived from the secret, over the JSON list of `fields`
+        (unambiguous whatever they hold), so no row's MAC passes for another's."""
         key = hmac.new(self.secret, b"rlvr " + purpose.encode(), hashlib.sha256).digest()
         message = json.dumps([purpose, *fields], separators=(",", ":")).encode()
         return hmac.new(key, message, hashlib.sha256).hexdigest()

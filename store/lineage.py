@@ -26,7 +26,7 @@ from store.backends import lenient_text
 from store.errors import IntegrityError, StoreError
 from store.event_base import MAX_SEQ
 from store.keyed import ChainKey
-from store.verification import GENESIS_HASH, chain_hash
+from store.verification import GENESIS_HASH, ChainBroken, chain_hash, junction_broken
 
 
 class RunParentRow(SQLModel, table=True):
@@ -120,6 +120,47 @@ def _is_branch_seq(value: object) -> bool:
     """A pointer's seq from the side table no key signs: an int >= 1 (not text, a float, a bool)
     with a seq after it (2**63 - 1 made the branch's first seq overflow SQLite's integer: round 20)."""
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value < MAX_SEQ
+
+
+def check_junction(
+    run_id: str,
+    parent: Parent,
+    junction: str | None,
+    own_first: tuple[object, str | None],
+    parent_hash_before_first: str | None,
+) -> str:
+    """The hash of the parent's row at the branch point (`junction`), once the branch's rows bear
+    its pointer out: its first own row (`own_first`: seq and prev_hash) is the one after the
+    branch point and chains from that row. The pointer needs no MAC of its own (with or without a
+    key): the branch's first row fixes where it branched, and the chain covers that row. Where the
+    rows show the pointer itself is wrong (the run has rows of its own at or before the branch
+    point, or its first row chains from another row of the parent), the pointer is named; where
+    they show rows missing or changed, the first seq the pointer's history lacks is."""
+    first_seq, link = own_first
+    said = (
+        f"run {run_id}: its history cannot be verified: the branch pointer of run {run_id} "
+        f"(run_parents) says it branched from run {parent.run_id} at seq {parent.seq}, but"
+    )
+    if isinstance(first_seq, int) and first_seq <= parent.seq:
+        raise IntegrityError(
+            f"{said} the run has rows of its own from seq {first_seq}: the pointer was added "
+            "or moved (the run_parents table was changed)"
+        )
+    moved = parent_hash_before_first is not None and link == parent_hash_before_first
+    if isinstance(first_seq, int) and first_seq > parent.seq + 1 and moved:
+        raise IntegrityError(
+            f"{said} its first row (seq {first_seq}) chains from run {parent.run_id}'s row at seq "
+            f"{first_seq - 1}: the pointer was moved (the run_parents table was changed)"
+        )
+    if junction is None:
+        why = f"branched from run {parent.run_id} at seq {parent.seq}, whose row is missing"
+    elif first_seq != parent.seq + 1:
+        why = f"seq {parent.seq + 1} is missing (the branch's first own row)"
+    elif link != junction:
+        why = junction_broken(parent.run_id, parent.seq)
+    else:
+        return junction
+    raise ChainBroken(run_id, parent.seq + 1, why)
 
 
 def owner_of(spans: list[Segment], seq: int) -> str:

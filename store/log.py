@@ -87,6 +87,9 @@ class EventLog(ReadsAndChecks):
         self._select_sql = f"SELECT {', '.join(COLUMNS)} FROM events WHERE run_id = {mark}"
         self._hash_sql = f"SELECT hash FROM events WHERE run_id = {mark} AND seq = {mark}"
         self._link_sql = f"SELECT prev_hash FROM events WHERE run_id = {mark} AND seq = {mark}"
+        self._first_sql = (
+            f"SELECT seq, prev_hash FROM events WHERE run_id = {mark} ORDER BY seq LIMIT 1"
+        )
         marks = ", ".join([mark] * len(COLUMNS))
         self._insert_sql = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({marks})"
         self._prefix = PrefixRecord(mark)
@@ -273,7 +276,9 @@ class EventLog(ReadsAndChecks):
 
     def cut_at(self, run_id: str, seq: int) -> batches.Cut:
         """Where a cut (`resume --from`, `branch --at`) at `seq` lands: see store/batches.py.
-        In a branch's shared prefix, the parent's boundaries (and the branch point) count."""
+        In a branch's shared prefix, the parent's boundaries (and the branch point) count.
+        The chain first: boundaries read through a forged branch pointer blamed an old log."""
+        self.check_chain(run_id)
         with self.engine.connect() as conn:
             spans = lineage.segments(conn, run_id)
             if any(span.last == seq for span in spans):

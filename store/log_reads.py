@@ -56,6 +56,7 @@ class ReadsAndChecks(Verifying):
     _select_sql: str
     _hash_sql: str
     _link_sql: str
+    _first_sql: str
 
     def last_seq(self, run_id: str) -> int:
         def query() -> int:
@@ -344,19 +345,16 @@ class ReadsAndChecks(Verifying):
             return walk_from(run_id, start, (StoredEvent(*r) for r in rows), vouches)
 
     def _junction(self, conn: sa.Connection, run_id: str, parent: lineage.Parent) -> str:
-        """The hash of the parent's row a branch starts from, once the branch's first row is
-        checked to chain from it (a rewritten or deleted parent prefix fails here)."""
+        """The hash of the parent's row a branch starts from, once the branch's own rows are
+        checked to start right after it and chain from it (store/lineage.py: `check_junction`)."""
         junction = self._hash_at(conn, parent.run_id, parent.seq)
-        first = conn.exec_driver_sql(self._link_sql, (run_id, parent.seq + 1)).first()
-        if junction is None or first is None or first[0] != junction:
-            missing = "is missing" if junction is None else "no longer has the hash it chains from"
-            raise ChainBroken(
-                run_id,
-                parent.seq + 1,
-                f"branched from run {parent.run_id} at seq {parent.seq}, whose row {missing} "
-                "(the parent's history was changed)",
-            )
-        return junction
+        first = conn.exec_driver_sql(self._first_sql, (run_id,)).first()
+        first_seq = first[0] if first is not None else None
+        link = before = None
+        if type(first_seq) is int:  # a seq stored as text is named by the walk, not here
+            link = first[1]
+            before = self._hash_at(conn, parent.run_id, first_seq - 1) if first_seq > 1 else None
+        return lineage.check_junction(run_id, parent, junction, (first_seq, link), before)
 
     def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
         owner = lineage.owner_of(_segments(conn, run_id), seq)

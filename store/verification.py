@@ -175,15 +175,21 @@ def chain_problem(
         return None
     own = row_problem(row)
     if not linked and own is None and prev_run is not None and prev_run != row.run_id:
-        return row.seq, (
-            f"branched from run {prev_run} at seq {row.seq - 1}, whose row no longer has the hash "
-            "it chains from (the parent's history was changed)"
-        )
+        return row.seq, junction_broken(prev_run, row.seq - 1)
     if not linked:
         if own is None and row.seq > 1:
             return blame_link(row, changed)
         return row.seq, own or "prev_hash does not match the previous event"
     return (row.seq, own) if own is not None else None
+
+
+def junction_broken(parent_run: str, parent_seq: int) -> str:
+    """Why a branch's first own row does not chain from its parent's row at the branch point:
+    either side may have been changed, and the rows alone cannot say which."""
+    return (
+        f"its first own row does not chain from run {parent_run}'s row at seq {parent_seq}: that "
+        "run's rows, or the branch pointer (run_parents), were changed"
+    )
 
 
 def _misplaced(seq: Any, expected: int) -> tuple[int, str]:

@@ -106,4 +106,6 @@ def readable_state(log: EventLog, run_id: str) -> RunState:
     except (UnknownRunError, ChainBroken):
         raise  # these name the run already
     except BROKEN_RUN_ERRORS as e:
+        if str(e).startswith(f"run {run_id}: "):  # named already: one line as every reader's
+            raise
         raise OrchestratorError(f"run {run_id} cannot be read: {e}") from e

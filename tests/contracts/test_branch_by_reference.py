@@ -112,7 +112,10 @@ def test_a_recomputed_parent_chain_is_caught_at_the_branch_point(
     forge_chain(event_log, run_id, 3, {"metrics": {"kl": 0.0}})
     assert event_log.verify(run_id).ok
     # ...but the branch's first row still names the hash the parent's row 5 had.
-    with pytest.raises(ChainBroken, match=f"seq 6: branched from run {run_id} at seq 5"):
+    with pytest.raises(
+        ChainBroken,
+        match=f"seq 6: its first own row does not chain from run {run_id}'s row at seq 5",
+    ):
         fold_run(event_log, child)
     assert event_log.verify(child).first_bad_seq == 6
 

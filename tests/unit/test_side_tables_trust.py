@@ -122,7 +122,16 @@ def test_verify_refuses_a_branch_pointer_its_rows_do_not_bear_out(
     log.append("r", [_asked(0), _asked(1), _asked(2)], 0)
     with sqlite3.connect(tmp_path / "events.db") as db:
         db.execute("INSERT INTO run_parents VALUES ('r', ?, ?)", (parent, seq))
-    assert not log.verify("r").ok
+    # Named as the pointer, by verify and every read alike (red team log27: "hash chain broken at
+    # seq 3: the parent's history was changed" named an intact row of r and blamed the parent).
+    said = (
+        rf"branch pointer of run r \(run_parents\) says it branched from run {parent} at seq {seq}"
+    )
+    for refused in (lambda: log.verify("r"), lambda: list(log.read("r", types=["PauseRequested"]))):
+        with pytest.raises(
+            IntegrityError, match=said + ", but the run has rows of its own from seq 1"
+        ):
+            refused()
 
 
 def test_a_real_branch_pointer_verifies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
