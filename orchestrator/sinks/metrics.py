@@ -118,18 +118,26 @@ def hparams_of(config: Mapping[str, Any], run_id: str, parent: str | None = None
     out: dict[str, Any] = {"run_id": run_id, "seed": config.get("seed", 0)}
     if parent:
         out["parent"] = parent
-    model = config.get("model") or {}
+    model = _section(config, "model")
     for key in ("model_name", "lora_rank"):
         if key in model:
             out[f"model.{key}"] = model[key]
-    grpo = dict(config.get("grpo") or {})
-    sampling = grpo.pop("sampling", None) or {}
+    grpo = _section(config, "grpo")
+    sampling = _section(grpo, "sampling")
+    grpo.pop("sampling", None)
     for prefix, section in (("grpo", grpo), ("grpo.sampling", sampling)):
         for key, value in section.items():
             if value is None or isinstance(value, dict):
                 continue
             out[f"{prefix}.{key}"] = json.dumps(value) if isinstance(value, list) else value
     return out
+
+
+def _section(config: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """A section of the recorded config as a dict; anything else (a config edited in the store:
+    `grpo = [1]` gave a bare TypeError) labels no curve."""
+    section = config.get(name)
+    return dict(section) if isinstance(section, Mapping) else {}
 
 
 def _import(module: str, extra: str) -> Any:

@@ -19,7 +19,7 @@ from orchestrator.config import RunConfig
 from orchestrator.driver.commands import start_run
 from orchestrator.driver.lifecycle import drive
 from orchestrator.sinks.live import METRIC_SINKS
-from orchestrator.sinks.metrics import metric_rows
+from orchestrator.sinks.metrics import hparams_of, metric_rows
 from store.events import EvalRecorded, MetricsRecorded, RunRewound, RunStarted
 from store.log import EventLog, StoredEvent
 from tests.scenario.fake_stages import FakeStages
@@ -292,3 +292,18 @@ def test_two_runs_sunk_into_one_folder_are_two_runs_with_hparams_baseline_and_de
     decided = {e.step: e.tensor_proto.string_val[0].decode() for e in texts}
     assert sorted(decided) == [4, 20, 35, 39]
     assert "kl_control: halve_lr" in decided[4] and "rollback: rollback" in decided[20]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [{"grpo": [1]}, {"grpo": "x", "model": 5}, {"grpo": {"sampling": 5, "learning_rate": 0.1}}],
+    ids=["grpo a list", "sections text and a number", "sampling a number"],
+)
+def test_hparams_of_a_config_edited_in_the_store_skips_sections_that_are_no_mapping(
+    config: dict,
+) -> None:
+    """`rlvr sink` on a run whose recorded config was edited (unkeyed, its chain recomputed)
+    ended in `error: TypeError: cannot convert dictionary update sequence element`."""
+    hparams = hparams_of(config, "r")
+    assert hparams["run_id"] == "r"
+    assert set(hparams) <= {"run_id", "seed", "grpo.learning_rate"}
