@@ -177,7 +177,7 @@ def _detached(log: EventLog, run_id: str, state: RunState) -> Started:
             [sys.executable, "-m", "orchestrator", "resume", run_id,
              "--asked-at-seq", str(state.last_seq)],
             stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-            start_new_session=True, env={**os.environ, "RLVR_STORE": str(log.url)},
+            start_new_session=True, env={**os.environ, "RLVR_STORE": log.target},
         )  # fmt: skip
     # Reaped when it ends (no zombie in a long-lived console); it does not end with us.
     threading.Thread(target=job.wait, daemon=True, name=f"reap {run_id}").start()

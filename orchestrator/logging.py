@@ -157,6 +157,20 @@ class _RunFileHandler(logging.FileHandler):
             sys.stderr.write(f"warning: cannot write {self.baseFilename}: {error}; lines dropped\n")
 
 
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def level_named(text: str) -> str:
+    """A log level as people type it (`info`, ` warning`, `10`), as logging names it; ValueError
+    for anything else (logging's own was a traceback before a command ran: red team round 28)."""
+    name = text.strip().upper()
+    if name.isdigit() and logging.getLevelName(int(name)) in LEVELS:
+        return logging.getLevelName(int(name))
+    if name not in LEVELS:
+        raise ValueError(f"{text!r:.40} is not a log level (one of {', '.join(LEVELS)}, or 10..50)")
+    return name
+
+
 def configure(
     level: str = "INFO", json_file: Path | None = None, force_json: bool | None = None
 ) -> None:

@@ -53,6 +53,13 @@ class SQLiteBackend(Backend):
     # (then `store.retry` backs off and tries again).
     busy_timeout_s: ClassVar[float] = 30.0
 
+    def __init__(self, url: str, path: Path | None = None) -> None:
+        super().__init__(url)
+        # A plain path is opened as written: in a URL, SQLAlchemy decodes `%41` and ends the
+        # path at `?`, so `team%41/events.db` opened `teamA/events.db` while the reader checked
+        # the file it was given (red team round 28, log 001: "intact" for an edited store).
+        self._path = path
+
     def engine(self) -> sa.Engine:
         path = self.local_file()
         if path is not None:
@@ -62,7 +69,8 @@ class SQLiteBackend(Backend):
                 raise StoreError(
                     f"cannot create the event store {path}: {e.strerror or e} ({e.filename})"
                 ) from e
-        engine = create_engine(self.url, connect_args={"timeout": self.busy_timeout_s})
+        url = self.url if self._path is None else sa.URL.create("sqlite", database=str(self._path))
+        engine = create_engine(url, connect_args={"timeout": self.busy_timeout_s})
         busy_ms = int(self.busy_timeout_s * 1000)
         sa_event.listen(
             engine, "connect", lambda conn, record: _sqlite_on_connect(conn, record, busy_ms)
@@ -89,7 +97,9 @@ class SQLiteBackend(Backend):
             cursor.close()
 
     def local_file(self) -> Path | None:
-        path = self.url.removeprefix("sqlite:///")
+        if self._path is not None:
+            return self._path
+        path = sa.make_url(self.url).database  # as the engine reads the URL: decoded
         return Path(path) if path and path != ":memory:" else None
 
 
@@ -222,7 +232,7 @@ def backend_for(target: str | Path) -> Backend:
         raise StoreError(
             f"unsupported event store {target!r}: use a SQLite path or a postgresql:// URL"
         )
-    return SQLiteBackend(f"sqlite:///{target}")
+    return SQLiteBackend(f"sqlite:///{target}", path=Path(target))
 
 
 def _sqlite_on_connect(dbapi_conn: Any, _record: Any, busy_ms: int) -> None:

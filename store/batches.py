@@ -191,3 +191,12 @@ def _why_no_batch(conn: sa.Connection, run_id: str) -> str:
                 f"last_seq={last!r:.40} is garbled (not seqs)"
             )
     return "the run has no such seq"
+
+
+def split_at(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
+    """Seqs `first..last` cut into (first, last) spans after each of `ends` inside it."""
+    spans, start = [], first
+    for end in sorted(e for e in ends if first <= e < last):
+        spans.append((start, end))
+        start = end + 1
+    return [*spans, (start, last)]

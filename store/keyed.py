@@ -78,9 +78,29 @@ class ChainKey:
                 f"{KEY_ENV}={path}: the chain key is {len(self.secret)} bytes "
                 f"(needs at least {MIN_KEY_BYTES})"
             )
+        self.path = path
         self.heads_dir = path.with_name(path.name + ".heads")
         # Who may own the heads: the key's owner, this process, root (a key provisioned by root).
         self._owners = {os.stat(path).st_uid, os.geteuid(), 0}
+
+    def check_unchanged(self) -> None:
+        """`StoreError` unless the key file still holds the secret this process signs with: a
+        key rotated or removed under a live driver let it sign on with the old one, and the run
+        "completed" with heads no key its operator holds can check (red team round 28, log 011).
+        Checked before each signature: a small file, read once an append."""
+        try:
+            now = read_regular_bytes(self.path, _MAX_KEY_FILE_BYTES).strip()
+        except OSError as e:
+            raise StoreError(
+                f"{KEY_ENV}={self.path}: cannot read the chain key any more ({e.strerror or e}): "
+                "nothing more is signed; restore the key file, then resume the run"
+            ) from e
+        if not hmac.compare_digest(now, self.secret):
+            raise StoreError(
+                f"{KEY_ENV}={self.path}: the chain key file changed while this process was "
+                "signing with it: nothing more is signed with either key; put the key the run "
+                "started with back, then resume the run"
+            )
 
     @classmethod
     def from_env(cls) -> ChainKey | None:
@@ -190,6 +210,7 @@ class ChainKey:
 
     def sign(self, run_id: str, seq: int, hash_: str, *, pending: bool = False) -> None:
         """Record `seq`/`hash_` as the run's head (or as the batch about to commit)."""
+        self.check_unchanged()
         head, _ = self.heads(run_id)
         if head is not None and seq < head.seq:
             raise IntegrityError(
@@ -202,8 +223,10 @@ class ChainKey:
         else:
             self._write(run_id, new, None)
 
-    def adopt(self, head: Head) -> None:
-        """Keep an imported run's authentic head."""
+    def adopt(self, head: Head, *, pending: bool = False) -> None:
+        """Keep an imported run's authentic head (`pending`: as the batch about to commit, so an
+        import killed before its commit leaves no run, not one "deleted whole": round 28)."""
+        self.check_unchanged()
         if not self.authentic(head):
             raise IntegrityError(f"run {head.run_id}: the export's head does not match the key")
         current, _ = self.heads(head.run_id)
@@ -213,7 +236,7 @@ class ChainKey:
                 f"past this export's {head.seq} (heads are per key file: give each store its own "
                 "copy of the key at another path)"
             )
-        self._write(head.run_id, head, None)
+        self._write(head.run_id, current if pending else head, head if pending else None)
 
     def _write(self, run_id: str, head: Head | None, pending: Head | None) -> None:
         data = {

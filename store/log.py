@@ -66,6 +66,7 @@ class EventLog(ReadsAndChecks):
     def __init__(self, url: str | Path, retry: RetryPolicy | None = None) -> None:
         self.backend = backend_for(url)
         self.url = self.backend.url
+        self.target = str(url)  # as given: a path reopens as itself, not through its URL's decoding
         self.retry = retry or RetryPolicy()
         self.key = ChainKey.from_env()  # the keyed chain, when RLVR_CHAIN_KEY_FILE names a key
         try:
@@ -185,7 +186,9 @@ class EventLog(ReadsAndChecks):
         self._insert(conn, rows)
         if after[0] == 0:
             blob_users.created(conn, run_id)
-        batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, batch_ends), self.key)
+        batches.record(
+            conn, run_id, batches.split_at(rows[0].seq, rows[-1].seq, batch_ends), self.key
+        )
         self._prefix.extend(conn, run_id, after, (rows[-1].seq, rows[-1].hash))
         if self.key is not None:
             self.key.sign(run_id, rows[-1].seq, rows[-1].hash, pending=True)
@@ -255,19 +258,24 @@ class EventLog(ReadsAndChecks):
             raise StoreError(f"run {run_id} already exists in {self.url}")
         if rows[0].run_id != run_id:
             rows = lineage.rechained(run_id, rows)
-            if self.key is not None:
-                self.key.sign(run_id, rows[-1].seq, rows[-1].hash)
-        elif self.key is not None and head is not None:
-            self.key.adopt(head)  # before the rows: a head it refuses leaves nothing imported
+            head = self.key.signed(run_id, rows[-1].seq, rows[-1].hash) if self.key else None
+        if self.key is not None and head is not None:
+            # Pending before the rows (a head it refuses leaves nothing imported), the head once
+            # they committed: a kill in between leaves no run (round 28, log 021).
+            self.key.adopt(head, pending=True)
         try:
             with self.engine.begin() as conn:
                 self._insert(conn, rows)
                 self._prefix.advance(conn, run_id, rows[-1].seq, rows[-1].hash)
                 if batch_ends:
                     ends = sorted({e for e in batch_ends if e < rows[-1].seq})
-                    batches.record(conn, run_id, _spans(rows[0].seq, rows[-1].seq, ends), self.key)
+                    batches.record(
+                        conn, run_id, batches.split_at(rows[0].seq, rows[-1].seq, ends), self.key
+                    )
         except SAIntegrityError as e:
             raise ConcurrencyError(f"run {run_id} was written while importing") from e
+        if self.key is not None and head is not None:
+            self.key.adopt(head)
         return len(rows)
 
     # --- reading ---------------------------------------------------------------------------
@@ -387,15 +395,6 @@ def _chained(
         rows.append(StoredEvent(run_id, seq, type_name, version, at, prev, digest, payload))
         prev = digest
     return rows
-
-
-def _spans(first: int, last: int, ends: Iterable[int]) -> list[tuple[int, int]]:
-    """Seqs `first..last` cut into (first, last) spans after each of `ends` inside it."""
-    spans, start = [], first
-    for end in sorted(e for e in ends if first <= e < last):
-        spans.append((start, end))
-        start = end + 1
-    return [*spans, (start, last)]
 
 
 def _row_tuple(stored: StoredEvent) -> tuple:

@@ -329,10 +329,15 @@ for command in COMMANDS:
 
 def main() -> None:
     from orchestrator import logging as rlvr_logging
-    from orchestrator.cli.std_streams import whole_writes
+    from orchestrator.cli.std_streams import escaped_when_unencodable, whole_writes
 
     whole_writes()  # before logging binds a stream
-    rlvr_logging.configure(level=os.environ.get("RLVR_LOG_LEVEL", "WARNING"))
+    escaped_when_unencodable()
+    try:
+        level = rlvr_logging.level_named(os.environ.get("RLVR_LOG_LEVEL", "WARNING"))
+    except ValueError as e:
+        _fail(UsageError(f"RLVR_LOG_LEVEL: {e}"), 2)
+    rlvr_logging.configure(level=level)
     try:
         try:
             # Without standalone mode click returns an `Exit`'s code instead of exiting with it.
@@ -349,6 +354,8 @@ def main() -> None:
         _fail(e, 1)
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
+    except UnicodeEncodeError as e:  # an argument that is no text (bytes a shell passed through)
+        _fail(UsageError(f"{e.object!r:.80} is not UTF-8 text"), 2)
     except BrokenPipeError:
         _quiet_on_closed_pipe()
     except OSError as e:  # what a command left uncaught: the output it could not write, mostly

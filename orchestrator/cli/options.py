@@ -29,6 +29,15 @@ class _Output(Console):
         raise SystemExit(0)
 
 
+# Narrower than this, a COLUMNS from the environment is not a terminal's width: rich wrote nothing
+# at all at COLUMNS=0 (a refusal exited 1 with no line: red team round 28, log 003) and one
+# character a line at 1. Such a value is dropped before any console reads it (rich then asks
+# the terminal, or uses 80), for the drivers this process starts too.
+MIN_COLUMNS = 20
+for _name in ("COLUMNS", "LINES"):
+    if os.environ.get(_name, "").strip().isdigit() and int(os.environ[_name]) < MIN_COLUMNS:
+        del os.environ[_name]
+
 # emoji=False: a `:name:` in text from the log stays as written.
 out = _Output(soft_wrap=True, emoji=False)
 err = Console(stderr=True, soft_wrap=True, emoji=False)  # an error is one line, however narrow
@@ -67,6 +76,8 @@ def find_run(log: EventLog, given: str) -> str:
 
     # The label table and the lookups are imported only for a name that is not a whole run id:
     # a table model is a good part of a short command's import time.
+    if not _is_text(given):  # bytes a shell passed through: no query can hold it
+        raise UnknownRunError(f"no run {given!r:.80} in {log.url}: a run id is UTF-8 text")
     if given == "latest":
         from store.labels import RunLabels
         from store.run_lookup import latest
@@ -87,6 +98,14 @@ def find_run(log: EventLog, given: str) -> str:
         raise UnknownRunError(f"{given!r} is the start of several runs ({shown}): type more of it")
     log.require(given)  # the error names the latest runs
     return given
+
+
+def _is_text(given: str) -> bool:
+    try:
+        given.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def open_run(store: str | None, given: str) -> tuple[EventLog, str]:

@@ -22,8 +22,20 @@ def whole_writes() -> None:
         whole = io.TextIOWrapper(
             io.BufferedWriter(raw),
             encoding=stream.encoding,
-            errors=stream.errors,
+            errors="backslashreplace",
             line_buffering=True,
             write_through=True,
         )
         setattr(sys, name, whole)
+
+
+def escaped_when_unencodable() -> None:
+    """Text the stream's encoding cannot hold is written escaped (`caf\\xe9`), not an error half
+    way through a page: an ASCII stdout (a C-locale cron, PYTHONIOENCODING=ascii) and a pause
+    reason a person typed (`café`) ended `rlvr status` in `error: UnicodeEncodeError` (red team
+    round 28, log 009). Run text is already made plain for the terminal (orchestrator.terminal);
+    this is about the encoding only."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")

@@ -191,7 +191,7 @@ class LeaderDriver(Driver):
         """Watchdog thread: the main thread is stuck in a collective. Record the pause, exit."""
         log_.error("collective timed out: pausing the run", reason=reason)
         try:
-            log = EventLog(self.log.url)
+            log = EventLog(self.log.target)
             state = load_state(log, self.run_id)
             if state.state in STAGES:
                 transition(log, self.run_id, "pause", state=state, reason=reason,
