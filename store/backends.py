@@ -61,7 +61,11 @@ class SQLiteBackend(Backend):
         self._path = path
 
     def engine(self) -> sa.Engine:
+        from store.sqlite_read_only import may_not_write, read_only_engine
+
         path = self.local_file()
+        if path is not None and may_not_write(path):
+            return read_only_engine(path, self.busy_timeout_s, _text_or_bytes)
         if path is not None:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
 from store.event_base import (  # noqa: F401  (re-exported)
     EVENT_TYPES,
@@ -98,6 +98,16 @@ class RunRewound(Event):
 
     to_seq: Annotated[int, Field(ge=0, le=MAX_SEQ)]  # 0: before the first row
     reason: str = ""
+
+    @model_validator(mode="after")
+    def _back_to_an_earlier_row(self, info: ValidationInfo) -> RunRewound:
+        """Read from a stored row (`context={"seq": ...}`), a rewind goes back: one to its own
+        seq or past it made every fold meet it again and recurse without end (red team round 29,
+        log 001: `RecursionError` from every reader, "intact" from verify)."""
+        seq = info.context.get("seq") if isinstance(info.context, dict) else None
+        if seq is not None and self.to_seq >= seq:
+            raise ValueError(f"to_seq names seq {self.to_seq}, not a row before this one")
+        return self
 
 
 class RunBranched(Event):

@@ -329,8 +329,13 @@ for command in COMMANDS:
 
 def main() -> None:
     from orchestrator import logging as rlvr_logging
-    from orchestrator.cli.std_streams import escaped_when_unencodable, whole_writes
+    from orchestrator.cli.std_streams import (
+        closed_streams_stand_in,
+        escaped_when_unencodable,
+        whole_writes,
+    )
 
+    closed_streams_stand_in()
     whole_writes()  # before logging binds a stream
     escaped_when_unencodable()
     try:

@@ -63,7 +63,11 @@ def open_store(store: str | None) -> EventLog:
 
     target = store or DEFAULT_STORE
     path = backend_for(target).local_file()
-    if path is not None and not path.is_file():
+    try:
+        found = path is None or path.is_file()
+    except OSError as e:  # a folder on the way this user may not enter: not "cannot write"
+        raise UsageError(f"cannot read the event store {target}: {e.strerror or e}") from e
+    if not found:
         raise UsageError(f"no event store at {target} (pass --store or set RLVR_STORE)")
     return EventLog(target)
 

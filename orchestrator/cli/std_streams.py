@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import sys
 
 
@@ -39,3 +41,48 @@ def escaped_when_unencodable() -> None:
         stream = getattr(sys, name)
         if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
             stream.reconfigure(errors="backslashreplace")
+
+
+class _ClosedBuffer(io.RawIOBase):
+    """The binary side of `_ClosedStdout` (`events export` writes bytes)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: object) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def fileno(self) -> int:
+        return 1
+
+
+class _ClosedStdout(io.TextIOBase):
+    """What stdout is when fd 1 was closed at start (`rlvr verify RUN >&-`, a daemon wrapper):
+    Python sets sys.stdout to None, and the command's first write, or main's flush, was
+    `error: AttributeError: 'NoneType' object has no attribute 'flush'` (red team round 29, log
+    019). A write is refused as the closed descriptor would refuse it, which `main` reports as
+    `cannot write standard output: Bad file descriptor`; a command that writes nothing (a
+    refusal) is unaffected."""
+
+    buffer = _ClosedBuffer()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def fileno(self) -> int:
+        return 1  # `main` points it at /dev/null after a failed write
+
+    def flush(self) -> None:
+        pass
+
+
+def closed_streams_stand_in() -> None:
+    """Stand-ins for a stdout or stderr closed at start (see `_ClosedStdout`); errors written to
+    a closed stderr go nowhere, and the exit code still says what happened."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process's stderr from here on

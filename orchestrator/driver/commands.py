@@ -30,7 +30,9 @@ def new_run_id(run_name: str) -> str:
 
 # What folding a broken run may raise: the store's errors (an unknown schema version, a gap) and
 # the shape errors of a malformed payload. Readers of many runs name such a run and carry on.
-BROKEN_RUN_ERRORS = (StoreError, OrchestratorError, KeyError, TypeError, ValueError)
+# RecursionError: a fold that met a row sending it back to itself (a hand-made rewind: round 29)
+# names no seq, but is still one broken run, not the end of a supervisor's pass over the store.
+BROKEN_RUN_ERRORS = (StoreError, OrchestratorError, KeyError, TypeError, ValueError, RecursionError)
 
 
 def load_state(log: EventLog, run_id: str) -> RunState:

@@ -23,6 +23,7 @@ from orchestrator.driver.commands import BROKEN_RUN_ERRORS, load_state, transiti
 from orchestrator.driver.machine import STAGES
 from orchestrator.errors import ConfigError
 from orchestrator.logging import get_logger
+from store.errors import IntegrityError
 from store.events import RunFailed, SupervisorActed
 from store.leases import LeaseRow, LeaseTable, lease_expiry
 from store.log import EventLog, RunSummary
@@ -118,8 +119,20 @@ class Action:
     detail: str
 
 
-def _parse(moment: str) -> datetime:
-    return datetime.fromisoformat(moment)
+def _parse(moment: object, run_id: str, what: str) -> datetime:
+    """A time the code wrote (ISO, with its UTC offset); one a hand edit left (`garbage`, a time
+    with no offset) names the row, not Python's "Invalid isoformat string" or "can't subtract
+    offset-naive and offset-aware datetimes" (red team round 29, log 017)."""
+    try:
+        parsed = datetime.fromisoformat(moment)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        parsed = None
+    if parsed is None or parsed.tzinfo is None:
+        raise IntegrityError(
+            f"run {run_id}: {what}: {moment!r:.40} is not a time the code writes (an ISO time "
+            "with its UTC offset; the store was edited)"
+        )
+    return parsed
 
 
 def settled_state(log: EventLog, run_id: str) -> str | None:
@@ -167,7 +180,8 @@ def _scan_run(
         return None  # finished, failed, or paused on purpose (a person or a policy decides)
     if lease is not None and lease_expiry(lease) > now:  # a damaged row: the run is "broken"
         return None
-    if lease is None and (now - _parse(summary.last_recorded_at)).total_seconds() < config.grace_s:
+    last_at = _parse(summary.last_recorded_at, summary.run_id, f"seq {summary.last_seq}'s time")
+    if lease is None and (now - last_at).total_seconds() < config.grace_s:
         return None
     state = load_state(log, summary.run_id)
     if state.state not in live:
@@ -189,7 +203,8 @@ def _scan_run(
         return Action(summary.run_id, "give_up", reason)
     backoff = min(config.backoff_base_s * 2 ** (attempt - 1), config.backoff_max_s)
     if state.last_supervisor_action_at is not None:
-        waited = (now - _parse(state.last_supervisor_action_at)).total_seconds()
+        acted = _parse(state.last_supervisor_action_at, summary.run_id, "its last restart's time")
+        waited = (now - acted).total_seconds()
         if waited < backoff:
             return Action(summary.run_id, "wait", f"{backoff - waited:.0f}s of backoff left")
     reason = "lease expired" if lease is not None else "no live driver"
