@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -28,7 +29,11 @@ from orchestrator.console.app import create_app
 from orchestrator.console.security import Binding
 from store import sqlite_read_only
 from store.events import RunRewound
+from store.exports import export_lines
+from store.keyed import Head
 from store.log import EventLog
+from store.rows import StoredEvent
+from store.verification import canonical_json, chain_hash
 from tests.cli_runner import rlvr
 from tests.scenario.fake_stages import FakeStages
 from tests.scenario.test_round28_environment_cli import _one_error as _one_process_error
@@ -170,3 +175,29 @@ def test_another_users_store_is_read_as_that_user(finished, tmp_path: Path) -> N
     )  # fmt: skip
     shutil.rmtree(folder)
     assert done.returncode == 0 and "hash chain intact" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("to_seq", [55, 60], ids=["log29-008 to itself", "log29-007"])
+def test_an_export_file_with_a_rewind_forward_is_refused_by_its_line(
+    capsys, finished, tmp_path: Path, to_seq: int
+) -> None:
+    """The file written by hand (`rlvr events export` refuses such a run): the intact run's
+    export, then a row 55 chained onto it and the head moved there. It was imported ("hash chain
+    verified"), and the new store could not be read at all."""
+    log = EventLog(finished[0] / "events.db")
+    lines = list(export_lines(log, finished[1]))[:-1]
+    rows = list(log.read(finished[1]))
+    payload = canonical_json({"reason": "by hand", "to_seq": to_seq})
+    at = rows[-1].recorded_at
+    digest = chain_hash(rows[-1].hash, finished[1], 55, "RunRewound", 1, at, payload)
+    row = StoredEvent(finished[1], 55, "RunRewound", 1, at, rows[-1].hash, digest, payload)
+    lines.append(row.export_line(batch_end=True).decode())
+    lines.append(json.dumps({"head": Head(finished[1], 55, digest, None).to_json()}) + "\n")
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(lines))
+    line = _one_error(
+        rlvr(capsys, "events", "import", str(path), "--store", str(tmp_path / "n.db"))
+    )
+    assert line.startswith(f"error: {path}:55: not an exported event (RunRewound: "), line
+    assert f"to_seq names seq {to_seq}, not a row before this one, at seq 55" in line, line
+    assert not (tmp_path / "n.db").exists()
