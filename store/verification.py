@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -84,7 +85,10 @@ def payload_problem(row: Any) -> str | None:
     reader showed as 16 and the fold read as 99: round 19, log 007/009), or a canonical `"kl":"x"`
     that `events` refused while `verify` called the chain intact (round 20, log 009). Parsed once:
     the schema is checked on the parsed value (strict, as JSON: no event field is a tuple or a
-    date, whose Python and JSON strict forms differ)."""
+    date, whose Python and JSON strict forms differ). Its time too: an ISO time with its UTC
+    offset, as the code records it (`yesterday` in a middle row was shown by `events`: round 30)."""
+    if not recorded_time(row.recorded_at):
+        return f"recorded_at {row.recorded_at!r:.40} is not a time the code writes (edited?)"
     try:
         value = orjson.loads(row.payload)
     except orjson.JSONDecodeError as e:
@@ -97,6 +101,14 @@ def payload_problem(row: Any) -> str | None:
             "(a key twice, reordered or spaced: edited?)"
         )
     return _schema_problem(row, value)
+
+
+def recorded_time(value: object) -> bool:
+    """Whether `value` is a row time as the code records it: ISO 8601 with a UTC offset."""
+    try:
+        return datetime.fromisoformat(value).tzinfo is not None  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
 
 
 def _schema_problem(row: Any, value: dict[str, Any]) -> str | None:

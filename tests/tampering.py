@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -145,6 +146,26 @@ def _rewrite(conn: sa.Connection, run_id: str, at: int, row: object, prev: str) 
         {"t": row.type, "v": row.schema_version, "a": row.recorded_at, "p": row.payload,
          "ph": prev, "h": digest, "r": run_id, "s": at},
     )  # fmt: skip
+
+
+def forge_columns(log: EventLog, run_id: str, seq: int, **columns: object) -> None:
+    """A careful forgery of row `seq`'s columns (`type`, `recorded_at`, `payload` ...), every
+    hash from there on recomputed and the verified prefix moved with them: the unkeyed chain
+    holds."""
+    rows = _stored(log, run_id)
+    prev = rows[seq - 1].hash if seq > 1 else "0" * 64
+    with log.engine.begin() as conn:
+        for at in range(seq, max(rows) + 1):
+            row = replace(rows[at], **columns) if at == seq else rows[at]
+            _rewrite(conn, run_id, at, row, prev)
+            prev = conn.execute(
+                sa.text("SELECT hash FROM events WHERE run_id = :r AND seq = :s"),
+                {"r": run_id, "s": at},
+            ).scalar_one()
+        conn.execute(
+            sa.text("UPDATE verified_prefix SET hash = :h WHERE run_id = :r"),
+            {"h": prev, "r": run_id},
+        )
 
 
 def transplant(log: EventLog, run_id: str, seq: int, from_seq: int) -> None:

@@ -23,6 +23,7 @@ from orchestrator.console.runs_list import RunsList
 from store.cursor import ChainState, LogCursor, page
 from store.errors import StoreError, UnknownRunError
 from store.events import EVENT_TYPES
+from store.exports import checked_rows
 from store.log import EventLog
 from store.verification import ChainBroken
 
@@ -146,6 +147,8 @@ def _events_page(
         rows = page(svc.log, run_id, after, types or None, limit + 1)
         for row in rows[:limit]:  # each row shown checked against its schema, as `rlvr events`
             _ = row.event
+        # ...and as it checks the rest: canonical text, a time the code writes (round 30)
+        rows = [*checked_rows(rows[:limit]), *rows[limit:]]
         problem = None
     except ChainBroken as e:  # the badge says what the page met (never ok beside it)
         rows, problem = [], str(e)
