@@ -46,9 +46,14 @@ _OBJECT_RELATIVE = re.compile(
     rf"(?<![\w']){_NOT_RELATIVE}(?:that|which|whom|who)\s+{_OWN_SUBJECT}(?![\w'])"
     r"|(?<![\w'])(?:what|whatever)(?![\w'])"
 )
+# a subject relative opens with its verb: "that can be written as", "which is given by"
+_AUXILIARY = (
+    r"(?:can|could|may|might|will|would|shall|should|must|is|are|was|were|be|been|has|have|had"
+    r"|do|does|did|also|only|both|each|all|not|never|always)"
+)
 # a reporting verb after a subject of the relative clause: "that Bob got", "that WolframAlpha shows"
 _REPORTED = re.compile(
-    rf"(?<![\w']){_NOT_RELATIVE}(?:that|which|whom)\s+(?:[\w'-]+\s+){{1,3}}(?:got|gets|get|gave|gives|give|given"
+    rf"(?<![\w']){_NOT_RELATIVE}(?:that|which|whom)\s+(?!{_AUXILIARY}\s)(?:[\w'-]+\s+){{1,3}}(?:got|gets|get|gave|gives|give|given"
     r"|shows?|showed|shown|says?|said|reports?|reported|claims?|claimed|displays?|displayed"
     r"|outputs?|prints?|printed|returns?|returned|reads|suggests?|suggested|predicts?|predicted"
     r"|thinks?|thought|believes?|believed|expects?|expected|guess(?:es|ed)?|picks?|picked"
@@ -81,11 +86,22 @@ _SET_ASIDE = re.compile(
     r"|misread\w*|mistaken|careless|distractor|trap|spurious|bogus|fake|decoy|erroneous|bad"
     r"|only|partial\w*|partly|\w+n't|removed|struck|cancel\w*|omit\w*|skip\w*|dismiss\w*)(?![\w'])"
 )
-# "when the sign is flipped", "if x were 3": the answer of a changed problem (not "when x = 2")
+# "when the sign is flipped", "if the constraint is ignored": the answer of a changed problem; a
+# condition of the asked one stays ("the remainder when $2^{100}$ is divided by 7", "when $x = 2$")
 _CHANGED = re.compile(
-    r"(?<![\w'])(?:when|whenever|if|unless|assuming|supposing|once)\s+(?:[\w'-]+\s+){0,4}"
-    r"(?:is|are|was|were|be|been|gets?|got|becomes?|became|changes?|changed)\s+[\w'-]"
-)  # a word after the verb: "when $x = 2$ is" ends in the clause's own verb
+    r"(?<![\w'])(?:when|whenever|if|unless|assuming|supposing|once)\s+(?:[\w'-]+\s+){0,5}?"
+    r"(?:chang\w*|ignor\w*|flip\w*|swap\w*|revers\w*|negat\w*|remov\w*|dropp\w*|omit\w*"
+    r"|replac\w*|alter\w*|modif\w*|relax\w*|wrong\w*|different|instead|typos?|mistak\w*"
+    r"|forg[oe]t\w*|neglect\w*|overlook\w*|skipp\w*|doubl\w*|halv\w*|mis(?:read|interpret|count"
+    r"|calculat|appl|cop|tak|understo|judg|plac)\w*|drop|dropped|flipped)(?![\w'])"
+)
+
+# the answer itself under a condition with a verb: "the answer when the minus is read as a plus"
+_ANSWER_UNDER = re.compile(
+    r"(?<![\w'])(?:answers?|results?|solutions?|values?|roots?|outcomes?)\s+(?:when|whenever|if"
+    r"|unless|once|assuming)\s+(?:[\w'-]+\s+){0,5}?(?:is|are|was|were|be|been|gets?|got|becomes?"
+    r"|became)\s+[\w'-]"
+)
 
 
 def complement_problem(clause: str) -> str | None:
@@ -97,6 +113,7 @@ def complement_problem(clause: str) -> str | None:
         (_REPORTED, "another source"),
         (_FAILS_OR_PART, "a set-aside answer"),
         (_CHANGED, "a changed problem"),
+        (_ANSWER_UNDER, "a changed problem"),
     ):
         found = rule.search(clause)
         if found:

@@ -45,13 +45,16 @@ _ENGLISH_WORDS = frozenset(
     therefore thus there it was from by total gives get find need per""",
     )
 )
+# the prose read for its language: the end of the response, where the answer is (the math pattern
+# rescans from each unclosed "\\(", so a whole hostile response would take quadratic time)
+PROSE_WINDOW = 2000
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]{2,}")
 
 
 def decimal_comma_language(response: str) -> bool:
     """The response's prose is mostly in a language whose decimal mark is the comma (its function
     words at least as many as English ones, two at least), or in Cyrillic."""
-    prose = _MATH.sub(" ", response).lower()
+    prose = _MATH.sub(" ", response[-PROSE_WINDOW:]).lower()
     words = _WORD.findall(prose)
     english = sum(word in _ENGLISH_WORDS for word in words)
     other = sum(word in _DECIMAL_COMMA_WORDS for word in words)
@@ -59,10 +62,16 @@ def decimal_comma_language(response: str) -> bool:
     return other >= 2 and other >= english
 
 
-def comma_may_be_decimal(response: str) -> bool:
-    """Whether a whole answer "2,50" may be read as 2.5: the response has no prose word (a bare
-    answer, as Math-Verify's "1000,99") or its prose is in a decimal-comma language."""
-    prose = _MATH.sub(" ", response)
+_COMMA_BETWEEN_DIGITS = re.compile(r"\d,\d")
+
+
+def comma_may_be_decimal(answer: str, response: str) -> bool:
+    """Whether the answer's whole "2,50" may be read as 2.5: it has no comma between digits, or the
+    response has no prose word (a bare answer, as Math-Verify's "1000,99") or its prose is in a
+    decimal-comma language."""
+    if not _COMMA_BETWEEN_DIGITS.search(answer):
+        return True
+    prose = _MATH.sub(" ", response[-PROSE_WINDOW:])
     words = [word for word in _WORD.findall(prose) if len(word) > 1]
     return not words or decimal_comma_language(response)
 

@@ -227,7 +227,8 @@ class MathVerifier:
         unsure = ambiguous_comma(found.text or "", response)
         if unsure is not None:  # French "2,500 kg" is 2.5 kg (round 23)
             return fail("failed", unsure, **details)
-        decimal = comma_may_be_decimal(response)  # "The roots are 2,50": no 2.5 (round 27)
+        # "The roots are 2,50": no 2.5 (round 27)
+        decimal = comma_may_be_decimal(" ".join([found.text or "", *found.several]), response)
         if found.text is None and found.several and ref[0] in (*UNORDERED, "braces"):
             # one final per item ("\\boxed{1}, \\boxed{2}") answers a set or list reference
             try:
