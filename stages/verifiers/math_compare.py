@@ -79,16 +79,24 @@ def _significant_digits(node: Node) -> int:
     return len(node[2].replace(".", "").lstrip("0"))
 
 
-def rounding_ok(answer: Node, value: Fraction, ref_value: float, opts: CompareOptions) -> bool:
-    """0.333 for 1/3: the answer is the reference rounded to the answer's own places. It must
-    carry at least two significant digits, so 0.000 never stands for 1/3000 nor 0.001 for
-    0.0013: a reference that rounds to (nearly) nothing needs its digits written out."""
+def rounding_places(answer: Node, opts: CompareOptions) -> int | None:
+    """The places an answer may be rounded at (its own), or None where it may not stand for a
+    rounding: fewer places than the options ask, or fewer than two significant digits, so 0.000
+    never stands for 1/3000 nor 0.001 for 0.0013."""
     places = _decimal_places(answer)
     if opts.decimal_rounding_places is None or places < opts.decimal_rounding_places:
-        return False
+        return None
     if _significant_digits(answer) < MIN_SIGNIFICANT_DIGITS:
-        return False
-    return abs(float(value) - ref_value) <= 0.5 * 10.0**-places * (1 + 1e-12)
+        return None
+    return places
+
+
+def rounding_ok(answer: Node, value: Fraction, ref_value: Fraction, opts: CompareOptions) -> bool:
+    """0.333 for 1/3: the answer is the reference rounded to the answer's own places, compared
+    exactly (round 27: above 2^53 floats are 16 apart, so 98765432109876540.000 was 'equal' to
+    98765432109876543.5)."""
+    places = rounding_places(answer, opts)
+    return places is not None and abs(value - ref_value) <= Fraction(1, 2 * 10**places)
 
 
 def is_percent(node: Node) -> bool:
@@ -132,6 +140,9 @@ def comparable_pair(
     """Intervals, unions, relations, ratios and matrices rewritten as tuples and sets, so one
     comparison serves them all; a string says why the two cannot be equal."""
     intervals = ("interval", "union")
+    if (answer[0] == "ratio") != (ref[0] == "ratio"):
+        # round 27: 1:2 is no point (1, 2), no list 1, 2 and no interval (1, 2), nor the reverse
+        return "a ratio answers only a ratio"
     if (
         ref[0] == "interval"
         and answer[0] in UNORDERED
@@ -160,11 +171,13 @@ def comparable_pair(
     return _plain(as_vector(answer, ref)), _plain(as_vector(ref, answer))
 
 
-def _plain(node: Node) -> Node:
-    if node[0] in ("ratio", "matrix"):
-        return ("tuple", [_plain(x) for x in node[1]])
+def _plain(node: Node, top: bool = True) -> Node:
+    """Ratios and matrices as tuples. A ratio inside a collection stays one, so its item is
+    compared by kind too (`1:2, 3:4` is no list of points)."""
+    if node[0] == "matrix" or (node[0] == "ratio" and top):
+        return ("tuple", [_plain(x, top=False) for x in node[1]])
     if node[0] in COLLECTIONS:
-        return (node[0], [_plain(x) for x in node[1]])
+        return (node[0], [_plain(x, top=False) for x in node[1]])
     return node
 
 
@@ -279,7 +292,7 @@ def _compare_values(answer: Node, ref: Node, opts: CompareOptions) -> Outcome | 
         for value in _candidates(answer, opts, is_percent(ref), ref_value):
             if value == ref_value:
                 return True, "equal"
-            if may_round(ref, opts) and rounding_ok(answer, value, float(ref_value), opts):
+            if may_round(ref, opts) and rounding_ok(answer, value, ref_value, opts):
                 return True, "equal after rounding"
             if _rounds_to_float_reference(answer, value, ref, ref_value):
                 return True, "equal after rounding (an exact answer, a float reference)"

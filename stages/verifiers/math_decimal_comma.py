@@ -4,7 +4,10 @@ Round 22 read "1,200,000 people" as a count in groups of three, and the answer's
 "2,500" as 2500; both are English readings. Where the response's prose is in a language whose
 decimal mark is the comma, a comma before exactly three digits could be either, so the verifier
 refuses rather than guesses (a comma before one, two or four digits is already read as decimal).
-Chinese, Japanese and Korean write thousands with a comma as English does: they are not listed."""
+Chinese, Japanese and Korean write thousands with a comma as English does: they are not listed.
+Round 27: "2,50" (a comma before one, two or four or more digits) is read as a decimal only in a
+bare answer or in such a language's prose; in English prose ("The roots are 2,50") it may list two
+values, so it is refused."""
 
 from __future__ import annotations
 
@@ -42,18 +45,35 @@ _ENGLISH_WORDS = frozenset(
     therefore thus there it was from by total gives get find need per""",
     )
 )
+# the prose read for its language: the end of the response, where the answer is (the math pattern
+# rescans from each unclosed "\\(", so a whole hostile response would take quadratic time)
+PROSE_WINDOW = 2000
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]{2,}")
 
 
 def decimal_comma_language(response: str) -> bool:
     """The response's prose is mostly in a language whose decimal mark is the comma (its function
     words at least as many as English ones, two at least), or in Cyrillic."""
-    prose = _MATH.sub(" ", response).lower()
+    prose = _MATH.sub(" ", response[-PROSE_WINDOW:]).lower()
     words = _WORD.findall(prose)
     english = sum(word in _ENGLISH_WORDS for word in words)
     other = sum(word in _DECIMAL_COMMA_WORDS for word in words)
     other += 2 * len(_CYRILLIC.findall(prose))  # "Ответ: 1,500": one Russian word is enough
     return other >= 2 and other >= english
+
+
+_COMMA_BETWEEN_DIGITS = re.compile(r"\d,\d")
+
+
+def comma_may_be_decimal(answer: str, response: str) -> bool:
+    """Whether the answer's whole "2,50" may be read as 2.5: it has no comma between digits, or the
+    response has no prose word (a bare answer, as Math-Verify's "1000,99") or its prose is in a
+    decimal-comma language."""
+    if not _COMMA_BETWEEN_DIGITS.search(answer):
+        return True
+    prose = _MATH.sub(" ", response[-PROSE_WINDOW:])
+    words = [word for word in _WORD.findall(prose) if len(word) > 1]
+    return not words or decimal_comma_language(response)
 
 
 def ambiguous_comma(answer: str, response: str) -> str | None:

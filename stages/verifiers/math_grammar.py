@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 
+from stages.verifiers.math_complements import complement_problem
 from stages.verifiers.math_languages import foreign_commitment
 from stages.verifiers.math_subjects import derived_left_side, derived_math_subject, derived_subject
 from stages.verifiers.math_unicode import unify
@@ -240,8 +241,14 @@ _COMPLEMENT_INTRO = re.compile(
 )
 # The last display environment or one closed with "$$" ends the working before a sentence.
 _DISPLAY_END = re.compile(r"\\\]|\$\$|\\end\s*\{[a-z]+\*?\}")
-# A relative clause in parentheses describes the subject ("the degree of $p(x)$ (which is 1)").
-_RELATIVE = re.compile(r"\((?:which|that|where|i\.e\.)[^()]{0,80}\)")
+# A relative clause in parentheses that restates the subject's value or kind is dropped ("the
+# degree of $p(x)$ (which is 1)", "(which is the constant polynomial 1)"); any other is read as
+# words, which no commitment holds: "(which fails the check)", "(which is what Bob got)" (round 27)
+_RESTATING = re.compile(
+    r"\((?:which\s+is|that\s+is|i\.e\.)\s*,?\s*(?:\$[^$]{1,60}\$|-?\d[\d.,/]*|(?:the|an?)\s+"
+    rf"(?:{_ADJECTIVE}\s+)*{_NOUN}(?:\s+(?:\$[^$]{{1,60}}\$|-?\d[\d.,/]*))?)\s*\)",
+    re.IGNORECASE,
+)
 # Second line: a scale or base stated with the answer changes its value ("In thousands, ...").
 _SCALE = re.compile(
     r"(?<![\w])(?:in|of|as)\s+(?:base\s*\d+|(?:units\s+of\s+)?(?:tens|hundreds|thousands|millions"
@@ -302,7 +309,7 @@ def commitment_problem(prefix: str, working: str = "") -> str | None:
     derived = derived_math_subject(text, _INLINE_MATH, working)  # "So $\\log N$ is" (round 22)
     if derived:
         return derived
-    words = _INLINE_MATH.sub(" m ", _RELATIVE.sub(" ", _MARKDOWN.sub(" ", text)))
+    words = _INLINE_MATH.sub(" m ", _RESTATING.sub(" ", _MARKDOWN.sub(" ", text)))
     words = " ".join(_PERSON.sub("she", words).replace("\\,", " ").split()).lower().rstrip()
     if words.count(" ") >= MAX_WORDS:  # also bounds the grammar's backtracking
         return f"not a plain commitment (more than {MAX_WORDS} words before the answer)"
@@ -322,7 +329,7 @@ def commitment_problem(prefix: str, working: str = "") -> str | None:
             other = _COMPLEMENT_WORDS.search(clause, intro.end()) if intro else None
             if other:
                 return f"not a plain commitment ({other.group()!r} in {_shown(prefix)})"
-            return None
+            return complement_problem(clause)  # another problem, source or set-aside answer
     return f"not a plain commitment ({_shown(prefix)})"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from stages.verifiers.math_tokens import FUNCS
+from stages.verifiers.math_tree import MathParseError
 from stages.verifiers.math_units import split_unit
 
 # the dot right after \left, \right or a \big.. is a null delimiter (\left.5\right. is 5), dropped
@@ -261,8 +262,21 @@ def _glued(s: str, end: int) -> bool:
     return end < len(s) and s[end].isalnum()
 
 
-def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | None]:
-    """(the answer in the parser's tokens, its unit's name or None); `glued_units`: `split_unit`'s."""
+def _decimal_comma(s: str, allowed: bool) -> str:
+    """ "1000,99", "0,111" with a decimal comma, not a list or thousands; where it is not `allowed`
+    ("The roots are 2,50": two values or one? round 27) it is refused."""
+    if not _DECIMAL_COMMA.match(s):
+        return s
+    if not allowed:
+        raise MathParseError(f"{s!r}: a decimal comma or a list of two values, unsure")
+    return s.replace(",", ".")
+
+
+def normalise_answer(
+    text: str, glued_units: bool = False, decimal_comma: bool = True
+) -> tuple[str, str | None]:
+    """(the answer in the parser's tokens, its unit's name or None); `glued_units`: `split_unit`'s;
+    `decimal_comma`: whether "2,50" may be read as 2.5 (else it is refused, never a list)."""
     s = _DELIMITERS.sub("", text.strip()).strip().strip("$").strip()
     wide = _WIDE_GAP.search(s) is not None
     if not _BEGIN.search(s):
@@ -291,8 +305,7 @@ def normalise_answer(text: str, glued_units: bool = False) -> tuple[str, str | N
     s, unit = split_unit(s, glued_units)
     if modulus:
         unit = "mod " + next(g for g in modulus.groups() if g) if unit is None else "conflict"
-    if _DECIMAL_COMMA.match(s):  # "1000,99", "0,111": a decimal comma, not a list or thousands
-        s = s.replace(",", ".")
+    s = _decimal_comma(s, decimal_comma)
     s = _top_over(_OVER.sub(lambda m: "\\frac{" + m.group(1) + "}{" + m.group(2) + "}", s))
     s = _replaced(s, _SAME_COMMANDS)
     s = _NEGATIVE_NUMERATOR.sub(

@@ -29,6 +29,7 @@ from stages.verifiers.math_tree import (  # noqa: F401 - Node, MathParseError: p
     check_depth,
     drive,
     has_text,
+    membership,
 )
 
 # "braces" is {1, 3} without backslashes: ordered against a tuple, unordered against a set or list
@@ -98,7 +99,7 @@ class _Parser(SubscriptRules, FunctionRules, SetRules, EnvironmentRules):
             if op == "\\in":  # "x \in [0, 1)": the answer is the set
                 if ops or sides[0][0] != "sym":  # "x^2 \in [0, 1)" is no set of x
                     raise MathParseError("the left side of \\in is not one variable")
-                return (yield self.union())
+                return membership((yield self.union()))
             ops.append(op)
             sides.append((yield self.union()))
         if not ops:

@@ -85,16 +85,17 @@ def _solution_set(text: str) -> str:
     return "\\{" + ", ".join(v.strip() for v in values) + "\\}"
 
 
-def read(text: str, glued_units: bool = False) -> Read:
+def read(text: str, glued_units: bool = False, decimal_comma: bool = True) -> Read:
     """The answer `text` states, or ReadError. `glued_units`: read "12kg" as 12 kilograms, for a
-    reference without variables (against "2mg" the letters are variables: `math_units._variables`)."""
+    reference without variables (against "2mg" the letters are variables: `math_units._variables`);
+    `decimal_comma`: read a whole "2,50" as 2.5 (`math_decimal_comma.comma_may_be_decimal`)."""
     # 2θ, hν, αx: Greek letters are their commands, never Latin look-alikes (before the look-alike
     # fold of a mixed word, and again after NFKC has made math-italic 𝜃 a θ)
     unified = text if text.isascii() else text.translate(_GREEK_LETTERS)
     unified = _solution_set(unify(unified))
     if not unified.isascii():
         unified = unified.translate(_GREEK_LETTERS)
-    normalised, unit = normalise_answer(unified, glued_units)
+    normalised, unit = normalise_answer(unified, glued_units, decimal_comma)
     if unit == "conflict":
         raise ReadError("two different units on one answer")
     try:

@@ -25,7 +25,7 @@ from stages.verifiers.math_compare import (
     is_assignment,
     is_unordered,
     may_round,
-    rounding_ok,
+    rounding_places,
 )
 from stages.verifiers.math_labels import align_labels
 from stages.verifiers.math_parse import COLLECTIONS, Node
@@ -126,6 +126,34 @@ def _exactly_equal(diff) -> Outcome:  # noqa: ANN001 - a sympy expression withou
     return False, "different value (an exact reference is matched only exactly)"
 
 
+def _proven_gap(gap) -> float:  # noqa: ANN001 - a sympy expression without symbols
+    """The sign of `gap` proven in 15 strict digits; one below any precision tried counts as 0
+    (a tie: the caller's `<= 0` pays only where half a unit of the last place is no bound)."""
+    try:
+        return float(gap.evalf(15, strict=True, maxn=3000))
+    except PrecisionExhausted:
+        return 0.0
+
+
+def _proven_nonzero(value) -> bool:  # noqa: ANN001 - a sympy number
+    """A constant factor proven non-zero (round 27): `ratio != 0` is structural, and
+    cos(pi/7) - cos(2pi/7) + cos(3pi/7) - 1/2 is 0 though simplify keeps it."""
+    try:
+        return value.evalf(15, strict=True, maxn=3000) != 0
+    except (PrecisionExhausted, TypeError, ValueError):
+        return False
+
+
+def _rounds_to(a: Node, value: Fraction, er, opts: CompareOptions) -> bool:  # noqa: ANN001
+    """The answer (a decimal) is `er` rounded at its own places, with the gap proven exactly, not
+    in 30 float digits that lose a big number's decimals."""
+    places = rounding_places(a, opts)
+    if places is None:
+        return False
+    gap = abs(sympy.Rational(value.numerator, value.denominator) - er)
+    return _proven_gap(gap - sympy.Rational(1, 2 * 10**places)) <= 0
+
+
 def _big_operator(node: Node):  # noqa: ANN202 - a sympy Sum or Product, never evaluated
     _, name, var, low, high, body = node
     bound = sympy.Symbol(var)
@@ -144,6 +172,10 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
     if isinstance(aligned, str):
         return False, aligned
     a, r = aligned
+    if "ratio" in (a[0], r[0]):  # an item of a collection: a ratio answers only a ratio
+        if a[0] != r[0]:
+            return False, "a ratio answers only a ratio"
+        a, r = ("tuple", a[1]), ("tuple", r[1])
     if r[0] in COLLECTIONS:
         return _sympy_collections(a, r, opts)
     if r[0] == "eq" and (not is_assignment(r) or curve_equations(a, r)):
@@ -154,7 +186,7 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
         if dr == 0 or da == 0:
             return False, "degenerate equation"
         ratio = sympy.simplify(da / dr)
-        ok = bool(ratio.is_number and ratio != 0)
+        ok = bool(ratio.is_number and _proven_nonzero(ratio))
         return ok, "equivalent equations" if ok else "different equations"
     a, r = final_side(a), final_side(r)
     ea, er = _constants(to_sympy(a), to_sympy(r))
@@ -172,10 +204,9 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
             if ok or value is not None:
                 return ok, "equal" if ok else "a decimal approximation of an exact reference"
             return _exactly_equal(ea - er)
-        diff = abs(va - vr)
-        if diff <= _tolerance(r, float(vr), opts):
+        if _proven_gap(abs(ea - er) - _tolerance(a, r, float(vr), opts)) <= 0:
             return True, "numerically equal"
-        if value is not None and rounding_ok(a, value, float(vr), opts):
+        if value is not None and _rounds_to(a, value, er, opts):
             return True, "equal after rounding"
         return False, "different value"
     if ea.free_symbols != er.free_symbols:
@@ -186,14 +217,16 @@ def _sympy_equal(a: Node, r: Node, opts: CompareOptions) -> Outcome:
     return ok, "symbolically equal" if ok else "different expression"
 
 
-def _tolerance(r: Node, value: float, opts: CompareOptions) -> float:
-    """The relative tolerance, never wider than half a unit of the reference's last stated decimal
-    place: 1234567891.05 is no 1234567890.123456 (1e-9 of it is 1.2)."""
-    tolerance = opts.rel_tolerance * max(1.0, abs(value))
-    if r[0] == "neg":
-        r = r[1]
-    if r[0] == "num" and len(r) > 2 and "." in r[2] and "e" not in r[2].lower():
-        tolerance = min(tolerance, 0.5 * 10.0 ** -len(r[2].partition(".")[2]))
+def _tolerance(a: Node, r: Node, value: float, opts: CompareOptions) -> sympy.Rational:
+    """The relative tolerance, never wider than half a unit of the last stated decimal place of
+    the reference or of a decimal answer: 1234567891.05 is no 1234567890.123456 (1e-9 of it is
+    1.2), nor 98765432109876540.000 a reference 3.5 above it. Exact, as the gap is."""
+    tolerance = sympy.Rational(opts.rel_tolerance) * max(1, sympy.Rational(abs(value)))
+    for side in (r, a):
+        side = side[1] if side[0] == "neg" else side
+        if side[0] == "num" and len(side) > 2 and "." in side[2] and "e" not in side[2].lower():
+            places = len(side[2].partition(".")[2])
+            tolerance = min(tolerance, sympy.Rational(1, 2 * 10**places))
     return tolerance
 
 
@@ -243,7 +276,7 @@ def _same_inequality(a: Node, r: Node) -> Outcome:
     if op_a != op_r or dr == 0:
         return False, "different inequality"
     ratio = sympy.simplify(da / dr)
-    ok = bool(ratio.is_number and ratio.is_positive)
+    ok = bool(ratio.is_number and _proven_nonzero(ratio) and ratio.is_positive)
     return ok, "equivalent inequalities" if ok else "different inequality"
 
 

@@ -76,6 +76,19 @@ def applied_function(name: str, arg: Node) -> Node:
     return ("pow", ("sym", "e"), arg) if name == "exp" else ("func", name, arg)
 
 
+def membership(node: Node) -> Node:
+    """What follows `x \\in`: a parenthesised pair is the open interval, never the point (round
+    27: x \\in (1, 2) was the pair (1, 2), answered by x = 1, y = 2 or the ratio 1:2); a union's
+    parts likewise. A bracket of more items after \\in is no set of x."""
+    if node[0] == "tuple":
+        if len(node[1]) != 2:
+            raise MathParseError("x \\in a bracket of other than two items is no interval")
+        return ("interval", node[1][0], node[1][1], False, False)
+    if node[0] == "union":
+        return ("union", [membership(part) for part in node[1]])
+    return node
+
+
 def as_vector(node: Node, other: Node) -> Node:
     """A one-column or one-row matrix compared with a tuple is the vector of its entries:
     "(1, 2)" answers "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}" (round 21's m21-029). A matrix

@@ -126,9 +126,18 @@ _X_TIMES_TEN = re.compile(r"(?<=\d)\s*[xX]\s*(?=10\s*\^)")
 
 # "2\\frac{1}{2}" is the mixed number 5/2, as "2½" is (and as Math-Verify's parser reads it); a
 # whole number that is an exponent or subscript ("x^2\\frac12"), or an improper fraction, is not.
-_LATEX_MIXED = re.compile(
-    r"(?<![\d.^_])(\d{1,9})\s*\\[dt]?frac\s*(?:\{\s*(\d{1,9})\s*\}\s*\{\s*(\d{1,9})\s*\}|(\d)(\d))"
+# TeX spacing renders as the plain space of "2 \\frac12" (round 27: 2\\,\\frac{1}{2}\\pi was 2 * 1/2 * pi),
+# and a whole part in braces ({2}\\frac12) as the bare digits
+_TEX_SPACE = (
+    r"(?:\s|~|\\[,:;! ]"
+    r"|\\(?:thinspace|medspace|thickspace|negthinspace|enspace|quad|qquad)(?![a-zA-Z]))*"
 )
+_LATEX_MIXED = re.compile(
+    r"(?<![\d.^_}])(?:\{\s*(\d{1,9})\s*\}|(\d{1,9}))" + _TEX_SPACE + r"\\[dt]?frac\s*"
+    r"(?:\{\s*(\d{1,9})\s*\}\s*\{\s*(\d{1,9})\s*\}|(\d)(\d))"
+)
+# the digits after a group separator (1\\,000\\,\\frac12, 1{,}000) are no whole part of their own
+_DIGIT_GROUP_BEFORE = re.compile(r"\d(?:,|\{,\}|~|\\[,:;! ])$")
 
 
 # a digit that a command or a power takes as its one-token argument ("\\sqrt2\\frac12" is
@@ -140,11 +149,13 @@ _TAKES_ARGUMENT = re.compile(
 
 
 def _latex_mixed(m: re.Match[str]) -> str:
-    if _TAKES_ARGUMENT.search(m.string, max(0, m.start() - 40), m.start()):
+    before = max(0, m.start() - 40)
+    group = len(m.group(2) or "") == 3 and _DIGIT_GROUP_BEFORE.search(m.string, before, m.start())
+    if group or _TAKES_ARGUMENT.search(m.string, before, m.start()):
         return m.group()
-    whole = int(m.group(1))
+    whole = int(m.group(1) or m.group(2))
     num, den = (
-        (int(m.group(2)), int(m.group(3))) if m.group(2) else (int(m.group(4)), int(m.group(5)))
+        (int(m.group(3)), int(m.group(4))) if m.group(3) else (int(m.group(5)), int(m.group(6)))
     )
     if not 0 < num < den:
         return m.group()

@@ -16,7 +16,7 @@ from stages.verifiers.math_choice import CHOICE, choice_with_value, letter
 from stages.verifiers.math_compare import CompareOptions, fast_compare, is_percent
 from stages.verifiers.math_confusables import mixed_script_word
 from stages.verifiers.math_context import unescaped
-from stages.verifiers.math_decimal_comma import ambiguous_comma
+from stages.verifiers.math_decimal_comma import ambiguous_comma, comma_may_be_decimal
 from stages.verifiers.math_extract import boxed_spans, extract_answer, math_envs, reference_final
 from stages.verifiers.math_labels import labelled
 from stages.verifiers.math_nouns import noun_conflict
@@ -227,10 +227,12 @@ class MathVerifier:
         unsure = ambiguous_comma(found.text or "", response)
         if unsure is not None:  # French "2,500 kg" is 2.5 kg (round 23)
             return fail("failed", unsure, **details)
+        # "The roots are 2,50": no 2.5 (round 27)
+        decimal = comma_may_be_decimal(" ".join([found.text or "", *found.several]), response)
         if found.text is None and found.several and ref[0] in (*UNORDERED, "braces"):
             # one final per item ("\\boxed{1}, \\boxed{2}") answers a set or list reference
             try:
-                items = [read(t).node for t in found.several]
+                items = [read(t, decimal_comma=decimal).node for t in found.several]
             except MathParseError as e:
                 return fail("failed", f"{found.reason}; one is not parseable: {e}", **details)
             answer = ("list", items)
@@ -250,7 +252,7 @@ class MathVerifier:
             try:
                 # "12kg" for "12" or "5 cm": a glued abbreviation is the answer's unit where the
                 # reference has no variables; for "2mg" its letters are variables (round 25)
-                answer_read = read(found.text, glued_units=not symbols_of(ref))
+                answer_read = read(found.text, not symbols_of(ref), decimal)
             except MathParseError as e:
                 chosen = _choice_verdict(found.text, reference, details)
                 if isinstance(chosen, Verdict):
