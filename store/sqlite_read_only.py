@@ -18,9 +18,16 @@ from sqlmodel import create_engine
 
 
 def may_not_write(path: Path) -> bool:
-    """An existing store whose file, or whose folder (SQLite's WAL files live beside it), this
-    process may not write."""
-    return path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+    """An existing store this process may not write: its file, or its folder where SQLite must
+    create its WAL files beside it (both there and writable, a writer needs no folder access)."""
+    if not path.is_file():
+        return False
+    if not os.access(path, os.W_OK):
+        return True
+    if os.access(path.parent, os.W_OK):
+        return False
+    beside = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+    return not all(p.is_file() and os.access(p, os.W_OK) for p in beside)
 
 
 def read_only_engine(path: Path, busy_timeout_s: float, text_factory: Any) -> sa.Engine:
