@@ -8,15 +8,14 @@ rest are variants (moved earlier, moved later, another parent)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from store.events import PauseRequested
 from store.log import EventLog
 from tests.cli_runner import rlvr
 from tests.scenario.fake_stages import FakeStages
-from tests.scenario.test_tampered_reads_cli import _built, _copy, _finished_run
+from tests.scenario.test_tampered_reads_cli import _built, _finished_run
+from tests.scenario.test_tampered_round18_cli import _sql
 from tests.scenario.test_tampered_round19_cli import _one_error
 
 READERS = [
@@ -46,14 +45,6 @@ def two_runs(request, tmp_path_factory: pytest.TempPathFactory):
     return built, other
 
 
-def _forged(built, name: str, statement: str) -> str:
-    log, store = _copy(built, name)
-    log.close()
-    with sqlite3.connect(store) as db:
-        db.execute(statement.replace("{run}", built[1]))
-    return store
-
-
 def _lines(capsys, monkeypatch, built, store: str, run: str) -> set[str]:
     for key, value in built[2].items():
         monkeypatch.setenv(key, value)
@@ -72,7 +63,7 @@ def test_a_pointer_added_to_an_intact_run_is_named_by_every_reader(
 ) -> None:
     """log27-001/013: an intact run given a pointer to another run of the store."""
     built, other = two_runs
-    store = _forged(built, "added", f"INSERT INTO run_parents VALUES ('{{run}}', '{other}', 3)")
+    store = _sql(built, "added", f"INSERT INTO run_parents VALUES ('{{run}}', '{other}', 3)")
     lines = _lines(capsys, monkeypatch, built, store, built[1])
     assert len(lines) == 1, "\n".join(sorted(lines))
     [line] = lines
@@ -94,7 +85,7 @@ def test_a_moved_pointer_is_named_by_every_reader(
 ) -> None:
     built, _ = two_runs
     statement = f"UPDATE run_parents SET parent_seq = {seq} WHERE run_id = 'real-branch'"
-    store = _forged(built, f"moved{seq}", statement)
+    store = _sql(built, f"moved{seq}", statement)
     lines = _lines(capsys, monkeypatch, built, store, "real-branch")
     assert len(lines) == 1, "\n".join(sorted(lines))
     [line] = lines
@@ -108,7 +99,7 @@ def test_a_pointer_to_another_parent_names_the_branch_point_and_the_pointer(
     """log27-014: pointed at another run at the same seq; the rows cannot say which side was
     changed, so the branch point's seq is named with both."""
     built, other = two_runs
-    store = _forged(built, "other-parent", f"UPDATE run_parents SET parent_run_id = '{other}'")
+    store = _sql(built, "other-parent", f"UPDATE run_parents SET parent_run_id = '{other}'")
     lines = _lines(capsys, monkeypatch, built, store, "real-branch")
     assert len(lines) == 1, "\n".join(sorted(lines))
     [line] = lines

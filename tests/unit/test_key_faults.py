@@ -16,22 +16,13 @@ import pytest
 
 from orchestrator.config import RunConfig
 from orchestrator.driver.commands import start_run
-from orchestrator.driver.lifecycle import Driver
-from store.blobs import BlobStore
 from store.errors import StoreError, UnknownRunError
 from store.exports import export_lines, import_file
 from store.keyed import KEY_ENV
 from store.log import EventLog
 from tests.scenario.fake_stages import FakeStages
+from tests.scenario.test_store_outage import _driver
 from tests.tampering import synthetic_run, write_key
-
-
-def _driver(log: EventLog, run_id: str, directory: Path, stages: FakeStages) -> Driver:
-    config = RunConfig(log_path=str(directory))
-    return Driver(
-        log, run_id, config, stages.registry(), run_dir=directory / run_id,
-        blobs=BlobStore(directory / "b"),
-    )  # fmt: skip
 
 
 @pytest.mark.parametrize("fault", ["replaced", "removed"], ids=["log28-011", "removed"])
