@@ -24,7 +24,7 @@ from store.import_fold import RowCheck, check_readable
 from store.keyed import Head
 from store.log import EventLog, StoredEvent
 from store.run_ids import MAX_RUN_ID, name_problem
-from store.text_files import NotUTF8Error, jsonl_lines, read_utf8
+from store.text_files import NotUTF8Error, is_utf8, jsonl_lines, read_utf8
 from store.upcasters import upcast
 from store.verification import payload_problem
 
@@ -163,14 +163,6 @@ _COLUMN_TYPES = {"run_id": str, "seq": int, "type": str, "schema_version": int,
                  "recorded_at": str, "prev_hash": str, "hash": str}  # fmt: skip
 
 
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _check_schema(data: dict) -> None:
     """A row's columns of their types, and its payload as its event type and version say it must
     be: known type and version, every field present (a reader takes them from the stored
@@ -179,7 +171,7 @@ def _check_schema(data: dict) -> None:
         value = data.get(column)
         if type(value) is not kind:
             raise ValueError(f"its {column} must be {'text' if kind is str else 'an integer'}")
-        if kind is str and not _utf8(value):
+        if kind is str and not is_utf8(value):
             # a lone surrogate (`"\ud800"` in the file) hashed into a UnicodeEncodeError that named
             # no file or line (red team round 20, log 001/002)
             raise ValueError(f"its {column} is not UTF-8 text (a lone surrogate)")

@@ -134,3 +134,13 @@ def write_replacing(path: Path, content: str | bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+def is_utf8(text: str) -> bool:
+    """Whether `text` can be written as UTF-8 (no lone surrogate: bytes a shell or a file passed
+    through undecoded)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -77,10 +77,11 @@ def find_run(log: EventLog, given: str) -> str:
     id, or the start of exactly one run id. `UnknownRunError` (bad input) otherwise."""
     from store.errors import UnknownRunError
     from store.run_ids import check_run_id
+    from store.text_files import is_utf8
 
     # The label table and the lookups are imported only for a name that is not a whole run id:
     # a table model is a good part of a short command's import time.
-    if not _is_text(given):  # bytes a shell passed through: no query can hold it
+    if not is_utf8(given):  # bytes a shell passed through: no query can hold it
         raise UnknownRunError(f"no run {given!r:.80} in {log.url}: a run id is UTF-8 text")
     if given == "latest":
         from store.labels import RunLabels
@@ -102,14 +103,6 @@ def find_run(log: EventLog, given: str) -> str:
         raise UnknownRunError(f"{given!r} is the start of several runs ({shown}): type more of it")
     log.require(given)  # the error names the latest runs
     return given
-
-
-def _is_text(given: str) -> bool:
-    try:
-        given.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def open_run(store: str | None, given: str) -> tuple[EventLog, str]:

@@ -29,6 +29,7 @@ from store.leases import LeaseRow, LeaseTable, lease_expiry
 from store.log import EventLog, RunSummary
 from store.run_ids import check_run_id
 from store.text_files import open_appending
+from store.verification import recorded_time
 
 log_ = get_logger("rlvr.supervisor")
 
@@ -123,16 +124,12 @@ def _parse(moment: object, run_id: str, what: str) -> datetime:
     """A time the code wrote (ISO, with its UTC offset); one a hand edit left (`garbage`, a time
     with no offset) names the row, not Python's "Invalid isoformat string" or "can't subtract
     offset-naive and offset-aware datetimes" (red team round 29, log 017)."""
-    try:
-        parsed = datetime.fromisoformat(moment)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        parsed = None
-    if parsed is None or parsed.tzinfo is None:
+    if not recorded_time(moment):
         raise IntegrityError(
             f"run {run_id}: {what}: {moment!r:.40} is not a time the code writes (an ISO time "
             "with its UTC offset; the store was edited)"
         )
-    return parsed
+    return datetime.fromisoformat(moment)  # type: ignore[arg-type]
 
 
 def settled_state(log: EventLog, run_id: str) -> str | None:
