@@ -353,7 +353,8 @@ class ReadsAndChecks(Verifying):
         link = before = None
         if type(first_seq) is int:  # a seq stored as text is named by the walk, not here
             link = first[1]
-            before = self._hash_at(conn, parent.run_id, first_seq - 1) if first_seq > 1 else None
+            if first_seq > parent.seq + 1:  # only then can the pointer have been moved back
+                before = self._hash_at(conn, parent.run_id, first_seq - 1)
         return lineage.check_junction(run_id, parent, junction, (first_seq, link), before)
 
     def _hash_at(self, conn: sa.Connection, run_id: str, seq: int) -> str | None:
